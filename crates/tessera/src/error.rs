@@ -1,0 +1,28 @@
+//! The error type of every fallible public operation. Messages name the Func, Var, buffer or
+//! parameter involved and say what to do about it.
+
+use thiserror::Error;
+
+#[derive(Error, Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// A Func definition or update is malformed (undefined Func, wrong arity, bad RDom, ...).
+    #[error("{0}")]
+    Definition(String),
+    /// Expressions of incompatible types were combined.
+    #[error("type error: {0}")]
+    Type(String),
+    /// A schedule directive is invalid for the pipeline.
+    #[error("schedule error: {0}")]
+    Schedule(String),
+    /// An input or output buffer does not fit what the pipeline needs.
+    #[error("buffer error: {0}")]
+    Buffer(String),
+    /// A pipeline failed while running (an assertion in generated code, a missing input).
+    #[error("runtime error: {0}")]
+    Runtime(String),
+    /// Reading or writing a file failed.
+    #[error("I/O error: {0}")]
+    Io(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

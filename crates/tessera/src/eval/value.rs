@@ -1,0 +1,538 @@
+//! The semantics of every scalar operation, in one place: integer division and modulo round
+//! toward −∞ (Euclidean; the remainder is never negative), division by zero gives 0,
+//! fixed-width integers wrap, float→int casts truncate and saturate (NaN → 0), float math is
+//! IEEE in the operand's own precision. Constant folding, the evaluator, the interpreter and
+//! the tests all call these functions, so they cannot disagree; the native backend is tested
+//! against them.
+
+use crate::ir::expr::{sign_extend, zero_extend, FloatBits};
+use crate::ir::{BinaryOp, Expr, ExprKind, Intrinsic, Type, TypeCode, UnaryOp};
+
+/// One scalar value. Integers are kept sign- (Int) or zero- (UInt) extended from their type's
+/// width, so equal values of one type are equal `Value`s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    F32(f32),
+    F64(f64),
+}
+
+impl Value {
+    /// The value of a scalar constant expression.
+    pub fn from_const(e: &Expr) -> Option<Value> {
+        let ty = e.ty();
+        match e.kind() {
+            ExprKind::IntImm(v) => Some(Value::Int(*v)),
+            ExprKind::UIntImm(v) if ty.is_bool() => Some(Value::Bool(*v != 0)),
+            ExprKind::UIntImm(v) => Some(Value::UInt(*v)),
+            ExprKind::FloatImm(v) if ty.bits == 32 => Some(Value::F32(v.0 as f32)),
+            ExprKind::FloatImm(v) => Some(Value::F64(v.0)),
+            _ => None,
+        }
+    }
+
+    /// A constant expression of (scalar) type `ty` holding this value.
+    pub fn to_expr(self, ty: Type) -> Expr {
+        let kind = match self {
+            Value::Bool(b) => ExprKind::UIntImm(b as u64),
+            Value::Int(v) => ExprKind::IntImm(v),
+            Value::UInt(v) => ExprKind::UIntImm(v),
+            Value::F32(v) => ExprKind::FloatImm(FloatBits(v as f64)),
+            Value::F64(v) => ExprKind::FloatImm(FloatBits(v)),
+        };
+        Expr::new(ty.element(), kind)
+    }
+
+    /// The zero of a type.
+    pub fn zero(ty: Type) -> Value {
+        cast(Value::Int(0), Type::i64(), ty)
+    }
+
+    /// The value as an exact integer, for integer and bool values.
+    pub fn as_i128(self) -> Option<i128> {
+        match self {
+            Value::Bool(b) => Some(b as i128),
+            Value::Int(v) => Some(v as i128),
+            Value::UInt(v) => Some(v as i128),
+            _ => None,
+        }
+    }
+
+    /// The value as an f64 (exact for every type but 64-bit integers).
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Value::Bool(b) => b as u8 as f64,
+            Value::Int(v) => v as f64,
+            Value::UInt(v) => v as f64,
+            Value::F32(v) => v as f64,
+            Value::F64(v) => v,
+        }
+    }
+
+    /// Truthiness of a bool value.
+    pub fn is_true(self) -> bool {
+        match self {
+            Value::Bool(b) => b,
+            other => other.as_f64() != 0.0,
+        }
+    }
+
+    /// Bitwise identity (so NaN equals NaN and -0.0 differs from 0.0): "bit for bit".
+    pub fn bits_eq(self, other: Value) -> bool {
+        match (self, other) {
+            (Value::F32(a), Value::F32(b)) => a.to_bits() == b.to_bits(),
+            (Value::F64(a), Value::F64(b)) => a.to_bits() == b.to_bits(),
+            (a, b) => a == b,
+        }
+    }
+
+    /// The raw bits, zero-extended to 64.
+    pub fn to_bits(self) -> u64 {
+        match self {
+            Value::Bool(b) => b as u64,
+            Value::Int(v) => v as u64,
+            Value::UInt(v) => v,
+            Value::F32(v) => v.to_bits() as u64,
+            Value::F64(v) => v.to_bits(),
+        }
+    }
+
+    /// The value of type `ty` with the given raw bits.
+    pub fn from_bits(bits: u64, ty: Type) -> Value {
+        match ty.code {
+            TypeCode::Bool => Value::Bool(bits & 1 != 0),
+            TypeCode::Int => Value::Int(sign_extend(bits, ty.bits)),
+            TypeCode::UInt => Value::UInt(zero_extend(bits, ty.bits)),
+            TypeCode::Float if ty.bits == 32 => Value::F32(f32::from_bits(bits as u32)),
+            TypeCode::Float => Value::F64(f64::from_bits(bits)),
+        }
+    }
+}
+
+/// An integer (as i128) wrapped into integer type `ty`.
+fn wrap_int(v: i128, ty: Type) -> Value {
+    match ty.code {
+        TypeCode::Bool => Value::Bool(v & 1 != 0),
+        TypeCode::Int => Value::Int(sign_extend(v as u64, ty.bits)),
+        TypeCode::UInt => Value::UInt(zero_extend(v as u64, ty.bits)),
+        TypeCode::Float => float_value(v as f64, ty),
+    }
+}
+
+fn float_value(v: f64, ty: Type) -> Value {
+    if ty.bits == 32 {
+        Value::F32(v as f32)
+    } else {
+        Value::F64(v)
+    }
+}
+
+/// Converts `v` (of type `from`) to type `to`: integers wrap, floats round to nearest, floats
+/// convert to integers by truncation with saturation (NaN gives 0), anything to bool is `!= 0`.
+pub fn cast(v: Value, from: Type, to: Type) -> Value {
+    let _ = from;
+    match (v, to.code) {
+        (_, TypeCode::Bool) => Value::Bool(match v {
+            Value::F32(f) => f != 0.0,
+            Value::F64(f) => f != 0.0,
+            other => other.as_i128() != Some(0),
+        }),
+        (Value::F32(f), TypeCode::Float) => float_value(f as f64, to),
+        (Value::F64(f), TypeCode::Float) => float_value(f, to),
+        (Value::Int(i), TypeCode::Float) => {
+            if to.bits == 32 {
+                Value::F32(i as f32)
+            } else {
+                Value::F64(i as f64)
+            }
+        }
+        (Value::UInt(u), TypeCode::Float) => {
+            if to.bits == 32 {
+                Value::F32(u as f32)
+            } else {
+                Value::F64(u as f64)
+            }
+        }
+        (Value::Bool(b), TypeCode::Float) => float_value(b as u8 as f64, to),
+        (Value::F32(_) | Value::F64(_), _) => {
+            let f = v.as_f64();
+            if f.is_nan() {
+                return wrap_int(0, to);
+            }
+            let t = f.trunc();
+            let (lo, hi) = (to.int_min(), to.int_max());
+            let i = if t <= lo as f64 {
+                lo
+            } else if t >= hi as f64 {
+                hi
+            } else {
+                t as i128
+            };
+            wrap_int(i, to)
+        }
+        (other, _) => wrap_int(other.as_i128().unwrap(), to),
+    }
+}
+
+/// Halide's `saturating_cast`: clamps into the range of `to` before converting.
+pub fn saturating_cast(v: Value, from: Type, to: Type) -> Value {
+    match (from.code, to.code) {
+        (_, TypeCode::Float) if from.is_float() && to.bits < from.bits => {
+            let f = v.as_f64();
+            let max = f32::MAX as f64;
+            float_value(if f.is_nan() { f } else { f.clamp(-max, max) }, to)
+        }
+        (_, TypeCode::Float) | (TypeCode::Float, _) => cast(v, from, to),
+        (_, TypeCode::Bool) => cast(v, from, to),
+        _ => {
+            let i = v.as_i128().unwrap();
+            wrap_int(i.clamp(to.int_min(), to.int_max()), to)
+        }
+    }
+}
+
+/// `a op b` where both operands have type `ty` (the result is bool for comparisons).
+pub fn binary(op: BinaryOp, a: Value, b: Value, ty: Type) -> Value {
+    use BinaryOp::*;
+    match (a, b) {
+        (Value::F32(x), Value::F32(y)) => match op {
+            Add => Value::F32(x + y),
+            Sub => Value::F32(x - y),
+            Mul => Value::F32(x * y),
+            Div => Value::F32(x / y),
+            Mod => Value::F32(x - y * (x / y).floor()),
+            Min => Value::F32(if x < y { x } else { y }),
+            Max => Value::F32(if x > y { x } else { y }),
+            _ => compare_or_invalid(op, x as f64, y as f64),
+        },
+        (Value::F64(x), Value::F64(y)) => match op {
+            Add => Value::F64(x + y),
+            Sub => Value::F64(x - y),
+            Mul => Value::F64(x * y),
+            Div => Value::F64(x / y),
+            Mod => Value::F64(x - y * (x / y).floor()),
+            Min => Value::F64(if x < y { x } else { y }),
+            Max => Value::F64(if x > y { x } else { y }),
+            _ => compare_or_invalid(op, x, y),
+        },
+        (Value::Bool(x), Value::Bool(y)) => match op {
+            And | BitAnd | Min => Value::Bool(x && y),
+            Or | BitOr | Max => Value::Bool(x || y),
+            BitXor | Ne => Value::Bool(x != y),
+            Eq => Value::Bool(x == y),
+            Lt => Value::Bool(!x & y),
+            Le => Value::Bool(x <= y),
+            Gt => Value::Bool(x & !y),
+            Ge => Value::Bool(x >= y),
+            Add | Sub => Value::Bool(x ^ y),
+            Mul => Value::Bool(x && y),
+            Div => Value::Bool(x && y),
+            Mod => Value::Bool(false),
+            Shl => Value::Bool(x && !y),
+            Shr => Value::Bool(x && !y),
+        },
+        (Value::Int(x), Value::Int(y)) => int_binary(op, x as i128, y as i128, ty, true),
+        (Value::UInt(x), Value::UInt(y)) => int_binary(op, x as i128, y as i128, ty, false),
+        _ => panic!("internal error: operands of {op:?} have different kinds: {a:?}, {b:?}"),
+    }
+}
+
+fn compare_or_invalid(op: BinaryOp, x: f64, y: f64) -> Value {
+    use BinaryOp::*;
+    Value::Bool(match op {
+        Eq => x == y,
+        Ne => x != y,
+        Lt => x < y,
+        Le => x <= y,
+        Gt => x > y,
+        Ge => x >= y,
+        _ => panic!("internal error: {op:?} on floats"),
+    })
+}
+
+fn int_binary(op: BinaryOp, x: i128, y: i128, ty: Type, signed: bool) -> Value {
+    use BinaryOp::*;
+    let bits = ty.bits as i128;
+    let r = match op {
+        Add => x + y,
+        Sub => x - y,
+        Mul => x.wrapping_mul(y),
+        Div => {
+            if y == 0 {
+                0
+            } else {
+                x.div_euclid(y)
+            }
+        }
+        Mod => {
+            if y == 0 {
+                0
+            } else {
+                x.rem_euclid(y)
+            }
+        }
+        Min => x.min(y),
+        Max => x.max(y),
+        BitAnd => x & y,
+        BitOr => x | y,
+        BitXor => x ^ y,
+        Shl | Shr => {
+            // A negative (signed) amount shifts the other way; amounts of the full width or
+            // more shift everything out.
+            let left = (op == Shl) == (y >= 0);
+            let amount = y.unsigned_abs().min(bits as u128) as u32;
+            if left {
+                if amount as i128 >= bits {
+                    0
+                } else {
+                    x << amount
+                }
+            } else if amount as i128 >= bits {
+                if signed && x < 0 {
+                    -1
+                } else {
+                    0
+                }
+            } else {
+                x >> amount
+            }
+        }
+        Eq => return Value::Bool(x == y),
+        Ne => return Value::Bool(x != y),
+        Lt => return Value::Bool(x < y),
+        Le => return Value::Bool(x <= y),
+        Gt => return Value::Bool(x > y),
+        Ge => return Value::Bool(x >= y),
+        And | Or => panic!("internal error: logical {op:?} on integers"),
+    };
+    wrap_int(r, ty)
+}
+
+/// `op a` for an operand of type `ty`.
+pub fn unary(op: UnaryOp, a: Value, ty: Type) -> Value {
+    match (op, a) {
+        (UnaryOp::Neg, Value::F32(x)) => Value::F32(-x),
+        (UnaryOp::Neg, Value::F64(x)) => Value::F64(-x),
+        (UnaryOp::Neg, v) => wrap_int(-v.as_i128().unwrap(), ty),
+        (UnaryOp::Not, v) => Value::Bool(!v.is_true()),
+        (UnaryOp::BitNot, Value::Bool(b)) => Value::Bool(!b),
+        (UnaryOp::BitNot, v) => wrap_int(!v.as_i128().unwrap(), ty),
+    }
+}
+
+macro_rules! float_fn {
+    ($v:expr, $f:ident) => {
+        match $v {
+            Value::F32(x) => Value::F32(x.$f()),
+            Value::F64(x) => Value::F64(x.$f()),
+            other => panic!("internal error: float intrinsic on {other:?}"),
+        }
+    };
+}
+
+macro_rules! float_fn2 {
+    ($a:expr, $b:expr, $f:ident) => {
+        match ($a, $b) {
+            (Value::F32(x), Value::F32(y)) => Value::F32(x.$f(y)),
+            (Value::F64(x), Value::F64(y)) => Value::F64(x.$f(y)),
+            other => panic!("internal error: float intrinsic on {other:?}"),
+        }
+    };
+}
+
+/// The value of intrinsic `op` applied to `args` (of types `arg_types`), producing `result`.
+pub fn intrinsic(op: Intrinsic, args: &[Value], arg_types: &[Type], result: Type) -> Value {
+    use Intrinsic::*;
+    let a = args[0];
+    match op {
+        Abs => match a {
+            Value::F32(x) => Value::F32(x.abs()),
+            Value::F64(x) => Value::F64(x.abs()),
+            v => wrap_int(v.as_i128().unwrap().abs(), result),
+        },
+        Absd => match (a, args[1]) {
+            (Value::F32(x), Value::F32(y)) => Value::F32((x - y).abs()),
+            (Value::F64(x), Value::F64(y)) => Value::F64((x - y).abs()),
+            (x, y) => wrap_int((x.as_i128().unwrap() - y.as_i128().unwrap()).abs(), result),
+        },
+        Sqrt => float_fn!(a, sqrt),
+        Exp => float_fn!(a, exp),
+        Log => float_fn!(a, ln),
+        Pow => float_fn2!(a, args[1], powf),
+        Floor => float_fn!(a, floor),
+        Ceil => float_fn!(a, ceil),
+        Round => float_fn!(a, round_ties_even),
+        Trunc => float_fn!(a, trunc),
+        Sin => float_fn!(a, sin),
+        Cos => float_fn!(a, cos),
+        Tan => float_fn!(a, tan),
+        Asin => float_fn!(a, asin),
+        Acos => float_fn!(a, acos),
+        Atan => float_fn!(a, atan),
+        Atan2 => float_fn2!(a, args[1], atan2),
+        Sinh => float_fn!(a, sinh),
+        Cosh => float_fn!(a, cosh),
+        Tanh => float_fn!(a, tanh),
+        Hypot => float_fn2!(a, args[1], hypot),
+        IsNan => Value::Bool(a.as_f64().is_nan()),
+        IsInf => Value::Bool(a.as_f64().is_infinite()),
+        IsFinite => Value::Bool(a.as_f64().is_finite()),
+        SaturatingCast => saturating_cast(a, arg_types[0], result),
+        Lerp => lerp(a, args[1], args[2], arg_types[0], arg_types[2]),
+        PopCount => wrap_int(a.to_bits().count_ones() as i128, result),
+        CountLeadingZeros => {
+            let bits = arg_types[0].bits as u32;
+            wrap_int((a.to_bits().leading_zeros() - (64 - bits)) as i128, result)
+        }
+        CountTrailingZeros => {
+            let bits = arg_types[0].bits as u32;
+            wrap_int(a.to_bits().trailing_zeros().min(bits) as i128, result)
+        }
+        Reinterpret => Value::from_bits(a.to_bits(), result),
+        Likely => a,
+    }
+}
+
+/// `a * (1 - w) + b * w`. For float operands this is computed in the operands' type; for
+/// integer operands (with a float weight) it is computed in f64 and rounded to nearest, then
+/// saturated into the operand type.
+fn lerp(a: Value, b: Value, w: Value, ty: Type, weight_ty: Type) -> Value {
+    let _ = weight_ty;
+    match (a, b) {
+        (Value::F32(x), Value::F32(y)) => {
+            let w = w.as_f64() as f32;
+            Value::F32(x * (1.0 - w) + y * w)
+        }
+        (Value::F64(x), Value::F64(y)) => {
+            let w = w.as_f64();
+            Value::F64(x * (1.0 - w) + y * w)
+        }
+        (x, y) => {
+            let w = w.as_f64();
+            let r = (x.as_f64() * (1.0 - w) + y.as_f64() * w).round_ties_even();
+            saturating_cast(Value::F64(r), Type::f64(), ty)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn i(v: i64) -> Value {
+        Value::Int(v)
+    }
+
+    #[test]
+    fn division_rounds_toward_negative_infinity_and_modulo_is_never_negative() {
+        let t = Type::i32();
+        assert_eq!(binary(BinaryOp::Div, i(7), i(2), t), i(3));
+        assert_eq!(binary(BinaryOp::Div, i(-7), i(2), t), i(-4));
+        assert_eq!(binary(BinaryOp::Mod, i(-7), i(2), t), i(1));
+        assert_eq!(binary(BinaryOp::Div, i(-7), i(-2), t), i(4));
+        assert_eq!(binary(BinaryOp::Mod, i(-7), i(-2), t), i(1));
+        assert_eq!(binary(BinaryOp::Mod, i(7), i(-2), t), i(1));
+        assert_eq!(binary(BinaryOp::Div, i(7), i(0), t), i(0));
+        assert_eq!(binary(BinaryOp::Mod, i(7), i(0), t), i(0));
+        assert_eq!(
+            binary(BinaryOp::Div, i(i32::MIN as i64), i(-1), t),
+            i(i32::MIN as i64)
+        );
+    }
+
+    #[test]
+    fn fixed_width_integers_wrap() {
+        assert_eq!(
+            binary(BinaryOp::Add, Value::UInt(250), Value::UInt(10), Type::u8()),
+            Value::UInt(4)
+        );
+        assert_eq!(binary(BinaryOp::Mul, i(100), i(3), Type::i8()), i(44));
+        assert_eq!(unary(UnaryOp::Neg, i(-128), Type::i8()), i(-128));
+        assert_eq!(cast(i(-1), Type::i32(), Type::u16()), Value::UInt(65535));
+        assert_eq!(cast(Value::UInt(300), Type::u16(), Type::i8()), i(44));
+    }
+
+    #[test]
+    fn float_to_int_truncates_and_saturates() {
+        assert_eq!(cast(Value::F32(-2.7), Type::f32(), Type::i32()), i(-2));
+        assert_eq!(
+            cast(Value::F32(1e20), Type::f32(), Type::i32()),
+            i(i32::MAX as i64)
+        );
+        assert_eq!(
+            cast(Value::F32(f32::NAN), Type::f32(), Type::u8()),
+            Value::UInt(0)
+        );
+        assert_eq!(
+            cast(Value::F64(-5.0), Type::f64(), Type::u8()),
+            Value::UInt(0)
+        );
+    }
+
+    #[test]
+    fn saturating_casts_clamp() {
+        assert_eq!(
+            saturating_cast(i(300), Type::i32(), Type::u8()),
+            Value::UInt(255)
+        );
+        assert_eq!(
+            saturating_cast(i(-3), Type::i32(), Type::u8()),
+            Value::UInt(0)
+        );
+        assert_eq!(
+            saturating_cast(Value::UInt(u64::MAX), Type::u64(), Type::i64()),
+            i(i64::MAX)
+        );
+    }
+
+    #[test]
+    fn shifts_by_negative_or_large_amounts() {
+        let t = Type::i32();
+        assert_eq!(binary(BinaryOp::Shl, i(1), i(-1), t), i(0));
+        assert_eq!(binary(BinaryOp::Shr, i(-8), i(40), t), i(-1));
+        assert_eq!(binary(BinaryOp::Shl, i(3), i(2), t), i(12));
+        assert_eq!(
+            binary(BinaryOp::Shr, Value::UInt(0x80), Value::UInt(7), Type::u8()),
+            Value::UInt(1)
+        );
+    }
+
+    #[test]
+    fn float_semantics() {
+        assert_eq!(
+            binary(
+                BinaryOp::Mod,
+                Value::F32(-1.5),
+                Value::F32(1.0),
+                Type::f32()
+            ),
+            Value::F32(0.5)
+        );
+        let r = intrinsic(
+            Intrinsic::Round,
+            &[Value::F32(2.5)],
+            &[Type::f32()],
+            Type::f32(),
+        );
+        assert_eq!(r, Value::F32(2.0));
+        let r = intrinsic(
+            Intrinsic::Round,
+            &[Value::F32(3.5)],
+            &[Type::f32()],
+            Type::f32(),
+        );
+        assert_eq!(r, Value::F32(4.0));
+        // min/max pick the second operand when the comparison fails (NaN).
+        let m = binary(
+            BinaryOp::Min,
+            Value::F32(f32::NAN),
+            Value::F32(1.0),
+            Type::f32(),
+        );
+        assert_eq!(m, Value::F32(1.0));
+        let abs = intrinsic(Intrinsic::Abs, &[i(-128)], &[Type::i8()], Type::u8());
+        assert_eq!(abs, Value::UInt(128));
+    }
+}

@@ -1,0 +1,608 @@
+//! Expression nodes: immutable, shared (`Arc`) trees carrying their type, as in Halide's IR.
+//! Binary and unary operators are grouped into `Binary`/`Unary` nodes with an operator tag
+//! (one match arm covers them all); everything rarely touched by passes (math functions,
+//! absd, saturating casts, lerp) is an `Intrinsic` call.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use super::symbol::Symbol;
+use super::types::{Type, TypeCode};
+use crate::lang::function::FuncLink;
+use crate::lang::rdom::RDomLink;
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Min,
+    Max,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+}
+
+impl BinaryOp {
+    pub fn is_comparison(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, Eq | Ne | Lt | Le | Gt | Ge)
+    }
+    pub fn is_logical(self) -> bool {
+        matches!(self, BinaryOp::And | BinaryOp::Or)
+    }
+    pub fn is_commutative(self) -> bool {
+        use BinaryOp::*;
+        matches!(
+            self,
+            Add | Mul | Min | Max | Eq | Ne | And | Or | BitAnd | BitOr | BitXor
+        )
+    }
+    /// The infix symbol (or function name for min/max) used by the printer.
+    pub fn symbol(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            Mod => "%",
+            Min => "min",
+            Max => "max",
+            Eq => "==",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            And => "&&",
+            Or => "||",
+            BitAnd => "&",
+            BitOr => "|",
+            BitXor => "^",
+            Shl => "<<",
+            Shr => ">>",
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum UnaryOp {
+    /// Arithmetic negation (IEEE sign flip for floats, wrapping for integers).
+    Neg,
+    /// Logical not of a bool.
+    Not,
+    /// Bitwise complement of an integer.
+    BitNot,
+}
+
+/// Functions that are calls rather than nodes. Each has fixed semantics in `eval::value`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Intrinsic {
+    Abs,
+    Absd,
+    Sqrt,
+    Exp,
+    Log,
+    Pow,
+    Floor,
+    Ceil,
+    /// Round half to even.
+    Round,
+    Trunc,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
+    Sinh,
+    Cosh,
+    Tanh,
+    Hypot,
+    IsNan,
+    IsInf,
+    IsFinite,
+    /// Convert to the call's type, clamping to its range first.
+    SaturatingCast,
+    /// `lerp(a, b, w)`: a*(1-w) + b*w, with Halide's integer-weight rules.
+    Lerp,
+    PopCount,
+    CountLeadingZeros,
+    CountTrailingZeros,
+    /// Reinterpret the bits of the argument as the call's type (same total bit count).
+    Reinterpret,
+    /// An identity marker: the value is usually true (guides loop partitioning).
+    Likely,
+}
+
+impl Intrinsic {
+    pub fn name(self) -> &'static str {
+        use Intrinsic::*;
+        match self {
+            Abs => "abs",
+            Absd => "absd",
+            Sqrt => "sqrt",
+            Exp => "exp",
+            Log => "log",
+            Pow => "pow",
+            Floor => "floor",
+            Ceil => "ceil",
+            Round => "round",
+            Trunc => "trunc",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Asin => "asin",
+            Acos => "acos",
+            Atan => "atan",
+            Atan2 => "atan2",
+            Sinh => "sinh",
+            Cosh => "cosh",
+            Tanh => "tanh",
+            Hypot => "hypot",
+            IsNan => "is_nan",
+            IsInf => "is_inf",
+            IsFinite => "is_finite",
+            SaturatingCast => "saturating_cast",
+            Lerp => "lerp",
+            PopCount => "popcount",
+            CountLeadingZeros => "count_leading_zeros",
+            CountTrailingZeros => "count_trailing_zeros",
+            Reinterpret => "reinterpret",
+            Likely => "likely",
+        }
+    }
+}
+
+/// What a `Call` node calls.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum CallKind {
+    /// A value of a Func at multi-dimensional coordinates (before storage flattening).
+    Func(FuncLink),
+    /// An element of an input image (ImageParam) at multi-dimensional coordinates.
+    Image,
+    Intrinsic(Intrinsic),
+}
+
+/// An f64 compared and hashed by its bits, so that `Expr` can be `Eq + Hash`.
+#[derive(Clone, Copy, Debug)]
+pub struct FloatBits(pub f64);
+
+impl PartialEq for FloatBits {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+impl Eq for FloatBits {}
+impl Hash for FloatBits {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.to_bits().hash(state)
+    }
+}
+
+/// One piece of an assertion's message: literal text or a value printed at run time.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum MessagePart {
+    Text(Arc<str>),
+    Value(Expr),
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ExprKind {
+    /// A signed integer constant, stored sign-extended from the node's bit width.
+    IntImm(i64),
+    /// An unsigned integer or bool constant, stored zero-extended.
+    UIntImm(u64),
+    /// A float constant; for f32 nodes the value is exactly representable as f32.
+    FloatImm(FloatBits),
+    /// A pure variable, loop variable, let-bound name or buffer field (`input.min.0`).
+    Var(Symbol),
+    /// A variable of a reduction domain; the link finds the domain it belongs to.
+    RVar(Symbol, RDomLink),
+    /// A scalar runtime parameter.
+    Param(Symbol),
+    /// Conversion to the node's type (wrapping for integers, saturating from floats).
+    Cast(Expr),
+    Unary(UnaryOp, Expr),
+    Binary(BinaryOp, Expr, Expr),
+    Select(Expr, Expr, Expr),
+    Let(Symbol, Expr, Expr),
+    /// `base + stride * [0, 1, ..., lanes-1]`; the lane count is the node type's.
+    Ramp(Expr, Expr),
+    /// A scalar repeated over the node type's lanes.
+    Broadcast(Expr),
+    /// A flat load from an allocation or buffer, after storage flattening.
+    Load {
+        buffer: Symbol,
+        index: Expr,
+        predicate: Option<Expr>,
+    },
+    Call {
+        name: Symbol,
+        kind: CallKind,
+        args: Vec<Expr>,
+        /// Which element of a Tuple-valued Func is read.
+        value_index: usize,
+    },
+    /// A mistake the front end could only detect while overloading an operator (which cannot
+    /// return a `Result`). Defining a Func with such an expression fails with this message, so
+    /// it never reaches lowering.
+    Invalid(Arc<str>),
+}
+
+#[derive(PartialEq, Eq, Hash, Debug)]
+pub struct ExprNode {
+    pub ty: Type,
+    pub kind: ExprKind,
+}
+
+/// A shared, immutable, typed expression tree.
+#[derive(Clone)]
+pub struct Expr(Arc<ExprNode>);
+
+impl PartialEq for Expr {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || *self.0 == *other.0
+    }
+}
+impl Eq for Expr {}
+impl Hash for Expr {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.hash(state)
+    }
+}
+impl fmt::Debug for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl Expr {
+    pub fn new(ty: Type, kind: ExprKind) -> Expr {
+        Expr(Arc::new(ExprNode { ty, kind }))
+    }
+    pub fn ty(&self) -> Type {
+        self.0.ty
+    }
+    pub fn kind(&self) -> &ExprKind {
+        &self.0.kind
+    }
+    /// Whether both handles point at the same node (cheap identity, used to skip rebuilding).
+    pub fn same_as(&self, other: &Expr) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    // ---- constants -------------------------------------------------------------------
+
+    /// The constant `v` of type `ty` (wrapped to the type's width; broadcast for vectors).
+    pub fn make_const(ty: Type, v: i64) -> Expr {
+        let scalar = match ty.code {
+            TypeCode::Int => Expr::new(
+                ty.element(),
+                ExprKind::IntImm(sign_extend(v as u64, ty.bits)),
+            ),
+            TypeCode::UInt | TypeCode::Bool => Expr::new(
+                ty.element(),
+                ExprKind::UIntImm(zero_extend(v as u64, ty.bits)),
+            ),
+            TypeCode::Float => Expr::new(
+                ty.element(),
+                ExprKind::FloatImm(FloatBits(round_to_float_type(v as f64, ty.bits))),
+            ),
+        };
+        scalar.broadcast_to(ty.lanes)
+    }
+    /// A float constant of type `ty` (rounded to f32 for 32-bit types).
+    pub fn make_float(ty: Type, v: f64) -> Expr {
+        debug_assert!(ty.is_float());
+        Expr::new(
+            ty.element(),
+            ExprKind::FloatImm(FloatBits(round_to_float_type(v, ty.bits))),
+        )
+        .broadcast_to(ty.lanes)
+    }
+    pub fn int(v: i64, bits: u8) -> Expr {
+        Expr::make_const(Type::int(bits), v)
+    }
+    pub fn i32(v: i32) -> Expr {
+        Expr::make_const(Type::i32(), v as i64)
+    }
+    pub fn u64_const(ty: Type, v: u64) -> Expr {
+        debug_assert!(!ty.is_float() && !ty.is_int());
+        Expr::new(ty.element(), ExprKind::UIntImm(zero_extend(v, ty.bits))).broadcast_to(ty.lanes)
+    }
+    pub fn f32(v: f32) -> Expr {
+        Expr::new(Type::f32(), ExprKind::FloatImm(FloatBits(v as f64)))
+    }
+    pub fn f64(v: f64) -> Expr {
+        Expr::new(Type::f64(), ExprKind::FloatImm(FloatBits(v)))
+    }
+    pub fn bool_(v: bool) -> Expr {
+        Expr::new(Type::bool_(), ExprKind::UIntImm(v as u64))
+    }
+    pub fn zero(ty: Type) -> Expr {
+        Expr::make_const(ty, 0)
+    }
+    pub fn one(ty: Type) -> Expr {
+        Expr::make_const(ty, 1)
+    }
+
+    /// The value of a scalar integer or bool constant (looking through broadcasts).
+    pub fn as_int_const(&self) -> Option<i128> {
+        match self.kind() {
+            ExprKind::IntImm(v) => Some(*v as i128),
+            ExprKind::UIntImm(v) => Some(*v as i128),
+            ExprKind::Broadcast(v) => v.as_int_const(),
+            _ => None,
+        }
+    }
+    /// The value of a float constant (looking through broadcasts).
+    pub fn as_float_const(&self) -> Option<f64> {
+        match self.kind() {
+            ExprKind::FloatImm(v) => Some(v.0),
+            ExprKind::Broadcast(v) => v.as_float_const(),
+            _ => None,
+        }
+    }
+    pub fn is_const(&self) -> bool {
+        match self.kind() {
+            ExprKind::IntImm(_) | ExprKind::UIntImm(_) | ExprKind::FloatImm(_) => true,
+            ExprKind::Broadcast(v) => v.is_const(),
+            _ => false,
+        }
+    }
+    pub fn is_const_value(&self, v: i64) -> bool {
+        self.as_int_const() == Some(v as i128) || self.as_float_const() == Some(v as f64)
+    }
+    pub fn is_zero(&self) -> bool {
+        self.is_const_value(0)
+    }
+    pub fn is_one(&self) -> bool {
+        self.is_const_value(1)
+    }
+    pub fn as_var(&self) -> Option<Symbol> {
+        match self.kind() {
+            ExprKind::Var(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    // ---- structural constructors (operands must already have matching types) ----------
+
+    pub fn var(name: impl Into<Symbol>, ty: Type) -> Expr {
+        Expr::new(ty, ExprKind::Var(name.into()))
+    }
+    pub fn binary(op: BinaryOp, a: Expr, b: Expr) -> Expr {
+        assert_eq!(
+            a.ty(),
+            b.ty(),
+            "internal error: operands of {op:?} differ in type: {a} vs {b}"
+        );
+        let ty = if op.is_comparison() {
+            Type::bool_().with_lanes(a.ty().lanes)
+        } else {
+            a.ty()
+        };
+        Expr::new(ty, ExprKind::Binary(op, a, b))
+    }
+    pub fn unary(op: UnaryOp, a: Expr) -> Expr {
+        Expr::new(a.ty(), ExprKind::Unary(op, a))
+    }
+    pub fn cast(ty: Type, a: Expr) -> Expr {
+        if a.ty() == ty {
+            return a;
+        }
+        assert_eq!(
+            ty.lanes,
+            a.ty().lanes,
+            "internal error: cast changes lane count"
+        );
+        Expr::new(ty, ExprKind::Cast(a))
+    }
+    pub fn select(c: Expr, t: Expr, f: Expr) -> Expr {
+        assert_eq!(t.ty(), f.ty(), "internal error: select arms differ in type");
+        assert!(
+            c.ty().is_bool(),
+            "internal error: select condition is not bool"
+        );
+        Expr::new(t.ty(), ExprKind::Select(c, t, f))
+    }
+    pub fn let_in(name: Symbol, value: Expr, body: Expr) -> Expr {
+        Expr::new(body.ty(), ExprKind::Let(name, value, body))
+    }
+    pub fn ramp(base: Expr, stride: Expr, lanes: u16) -> Expr {
+        assert_eq!(base.ty(), stride.ty());
+        Expr::new(
+            base.ty().with_lanes(base.ty().lanes * lanes),
+            ExprKind::Ramp(base, stride),
+        )
+    }
+    /// `self` repeated `lanes` times (identity when `lanes` is 1).
+    pub fn broadcast_to(self, lanes: u16) -> Expr {
+        if lanes == 1 {
+            return self;
+        }
+        Expr::new(
+            self.ty().with_lanes(self.ty().lanes * lanes),
+            ExprKind::Broadcast(self),
+        )
+    }
+    pub fn intrinsic(ty: Type, op: Intrinsic, args: Vec<Expr>) -> Expr {
+        Expr::new(
+            ty,
+            ExprKind::Call {
+                name: Symbol::new(op.name()),
+                kind: CallKind::Intrinsic(op),
+                args,
+                value_index: 0,
+            },
+        )
+    }
+    pub fn load(ty: Type, buffer: Symbol, index: Expr) -> Expr {
+        Expr::new(
+            ty,
+            ExprKind::Load {
+                buffer,
+                index,
+                predicate: None,
+            },
+        )
+    }
+    pub fn invalid(ty: Type, message: impl Into<Arc<str>>) -> Expr {
+        Expr::new(ty, ExprKind::Invalid(message.into()))
+    }
+
+    // ---- traversal -------------------------------------------------------------------
+
+    /// Calls `f` on each direct child, in evaluation order.
+    pub fn for_each_child(&self, mut f: impl FnMut(&Expr)) {
+        match self.kind() {
+            ExprKind::IntImm(_)
+            | ExprKind::UIntImm(_)
+            | ExprKind::FloatImm(_)
+            | ExprKind::Var(_)
+            | ExprKind::RVar(..)
+            | ExprKind::Param(_)
+            | ExprKind::Invalid(_) => {}
+            ExprKind::Cast(a) | ExprKind::Unary(_, a) | ExprKind::Broadcast(a) => f(a),
+            ExprKind::Binary(_, a, b) | ExprKind::Ramp(a, b) | ExprKind::Let(_, a, b) => {
+                f(a);
+                f(b)
+            }
+            ExprKind::Select(c, t, e) => {
+                f(c);
+                f(t);
+                f(e)
+            }
+            ExprKind::Load {
+                index, predicate, ..
+            } => {
+                f(index);
+                if let Some(p) = predicate {
+                    f(p)
+                }
+            }
+            ExprKind::Call { args, .. } => args.iter().for_each(f),
+        }
+    }
+
+    /// Rebuilds this node with each child replaced by `f(child)`; returns `self` (shared)
+    /// when no child changed.
+    pub fn map_children(&self, mut f: impl FnMut(&Expr) -> Expr) -> Expr {
+        let mut changed = false;
+        let mut m = |e: &Expr| {
+            let n = f(e);
+            changed |= !n.same_as(e);
+            n
+        };
+        let kind = match self.kind() {
+            ExprKind::IntImm(_)
+            | ExprKind::UIntImm(_)
+            | ExprKind::FloatImm(_)
+            | ExprKind::Var(_)
+            | ExprKind::RVar(..)
+            | ExprKind::Param(_)
+            | ExprKind::Invalid(_) => return self.clone(),
+            ExprKind::Cast(a) => ExprKind::Cast(m(a)),
+            ExprKind::Unary(op, a) => ExprKind::Unary(*op, m(a)),
+            ExprKind::Broadcast(a) => ExprKind::Broadcast(m(a)),
+            ExprKind::Binary(op, a, b) => {
+                let (a, b) = (m(a), m(b));
+                ExprKind::Binary(*op, a, b)
+            }
+            ExprKind::Ramp(a, b) => {
+                let (a, b) = (m(a), m(b));
+                ExprKind::Ramp(a, b)
+            }
+            ExprKind::Let(n, a, b) => {
+                let (a, b) = (m(a), m(b));
+                ExprKind::Let(*n, a, b)
+            }
+            ExprKind::Select(c, t, e) => {
+                let (c, t, e) = (m(c), m(t), m(e));
+                ExprKind::Select(c, t, e)
+            }
+            ExprKind::Load {
+                buffer,
+                index,
+                predicate,
+            } => {
+                let index = m(index);
+                let predicate = predicate.as_ref().map(&mut m);
+                ExprKind::Load {
+                    buffer: *buffer,
+                    index,
+                    predicate,
+                }
+            }
+            ExprKind::Call {
+                name,
+                kind,
+                args,
+                value_index,
+            } => ExprKind::Call {
+                name: *name,
+                kind: kind.clone(),
+                args: args.iter().map(&mut m).collect(),
+                value_index: *value_index,
+            },
+        };
+        if !changed {
+            return self.clone();
+        }
+        // Children may change type only if the caller keeps types consistent (e.g. the
+        // vectorizer widens them); the node's own type follows its operands then.
+        let ty = match &kind {
+            ExprKind::Binary(op, a, _) if op.is_comparison() => {
+                Type::bool_().with_lanes(a.ty().lanes)
+            }
+            ExprKind::Binary(_, a, _) | ExprKind::Unary(_, a) => a.ty(),
+            ExprKind::Select(_, t, _) => t.ty(),
+            ExprKind::Let(_, _, b) => b.ty(),
+            _ => self.ty(),
+        };
+        Expr::new(ty, kind)
+    }
+}
+
+/// Sign-extends the low `bits` bits of `v`.
+pub fn sign_extend(v: u64, bits: u8) -> i64 {
+    if bits >= 64 {
+        return v as i64;
+    }
+    let shift = 64 - bits as u32;
+    ((v << shift) as i64) >> shift
+}
+
+/// Keeps the low `bits` bits of `v`.
+pub fn zero_extend(v: u64, bits: u8) -> u64 {
+    if bits >= 64 {
+        v
+    } else {
+        v & ((1u64 << bits) - 1)
+    }
+}
+
+/// Rounds `v` to the nearest value of a `bits`-wide float type (f32 or f64).
+pub fn round_to_float_type(v: f64, bits: u8) -> f64 {
+    if bits == 32 {
+        v as f32 as f64
+    } else {
+        v
+    }
+}

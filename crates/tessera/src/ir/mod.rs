@@ -1,0 +1,15 @@
+//! The intermediate representation: types, interned names, expression and statement trees,
+//! traversal, substitution and printing.
+
+pub mod expr;
+pub mod printer;
+pub mod stmt;
+pub mod substitute;
+pub mod symbol;
+pub mod types;
+pub mod visit;
+
+pub use expr::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, MessagePart, UnaryOp};
+pub use stmt::{ForKind, Range, Stmt, StmtKind};
+pub use symbol::Symbol;
+pub use types::{Type, TypeCode};

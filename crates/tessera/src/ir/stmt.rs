@@ -1,0 +1,359 @@
+//! Statement nodes: the imperative loop nests lowering produces. Multi-dimensional
+//! `Realize`/`Provide` (Func coordinates) exist until storage flattening turns them into flat
+//! `Allocate`/`Store`, mirroring Halide's two storage levels.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use super::expr::{Expr, MessagePart};
+use super::symbol::Symbol;
+use super::types::Type;
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum ForKind {
+    Serial,
+    Parallel,
+    Vectorized,
+    Unrolled,
+}
+
+impl ForKind {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ForKind::Serial => "for",
+            ForKind::Parallel => "parallel for",
+            ForKind::Vectorized => "vectorized for",
+            ForKind::Unrolled => "unrolled for",
+        }
+    }
+}
+
+/// A half-open interval `[min, min + extent)` of one dimension.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Range {
+    pub min: Expr,
+    pub extent: Expr,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum StmtKind {
+    LetStmt {
+        name: Symbol,
+        value: Expr,
+        body: Stmt,
+    },
+    /// Fails the pipeline with the message when the condition is false.
+    Assert {
+        condition: Expr,
+        message: Vec<MessagePart>,
+    },
+    /// Marks the region that computes (`is_producer`) or consumes a Func.
+    ProducerConsumer {
+        name: Symbol,
+        is_producer: bool,
+        body: Stmt,
+    },
+    For {
+        name: Symbol,
+        min: Expr,
+        extent: Expr,
+        kind: ForKind,
+        body: Stmt,
+    },
+    /// A flat store into an allocation or buffer.
+    Store {
+        buffer: Symbol,
+        index: Expr,
+        value: Expr,
+        predicate: Option<Expr>,
+    },
+    /// A multi-dimensional store of one point of a Func (one value per Tuple element).
+    Provide {
+        func: Symbol,
+        args: Vec<Expr>,
+        values: Vec<Expr>,
+    },
+    /// A flat allocation of `product(extents)` elements of `ty`, live during `body`.
+    Allocate {
+        buffer: Symbol,
+        ty: Type,
+        extents: Vec<Expr>,
+        body: Stmt,
+    },
+    /// Multi-dimensional storage for a Func over `bounds`, live during `body`.
+    Realize {
+        func: Symbol,
+        types: Vec<Type>,
+        bounds: Vec<Range>,
+        body: Stmt,
+    },
+    Block(Vec<Stmt>),
+    IfThenElse {
+        condition: Expr,
+        then_case: Stmt,
+        else_case: Option<Stmt>,
+    },
+    Evaluate(Expr),
+}
+
+/// A shared, immutable statement tree.
+#[derive(Clone)]
+pub struct Stmt(Arc<StmtKind>);
+
+impl PartialEq for Stmt {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || *self.0 == *other.0
+    }
+}
+impl Eq for Stmt {}
+impl Hash for Stmt {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.hash(state)
+    }
+}
+impl fmt::Debug for Stmt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl Stmt {
+    pub fn new(kind: StmtKind) -> Stmt {
+        Stmt(Arc::new(kind))
+    }
+    pub fn kind(&self) -> &StmtKind {
+        &self.0
+    }
+    pub fn same_as(&self, other: &Stmt) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+    /// A no-op statement.
+    pub fn empty() -> Stmt {
+        Stmt::new(StmtKind::Block(Vec::new()))
+    }
+    pub fn is_empty(&self) -> bool {
+        matches!(self.kind(), StmtKind::Block(v) if v.is_empty())
+    }
+    /// A block of `stmts`, flattening nested blocks and dropping empty ones.
+    pub fn block(stmts: impl IntoIterator<Item = Stmt>) -> Stmt {
+        let mut flat = Vec::new();
+        for s in stmts {
+            match s.kind() {
+                StmtKind::Block(inner) => flat.extend(inner.iter().cloned()),
+                _ => flat.push(s),
+            }
+        }
+        if flat.len() == 1 {
+            return flat.pop().unwrap();
+        }
+        Stmt::new(StmtKind::Block(flat))
+    }
+    pub fn let_stmt(name: Symbol, value: Expr, body: Stmt) -> Stmt {
+        Stmt::new(StmtKind::LetStmt { name, value, body })
+    }
+    pub fn for_loop(name: Symbol, min: Expr, extent: Expr, kind: ForKind, body: Stmt) -> Stmt {
+        Stmt::new(StmtKind::For {
+            name,
+            min,
+            extent,
+            kind,
+            body,
+        })
+    }
+    pub fn if_then(condition: Expr, then_case: Stmt) -> Stmt {
+        Stmt::new(StmtKind::IfThenElse {
+            condition,
+            then_case,
+            else_case: None,
+        })
+    }
+
+    /// Calls `fe` on each direct child expression and `fs` on each direct child statement.
+    pub fn for_each_child(&self, mut fe: impl FnMut(&Expr), mut fs: impl FnMut(&Stmt)) {
+        match self.kind() {
+            StmtKind::LetStmt { value, body, .. } => {
+                fe(value);
+                fs(body)
+            }
+            StmtKind::Assert { condition, message } => {
+                fe(condition);
+                for part in message {
+                    if let MessagePart::Value(e) = part {
+                        fe(e)
+                    }
+                }
+            }
+            StmtKind::ProducerConsumer { body, .. } => fs(body),
+            StmtKind::For {
+                min, extent, body, ..
+            } => {
+                fe(min);
+                fe(extent);
+                fs(body)
+            }
+            StmtKind::Store {
+                index,
+                value,
+                predicate,
+                ..
+            } => {
+                fe(index);
+                fe(value);
+                if let Some(p) = predicate {
+                    fe(p)
+                }
+            }
+            StmtKind::Provide { args, values, .. } => {
+                args.iter().for_each(&mut fe);
+                values.iter().for_each(&mut fe)
+            }
+            StmtKind::Allocate { extents, body, .. } => {
+                extents.iter().for_each(&mut fe);
+                fs(body)
+            }
+            StmtKind::Realize { bounds, body, .. } => {
+                for r in bounds {
+                    fe(&r.min);
+                    fe(&r.extent)
+                }
+                fs(body)
+            }
+            StmtKind::Block(stmts) => stmts.iter().for_each(fs),
+            StmtKind::IfThenElse {
+                condition,
+                then_case,
+                else_case,
+            } => {
+                fe(condition);
+                fs(then_case);
+                if let Some(e) = else_case {
+                    fs(e)
+                }
+            }
+            StmtKind::Evaluate(e) => fe(e),
+        }
+    }
+
+    /// Rebuilds this statement with children mapped; returns `self` when nothing changed.
+    pub fn map_children(
+        &self,
+        mut fe: impl FnMut(&Expr) -> Expr,
+        mut fs: impl FnMut(&Stmt) -> Stmt,
+    ) -> Stmt {
+        let mut changed = false;
+        let mut me = |e: &Expr| {
+            let n = fe(e);
+            changed |= !n.same_as(e);
+            n
+        };
+        let mut ss = |s: &Stmt| {
+            let n = fs(s);
+            (n.same_as(s), n)
+        };
+        let mut stmt_changed = false;
+        let mut ms = |s: &Stmt| {
+            let (same, n) = ss(s);
+            stmt_changed |= !same;
+            n
+        };
+        let kind = match self.kind() {
+            StmtKind::LetStmt { name, value, body } => StmtKind::LetStmt {
+                name: *name,
+                value: me(value),
+                body: ms(body),
+            },
+            StmtKind::Assert { condition, message } => StmtKind::Assert {
+                condition: me(condition),
+                message: message
+                    .iter()
+                    .map(|p| match p {
+                        MessagePart::Value(e) => MessagePart::Value(me(e)),
+                        text => text.clone(),
+                    })
+                    .collect(),
+            },
+            StmtKind::ProducerConsumer {
+                name,
+                is_producer,
+                body,
+            } => StmtKind::ProducerConsumer {
+                name: *name,
+                is_producer: *is_producer,
+                body: ms(body),
+            },
+            StmtKind::For {
+                name,
+                min,
+                extent,
+                kind,
+                body,
+            } => StmtKind::For {
+                name: *name,
+                min: me(min),
+                extent: me(extent),
+                kind: *kind,
+                body: ms(body),
+            },
+            StmtKind::Store {
+                buffer,
+                index,
+                value,
+                predicate,
+            } => StmtKind::Store {
+                buffer: *buffer,
+                index: me(index),
+                value: me(value),
+                predicate: predicate.as_ref().map(&mut me),
+            },
+            StmtKind::Provide { func, args, values } => StmtKind::Provide {
+                func: *func,
+                args: args.iter().map(&mut me).collect(),
+                values: values.iter().map(&mut me).collect(),
+            },
+            StmtKind::Allocate {
+                buffer,
+                ty,
+                extents,
+                body,
+            } => StmtKind::Allocate {
+                buffer: *buffer,
+                ty: *ty,
+                extents: extents.iter().map(&mut me).collect(),
+                body: ms(body),
+            },
+            StmtKind::Realize {
+                func,
+                types,
+                bounds,
+                body,
+            } => StmtKind::Realize {
+                func: *func,
+                types: types.clone(),
+                bounds: bounds
+                    .iter()
+                    .map(|r| Range {
+                        min: me(&r.min),
+                        extent: me(&r.extent),
+                    })
+                    .collect(),
+                body: ms(body),
+            },
+            StmtKind::Block(stmts) => StmtKind::Block(stmts.iter().map(&mut ms).collect()),
+            StmtKind::IfThenElse {
+                condition,
+                then_case,
+                else_case,
+            } => StmtKind::IfThenElse {
+                condition: me(condition),
+                then_case: ms(then_case),
+                else_case: else_case.as_ref().map(&mut ms),
+            },
+            StmtKind::Evaluate(e) => StmtKind::Evaluate(me(e)),
+        };
+        if !changed && !stmt_changed {
+            return self.clone();
+        }
+        Stmt::new(kind)
+    }
+}

@@ -1,0 +1,83 @@
+//! The one visitor and the one mutator abstraction over `Expr` and `Stmt`. A pass overrides
+//! `visit_expr`/`mutate_expr` (and the `Stmt` counterparts), matches the node kinds it cares
+//! about, and hands every other node to the `walk_*`/`mutate_*_children` defaults, which
+//! recurse. Mutators rebuild a node only when a child changed, so untouched subtrees stay
+//! shared.
+
+use super::expr::Expr;
+use super::stmt::Stmt;
+
+pub trait Visitor {
+    fn visit_expr(&mut self, e: &Expr) {
+        walk_expr(self, e)
+    }
+    fn visit_stmt(&mut self, s: &Stmt) {
+        walk_stmt(self, s)
+    }
+}
+
+/// Visits the children of `e`.
+pub fn walk_expr<V: Visitor + ?Sized>(v: &mut V, e: &Expr) {
+    e.for_each_child(|c| v.visit_expr(c))
+}
+
+/// Visits the child expressions, then the child statements, of `s` in source order.
+pub fn walk_stmt<V: Visitor + ?Sized>(v: &mut V, s: &Stmt) {
+    // Collect first: the two closures cannot both borrow `v` mutably.
+    let mut exprs = Vec::new();
+    let mut stmts = Vec::new();
+    s.for_each_child(|e| exprs.push(e.clone()), |c| stmts.push(c.clone()));
+    exprs.iter().for_each(|e| v.visit_expr(e));
+    stmts.iter().for_each(|c| v.visit_stmt(c));
+}
+
+pub trait Mutator {
+    fn mutate_expr(&mut self, e: &Expr) -> Expr {
+        mutate_expr_children(self, e)
+    }
+    fn mutate_stmt(&mut self, s: &Stmt) -> Stmt {
+        mutate_stmt_children(self, s)
+    }
+}
+
+pub fn mutate_expr_children<M: Mutator + ?Sized>(m: &mut M, e: &Expr) -> Expr {
+    e.map_children(|c| m.mutate_expr(c))
+}
+
+pub fn mutate_stmt_children<M: Mutator + ?Sized>(m: &mut M, s: &Stmt) -> Stmt {
+    let m = std::cell::RefCell::new(m);
+    s.map_children(
+        |e| m.borrow_mut().mutate_expr(e),
+        |c| m.borrow_mut().mutate_stmt(c),
+    )
+}
+
+/// A visitor built from a closure that sees every expression node, pre-order; returning
+/// `false` stops descent below that node.
+pub fn visit_exprs(e: &Expr, f: &mut dyn FnMut(&Expr) -> bool) {
+    if f(e) {
+        e.for_each_child(|c| visit_exprs(c, f))
+    }
+}
+
+/// Every expression node in a statement tree, pre-order (see `visit_exprs`).
+pub fn visit_stmt_exprs(s: &Stmt, f: &mut dyn FnMut(&Expr) -> bool) {
+    struct ClosureVisitor<'a>(&'a mut dyn FnMut(&Expr) -> bool);
+    impl Visitor for ClosureVisitor<'_> {
+        fn visit_expr(&mut self, e: &Expr) {
+            if (self.0)(e) {
+                walk_expr(self, e)
+            }
+        }
+    }
+    ClosureVisitor(f).visit_stmt(s)
+}
+
+/// A mutator from a closure over expressions: `f` returns `Some(replacement)` to replace a
+/// node (its children are not visited), or `None` to recurse into it.
+pub fn mutate_exprs(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Expr {
+    match f(e) {
+        Some(r) => r,
+        None => e.map_children(|c| mutate_exprs(c, f)),
+    }
+}

@@ -1,0 +1,398 @@
+//! `Buffer<T>`: an owning, strided, n-dimensional array with any min/extent/stride per
+//! dimension (Halide's `halide_buffer_t` layout), plus `AnyBuffer` for buffers whose element
+//! type is only known at run time. Coordinates are (x, y, c, ...) with x first; an `ndarray`
+//! of shape `[H, W]` or `[H, W, C]` maps to (x, y[, c]) without reordering memory.
+
+use ndarray::{ArrayD, ArrayViewD, IxDyn, ShapeBuilder};
+
+use super::scalar::Scalar;
+use crate::error::{Error, Result};
+use crate::eval::value::Value;
+use crate::ir::Type;
+
+/// One dimension of a buffer: coordinates `[min, min + extent)`, elements `stride` apart.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Dim {
+    pub min: i64,
+    pub extent: i64,
+    pub stride: i64,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct Buffer<T: Scalar> {
+    dims: Vec<Dim>,
+    /// Offset in `data` of the element at the all-`min` coordinate.
+    base: usize,
+    data: Vec<T>,
+}
+
+impl<T: Scalar> Buffer<T> {
+    /// A dense zero-filled buffer with the given extents, mins at 0, x innermost.
+    pub fn new(extents: &[i64]) -> Buffer<T> {
+        let mins = vec![0; extents.len()];
+        Buffer::with_mins(&mins, extents)
+    }
+
+    /// A dense zero-filled buffer over `[mins, mins + extents)`.
+    pub fn with_mins(mins: &[i64], extents: &[i64]) -> Buffer<T> {
+        assert_eq!(mins.len(), extents.len(), "one min per extent");
+        let mut stride = 1;
+        let dims = mins
+            .iter()
+            .zip(extents)
+            .map(|(&min, &extent)| {
+                assert!(extent >= 0, "negative extent {extent}");
+                let d = Dim {
+                    min,
+                    extent,
+                    stride,
+                };
+                stride *= extent;
+                d
+            })
+            .collect();
+        Buffer {
+            dims,
+            base: 0,
+            data: vec![T::default(); stride as usize],
+        }
+    }
+
+    /// A buffer over `[mins, mins + extents)` whose element at each coordinate is `f(coord)`.
+    pub fn from_fn(mins: &[i64], extents: &[i64], mut f: impl FnMut(&[i64]) -> T) -> Buffer<T> {
+        let mut b = Buffer::with_mins(mins, extents);
+        let mut values = Vec::with_capacity(b.len());
+        for_each_coord_in(mins, extents, &mut |c| values.push(f(c)));
+        // The buffer is dense and x-fastest, the order `for_each_coord_in` visits.
+        b.data = values;
+        b
+    }
+
+    /// Wraps existing data with explicit dimensions (any non-negative strides). Fails when the
+    /// dimensions address elements outside `data`.
+    pub fn from_parts(data: Vec<T>, dims: Vec<Dim>) -> Result<Buffer<T>> {
+        let mut max_offset = 0i64;
+        for (i, d) in dims.iter().enumerate() {
+            if d.extent < 0 || d.stride < 0 {
+                return Err(Error::Buffer(format!(
+                    "dimension {i} has extent {} and stride {}; both must be >= 0",
+                    d.extent, d.stride
+                )));
+            }
+            if d.extent > 0 {
+                max_offset += (d.extent - 1) * d.stride;
+            }
+        }
+        let empty = dims.iter().any(|d| d.extent == 0);
+        if !empty && max_offset as usize >= data.len() {
+            return Err(Error::Buffer(format!(
+                "dimensions address element {max_offset} but the data holds {} elements",
+                data.len()
+            )));
+        }
+        Ok(Buffer {
+            dims,
+            base: 0,
+            data,
+        })
+    }
+
+    pub fn dims(&self) -> &[Dim] {
+        &self.dims
+    }
+    pub fn dimensions(&self) -> usize {
+        self.dims.len()
+    }
+    pub fn dim(&self, i: usize) -> Dim {
+        self.dims[i]
+    }
+    pub fn width(&self) -> i64 {
+        self.dims.first().map_or(1, |d| d.extent)
+    }
+    pub fn height(&self) -> i64 {
+        self.dims.get(1).map_or(1, |d| d.extent)
+    }
+    pub fn channels(&self) -> i64 {
+        self.dims.get(2).map_or(1, |d| d.extent)
+    }
+    pub fn mins(&self) -> Vec<i64> {
+        self.dims.iter().map(|d| d.min).collect()
+    }
+    pub fn extents(&self) -> Vec<i64> {
+        self.dims.iter().map(|d| d.extent).collect()
+    }
+    /// Number of elements the dimensions cover.
+    pub fn len(&self) -> usize {
+        self.dims.iter().map(|d| d.extent as usize).product()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn data(&self) -> &[T] {
+        &self.data
+    }
+    pub fn data_mut(&mut self) -> &mut [T] {
+        &mut self.data
+    }
+    /// Offset of `base` in the data: the element at the all-`min` coordinate.
+    pub fn base_offset(&self) -> usize {
+        self.base
+    }
+
+    /// Whether `coord` lies inside the buffer.
+    pub fn contains(&self, coord: &[i64]) -> bool {
+        coord.len() == self.dims.len()
+            && coord
+                .iter()
+                .zip(&self.dims)
+                .all(|(&c, d)| c >= d.min && c < d.min + d.extent)
+    }
+
+    fn offset(&self, coord: &[i64]) -> usize {
+        assert!(
+            self.contains(coord),
+            "coordinate {coord:?} is outside the buffer (mins {:?}, extents {:?})",
+            self.mins(),
+            self.extents()
+        );
+        let off: i64 = coord
+            .iter()
+            .zip(&self.dims)
+            .map(|(&c, d)| (c - d.min) * d.stride)
+            .sum();
+        self.base + off as usize
+    }
+
+    /// The element at `coord` (panics when outside: use `contains` or `try_get` to check).
+    pub fn get(&self, coord: &[i64]) -> T {
+        self.data[self.offset(coord)]
+    }
+    pub fn try_get(&self, coord: &[i64]) -> Option<T> {
+        self.contains(coord).then(|| self.get(coord))
+    }
+    pub fn set(&mut self, coord: &[i64], v: T) {
+        let o = self.offset(coord);
+        self.data[o] = v;
+    }
+
+    /// Calls `f` on every coordinate, x fastest.
+    pub fn for_each_coord(&self, mut f: impl FnMut(&[i64])) {
+        for_each_coord_in(&self.mins(), &self.extents(), &mut f)
+    }
+
+    /// The same elements, with each dimension's min shifted by `delta`.
+    pub fn translated(mut self, delta: &[i64]) -> Buffer<T> {
+        for (d, &t) in self.dims.iter_mut().zip(delta) {
+            d.min += t;
+        }
+        self
+    }
+
+    /// A copy of the elements as an `ndarray` with axes reversed ([.., y, x]), x contiguous.
+    pub fn to_ndarray(&self) -> ArrayD<T> {
+        let shape: Vec<usize> = self.dims.iter().rev().map(|d| d.extent as usize).collect();
+        let mut out = Vec::with_capacity(self.len());
+        let mins = self.mins();
+        let extents = self.extents();
+        for_each_coord_in(&mins, &extents, &mut |c| out.push(self.get(c)));
+        // `out` is x-fastest, which is C order for the reversed shape.
+        ArrayD::from_shape_vec(IxDyn(&shape), out).expect("shape matches element count")
+    }
+
+    /// A buffer viewing an `ndarray` of shape [.., y, x] as coordinates (x, y, ..) with mins 0.
+    /// Any memory layout (including non-contiguous) is accepted; the data is copied once.
+    pub fn from_ndarray(a: ArrayViewD<'_, T>) -> Buffer<T> {
+        let extents: Vec<i64> = a.shape().iter().rev().map(|&e| e as i64).collect();
+        let standard = a.as_standard_layout();
+        let data: Vec<T> = standard.iter().copied().collect();
+        let mut b = Buffer::new(&extents);
+        b.data = data;
+        b
+    }
+
+    /// An `ndarray` view of the elements with axes reversed, when strides are non-negative.
+    pub fn as_ndarray(&self) -> ArrayViewD<'_, T> {
+        let shape: Vec<usize> = self.dims.iter().rev().map(|d| d.extent as usize).collect();
+        let strides: Vec<usize> = self.dims.iter().rev().map(|d| d.stride as usize).collect();
+        ArrayViewD::from_shape(
+            IxDyn(&shape).strides(IxDyn(&strides)),
+            &self.data[self.base..],
+        )
+        .expect("buffer strides fit its data")
+    }
+}
+
+/// Calls `f` on every coordinate of the box `[mins, mins + extents)`, the first dimension
+/// fastest. A zero-dimensional box has one (empty) coordinate.
+pub fn for_each_coord_in(mins: &[i64], extents: &[i64], f: &mut dyn FnMut(&[i64])) {
+    if extents.iter().any(|&e| e <= 0) {
+        return;
+    }
+    let mut c = mins.to_vec();
+    loop {
+        f(&c);
+        let mut d = 0;
+        loop {
+            if d == c.len() {
+                return;
+            }
+            c[d] += 1;
+            if c[d] < mins[d] + extents[d] {
+                break;
+            }
+            c[d] = mins[d];
+            d += 1;
+        }
+    }
+}
+
+/// A buffer of any element type, for inputs and outputs whose type is chosen at run time.
+#[derive(Clone, PartialEq, Debug)]
+pub enum AnyBuffer {
+    Bool(Buffer<bool>),
+    U8(Buffer<u8>),
+    U16(Buffer<u16>),
+    U32(Buffer<u32>),
+    U64(Buffer<u64>),
+    I8(Buffer<i8>),
+    I16(Buffer<i16>),
+    I32(Buffer<i32>),
+    I64(Buffer<i64>),
+    F32(Buffer<f32>),
+    F64(Buffer<f64>),
+}
+
+macro_rules! any_buffer_dispatch {
+    ($self:expr, $b:ident => $body:expr) => {
+        match $self {
+            AnyBuffer::Bool($b) => $body,
+            AnyBuffer::U8($b) => $body,
+            AnyBuffer::U16($b) => $body,
+            AnyBuffer::U32($b) => $body,
+            AnyBuffer::U64($b) => $body,
+            AnyBuffer::I8($b) => $body,
+            AnyBuffer::I16($b) => $body,
+            AnyBuffer::I32($b) => $body,
+            AnyBuffer::I64($b) => $body,
+            AnyBuffer::F32($b) => $body,
+            AnyBuffer::F64($b) => $body,
+        }
+    };
+}
+
+macro_rules! any_buffer_from {
+    ($($t:ty => $variant:ident),*) => {
+        $(
+            impl From<Buffer<$t>> for AnyBuffer {
+                fn from(b: Buffer<$t>) -> AnyBuffer {
+                    AnyBuffer::$variant(b)
+                }
+            }
+            impl TryFrom<AnyBuffer> for Buffer<$t> {
+                type Error = Error;
+                fn try_from(b: AnyBuffer) -> Result<Buffer<$t>> {
+                    match b {
+                        AnyBuffer::$variant(b) => Ok(b),
+                        other => Err(Error::Type(format!(
+                            "expected a buffer of {} but it holds {}",
+                            <$t as Scalar>::TYPE,
+                            other.ty()
+                        ))),
+                    }
+                }
+            }
+        )*
+        impl AnyBuffer {
+            /// A zero-filled buffer of element type `ty` over `[mins, mins + extents)`.
+            pub fn with_mins(ty: Type, mins: &[i64], extents: &[i64]) -> Result<AnyBuffer> {
+                $(
+                    if ty == <$t as Scalar>::TYPE {
+                        return Ok(AnyBuffer::$variant(Buffer::<$t>::with_mins(mins, extents)));
+                    }
+                )*
+                Err(Error::Type(format!("no buffer element type {ty}")))
+            }
+        }
+    };
+}
+
+any_buffer_from!(bool => Bool, u8 => U8, u16 => U16, u32 => U32, u64 => U64, i8 => I8, i16 => I16,
+    i32 => I32, i64 => I64, f32 => F32, f64 => F64);
+
+impl AnyBuffer {
+    pub fn ty(&self) -> Type {
+        fn ty_of<T: Scalar>(_: &Buffer<T>) -> Type {
+            T::TYPE
+        }
+        any_buffer_dispatch!(self, b => ty_of(b))
+    }
+    pub fn dims(&self) -> &[Dim] {
+        any_buffer_dispatch!(self, b => b.dims())
+    }
+    pub fn contains(&self, coord: &[i64]) -> bool {
+        any_buffer_dispatch!(self, b => b.contains(coord))
+    }
+    /// The element at `coord` as a value (panics when outside).
+    pub fn get_value(&self, coord: &[i64]) -> Value {
+        any_buffer_dispatch!(self, b => b.get(coord).to_value())
+    }
+    /// Stores a value of the buffer's element type at `coord`.
+    pub fn set_value(&mut self, coord: &[i64], v: Value) {
+        fn set<T: Scalar>(b: &mut Buffer<T>, c: &[i64], v: Value) {
+            b.set(c, T::from_value(v))
+        }
+        any_buffer_dispatch!(self, b => set(b, coord, v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array2;
+
+    #[test]
+    fn shifted_mins_and_strides() {
+        let mut b = Buffer::<u16>::with_mins(&[-2, 10], &[4, 3]);
+        b.set(&[-2, 10], 7);
+        b.set(&[1, 12], 9);
+        assert_eq!(b.get(&[-2, 10]), 7);
+        assert_eq!(b.get(&[1, 12]), 9);
+        assert_eq!(b.data()[11], 9);
+        assert!(!b.contains(&[2, 12]));
+        let mut seen = 0;
+        b.for_each_coord(|_| seen += 1);
+        assert_eq!(seen, 12);
+    }
+
+    #[test]
+    fn ndarray_round_trip_maps_rows_to_y() {
+        let a = Array2::from_shape_fn((3, 5), |(y, x)| (10 * y + x) as i32);
+        let b = Buffer::from_ndarray(a.view().into_dyn());
+        assert_eq!((b.width(), b.height()), (5, 3));
+        assert_eq!(b.get(&[4, 2]), 24);
+        assert_eq!(b.to_ndarray(), a.clone().into_dyn());
+        assert_eq!(b.as_ndarray(), a.into_dyn());
+        // A transposed (non-contiguous) view is copied into x-fastest order.
+        let t = Array2::from_shape_fn((5, 3), |(r, c)| (r * 3 + c) as i32);
+        let bt = Buffer::from_ndarray(t.t().into_dyn());
+        assert_eq!(bt.get(&[2, 1]), t[(2, 1)]);
+    }
+
+    #[test]
+    fn from_parts_rejects_out_of_range_dimensions() {
+        let dims = vec![
+            Dim {
+                min: 0,
+                extent: 4,
+                stride: 1,
+            },
+            Dim {
+                min: 0,
+                extent: 3,
+                stride: 4,
+            },
+        ];
+        assert!(Buffer::from_parts(vec![0u8; 11], dims.clone()).is_err());
+        assert!(Buffer::from_parts(vec![0u8; 12], dims).is_ok());
+    }
+}

@@ -1,0 +1,504 @@
+//! `Func`: a pure function over an infinite integer grid, given by one pure definition and any
+//! number of update definitions. Every definition is validated here, so the evaluator and the
+//! compiler only ever see well-formed Funcs; mistakes come back as `Error`s naming the Func.
+
+use std::collections::{HashMap, HashSet};
+
+use super::args::{coordinate_args, IntoArgs, IntoVars};
+use super::function::{Definition, Function};
+use super::rdom::{RDomLink, ReductionDomain};
+use super::var::Var;
+use crate::error::{Error, Result};
+use crate::ir::visit::{mutate_exprs, visit_exprs};
+use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
+
+/// The values of a Tuple-valued definition.
+#[derive(Clone, Debug)]
+pub struct Tuple(pub Vec<Expr>);
+
+/// What a definition's right-hand side may be: one value or a Tuple of them.
+pub trait IntoValues {
+    fn into_values(self) -> Vec<Expr>;
+}
+impl IntoValues for Tuple {
+    fn into_values(self) -> Vec<Expr> {
+        self.0
+    }
+}
+impl IntoValues for Vec<Expr> {
+    fn into_values(self) -> Vec<Expr> {
+        self
+    }
+}
+macro_rules! single_value {
+    ($($t:ty),*) => {$(
+        impl IntoValues for $t {
+            fn into_values(self) -> Vec<Expr> {
+                vec![self.into()]
+            }
+        }
+    )*};
+}
+single_value!(Expr, &Expr, Var, super::rdom::RVar, i32, f32, f64, bool);
+
+#[derive(Clone, Debug)]
+pub struct Func(Function);
+
+impl Func {
+    pub fn new(name: &str) -> Func {
+        Func(Function::new(Symbol::new(name)))
+    }
+    /// Wraps existing contents (used by passes and inline reductions).
+    pub fn from_function(f: Function) -> Func {
+        Func(f)
+    }
+    pub fn function(&self) -> &Function {
+        &self.0
+    }
+    pub fn name(&self) -> Symbol {
+        self.0.name()
+    }
+    pub fn is_defined(&self) -> bool {
+        self.0.is_defined()
+    }
+    pub fn dimensions(&self) -> usize {
+        self.0.dimensions()
+    }
+    pub fn output_types(&self) -> Vec<Type> {
+        self.0.output_types()
+    }
+    /// The type of the (first) value.
+    pub fn output_type(&self) -> Option<Type> {
+        self.0.output_types().first().copied()
+    }
+    /// The pure variables of the definition, in dimension order.
+    pub fn args(&self) -> Vec<Var> {
+        self.0
+            .read()
+            .args
+            .iter()
+            .map(|s| Var::new(s.as_str()))
+            .collect()
+    }
+    pub fn update_count(&self) -> usize {
+        self.0.read().updates.len()
+    }
+
+    /// The value of this Func at the given coordinates (element `0` of a Tuple).
+    pub fn at(&self, args: impl IntoArgs) -> Expr {
+        self.value_at(args, 0)
+    }
+
+    /// Element `index` of this Func's Tuple value at the given coordinates.
+    pub fn value_at(&self, args: impl IntoArgs, index: usize) -> Expr {
+        let name = self.name();
+        let args = args.into_args();
+        let c = self.0.read();
+        if c.pure.is_none() {
+            return Expr::invalid(
+                Type::i32(),
+                format!("Func {name} is called before it has a definition; define {name} first"),
+            );
+        }
+        if args.len() != c.args.len() {
+            return Expr::invalid(
+                c.output_types[0],
+                format!(
+                    "Func {name} has {} dimensions but is called with {} coordinates",
+                    c.args.len(),
+                    args.len()
+                ),
+            );
+        }
+        let Some(&ty) = c.output_types.get(index) else {
+            return Expr::invalid(
+                c.output_types[0],
+                format!(
+                    "Func {name} has {} values; there is no value {index}",
+                    c.output_types.len()
+                ),
+            );
+        };
+        drop(c);
+        match coordinate_args(name.as_str(), args) {
+            Ok(args) => Expr::new(
+                ty,
+                ExprKind::Call {
+                    name,
+                    kind: CallKind::Func(self.0.link()),
+                    args,
+                    value_index: index,
+                },
+            ),
+            Err(bad) => bad,
+        }
+    }
+
+    /// Every element of this Func's (Tuple) value at the given coordinates.
+    pub fn tuple_at(&self, args: impl IntoArgs) -> Vec<Expr> {
+        let args = args.into_args();
+        (0..self.output_types().len().max(1))
+            .map(|i| self.value_at(args.clone(), i))
+            .collect()
+    }
+
+    /// The pure definition `self(vars) = values`.
+    pub fn define(&self, vars: impl IntoVars, values: impl IntoValues) -> Result<()> {
+        let name = self.name();
+        let vars = vars.into_vars();
+        let values = values.into_values();
+        if self.is_defined() {
+            return Err(Error::Definition(format!("Func {name} already has a pure definition; use {name}.update(...) to add an update definition")));
+        }
+        let mut seen = HashSet::new();
+        for v in &vars {
+            if !seen.insert(v.name()) {
+                return Err(Error::Definition(format!(
+                    "Var {} appears twice on the left-hand side of {name}'s definition",
+                    v.name()
+                )));
+            }
+        }
+        check_values(name, "definition", &values)?;
+        for value in &values {
+            for free in free_var_names(value) {
+                if !seen.contains(&free) {
+                    let args: Vec<String> = vars.iter().map(|v| v.name().to_string()).collect();
+                    return Err(Error::Definition(format!(
+                        "the definition of {name} uses Var {free}, which is not one of its arguments ({})",
+                        args.join(", ")
+                    )));
+                }
+            }
+            if let Some(r) = rvar_links(value).into_iter().next() {
+                return Err(Error::Definition(format!(
+                    "the pure definition of {name} uses the reduction variable {}; reductions belong in update definitions ({name}.update(...)) or inline reductions (sum, maximum, ...)",
+                    r.0
+                )));
+            }
+            if calls_func(value, &self.0) {
+                return Err(Error::Definition(format!("the pure definition of {name} calls {name} itself; recursion needs an update definition")));
+            }
+        }
+        let mut c = self.0.write();
+        c.args = vars.iter().map(|v| v.name()).collect();
+        c.output_types = values.iter().map(|v| v.ty()).collect();
+        c.pure = Some(Definition {
+            args: vars.iter().map(|v| v.expr()).collect(),
+            values,
+            rdom: None,
+        });
+        Ok(())
+    }
+
+    /// An update definition `self(args) = values`, applied after the previous definitions.
+    /// The coordinates may be the pure Vars (in their positions), reduction variables, or any
+    /// integer expressions of them; the values may call `self`.
+    pub fn update(&self, args: impl IntoArgs, values: impl IntoValues) -> Result<()> {
+        let name = self.name();
+        let (pure_args, output_types) = {
+            let c = self.0.read();
+            if c.pure.is_none() {
+                return Err(Error::Definition(format!("Func {name} has no pure definition; define it with {name}.define(...) before adding updates")));
+            }
+            (c.args.clone(), c.output_types.clone())
+        };
+        let args = args.into_args();
+        if args.len() != pure_args.len() {
+            return Err(Error::Definition(format!(
+                "the update of {name} has {} coordinates but {name} has {} dimensions; an update cannot change a Func's dimensions",
+                args.len(),
+                pure_args.len()
+            )));
+        }
+        let args = coordinate_args(name.as_str(), args)
+            .map_err(|bad| invalid_error(name, "update", &bad))?;
+        let values = values.into_values();
+        if values.len() != output_types.len() {
+            return Err(Error::Definition(format!(
+                "the update of {name} gives {} values but {name} has {}",
+                values.len(),
+                output_types.len()
+            )));
+        }
+        check_values(name, "update", &values)?;
+        let values = values
+            .into_iter()
+            .zip(&output_types)
+            .map(|(v, &ty)| conform_update_value(name, v, ty))
+            .collect::<Result<Vec<_>>>()?;
+        // Self-calls hold weak links so a recursive Func does not keep itself alive.
+        let values: Vec<Expr> = values
+            .iter()
+            .map(|v| weaken_self_calls(v, &self.0))
+            .collect();
+
+        let rdom = find_reduction_domain(name, args.iter().chain(&values))?;
+        let predicates = rdom
+            .as_ref()
+            .map(|r| r.predicates.clone())
+            .unwrap_or_default();
+        check_update_vars(name, &pure_args, &args, values.iter().chain(&predicates))?;
+        check_self_calls(name, &self.0, &args, &values)?;
+        self.0
+            .write()
+            .updates
+            .push(Definition { args, values, rdom });
+        Ok(())
+    }
+}
+
+/// The error for an expression the front end marked invalid.
+fn invalid_error(name: Symbol, what: &str, bad: &Expr) -> Error {
+    match bad.kind() {
+        ExprKind::Invalid(msg) => Error::Type(format!("in the {what} of {name}: {msg}")),
+        _ => Error::Type(format!("in the {what} of {name}: invalid expression {bad}")),
+    }
+}
+
+/// Rejects values containing front-end errors or vectors.
+fn check_values(name: Symbol, what: &str, values: &[Expr]) -> Result<()> {
+    if values.is_empty() {
+        return Err(Error::Definition(format!(
+            "the {what} of {name} has no values"
+        )));
+    }
+    for v in values {
+        let mut bad = None;
+        visit_exprs(v, &mut |e| {
+            if bad.is_none() && matches!(e.kind(), ExprKind::Invalid(_)) {
+                bad = Some(e.clone());
+            }
+            bad.is_none()
+        });
+        if let Some(bad) = bad {
+            return Err(invalid_error(name, what, &bad));
+        }
+        if v.ty().is_vector() {
+            return Err(Error::Type(format!("the {what} of {name} has the vector type {}; Func values are scalars (vectorize with a schedule)", v.ty())));
+        }
+    }
+    Ok(())
+}
+
+/// An update value must have the Func's type; constants are converted when they fit.
+fn conform_update_value(name: Symbol, v: Expr, ty: Type) -> Result<Expr> {
+    if v.ty() == ty {
+        return Ok(v);
+    }
+    let fits = match (v.as_int_const(), v.as_float_const()) {
+        (Some(i), _) => ty.can_represent_int(i),
+        (_, Some(f)) => ty.is_float() || (f.fract() == 0.0 && ty.can_represent_int(f as i128)),
+        _ => false,
+    };
+    if fits {
+        return Ok(crate::lang::math::cast(ty, v));
+    }
+    Err(Error::Type(format!("the update of {name} has type {} but {name} has type {ty}; cast the value (e.g. cast({ty}, ...))", v.ty())))
+}
+
+fn free_var_names(e: &Expr) -> Vec<Symbol> {
+    let mut out = Vec::new();
+    visit_exprs(e, &mut |n| {
+        if let ExprKind::Var(s) = n.kind() {
+            if !out.contains(s) {
+                out.push(*s);
+            }
+        }
+        true
+    });
+    out
+}
+
+/// The first pure or reduction variable mentioned in `e`.
+fn first_variable(e: &Expr) -> Option<Symbol> {
+    let mut found = None;
+    visit_exprs(e, &mut |n| {
+        if let ExprKind::Var(s) | ExprKind::RVar(s, _) = n.kind() {
+            found.get_or_insert(*s);
+        }
+        found.is_none()
+    });
+    found
+}
+
+fn rvar_links(e: &Expr) -> Vec<(Symbol, RDomLink)> {
+    let mut out = Vec::new();
+    visit_exprs(e, &mut |n| {
+        if let ExprKind::RVar(s, link) = n.kind() {
+            out.push((*s, link.clone()));
+        }
+        true
+    });
+    out
+}
+
+fn calls_func(e: &Expr, f: &Function) -> bool {
+    let mut found = false;
+    visit_exprs(e, &mut |n| {
+        if let ExprKind::Call {
+            kind: CallKind::Func(link),
+            ..
+        } = n.kind()
+        {
+            found |= link.name() == f.name();
+        }
+        !found
+    });
+    found
+}
+
+fn weaken_self_calls(e: &Expr, f: &Function) -> Expr {
+    let me = f.name();
+    mutate_exprs(e, &mut |n| match n.kind() {
+        ExprKind::Call {
+            name,
+            kind: CallKind::Func(link),
+            args,
+            value_index,
+        } if link.name() == me && !link.is_weak() => {
+            let args = args.iter().map(|a| weaken_self_calls(a, f)).collect();
+            Some(Expr::new(
+                n.ty(),
+                ExprKind::Call {
+                    name: *name,
+                    kind: CallKind::Func(f.weak_link()),
+                    args,
+                    value_index: *value_index,
+                },
+            ))
+        }
+        _ => None,
+    })
+}
+
+/// The one reduction domain the update's RVars belong to (if any), validated.
+fn find_reduction_domain<'a>(
+    name: Symbol,
+    exprs: impl Iterator<Item = &'a Expr>,
+) -> Result<Option<ReductionDomain>> {
+    let mut links: Vec<(Symbol, RDomLink)> = Vec::new();
+    for e in exprs {
+        links.extend(rvar_links(e));
+    }
+    let Some((first_var, first)) = links.first().cloned() else {
+        return Ok(None);
+    };
+    for (var, link) in &links {
+        if !link.same_domain(&first) {
+            return Err(Error::Definition(format!(
+                "the update of {name} uses reduction variables {first_var} and {var} from two different RDoms; use one RDom with several dimensions"
+            )));
+        }
+    }
+    let dom = first
+        .domain()
+        .ok_or_else(|| Error::Definition(format!("the RDom of {first_var} (used in the update of {name}) was dropped before the update was defined")))?;
+    for (var, _) in &links {
+        if !dom.vars.iter().any(|v| v.name == *var) {
+            return Err(Error::Definition(format!("the update of {name} uses {var}, which is not a dimension of RDom {} ({} dimensions)", dom.name, dom.vars.len())));
+        }
+    }
+    for v in &dom.vars {
+        for bound in [&v.min, &v.extent] {
+            if let Some(bad) = first_variable(bound) {
+                return Err(Error::Definition(format!(
+                    "the bounds of RDom {} (used in the update of {name}) depend on the variable {bad}; reduction bounds may use only constants, Params and image sizes",
+                    dom.name
+                )));
+            }
+            if matches!(bound.kind(), ExprKind::Invalid(_)) || !bound.ty().is_int_or_uint() {
+                return Err(Error::Type(format!(
+                    "the bounds of RDom {} must be integers, not {} ({bound})",
+                    dom.name,
+                    bound.ty()
+                )));
+            }
+        }
+    }
+    Ok(Some(dom))
+}
+
+/// Pure Vars in an update must stand bare in their own position on the left-hand side, and
+/// the right-hand side may only use those.
+fn check_update_vars<'a>(
+    name: Symbol,
+    pure_args: &[Symbol],
+    args: &[Expr],
+    rhs: impl Iterator<Item = &'a Expr>,
+) -> Result<()> {
+    let mut bare = HashSet::new();
+    for (i, a) in args.iter().enumerate() {
+        match a.kind() {
+            ExprKind::Var(v) => match pure_args.iter().position(|p| p == v) {
+                Some(j) if j == i => {
+                    bare.insert(*v);
+                }
+                Some(j) => {
+                    return Err(Error::Definition(format!(
+                        "the update of {name} uses the pure Var {v} at position {i}, but it is argument {j} of {name}'s pure definition; pure Vars must keep their positions"
+                    )))
+                }
+                None => {
+                    return Err(Error::Definition(format!(
+                        "the update of {name} uses Var {v}, which is not one of {name}'s pure Vars; use an RDom for reduction coordinates"
+                    )))
+                }
+            },
+            _ => {
+                if let Some(v) = free_var_names(a).first() {
+                    return Err(Error::Definition(format!(
+                        "coordinate {i} of the update of {name} is {a}; a pure Var ({v}) on the left-hand side of an update must stand alone"
+                    )));
+                }
+            }
+        }
+    }
+    for e in rhs {
+        for v in free_var_names(e) {
+            if !bare.contains(&v) {
+                return Err(Error::Definition(format!(
+                    "the update of {name} uses Var {v} on its right-hand side, but {v} is not a coordinate of its left-hand side"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// In an update, a call to the Func itself must read each pure dimension at the same Var the
+/// left-hand side writes, which keeps pure dimensions independent (and parallelizable).
+fn check_self_calls(name: Symbol, f: &Function, args: &[Expr], values: &[Expr]) -> Result<()> {
+    let pure_positions: HashMap<usize, Symbol> = args
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| a.as_var().map(|v| (i, v)))
+        .collect();
+    for v in values {
+        let mut problem = None;
+        visit_exprs(v, &mut |n| {
+            if let ExprKind::Call {
+                kind: CallKind::Func(link),
+                args: call_args,
+                ..
+            } = n.kind()
+            {
+                if link.name() == f.name() {
+                    for (&i, &var) in &pure_positions {
+                        if call_args[i].as_var() != Some(var) && problem.is_none() {
+                            problem = Some(format!(
+                                "the update of {name} reads {name} at {} in dimension {i}, where its left-hand side has the pure Var {var}; an update may only read its own Func at the same pure coordinates",
+                                call_args[i]
+                            ));
+                        }
+                    }
+                }
+            }
+            true
+        });
+        if let Some(p) = problem {
+            return Err(Error::Definition(p));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,155 @@
+//! The shared contents behind a `Func` handle: its pure definition, its update definitions and
+//! (later) its schedule. Calls in expressions link to these contents through `FuncLink`, which
+//! holds a strong reference, except for a Func's calls to itself inside its own updates, which
+//! hold a weak one so that recursive definitions do not leak.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
+
+use super::rdom::ReductionDomain;
+use crate::ir::{Expr, Symbol, Type};
+
+/// One definition (stage) of a Func: `name(args) = values`, over an optional reduction domain.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Definition {
+    /// Left-hand-side coordinates. For the pure definition these are the pure Vars.
+    pub args: Vec<Expr>,
+    /// One value per Tuple element.
+    pub values: Vec<Expr>,
+    /// The reduction domain the update iterates over (with its `where` predicates).
+    pub rdom: Option<ReductionDomain>,
+}
+
+#[derive(Debug)]
+pub struct FunctionContents {
+    pub name: Symbol,
+    /// The pure variables, in dimension order (empty until defined).
+    pub args: Vec<Symbol>,
+    pub output_types: Vec<Type>,
+    pub pure: Option<Definition>,
+    pub updates: Vec<Definition>,
+}
+
+/// A shared handle on a Func's contents (cheap to clone; equality is identity).
+#[derive(Clone)]
+pub struct Function(Arc<RwLock<FunctionContents>>);
+
+impl Function {
+    pub fn new(name: Symbol) -> Function {
+        Function(Arc::new(RwLock::new(FunctionContents {
+            name,
+            args: Vec::new(),
+            output_types: Vec::new(),
+            pure: None,
+            updates: Vec::new(),
+        })))
+    }
+    pub fn read(&self) -> RwLockReadGuard<'_, FunctionContents> {
+        self.0.read().expect("Func contents poisoned")
+    }
+    pub fn write(&self) -> RwLockWriteGuard<'_, FunctionContents> {
+        self.0.write().expect("Func contents poisoned")
+    }
+    pub fn name(&self) -> Symbol {
+        self.read().name
+    }
+    pub fn is_defined(&self) -> bool {
+        self.read().pure.is_some()
+    }
+    pub fn dimensions(&self) -> usize {
+        self.read().args.len()
+    }
+    pub fn output_types(&self) -> Vec<Type> {
+        self.read().output_types.clone()
+    }
+    pub fn same_as(&self, other: &Function) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+    /// A strong link, for calls from other Funcs.
+    pub fn link(&self) -> FuncLink {
+        FuncLink {
+            name: self.name(),
+            ptr: LinkPtr::Strong(self.0.clone()),
+        }
+    }
+    /// A weak link, for a Func's calls to itself.
+    pub fn weak_link(&self) -> FuncLink {
+        FuncLink {
+            name: self.name(),
+            ptr: LinkPtr::Weak(Arc::downgrade(&self.0)),
+        }
+    }
+    /// Every definition in order: the pure one, then the updates.
+    pub fn definitions(&self) -> Vec<Definition> {
+        let c = self.read();
+        c.pure.iter().chain(c.updates.iter()).cloned().collect()
+    }
+}
+
+impl fmt::Debug for Function {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Function({})", self.name())
+    }
+}
+
+#[derive(Clone)]
+enum LinkPtr {
+    Strong(Arc<RwLock<FunctionContents>>),
+    Weak(Weak<RwLock<FunctionContents>>),
+}
+
+/// The Func a `Call` node calls. Compared and hashed by name: within one pipeline, Func names
+/// are unique (pipeline construction checks this).
+#[derive(Clone)]
+pub struct FuncLink {
+    name: Symbol,
+    ptr: LinkPtr,
+}
+
+impl FuncLink {
+    pub fn name(&self) -> Symbol {
+        self.name
+    }
+    /// The called Function. Panics only if a self-link outlived its Func, which cannot happen
+    /// while the Func's definitions (which hold the link) are alive.
+    pub fn function(&self) -> Function {
+        match &self.ptr {
+            LinkPtr::Strong(a) => Function(a.clone()),
+            LinkPtr::Weak(w) => Function(
+                w.upgrade()
+                    .expect("internal error: self-call outlived its Func"),
+            ),
+        }
+    }
+    pub fn is_weak(&self) -> bool {
+        matches!(self.ptr, LinkPtr::Weak(_))
+    }
+    /// How many values (Tuple elements) the called Func has, or 1 if it cannot be read now.
+    pub fn output_count(&self) -> usize {
+        match &self.ptr {
+            LinkPtr::Strong(a) => a.try_read().map(|c| c.output_types.len()).unwrap_or(1),
+            LinkPtr::Weak(w) => w
+                .upgrade()
+                .and_then(|a| a.try_read().ok().map(|c| c.output_types.len()))
+                .unwrap_or(1),
+        }
+    }
+}
+
+impl PartialEq for FuncLink {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+impl Eq for FuncLink {}
+impl Hash for FuncLink {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.name.hash(state)
+    }
+}
+impl fmt::Debug for FuncLink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "FuncLink({})", self.name)
+    }
+}

@@ -1,0 +1,283 @@
+//! The functions of the embedded language that are not operators: min/max/clamp, select,
+//! casts, lerp and the math library, with Halide's argument conversions (integer arguments to
+//! float-only functions become f32; `clamp` converts its bounds to the clamped value's type).
+
+use super::operators::{binary_op, coerce, match_types, IntoOperand, Operand};
+use super::scalar::Scalar;
+use crate::ir::{BinaryOp, Expr, ExprKind, Intrinsic, Type};
+
+fn invalid_in(e: &[&Expr]) -> Option<Expr> {
+    e.iter()
+        .find(|x| matches!(x.kind(), ExprKind::Invalid(_)))
+        .map(|x| (*x).clone())
+}
+
+pub fn min(a: impl IntoOperand, b: impl IntoOperand) -> Expr {
+    binary_op(BinaryOp::Min, a.into_operand(), b.into_operand())
+}
+
+pub fn max(a: impl IntoOperand, b: impl IntoOperand) -> Expr {
+    binary_op(BinaryOp::Max, a.into_operand(), b.into_operand())
+}
+
+/// `min(max(x, lo), hi)`, with `lo` and `hi` converted to the type of `x`.
+pub fn clamp(x: impl Into<Expr>, lo: impl IntoOperand, hi: impl IntoOperand) -> Expr {
+    let x = x.into();
+    let ty = x.ty();
+    let bound = |o: Operand| match o {
+        Operand::Expr(e) if e.ty() != ty => cast(ty, e),
+        other => coerce("clamp", Operand::Expr(x.clone()), other).1,
+    };
+    let (lo, hi) = (bound(lo.into_operand()), bound(hi.into_operand()));
+    max(min(x, hi), lo)
+}
+
+/// `cond ? t : f`, evaluated lane by lane. The arms are coerced to one type.
+pub fn select(cond: impl Into<Expr>, t: impl IntoOperand, f: impl IntoOperand) -> Expr {
+    let cond = cond.into();
+    let (t, f) = coerce("select", t.into_operand(), f.into_operand());
+    if let Some(bad) = invalid_in(&[&cond, &t, &f]) {
+        return bad;
+    }
+    if !cond.ty().is_bool() {
+        return Expr::invalid(
+            t.ty(),
+            format!(
+                "the condition of select must be a bool, not {} ({cond})",
+                cond.ty()
+            ),
+        );
+    }
+    let lanes = cond.ty().lanes.max(t.ty().lanes);
+    let widen = |e: Expr| {
+        if e.ty().lanes == 1 && lanes > 1 {
+            e.broadcast_to(lanes)
+        } else {
+            e
+        }
+    };
+    let (cond, t, f) = (widen(cond), widen(t), widen(f));
+    if cond.ty().lanes != t.ty().lanes {
+        return Expr::invalid(
+            t.ty(),
+            "select's condition and values have different vector widths",
+        );
+    }
+    Expr::select(cond, t, f)
+}
+
+/// A multi-way select: the value of the first case whose condition holds, else `default`.
+pub fn select_cases(
+    cases: impl IntoIterator<Item = (Expr, Expr)>,
+    default: impl IntoOperand,
+) -> Expr {
+    let cases: Vec<(Expr, Expr)> = cases.into_iter().collect();
+    let mut result = match default.into_operand() {
+        Operand::Expr(e) => e,
+        lit => {
+            coerce(
+                "select",
+                Operand::Expr(cases.first().map_or(Expr::i32(0), |c| c.1.clone())),
+                lit,
+            )
+            .1
+        }
+    };
+    for (c, v) in cases.into_iter().rev() {
+        result = select(c, v, result);
+    }
+    result
+}
+
+/// Converts to `ty` (integers wrap; floats truncate toward zero and saturate; NaN gives 0).
+pub fn cast(ty: Type, e: impl Into<Expr>) -> Expr {
+    let e = e.into();
+    if matches!(e.kind(), ExprKind::Invalid(_)) {
+        return e;
+    }
+    Expr::cast(ty.with_lanes(e.ty().lanes), e)
+}
+
+/// `cast` to the IR type of a Rust scalar type: `cast_to::<u8>(e)`.
+pub fn cast_to<T: Scalar>(e: impl Into<Expr>) -> Expr {
+    cast(T::TYPE, e)
+}
+
+/// Converts to `ty`, clamping to its range first.
+pub fn saturating_cast(ty: Type, e: impl Into<Expr>) -> Expr {
+    let e = e.into();
+    let ty = ty.with_lanes(e.ty().lanes);
+    if e.ty() == ty || matches!(e.kind(), ExprKind::Invalid(_)) {
+        return e;
+    }
+    Expr::intrinsic(ty, Intrinsic::SaturatingCast, vec![e])
+}
+
+/// Reinterprets the bits of `e` as `ty` (which must have the same bit width).
+pub fn reinterpret(ty: Type, e: impl Into<Expr>) -> Expr {
+    let e = e.into();
+    let ty = ty.with_lanes(e.ty().lanes);
+    if ty.bits != e.ty().bits || ty.is_bool() || e.ty().is_bool() {
+        return Expr::invalid(
+            ty,
+            format!("cannot reinterpret {} as {ty}: bit widths differ", e.ty()),
+        );
+    }
+    Expr::intrinsic(ty, Intrinsic::Reinterpret, vec![e])
+}
+
+/// `|x|`. For signed integers the result is the unsigned type of the same width (so that
+/// `abs(i8::MIN)` is representable), as in Halide.
+pub fn abs(x: impl Into<Expr>) -> Expr {
+    let x = x.into();
+    let ty = x.ty();
+    if ty.is_bool() {
+        return Expr::invalid(ty, "abs of a bool");
+    }
+    let out = if ty.is_int() {
+        ty.with_code(crate::ir::TypeCode::UInt)
+    } else {
+        ty
+    };
+    Expr::intrinsic(out, Intrinsic::Abs, vec![x])
+}
+
+/// `|a - b|` computed without overflow; unsigned result for integer operands.
+pub fn absd(a: impl IntoOperand, b: impl IntoOperand) -> Expr {
+    let (a, b) = coerce("absd", a.into_operand(), b.into_operand());
+    if let Some(bad) = invalid_in(&[&a, &b]) {
+        return bad;
+    }
+    let ty = a.ty();
+    if ty.is_bool() {
+        return Expr::invalid(ty, "absd of bools");
+    }
+    let out = if ty.is_int() {
+        ty.with_code(crate::ir::TypeCode::UInt)
+    } else {
+        ty
+    };
+    Expr::intrinsic(out, Intrinsic::Absd, vec![a, b])
+}
+
+/// `a * (1 - w) + b * w`. Float operands need a float weight (converted to their type);
+/// integer operands take a float weight and round the result to nearest.
+pub fn lerp(a: impl IntoOperand, b: impl IntoOperand, w: impl IntoOperand) -> Expr {
+    let (a, b) = coerce("lerp", a.into_operand(), b.into_operand());
+    let w = match w.into_operand() {
+        Operand::Expr(e) => e,
+        Operand::Int(v) => Expr::f32(v as f32),
+        Operand::Float(v) if a.ty().is_float() => Expr::make_float(a.ty().element(), v),
+        Operand::Float(v) => Expr::f32(v as f32),
+    };
+    if let Some(bad) = invalid_in(&[&a, &b, &w]) {
+        return bad;
+    }
+    if !w.ty().is_float() {
+        return Expr::invalid(
+            a.ty(),
+            format!("the weight of lerp must be a float, not {}", w.ty()),
+        );
+    }
+    let w = if a.ty().is_float() {
+        cast(a.ty().element(), w)
+    } else {
+        w
+    };
+    if a.ty().is_bool() {
+        return Expr::invalid(a.ty(), "lerp of bools");
+    }
+    let lanes = a.ty().lanes;
+    let w = if w.ty().lanes == 1 && lanes > 1 {
+        w.broadcast_to(lanes)
+    } else {
+        w
+    };
+    Expr::intrinsic(a.ty(), Intrinsic::Lerp, vec![a, b, w])
+}
+
+/// Converts an argument of a float-only math function: integers become f32.
+fn float_arg(e: Expr) -> Expr {
+    if e.ty().is_float() || matches!(e.kind(), ExprKind::Invalid(_)) {
+        e
+    } else {
+        Expr::cast(Type::f32().with_lanes(e.ty().lanes), e)
+    }
+}
+
+macro_rules! float_unary {
+    ($($(#[$doc:meta])* $name:ident => $op:ident),* $(,)?) => {$(
+        $(#[$doc])*
+        pub fn $name(x: impl Into<Expr>) -> Expr {
+            let x = float_arg(x.into());
+            Expr::intrinsic(x.ty(), Intrinsic::$op, vec![x])
+        }
+    )*};
+}
+
+float_unary! {
+    sqrt => Sqrt,
+    exp => Exp,
+    /// Natural logarithm.
+    log => Log,
+    floor => Floor,
+    ceil => Ceil,
+    /// Rounds to the nearest integer, ties to even.
+    round => Round,
+    trunc => Trunc,
+    sin => Sin,
+    cos => Cos,
+    tan => Tan,
+    asin => Asin,
+    acos => Acos,
+    atan => Atan,
+    sinh => Sinh,
+    cosh => Cosh,
+    tanh => Tanh,
+}
+
+macro_rules! float_binary {
+    ($($name:ident => $op:ident),* $(,)?) => {$(
+        pub fn $name(a: impl IntoOperand, b: impl IntoOperand) -> Expr {
+            let (a, b) = coerce(stringify!($name), a.into_operand(), b.into_operand());
+            let (a, b) = match_types(stringify!($name), float_arg(a), float_arg(b));
+            if let Some(bad) = invalid_in(&[&a, &b]) {
+                return bad;
+            }
+            Expr::intrinsic(a.ty(), Intrinsic::$op, vec![a, b])
+        }
+    )*};
+}
+
+float_binary! { pow => Pow, atan2 => Atan2, hypot => Hypot }
+
+macro_rules! float_predicate {
+    ($($name:ident => $op:ident),* $(,)?) => {$(
+        pub fn $name(x: impl Into<Expr>) -> Expr {
+            let x = float_arg(x.into());
+            Expr::intrinsic(Type::bool_().with_lanes(x.ty().lanes), Intrinsic::$op, vec![x])
+        }
+    )*};
+}
+
+float_predicate! { is_nan => IsNan, is_inf => IsInf, is_finite => IsFinite }
+
+macro_rules! bit_count {
+    ($($name:ident => $op:ident),* $(,)?) => {$(
+        pub fn $name(x: impl Into<Expr>) -> Expr {
+            let x = x.into();
+            if !x.ty().is_int_or_uint() {
+                return Expr::invalid(x.ty(), format!("{} needs an integer operand, not {}", stringify!($name), x.ty()));
+            }
+            Expr::intrinsic(x.ty(), Intrinsic::$op, vec![x])
+        }
+    )*};
+}
+
+bit_count! { popcount => PopCount, count_leading_zeros => CountLeadingZeros, count_trailing_zeros => CountTrailingZeros }
+
+/// Marks a condition as usually true (a hint for loop partitioning; the value is unchanged).
+pub fn likely(x: impl Into<Expr>) -> Expr {
+    let x = x.into();
+    Expr::intrinsic(x.ty(), Intrinsic::Likely, vec![x])
+}

@@ -1,0 +1,14 @@
+//! The embedded language users write pipelines in: Vars, Exprs with operators, Funcs with pure
+//! and update definitions, reduction domains, parameters, images and buffers.
+
+pub mod args;
+pub mod buffer;
+pub mod func;
+pub mod function;
+pub mod image_param;
+pub mod math;
+pub mod operators;
+pub mod param;
+pub mod rdom;
+pub mod scalar;
+pub mod var;

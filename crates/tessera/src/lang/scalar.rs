@@ -1,0 +1,80 @@
+//! `Scalar`: the Rust element types a Func value, Param or Buffer may have, and their mapping
+//! to IR types and runtime values.
+
+use crate::eval::value::Value;
+use crate::ir::Type;
+
+pub trait Scalar: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static {
+    const TYPE: Type;
+    fn to_value(self) -> Value;
+    /// Converts a value of exactly this type back (panics on a kind mismatch: internal bug).
+    fn from_value(v: Value) -> Self;
+}
+
+macro_rules! int_scalar {
+    ($t:ty, $ty:expr, $variant:ident, $wide:ty) => {
+        impl Scalar for $t {
+            const TYPE: Type = $ty;
+            fn to_value(self) -> Value {
+                Value::$variant(self as $wide)
+            }
+            fn from_value(v: Value) -> Self {
+                match v {
+                    Value::$variant(x) => x as $t,
+                    other => panic!(
+                        "internal error: expected {} value, got {other:?}",
+                        stringify!($t)
+                    ),
+                }
+            }
+        }
+    };
+}
+
+int_scalar!(u8, Type::u8(), UInt, u64);
+int_scalar!(u16, Type::u16(), UInt, u64);
+int_scalar!(u32, Type::u32(), UInt, u64);
+int_scalar!(u64, Type::u64(), UInt, u64);
+int_scalar!(i8, Type::i8(), Int, i64);
+int_scalar!(i16, Type::i16(), Int, i64);
+int_scalar!(i32, Type::i32(), Int, i64);
+int_scalar!(i64, Type::i64(), Int, i64);
+
+impl Scalar for f32 {
+    const TYPE: Type = Type::f32();
+    fn to_value(self) -> Value {
+        Value::F32(self)
+    }
+    fn from_value(v: Value) -> Self {
+        match v {
+            Value::F32(x) => x,
+            other => panic!("internal error: expected f32 value, got {other:?}"),
+        }
+    }
+}
+
+impl Scalar for f64 {
+    const TYPE: Type = Type::f64();
+    fn to_value(self) -> Value {
+        Value::F64(self)
+    }
+    fn from_value(v: Value) -> Self {
+        match v {
+            Value::F64(x) => x,
+            other => panic!("internal error: expected f64 value, got {other:?}"),
+        }
+    }
+}
+
+impl Scalar for bool {
+    const TYPE: Type = Type::bool_();
+    fn to_value(self) -> Value {
+        Value::Bool(self)
+    }
+    fn from_value(v: Value) -> Self {
+        match v {
+            Value::Bool(x) => x,
+            other => panic!("internal error: expected bool value, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! `Var`: a named pure dimension of a Func (an int32 coordinate). Two Vars with the same name
+//! are the same variable, as in Halide.
+
+use crate::ir::{Expr, Symbol, Type};
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Var(Symbol);
+
+impl Var {
+    pub fn new(name: &str) -> Var {
+        Var(Symbol::new(name))
+    }
+    /// A Var with a fresh, unique name.
+    pub fn fresh() -> Var {
+        Var(Symbol::fresh("v"))
+    }
+    pub fn name(self) -> Symbol {
+        self.0
+    }
+    pub fn expr(self) -> Expr {
+        Expr::var(self.0, Type::i32())
+    }
+}
+
+impl From<Var> for Expr {
+    fn from(v: Var) -> Expr {
+        v.expr()
+    }
+}
+
+impl From<&Var> for Expr {
+    fn from(v: &Var) -> Expr {
+        v.expr()
+    }
+}

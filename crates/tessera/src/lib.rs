@@ -1,0 +1,14 @@
+//! Tessera: a compiler for image-processing pipelines in the lineage of Halide and PolyMage.
+//!
+//! Pipelines are written as pure functions over an infinite integer grid (`lang`), represented
+//! as immutable expression trees (`ir`), simplified (`simplify`), analysed (`analysis`) and
+//! evaluated straight from their definitions (`eval`) as the reference every schedule and
+//! backend is checked against. See ARCHITECTURE.md for the whole picture.
+
+pub mod error;
+pub mod eval;
+pub mod ir;
+pub mod lang;
+pub mod prelude;
+
+pub use error::{Error, Result};

@@ -1,0 +1,13 @@
+//! Everything a pipeline author needs, in one import: `use tessera::prelude::*;`.
+
+pub use crate::error::{Error, Result};
+pub use crate::ir::{Expr, Type};
+pub use crate::lang::buffer::{AnyBuffer, Buffer, Dim};
+pub use crate::lang::func::{Func, Tuple};
+pub use crate::lang::image_param::ImageParam;
+pub use crate::lang::math::*;
+pub use crate::lang::operators::ExprOps;
+pub use crate::lang::param::Param;
+pub use crate::lang::rdom::{RDom, RVar};
+pub use crate::lang::scalar::Scalar;
+pub use crate::lang::var::Var;
