@@ -1,4 +1,5 @@
-//! Evaluation straight from the semantics: scalar operations (`value`), which every other
-//! component agrees with.
+//! Evaluation straight from the semantics: scalar operations (`value`) and expression trees
+//! (`expr`), which every other component is checked against.
 
+pub mod expr;
 pub mod value;

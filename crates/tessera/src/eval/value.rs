@@ -310,6 +310,25 @@ fn int_binary(op: BinaryOp, x: i128, y: i128, ty: Type, signed: bool) -> Value {
     wrap_int(r, ty)
 }
 
+/// Whether `a op b` overflows for a signed 32- or 64-bit type: the results the simplifier and
+/// bounds analysis are allowed to assume never happen (see `ExprEval::signed_overflow`).
+pub fn signed_overflow(op: BinaryOp, a: Value, b: Value, ty: Type) -> bool {
+    if !(ty.is_int() && ty.bits >= 32) {
+        return false;
+    }
+    let (Some(x), Some(y)) = (a.as_i128(), b.as_i128()) else {
+        return false;
+    };
+    let exact = match op {
+        BinaryOp::Add => x + y,
+        BinaryOp::Sub => x - y,
+        BinaryOp::Mul => x * y,
+        BinaryOp::Div if y != 0 => x.div_euclid(y),
+        _ => return false,
+    };
+    !ty.can_represent_int(exact)
+}
+
 /// `op a` for an operand of type `ty`.
 pub fn unary(op: UnaryOp, a: Value, ty: Type) -> Value {
     match (op, a) {
