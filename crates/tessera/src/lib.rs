@@ -9,6 +9,7 @@ pub mod error;
 pub mod eval;
 pub mod ir;
 pub mod lang;
+pub mod lower;
 pub mod prelude;
 
 pub use error::{Error, Result};

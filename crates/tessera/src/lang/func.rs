@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use super::args::{coordinate_args, IntoArgs, IntoVars};
 use super::function::{Definition, Function};
 use super::rdom::{RDomLink, ReductionDomain};
+use super::schedule::StageSchedule;
 use super::var::Var;
 use crate::error::{Error, Result};
 use crate::ir::visit::{mutate_exprs, visit_exprs};
@@ -183,10 +184,12 @@ impl Func {
         let mut c = self.0.write();
         c.args = vars.iter().map(|v| v.name()).collect();
         c.output_types = values.iter().map(|v| v.ty()).collect();
+        let schedule = StageSchedule::for_pure(&c.args);
         c.pure = Some(Definition {
             args: vars.iter().map(|v| v.expr()).collect(),
             values,
             rdom: None,
+            schedule,
         });
         Ok(())
     }
@@ -240,10 +243,18 @@ impl Func {
             .unwrap_or_default();
         check_update_vars(name, &pure_args, &args, values.iter().chain(&predicates))?;
         check_self_calls(name, &self.0, &args, &values)?;
-        self.0
-            .write()
-            .updates
-            .push(Definition { args, values, rdom });
+        let rvars: Vec<Symbol> = rdom
+            .iter()
+            .flat_map(|r| r.vars.iter().map(|v| v.name))
+            .collect();
+        let schedule = StageSchedule::for_update(&args, &rvars);
+        let definition = Definition {
+            args,
+            values,
+            rdom,
+            schedule,
+        };
+        self.0.write().updates.push(definition);
         Ok(())
     }
 }

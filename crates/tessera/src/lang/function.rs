@@ -8,6 +8,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 
 use super::rdom::ReductionDomain;
+use super::schedule::{FuncSchedule, StageSchedule};
 use crate::ir::{Expr, Symbol, Type};
 
 /// One definition (stage) of a Func: `name(args) = values`, over an optional reduction domain.
@@ -19,6 +20,8 @@ pub struct Definition {
     pub values: Vec<Expr>,
     /// The reduction domain the update iterates over (with its `where` predicates).
     pub rdom: Option<ReductionDomain>,
+    /// The loop structure this stage is computed with.
+    pub schedule: StageSchedule,
 }
 
 #[derive(Debug)]
@@ -29,6 +32,29 @@ pub struct FunctionContents {
     pub output_types: Vec<Type>,
     pub pure: Option<Definition>,
     pub updates: Vec<Definition>,
+    pub schedule: FuncSchedule,
+}
+
+impl FunctionContents {
+    /// Definition `stage` (0 is the pure definition, k the k-th update).
+    pub fn stage(&self, stage: usize) -> Option<&Definition> {
+        if stage == 0 {
+            self.pure.as_ref()
+        } else {
+            self.updates.get(stage - 1)
+        }
+    }
+    pub fn stage_mut(&mut self, stage: usize) -> Option<&mut Definition> {
+        if stage == 0 {
+            self.pure.as_mut()
+        } else {
+            self.updates.get_mut(stage - 1)
+        }
+    }
+    /// Number of stages: the pure definition plus the updates.
+    pub fn stage_count(&self) -> usize {
+        self.pure.is_some() as usize + self.updates.len()
+    }
 }
 
 /// A shared handle on a Func's contents (cheap to clone; equality is identity).
@@ -43,6 +69,7 @@ impl Function {
             output_types: Vec::new(),
             pure: None,
             updates: Vec::new(),
+            schedule: FuncSchedule::default(),
         })))
     }
     pub fn read(&self) -> RwLockReadGuard<'_, FunctionContents> {

@@ -11,4 +11,6 @@ pub mod operators;
 pub mod param;
 pub mod rdom;
 pub mod scalar;
+pub mod schedule;
+pub mod stage;
 pub mod var;

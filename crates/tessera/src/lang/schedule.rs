@@ -1,0 +1,210 @@
+//! The schedule as plain data: per stage, the loop structure (splits, fusions and the loop
+//! order with each loop's kind); per Func, where it is computed and stored, explicit bounds
+//! and storage order. Directives record mistakes they can detect on the spot as deferred
+//! errors, which lowering reports (a directive returns `&Self` so schedules chain, as in
+//! Halide).
+
+use crate::ir::{Expr, ForKind, Symbol};
+
+/// What a split does when the factor does not divide the extent.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum TailStrategy {
+    /// Halide's default: `ShiftInwards` for pure definitions, `GuardWithIf` for updates.
+    Auto,
+    /// Skip the iterations past the end with an `if`.
+    GuardWithIf,
+    /// Shift the last iteration back so it ends at the end (recomputes a few points; needs the
+    /// extent to be at least the factor).
+    ShiftInwards,
+    /// Compute past the end (the region computed is rounded up to a multiple of the factor).
+    RoundUp,
+}
+
+/// One loop-structure transformation, applied in order.
+#[derive(Clone, PartialEq, Debug)]
+pub enum SplitDirective {
+    /// `old` becomes `outer * factor + inner`.
+    Split {
+        old: Symbol,
+        outer: Symbol,
+        inner: Symbol,
+        factor: Expr,
+        tail: TailStrategy,
+    },
+    /// `inner` and `outer` become one loop `fused` (inner fastest).
+    Fuse {
+        inner: Symbol,
+        outer: Symbol,
+        fused: Symbol,
+    },
+}
+
+/// One loop of a stage. `name` is the full hierarchical dimension name (`x`, `x.xo`, ...),
+/// unique within the stage even when a split reuses a name (`split(x, x, xi)` gives `x.x` and
+/// `x.xi`); `short` is the name the user gave it, by which directives find it.
+#[derive(Clone, PartialEq, Debug)]
+pub struct LoopDim {
+    pub name: Symbol,
+    pub short: Symbol,
+    pub kind: ForKind,
+    /// Whether the loop iterates a reduction variable (or a split/fusion of one).
+    pub is_rvar: bool,
+}
+
+/// The loop structure of one stage (pure definition or update).
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct StageSchedule {
+    pub splits: Vec<SplitDirective>,
+    /// Loops, innermost first.
+    pub dims: Vec<LoopDim>,
+}
+
+impl StageSchedule {
+    /// The initial loops of a pure definition: its Vars, the first innermost.
+    pub fn for_pure(vars: &[Symbol]) -> StageSchedule {
+        let dims = vars
+            .iter()
+            .map(|&v| LoopDim {
+                name: v,
+                short: v,
+                kind: ForKind::Serial,
+                is_rvar: false,
+            })
+            .collect();
+        StageSchedule {
+            splits: Vec::new(),
+            dims,
+        }
+    }
+
+    /// The initial loops of an update: the reduction variables innermost (the first fastest),
+    /// then the pure Vars that stand alone on its left-hand side, as in Halide.
+    pub fn for_update(lhs: &[Expr], rvars: &[Symbol]) -> StageSchedule {
+        let rdims = rvars.iter().map(|&v| LoopDim {
+            name: v,
+            short: v,
+            kind: ForKind::Serial,
+            is_rvar: true,
+        });
+        let pure = lhs.iter().filter_map(|a| a.as_var()).map(|v| LoopDim {
+            name: v,
+            short: v,
+            kind: ForKind::Serial,
+            is_rvar: false,
+        });
+        StageSchedule {
+            splits: Vec::new(),
+            dims: rdims.chain(pure).collect(),
+        }
+    }
+}
+
+/// A place in the loop nest of the pipeline.
+#[derive(Clone, PartialEq, Debug)]
+pub enum LoopLevel {
+    /// Substituted into every use (the default for every Func but the output).
+    Inlined,
+    /// Outside all loops.
+    Root,
+    /// Inside the loop over dimension `var` of `func`'s stage `stage` (by default the one stage
+    /// of `func` that uses the Func being scheduled).
+    At {
+        func: Symbol,
+        stage: Option<usize>,
+        var: Symbol,
+    },
+}
+
+impl LoopLevel {
+    pub fn describe(&self) -> String {
+        match self {
+            LoopLevel::Inlined => "inline".to_string(),
+            LoopLevel::Root => "root".to_string(),
+            LoopLevel::At {
+                func,
+                stage: Some(s),
+                var,
+            } => format!("{func}.s{s}.{var}"),
+            LoopLevel::At {
+                func,
+                stage: None,
+                var,
+            } => format!("{func}.{var}"),
+        }
+    }
+}
+
+/// `bound(var, min, extent)`: the region computed in that dimension is exactly this.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Bound {
+    pub var: Symbol,
+    pub min: Expr,
+    pub extent: Expr,
+}
+
+/// Where a Func is computed and stored, and constraints on its storage.
+#[derive(Clone, PartialEq, Debug)]
+pub struct FuncSchedule {
+    pub compute_level: LoopLevel,
+    /// `None`: stored where it is computed.
+    pub store_level: Option<LoopLevel>,
+    pub bounds: Vec<Bound>,
+    /// Storage dimension order, innermost first (`reorder_storage`); empty for the default.
+    pub storage_order: Vec<Symbol>,
+    /// Mistakes found while scheduling, reported by lowering.
+    pub errors: Vec<String>,
+}
+
+impl Default for FuncSchedule {
+    fn default() -> Self {
+        FuncSchedule {
+            compute_level: LoopLevel::Inlined,
+            store_level: None,
+            bounds: Vec::new(),
+            storage_order: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+}
+
+impl FuncSchedule {
+    pub fn store_level(&self) -> &LoopLevel {
+        self.store_level.as_ref().unwrap_or(&self.compute_level)
+    }
+}
+
+/// Finds the loop of `dims` the user means by `name` (its short or full name). Errors list
+/// the loops that exist.
+pub fn find_dim(dims: &[LoopDim], name: Symbol) -> Result<usize, String> {
+    let matches: Vec<usize> = dims
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.short == name || d.name == name)
+        .map(|(i, _)| i)
+        .collect();
+    match matches.as_slice() {
+        [i] => Ok(*i),
+        [] => Err(format!(
+            "there is no loop {name}; the loops are {}",
+            describe_dims(dims)
+        )),
+        _ => Err(format!(
+            "{name} is ambiguous: it could be {}",
+            matches
+                .iter()
+                .map(|&i| dims[i].name.to_string())
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )),
+    }
+}
+
+/// The loops, outermost first, as users read them.
+pub fn describe_dims(dims: &[LoopDim]) -> String {
+    let names: Vec<String> = dims.iter().rev().map(|d| d.short.to_string()).collect();
+    if names.is_empty() {
+        "(none)".to_string()
+    } else {
+        names.join(", ")
+    }
+}

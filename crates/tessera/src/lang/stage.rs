@@ -1,0 +1,596 @@
+//! The scheduling language: loop-structure directives on a stage (`split`, `fuse`, `reorder`,
+//! `tile`, `parallel`, `vectorize`, `unroll`) and placement directives on a Func
+//! (`compute_root`, `compute_at`, `store_at`, `compute_inline`, `bound`, `reorder_storage`).
+//! Directives chain; a directive that cannot apply records an error naming the Func, the stage
+//! and the legal choices, and lowering reports it.
+
+use super::func::Func;
+use super::function::{Definition, Function};
+use super::rdom::RVar;
+use super::schedule::{
+    describe_dims, find_dim, Bound, LoopDim, LoopLevel, SplitDirective, StageSchedule, TailStrategy,
+};
+use super::var::Var;
+use crate::ir::{Expr, ExprKind, ForKind, Symbol};
+
+/// A loop dimension named in a directive: a Var, an RVar, or a name.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DimName(pub Symbol);
+
+impl From<Var> for DimName {
+    fn from(v: Var) -> DimName {
+        DimName(v.name())
+    }
+}
+impl From<&Var> for DimName {
+    fn from(v: &Var) -> DimName {
+        DimName(v.name())
+    }
+}
+impl From<RVar> for DimName {
+    fn from(v: RVar) -> DimName {
+        DimName(v.name())
+    }
+}
+impl From<&RVar> for DimName {
+    fn from(v: &RVar) -> DimName {
+        DimName(v.name())
+    }
+}
+impl From<&str> for DimName {
+    fn from(v: &str) -> DimName {
+        DimName(Symbol::new(v))
+    }
+}
+
+/// One definition of a Func, as a target for loop-structure directives.
+#[derive(Clone, Debug)]
+pub struct Stage {
+    func: Function,
+    index: usize,
+}
+
+impl Stage {
+    pub fn new(func: Function, index: usize) -> Stage {
+        Stage { func, index }
+    }
+
+    /// `f` or `f.update(k)`, as messages name the stage.
+    fn describe(&self) -> String {
+        let name = self.func.name();
+        if self.index == 0 {
+            name.to_string()
+        } else {
+            format!("{name}.update({})", self.index - 1)
+        }
+    }
+
+    /// Applies `change` to this stage's schedule, recording its error (if any) instead.
+    fn apply(
+        &self,
+        directive: &str,
+        change: impl FnOnce(&mut StageSchedule, &Definition) -> Result<(), String>,
+    ) -> &Stage {
+        let what = format!("{}.{directive}", self.describe());
+        let mut contents = self.func.write();
+        let result = match contents.stage_mut(self.index) {
+            None => Err(format!(
+                "{} has no stage {} (define it before scheduling it)",
+                self.func.name(),
+                self.index
+            )),
+            Some(def) => {
+                let mut schedule = def.schedule.clone();
+                let r = change(&mut schedule, def);
+                if r.is_ok() {
+                    def.schedule = schedule;
+                }
+                r
+            }
+        };
+        if let Err(msg) = result {
+            contents.schedule.errors.push(format!("{what}: {msg}"));
+        }
+        drop(contents);
+        self
+    }
+
+    /// Splits `old` into `outer * factor + inner`, with the default tail strategy.
+    pub fn split(
+        &self,
+        old: impl Into<DimName>,
+        outer: impl Into<DimName>,
+        inner: impl Into<DimName>,
+        factor: impl Into<Expr>,
+    ) -> &Stage {
+        self.split_with_tail(old, outer, inner, factor, TailStrategy::Auto)
+    }
+
+    pub fn split_with_tail(
+        &self,
+        old: impl Into<DimName>,
+        outer: impl Into<DimName>,
+        inner: impl Into<DimName>,
+        factor: impl Into<Expr>,
+        tail: TailStrategy,
+    ) -> &Stage {
+        let (old, outer, inner, factor) =
+            (old.into().0, outer.into().0, inner.into().0, factor.into());
+        let is_update = self.index > 0;
+        self.apply(
+            &format!("split({old}, {outer}, {inner}, {factor})"),
+            |s, _| split_dim(s, old, outer, inner, factor, tail, is_update),
+        )
+    }
+
+    /// Fuses `inner` and the loop directly outside it, `outer`, into one loop `fused`.
+    pub fn fuse(
+        &self,
+        inner: impl Into<DimName>,
+        outer: impl Into<DimName>,
+        fused: impl Into<DimName>,
+    ) -> &Stage {
+        let (inner, outer, fused) = (inner.into().0, outer.into().0, fused.into().0);
+        self.apply(&format!("fuse({inner}, {outer}, {fused})"), |s, _| {
+            fuse_dims(s, inner, outer, fused)
+        })
+    }
+
+    /// Reorders the named loops, innermost first (they take the positions they held).
+    pub fn reorder(&self, dims: &[DimName]) -> &Stage {
+        let names: Vec<Symbol> = dims.iter().map(|d| d.0).collect();
+        let listed = names
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        self.apply(&format!("reorder({listed})"), |s, _| {
+            reorder_dims(s, &names)
+        })
+    }
+
+    /// Splits `x` and `y` into tiles of `x_factor` × `y_factor`: loops `yo, xo, yi, xi`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tile(
+        &self,
+        x: impl Into<DimName>,
+        y: impl Into<DimName>,
+        xo: impl Into<DimName>,
+        yo: impl Into<DimName>,
+        xi: impl Into<DimName>,
+        yi: impl Into<DimName>,
+        x_factor: impl Into<Expr>,
+        y_factor: impl Into<Expr>,
+    ) -> &Stage {
+        let (x, y, xo, yo, xi, yi) = (
+            x.into(),
+            y.into(),
+            xo.into(),
+            yo.into(),
+            xi.into(),
+            yi.into(),
+        );
+        self.split(x, xo, xi, x_factor)
+            .split(y, yo, yi, y_factor)
+            .reorder(&[xi, yi, xo, yo])
+    }
+
+    /// `tile` keeping the names `x` and `y` for the tile loops.
+    pub fn tile_in_place(
+        &self,
+        x: impl Into<DimName>,
+        y: impl Into<DimName>,
+        xi: impl Into<DimName>,
+        yi: impl Into<DimName>,
+        x_factor: impl Into<Expr>,
+        y_factor: impl Into<Expr>,
+    ) -> &Stage {
+        let (x, y) = (x.into(), y.into());
+        self.tile(x, y, x, y, xi, yi, x_factor, y_factor)
+    }
+
+    fn set_kind(&self, dim: DimName, kind: ForKind) -> &Stage {
+        let name = dim.0;
+        let directive = format!("{}({name})", kind_directive(kind));
+        let func = self.func.name();
+        self.apply(&directive, |s, def| {
+            let i = find_dim(&s.dims, name)?;
+            if s.dims[i].is_rvar && matches!(kind, ForKind::Parallel | ForKind::Vectorized) {
+                check_rvar_parallel_safe(def, func, s.dims[i].name)?;
+            }
+            s.dims[i].kind = kind;
+            Ok(())
+        })
+    }
+
+    /// Runs the iterations of loop `dim` in parallel on the thread pool.
+    pub fn parallel(&self, dim: impl Into<DimName>) -> &Stage {
+        self.set_kind(dim.into(), ForKind::Parallel)
+    }
+    /// Runs loop `dim` in order (the default).
+    pub fn serial(&self, dim: impl Into<DimName>) -> &Stage {
+        self.set_kind(dim.into(), ForKind::Serial)
+    }
+    /// Splits `dim` by `width` and computes the inner loop as one vector of `width` lanes.
+    pub fn vectorize(&self, dim: impl Into<DimName>, width: i32) -> &Stage {
+        let dim = dim.into();
+        let inner = DimName(Symbol::new(&format!("{}_vi", dim.0)));
+        self.split(dim, dim, inner, width)
+            .set_kind(inner, ForKind::Vectorized)
+    }
+    /// Vectorizes the whole loop `dim` (its extent must be a constant).
+    pub fn vectorize_loop(&self, dim: impl Into<DimName>) -> &Stage {
+        self.set_kind(dim.into(), ForKind::Vectorized)
+    }
+    /// Splits `dim` by `factor` and unrolls the inner loop.
+    pub fn unroll(&self, dim: impl Into<DimName>, factor: i32) -> &Stage {
+        let dim = dim.into();
+        let inner = DimName(Symbol::new(&format!("{}_ui", dim.0)));
+        self.split(dim, dim, inner, factor)
+            .set_kind(inner, ForKind::Unrolled)
+    }
+    /// Unrolls the whole loop `dim` (its extent must be a constant).
+    pub fn unroll_loop(&self, dim: impl Into<DimName>) -> &Stage {
+        self.set_kind(dim.into(), ForKind::Unrolled)
+    }
+}
+
+fn kind_directive(kind: ForKind) -> &'static str {
+    match kind {
+        ForKind::Serial => "serial",
+        ForKind::Parallel => "parallel",
+        ForKind::Vectorized => "vectorize",
+        ForKind::Unrolled => "unroll",
+    }
+}
+
+fn split_dim(
+    s: &mut StageSchedule,
+    old: Symbol,
+    outer: Symbol,
+    inner: Symbol,
+    factor: Expr,
+    tail: TailStrategy,
+    is_update: bool,
+) -> Result<(), String> {
+    let i = find_dim(&s.dims, old)?;
+    if let Some(f) = factor.as_int_const() {
+        if f <= 0 {
+            return Err(format!("the split factor must be positive, not {f}"));
+        }
+    } else if !factor.ty().is_int_or_uint() || matches!(factor.kind(), ExprKind::Invalid(_)) {
+        return Err(format!(
+            "the split factor must be an integer, not {} ({factor})",
+            factor.ty()
+        ));
+    }
+    if outer == inner {
+        return Err(format!(
+            "the outer and inner loops need different names, not both {outer}"
+        ));
+    }
+    for new in [outer, inner] {
+        if s.dims
+            .iter()
+            .enumerate()
+            .any(|(j, d)| j != i && d.short == new)
+        {
+            return Err(format!(
+                "there is already a loop named {new}; the loops are {}",
+                describe_dims(&s.dims)
+            ));
+        }
+    }
+    let old_dim = s.dims[i].clone();
+    if is_update && matches!(tail, TailStrategy::ShiftInwards | TailStrategy::RoundUp) {
+        return Err(format!(
+            "{tail:?} would apply the update more than once to some points (or to points outside its domain); use TailStrategy::GuardWithIf (the default for updates)"
+        ));
+    }
+    let full = |n: Symbol| old_dim.name.dot(n.as_str());
+    let inner_dim = LoopDim {
+        name: full(inner),
+        short: inner,
+        kind: ForKind::Serial,
+        is_rvar: old_dim.is_rvar,
+    };
+    let outer_dim = LoopDim {
+        name: full(outer),
+        short: outer,
+        kind: old_dim.kind,
+        is_rvar: old_dim.is_rvar,
+    };
+    s.dims.splice(i..=i, [inner_dim.clone(), outer_dim.clone()]);
+    s.splits.push(SplitDirective::Split {
+        old: old_dim.name,
+        outer: outer_dim.name,
+        inner: inner_dim.name,
+        factor: factor.clone(),
+        tail,
+    });
+    Ok(())
+}
+
+fn fuse_dims(
+    s: &mut StageSchedule,
+    inner: Symbol,
+    outer: Symbol,
+    fused: Symbol,
+) -> Result<(), String> {
+    let i = find_dim(&s.dims, inner)?;
+    let o = find_dim(&s.dims, outer)?;
+    if o != i + 1 {
+        return Err(format!(
+            "{outer} must be the loop directly outside {inner} to fuse them; the loops are {}",
+            describe_dims(&s.dims)
+        ));
+    }
+    if s.dims[i].is_rvar != s.dims[o].is_rvar {
+        return Err(format!(
+            "cannot fuse a reduction loop with a pure loop ({inner}, {outer})"
+        ));
+    }
+    if s.dims
+        .iter()
+        .enumerate()
+        .any(|(j, d)| j != i && j != o && d.short == fused)
+    {
+        return Err(format!("there is already a loop named {fused}"));
+    }
+    let name = s.dims[i].name.dot(fused.as_str());
+    let dim = LoopDim {
+        name,
+        short: fused,
+        kind: ForKind::Serial,
+        is_rvar: s.dims[i].is_rvar,
+    };
+    s.splits.push(SplitDirective::Fuse {
+        inner: s.dims[i].name,
+        outer: s.dims[o].name,
+        fused: name,
+    });
+    s.dims.splice(i..=o, [dim]);
+    Ok(())
+}
+
+fn reorder_dims(s: &mut StageSchedule, names: &[Symbol]) -> Result<(), String> {
+    let mut positions = Vec::new();
+    for &n in names {
+        let i = find_dim(&s.dims, n)?;
+        if positions.contains(&i) {
+            return Err(format!("{n} is listed twice"));
+        }
+        positions.push(i);
+    }
+    let dims: Vec<LoopDim> = positions.iter().map(|&i| s.dims[i].clone()).collect();
+    let mut sorted = positions.clone();
+    sorted.sort_unstable();
+    let mut reordered = s.dims.clone();
+    for (slot, dim) in sorted.iter().zip(dims) {
+        reordered[*slot] = dim;
+    }
+    let rvar_order = |d: &[LoopDim]| {
+        d.iter()
+            .filter(|d| d.is_rvar)
+            .map(|d| d.name)
+            .collect::<Vec<_>>()
+    };
+    if rvar_order(&reordered) != rvar_order(&s.dims) {
+        return Err(format!(
+            "this changes the order of the reduction loops ({}), which would change the result of the update; only pure loops may move",
+            rvar_order(&s.dims).iter().rev().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    s.dims = reordered;
+    Ok(())
+}
+
+/// A reduction loop may run in parallel (or as vector lanes) only when each iteration writes
+/// its own point and reads nothing another iteration writes: the RVar it iterates stands alone
+/// in some coordinate of the left-hand side and every read of the Func is at the point being
+/// written.
+fn check_rvar_parallel_safe(
+    def: &Definition,
+    func: Symbol,
+    loop_name: Symbol,
+) -> Result<(), String> {
+    let rdom_vars = def.rdom.iter().flat_map(|r| r.vars.iter().map(|v| v.name));
+    let rvar = rdom_vars
+        .into_iter()
+        .find(|v| loop_name == *v || loop_name.as_str().starts_with(&format!("{v}.")))
+        .ok_or_else(|| format!("internal error: {loop_name} is not a reduction loop"))?;
+    let written_alone = def
+        .args
+        .iter()
+        .any(|a| matches!(a.kind(), ExprKind::RVar(r, _) if *r == rvar));
+    let mut reads_elsewhere = false;
+    for v in &def.values {
+        crate::ir::visit::visit_exprs(v, &mut |e| {
+            if let ExprKind::Call {
+                name,
+                kind: crate::ir::CallKind::Func(_),
+                args,
+                ..
+            } = e.kind()
+            {
+                reads_elsewhere |= *name == func && *args != def.args;
+            }
+            true
+        });
+    }
+    if written_alone && !reads_elsewhere {
+        return Ok(());
+    }
+    Err(format!(
+        "iterations of the reduction loop {loop_name} may write the same point of {func} or read points other iterations write, so running them in parallel could change the result; keep it serial"
+    ))
+}
+
+/// Scheduling directives that apply to a whole Func, not one stage.
+impl Func {
+    /// The schedule handle of update definition `k` (0-based).
+    pub fn update_stage(&self, k: usize) -> Stage {
+        Stage::new(self.function().clone(), k + 1)
+    }
+    /// The schedule handle of the pure definition.
+    pub fn pure_stage(&self) -> Stage {
+        Stage::new(self.function().clone(), 0)
+    }
+
+    fn set_placement(&self, change: impl FnOnce(&mut super::schedule::FuncSchedule)) -> &Func {
+        change(&mut self.function().write().schedule);
+        self
+    }
+
+    /// Computes all of this Func, before anything that uses it, outside all loops.
+    pub fn compute_root(&self) -> &Func {
+        self.set_placement(|s| s.compute_level = LoopLevel::Root)
+    }
+    /// Computes the region of this Func that one iteration of `consumer`'s loop `var` needs,
+    /// inside that loop.
+    pub fn compute_at(&self, consumer: &Func, var: impl Into<DimName>) -> &Func {
+        let level = LoopLevel::At {
+            func: consumer.name(),
+            stage: None,
+            var: var.into().0,
+        };
+        self.set_placement(|s| s.compute_level = level)
+    }
+    /// `compute_at` a loop of a specific stage (0 = pure, k = update k-1) of `consumer`.
+    pub fn compute_at_stage(
+        &self,
+        consumer: &Func,
+        stage: usize,
+        var: impl Into<DimName>,
+    ) -> &Func {
+        let level = LoopLevel::At {
+            func: consumer.name(),
+            stage: Some(stage),
+            var: var.into().0,
+        };
+        self.set_placement(|s| s.compute_level = level)
+    }
+    /// Substitutes this Func's definition into every use (the default).
+    pub fn compute_inline(&self) -> &Func {
+        self.set_placement(|s| {
+            s.compute_level = LoopLevel::Inlined;
+            s.store_level = None
+        })
+    }
+    /// Allocates this Func's storage outside all loops (with compute at a finer level, this
+    /// enables the sliding window optimization).
+    pub fn store_root(&self) -> &Func {
+        self.set_placement(|s| s.store_level = Some(LoopLevel::Root))
+    }
+    /// Allocates this Func's storage inside `consumer`'s loop `var`.
+    pub fn store_at(&self, consumer: &Func, var: impl Into<DimName>) -> &Func {
+        let level = LoopLevel::At {
+            func: consumer.name(),
+            stage: None,
+            var: var.into().0,
+        };
+        self.set_placement(|s| s.store_level = Some(level))
+    }
+    /// Computes exactly `[min, min + extent)` of dimension `var` (asserting it covers what is
+    /// needed).
+    pub fn bound(&self, var: Var, min: impl Into<Expr>, extent: impl Into<Expr>) -> &Func {
+        let (min, extent) = (min.into(), extent.into());
+        let name = self.name();
+        let args = self.function().read().args.clone();
+        self.set_placement(|s| {
+            if !args.contains(&var.name()) {
+                s.errors.push(format!(
+                    "{name}.bound({}, ..): {} is not a dimension of {name}; its dimensions are {}",
+                    var.name(),
+                    var.name(),
+                    join(&args)
+                ));
+            } else if !(min.ty().is_int_or_uint() && extent.ty().is_int_or_uint()) {
+                s.errors.push(format!(
+                    "{name}.bound({}, {min}, {extent}): the bounds must be integers",
+                    var.name()
+                ));
+            } else {
+                s.bounds.retain(|b| b.var != var.name());
+                s.bounds.push(Bound {
+                    var: var.name(),
+                    min: crate::lang::math::cast(crate::ir::Type::i32(), min),
+                    extent: crate::lang::math::cast(crate::ir::Type::i32(), extent),
+                });
+            }
+        })
+    }
+    /// Orders this Func's storage dimensions, innermost first.
+    pub fn reorder_storage(&self, vars: &[Var]) -> &Func {
+        let name = self.name();
+        let args = self.function().read().args.clone();
+        let order: Vec<Symbol> = vars.iter().map(|v| v.name()).collect();
+        self.set_placement(|s| {
+            let mut sorted_order = order.clone();
+            sorted_order.sort();
+            let mut sorted_args = args.clone();
+            sorted_args.sort();
+            if sorted_order != sorted_args {
+                s.errors.push(format!(
+                    "{name}.reorder_storage({}): list every dimension of {name} once ({})",
+                    join(&order),
+                    join(&args)
+                ));
+            } else {
+                s.storage_order = order;
+            }
+        })
+    }
+}
+
+fn join(names: &[Symbol]) -> String {
+    names
+        .iter()
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The stage directives on a Func apply to its pure definition (`f.split(...)` is
+/// `f.pure_stage().split(...)`), returning the Func so placement directives can follow.
+macro_rules! forward_stage_directives {
+    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*);)*) => {
+        impl Func {
+            $(
+                $(#[$doc])*
+                #[allow(clippy::too_many_arguments)]
+                pub fn $name(&self, $($arg: $ty),*) -> &Func {
+                    self.pure_stage().$name($($arg),*);
+                    self
+                }
+            )*
+        }
+    };
+}
+
+forward_stage_directives! {
+    /// See [`Stage::split`].
+    fn split(old: impl Into<DimName>, outer: impl Into<DimName>, inner: impl Into<DimName>, factor: impl Into<Expr>);
+    /// See [`Stage::split_with_tail`].
+    fn split_with_tail(old: impl Into<DimName>, outer: impl Into<DimName>, inner: impl Into<DimName>, factor: impl Into<Expr>, tail: TailStrategy);
+    /// See [`Stage::fuse`].
+    fn fuse(inner: impl Into<DimName>, outer: impl Into<DimName>, fused: impl Into<DimName>);
+    /// See [`Stage::reorder`].
+    fn reorder(dims: &[DimName]);
+    /// See [`Stage::tile`].
+    fn tile(x: impl Into<DimName>, y: impl Into<DimName>, xo: impl Into<DimName>, yo: impl Into<DimName>, xi: impl Into<DimName>, yi: impl Into<DimName>, x_factor: impl Into<Expr>, y_factor: impl Into<Expr>);
+    /// See [`Stage::tile_in_place`].
+    fn tile_in_place(x: impl Into<DimName>, y: impl Into<DimName>, xi: impl Into<DimName>, yi: impl Into<DimName>, x_factor: impl Into<Expr>, y_factor: impl Into<Expr>);
+    /// See [`Stage::parallel`].
+    fn parallel(dim: impl Into<DimName>);
+    /// See [`Stage::serial`].
+    fn serial(dim: impl Into<DimName>);
+    /// See [`Stage::vectorize`].
+    fn vectorize(dim: impl Into<DimName>, width: i32);
+    /// See [`Stage::vectorize_loop`].
+    fn vectorize_loop(dim: impl Into<DimName>);
+    /// See [`Stage::unroll`].
+    fn unroll(dim: impl Into<DimName>, factor: i32);
+    /// See [`Stage::unroll_loop`].
+    fn unroll_loop(dim: impl Into<DimName>);
+}

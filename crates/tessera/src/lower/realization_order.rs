@@ -1,0 +1,129 @@
+//! Pass 1: the pipeline's environment (every Func reachable from the output, by name) and the
+//! order Funcs are realized in (producers before consumers). Also where schedule mistakes
+//! recorded by directives surface, and where pipeline-wide rules are checked: Func names are
+//! unique, the output is computed at root.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::error::{Error, Result};
+use crate::ir::visit::visit_exprs;
+use crate::ir::{CallKind, ExprKind, Symbol};
+use crate::lang::function::Function;
+use crate::lang::schedule::LoopLevel;
+
+/// Every Func of a pipeline, by name, with a realization order.
+#[derive(Clone, Debug)]
+pub struct Environment {
+    pub funcs: HashMap<Symbol, Function>,
+    /// Producers before consumers; the output is last.
+    pub order: Vec<Symbol>,
+    pub output: Symbol,
+}
+
+impl Environment {
+    pub fn func(&self, name: Symbol) -> &Function {
+        &self.funcs[&name]
+    }
+}
+
+/// The Funcs that definitions of `f` call (other than `f` itself), in first-call order.
+pub fn direct_callees(f: &Function) -> Vec<Function> {
+    let mut out: Vec<Function> = Vec::new();
+    let me = f.name();
+    let defs = f.definitions();
+    let exprs = defs.iter().flat_map(|d| {
+        d.args
+            .iter()
+            .chain(&d.values)
+            .chain(d.rdom.iter().flat_map(|r| {
+                r.predicates
+                    .iter()
+                    .chain(r.vars.iter().flat_map(|v| [&v.min, &v.extent]))
+            }))
+    });
+    for e in exprs {
+        visit_exprs(e, &mut |n| {
+            if let ExprKind::Call {
+                kind: CallKind::Func(link),
+                ..
+            } = n.kind()
+            {
+                if link.name() != me && !out.iter().any(|g| g.name() == link.name()) {
+                    out.push(link.function());
+                }
+            }
+            true
+        });
+    }
+    out
+}
+
+pub fn realization_order(output: &Function) -> Result<Environment> {
+    let mut funcs: HashMap<Symbol, Function> = HashMap::new();
+    let mut order = Vec::new();
+    let mut visiting = HashSet::new();
+    visit(output, &mut funcs, &mut order, &mut visiting)?;
+    for name in &order {
+        let f = &funcs[name];
+        let c = f.read();
+        if let Some(first) = c.schedule.errors.first() {
+            let more = c.schedule.errors.len() - 1;
+            let suffix = if more > 0 {
+                format!(" (and {more} more schedule errors in {name})")
+            } else {
+                String::new()
+            };
+            return Err(Error::Schedule(format!("{first}{suffix}")));
+        }
+    }
+    let out = output.read();
+    match &out.schedule.compute_level {
+        LoopLevel::Inlined | LoopLevel::Root => {}
+        other => {
+            return Err(Error::Schedule(format!(
+                "{} is the output of the pipeline, so it is computed at root; it cannot be computed at {}",
+                out.name,
+                other.describe()
+            )))
+        }
+    }
+    Ok(Environment {
+        funcs,
+        order,
+        output: out.name,
+    })
+}
+
+fn visit(
+    f: &Function,
+    funcs: &mut HashMap<Symbol, Function>,
+    order: &mut Vec<Symbol>,
+    visiting: &mut HashSet<Symbol>,
+) -> Result<()> {
+    let name = f.name();
+    if let Some(existing) = funcs.get(&name) {
+        if !existing.same_as(f) {
+            return Err(Error::Definition(format!(
+                "two different Funcs are named {name}; give each Func of a pipeline its own name"
+            )));
+        }
+        return Ok(());
+    }
+    if !f.is_defined() {
+        return Err(Error::Definition(format!(
+            "Func {name} is used but never defined"
+        )));
+    }
+    if !visiting.insert(name) {
+        return Err(Error::Definition(format!(
+            "Func {name} depends on itself through other Funcs"
+        )));
+    }
+    for g in direct_callees(f) {
+        visit(&g, funcs, order, visiting)?;
+    }
+    visiting.remove(&name);
+    funcs.insert(name, f.clone());
+    order.push(name);
+    Ok(())
+}

@@ -1,0 +1,187 @@
+//! The loop nest of one stage of a Func, from its definition and its `StageSchedule` (Halide's
+//! ApplySplit): one loop per scheduled dimension, outermost first; the original variables
+//! rebuilt from the split and fused loops as lets placed as soon as the loops they use are
+//! open; `GuardWithIf` tails and RDom predicates as an `if` around the `Provide`.
+
+use std::collections::HashMap;
+
+use super::names::{i32_var, region_max, region_min, stage_var};
+use crate::ir::substitute::{free_vars, substitute_map};
+use crate::ir::{BinaryOp, Expr, Stmt, StmtKind, Symbol, Type};
+use crate::lang::function::FunctionContents;
+use crate::lang::schedule::{SplitDirective, TailStrategy};
+
+fn i32c(v: i32) -> Expr {
+    Expr::i32(v)
+}
+fn add(a: Expr, b: Expr) -> Expr {
+    Expr::binary(BinaryOp::Add, a, b)
+}
+fn sub(a: Expr, b: Expr) -> Expr {
+    Expr::binary(BinaryOp::Sub, a, b)
+}
+fn mul(a: Expr, b: Expr) -> Expr {
+    Expr::binary(BinaryOp::Mul, a, b)
+}
+fn div(a: Expr, b: Expr) -> Expr {
+    Expr::binary(BinaryOp::Div, a, b)
+}
+
+/// The effective tail strategy of a split (Halide's `Auto`: shift inwards in pure
+/// definitions, guard in updates, where recomputing a point would apply the update twice).
+pub fn resolve_tail(tail: TailStrategy, is_update: bool) -> TailStrategy {
+    match tail {
+        TailStrategy::Auto if is_update => TailStrategy::GuardWithIf,
+        TailStrategy::Auto => TailStrategy::ShiftInwards,
+        other => other,
+    }
+}
+
+/// The statement computing stage `stage` of `f` over its region `f.s<k>.<var>.min/max`.
+pub fn build_stage(f: &FunctionContents, stage: usize) -> Stmt {
+    let def = f
+        .stage(stage)
+        .expect("internal error: building a stage that does not exist");
+    let name = f.name;
+    let var_of = |dim: Symbol| i32_var(stage_var(name, stage, dim));
+
+    // Original dimensions: the pure Vars and the RVars, with their bounds.
+    let mut bounds: HashMap<Symbol, (Expr, Expr)> = HashMap::new();
+    let mut renames: HashMap<Symbol, Expr> = HashMap::new();
+    for a in &def.args {
+        if let Some(v) = a.as_var() {
+            let (min, max) = (
+                i32_var(region_min(name, stage, v)),
+                i32_var(region_max(name, stage, v)),
+            );
+            bounds.insert(v, (min.clone(), add(sub(max, min), i32c(1))));
+            renames.insert(v, var_of(v));
+        }
+    }
+    if stage == 0 {
+        for &v in &f.args {
+            renames.entry(v).or_insert_with(|| var_of(v));
+        }
+    }
+    let mut conditions = Vec::new();
+    if let Some(rdom) = &def.rdom {
+        for rv in &rdom.vars {
+            bounds.insert(rv.name, (rv.min.clone(), rv.extent.clone()));
+            renames.insert(rv.name, var_of(rv.name));
+        }
+        conditions.extend(rdom.predicates.iter().map(|p| substitute_map(p, &renames)));
+    }
+
+    // Replay the splits: bounds of the new loops, lets rebuilding the old variables, guards.
+    let mut derived: Vec<(Symbol, Expr)> = Vec::new();
+    for split in &def.schedule.splits {
+        match split {
+            SplitDirective::Split {
+                old,
+                outer,
+                inner,
+                factor,
+                tail,
+            } => {
+                let (old_min, old_extent) = bounds[old].clone();
+                let factor = crate::lang::math::cast(Type::i32(), factor.clone());
+                let outer_extent = div(
+                    add(old_extent.clone(), sub(factor.clone(), i32c(1))),
+                    factor.clone(),
+                );
+                bounds.insert(*inner, (i32c(0), factor.clone()));
+                bounds.insert(*outer, (i32c(0), outer_extent));
+                let base = mul(var_of(*outer), factor.clone());
+                let base = match resolve_tail(*tail, stage > 0) {
+                    TailStrategy::ShiftInwards => {
+                        Expr::binary(BinaryOp::Min, base, sub(old_extent.clone(), factor))
+                    }
+                    TailStrategy::GuardWithIf => {
+                        conditions.push(Expr::binary(
+                            BinaryOp::Lt,
+                            var_of(*old),
+                            add(old_min.clone(), old_extent.clone()),
+                        ));
+                        base
+                    }
+                    TailStrategy::RoundUp | TailStrategy::Auto => base,
+                };
+                derived.push((*old, add(add(old_min, base), var_of(*inner))));
+            }
+            SplitDirective::Fuse {
+                inner,
+                outer,
+                fused,
+            } => {
+                let (inner_min, inner_extent) = bounds[inner].clone();
+                let (outer_min, outer_extent) = bounds[outer].clone();
+                bounds.insert(*fused, (i32c(0), mul(inner_extent.clone(), outer_extent)));
+                let f = var_of(*fused);
+                derived.push((
+                    *inner,
+                    add(
+                        inner_min,
+                        Expr::binary(BinaryOp::Mod, f.clone(), inner_extent.clone()),
+                    ),
+                ));
+                derived.push((*outer, add(outer_min, div(f, inner_extent))));
+            }
+        }
+    }
+
+    let args: Vec<Expr> = def
+        .args
+        .iter()
+        .map(|a| substitute_map(a, &renames))
+        .collect();
+    let values: Vec<Expr> = def
+        .values
+        .iter()
+        .map(|v| substitute_map(v, &renames))
+        .collect();
+    let mut body = Stmt::new(StmtKind::Provide {
+        func: name,
+        args,
+        values,
+    });
+    if let Some(cond) = conditions
+        .into_iter()
+        .reduce(|a, b| Expr::binary(BinaryOp::And, a, b))
+    {
+        body = Stmt::if_then(cond, body);
+    }
+
+    // Loops outermost first; each derived let goes right inside the innermost loop it uses.
+    let loops: Vec<_> = def.schedule.dims.iter().rev().collect();
+    let depth_of_loop: HashMap<Symbol, usize> = loops
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (stage_var(name, stage, d.name), i + 1))
+        .collect();
+    let lets: Vec<(Symbol, Expr)> = derived
+        .into_iter()
+        .map(|(v, e)| (stage_var(name, stage, v), e))
+        .collect();
+    let mut depth: HashMap<Symbol, usize> = HashMap::new();
+    for (v, e) in lets.iter().rev() {
+        let d = free_vars(e)
+            .iter()
+            .map(|u| depth_of_loop.get(u).or(depth.get(u)).copied().unwrap_or(0))
+            .max()
+            .unwrap_or(0);
+        depth.insert(*v, d);
+    }
+    // Lets are defined from the last split backwards (a split's inner variable is rebuilt
+    // before the variable it was split from); wrap them innermost-first.
+    for level in (0..=loops.len()).rev() {
+        for (v, e) in lets.iter().filter(|(v, _)| depth[v] == level) {
+            body = Stmt::let_stmt(*v, e.clone(), body);
+        }
+        if level > 0 {
+            let d = loops[level - 1];
+            let (min, extent) = bounds[&d.name].clone();
+            body = Stmt::for_loop(stage_var(name, stage, d.name), min, extent, d.kind, body);
+        }
+    }
+    body
+}

@@ -1,0 +1,209 @@
+//! Storage flattening (Halide §4.4): multi-dimensional `Realize`/`Provide`/`Call` become flat
+//! `Allocate`/`Store`/`Load`. A Func's storage is laid out densely over its realized box in
+//! storage order (first dimension innermost unless `reorder_storage` says otherwise); the
+//! output and the input images are addressed through their buffers' `min` and `stride`
+//! fields. Element `i` of a Tuple-valued Func lives in buffer `f.i`.
+
+use std::collections::HashMap;
+
+use super::names::i32_var;
+use super::realization_order::Environment;
+use crate::ir::visit::{mutate_exprs, Mutator};
+use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Stmt, StmtKind, Symbol};
+use crate::lang::image_param::buffer_field;
+
+/// The flat buffer holding value `index` of Func `func` (which has `outputs` values).
+pub fn value_buffer(func: Symbol, index: usize, outputs: usize) -> Symbol {
+    if outputs == 1 {
+        func
+    } else {
+        func.dot(&index.to_string())
+    }
+}
+
+/// How one Func's coordinates map to a flat index: `Σ (c_d - min_d) * stride_d`.
+#[derive(Clone)]
+struct Layout {
+    mins: Vec<Expr>,
+    strides: Vec<Expr>,
+}
+
+impl Layout {
+    fn index(&self, coords: &[Expr]) -> Expr {
+        let terms = coords
+            .iter()
+            .zip(&self.mins)
+            .zip(&self.strides)
+            .map(|((c, m), s)| {
+                Expr::binary(
+                    BinaryOp::Mul,
+                    Expr::binary(BinaryOp::Sub, c.clone(), m.clone()),
+                    s.clone(),
+                )
+            });
+        terms
+            .reduce(|a, b| Expr::binary(BinaryOp::Add, a, b))
+            .unwrap_or_else(|| Expr::i32(0))
+    }
+
+    /// An external buffer's layout (the output, or an input image).
+    fn of_buffer(name: Symbol, dims: usize) -> Layout {
+        Layout {
+            mins: (0..dims)
+                .map(|d| i32_var(buffer_field(name, "min", d)))
+                .collect(),
+            strides: (0..dims)
+                .map(|d| i32_var(buffer_field(name, "stride", d)))
+                .collect(),
+        }
+    }
+}
+
+struct Flattener<'a> {
+    env: &'a Environment,
+    layouts: HashMap<Symbol, Layout>,
+}
+
+impl Flattener<'_> {
+    fn layout(&self, func: Symbol, dims: usize) -> Layout {
+        self.layouts
+            .get(&func)
+            .cloned()
+            .unwrap_or_else(|| Layout::of_buffer(func, dims))
+    }
+
+    fn flatten_expr(&self, e: &Expr) -> Expr {
+        mutate_exprs(e, &mut |n| match n.kind() {
+            ExprKind::Call {
+                name,
+                kind: CallKind::Func(link),
+                args,
+                value_index,
+            } => {
+                let args: Vec<Expr> = args.iter().map(|a| self.flatten_expr(a)).collect();
+                let outputs = self
+                    .env
+                    .funcs
+                    .get(name)
+                    .map_or(link.output_count(), |f| f.read().output_types.len());
+                let buffer = value_buffer(*name, *value_index, outputs);
+                let index = self.layout(*name, args.len()).index(&args);
+                Some(Expr::load(n.ty(), buffer, index))
+            }
+            ExprKind::Call {
+                name,
+                kind: CallKind::Image,
+                args,
+                ..
+            } => {
+                let args: Vec<Expr> = args.iter().map(|a| self.flatten_expr(a)).collect();
+                Some(Expr::load(
+                    n.ty(),
+                    *name,
+                    Layout::of_buffer(*name, args.len()).index(&args),
+                ))
+            }
+            _ => None,
+        })
+    }
+}
+
+impl Mutator for Flattener<'_> {
+    fn mutate_expr(&mut self, e: &Expr) -> Expr {
+        self.flatten_expr(e)
+    }
+
+    fn mutate_stmt(&mut self, s: &Stmt) -> Stmt {
+        match s.kind() {
+            StmtKind::Realize {
+                func,
+                types,
+                bounds,
+                body,
+            } => {
+                let f = self.env.func(*func).read();
+                let order: Vec<usize> = if f.schedule.storage_order.is_empty() {
+                    (0..f.args.len()).collect()
+                } else {
+                    f.schedule
+                        .storage_order
+                        .iter()
+                        .map(|v| {
+                            f.args
+                                .iter()
+                                .position(|a| a == v)
+                                .expect("validated storage order")
+                        })
+                        .collect()
+                };
+                let mut strides = vec![Expr::i32(0); bounds.len()];
+                let mut stride = Expr::i32(1);
+                for &d in &order {
+                    strides[d] = stride.clone();
+                    stride = Expr::binary(BinaryOp::Mul, stride, bounds[d].extent.clone());
+                }
+                let mins = bounds.iter().map(|r| r.min.clone()).collect();
+                let extents: Vec<Expr> = order.iter().map(|&d| bounds[d].extent.clone()).collect();
+                drop(f);
+                let previous = self.layouts.insert(*func, Layout { mins, strides });
+                let mut body = self.mutate_stmt(body);
+                match previous {
+                    Some(p) => self.layouts.insert(*func, p),
+                    None => self.layouts.remove(func),
+                };
+                for (i, ty) in types.iter().enumerate().rev() {
+                    let buffer = value_buffer(*func, i, types.len());
+                    body = Stmt::new(StmtKind::Allocate {
+                        buffer,
+                        ty: *ty,
+                        extents: extents.clone(),
+                        body,
+                    });
+                }
+                body
+            }
+            StmtKind::Provide { func, args, values } => {
+                let args: Vec<Expr> = args.iter().map(|a| self.flatten_expr(a)).collect();
+                let index = self.layout(*func, args.len()).index(&args);
+                let values: Vec<Expr> = values.iter().map(|v| self.flatten_expr(v)).collect();
+                let store = |i: usize, value: Expr| {
+                    let buffer = value_buffer(*func, i, values.len());
+                    Stmt::new(StmtKind::Store {
+                        buffer,
+                        index: index.clone(),
+                        value,
+                        predicate: None,
+                    })
+                };
+                if values.len() == 1 {
+                    return store(0, values[0].clone());
+                }
+                // A Tuple's values are all computed before any is stored (they may read the
+                // point being overwritten).
+                let temps: Vec<Symbol> = (0..values.len())
+                    .map(|i| func.dot(&format!("value{i}")))
+                    .collect();
+                let mut body = Stmt::block(
+                    temps
+                        .iter()
+                        .zip(&values)
+                        .enumerate()
+                        .map(|(i, (t, v))| store(i, Expr::var(*t, v.ty()))),
+                );
+                for (t, v) in temps.iter().zip(&values).rev() {
+                    body = Stmt::let_stmt(*t, v.clone(), body);
+                }
+                body
+            }
+            _ => crate::ir::visit::mutate_stmt_children(self, s),
+        }
+    }
+}
+
+pub fn storage_flattening(s: &Stmt, env: &Environment) -> Stmt {
+    Flattener {
+        env,
+        layouts: HashMap::new(),
+    }
+    .mutate_stmt(s)
+}
