@@ -8,9 +8,12 @@
 //!
 //! Later passes are added in the order they run.
 
+pub mod arguments;
+pub mod hoist_loop_invariants;
 pub mod inline;
 pub mod names;
 pub mod realization_order;
+pub mod remove_dead_allocations;
 pub mod schedule_functions;
 pub mod stage_loops;
 pub mod storage_flattening;

@@ -1,0 +1,96 @@
+//! The arguments a lowered pipeline takes (Halide's InferArguments): the input images it reads
+//! (with element type and dimensionality) and the scalar Params it uses, found in the
+//! definitions of its Funcs. Buffer fields of the images (`input.min.0`) are not separate
+//! arguments: they come with the image's buffer.
+
+use std::collections::BTreeMap;
+
+use super::realization_order::Environment;
+use crate::error::{Error, Result};
+use crate::ir::visit::visit_exprs;
+use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImageArgument {
+    pub name: Symbol,
+    pub ty: Type,
+    pub dims: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamArgument {
+    pub name: Symbol,
+    pub ty: Type,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Arguments {
+    pub images: Vec<ImageArgument>,
+    pub params: Vec<ParamArgument>,
+}
+
+impl Arguments {
+    /// Whether `name` is a field (`min`/`extent`/`stride`) of one of the images.
+    pub fn is_image_field(&self, name: Symbol) -> bool {
+        self.images.iter().any(|i| name.as_str().strip_prefix(i.name.as_str()).is_some_and(|rest| rest.starts_with('.')))
+    }
+}
+
+fn definition_exprs(env: &Environment) -> Vec<Expr> {
+    let mut out = Vec::new();
+    for name in &env.order {
+        for d in env.func(*name).definitions() {
+            out.extend(d.args.iter().chain(&d.values).cloned());
+            if let Some(r) = &d.rdom {
+                out.extend(r.predicates.iter().cloned());
+                out.extend(r.vars.iter().flat_map(|v| [v.min.clone(), v.extent.clone()]));
+            }
+        }
+        let c = env.func(*name).read();
+        out.extend(c.schedule.bounds.iter().flat_map(|b| [b.min.clone(), b.extent.clone()]));
+        for def in c.pure.iter().chain(&c.updates) {
+            for split in &def.schedule.splits {
+                if let crate::lang::schedule::SplitDirective::Split { factor, .. } = split {
+                    out.push(factor.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+pub fn infer_arguments(env: &Environment) -> Result<Arguments> {
+    let mut images: BTreeMap<&'static str, ImageArgument> = BTreeMap::new();
+    let mut params: BTreeMap<&'static str, ParamArgument> = BTreeMap::new();
+    let mut conflict = None;
+    for e in definition_exprs(env) {
+        visit_exprs(&e, &mut |n| {
+            match n.kind() {
+                ExprKind::Call { name, kind: CallKind::Image, args, .. } => {
+                    let arg = ImageArgument { name: *name, ty: n.ty(), dims: args.len() };
+                    if let Some(prev) = images.insert(name.as_str(), arg.clone()) {
+                        if prev != arg {
+                            conflict.get_or_insert(format!("image {name} is used as {} with {} dimensions and as {} with {}", prev.ty, prev.dims, arg.ty, arg.dims));
+                        }
+                    }
+                }
+                ExprKind::Param(name) => {
+                    let arg = ParamArgument { name: *name, ty: n.ty() };
+                    if let Some(prev) = params.insert(name.as_str(), arg.clone()) {
+                        if prev != arg {
+                            conflict.get_or_insert(format!("parameter {name} is used as {} and as {}", prev.ty, arg.ty));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            true
+        });
+    }
+    if let Some(c) = conflict {
+        return Err(Error::Definition(c));
+    }
+    let mut args = Arguments { images: images.into_values().collect(), params: Vec::new() };
+    args.params = params.into_values().filter(|p| !args.is_image_field(p.name)).collect();
+    Ok(args)
+}

@@ -1,0 +1,60 @@
+//! Buffer checks (Halide's AddImageChecks): before anything runs, assert that every input image
+//! covers the region the pipeline reads from it and that the output buffer covers every point
+//! the pipeline writes, with messages naming the buffer, the dimension, the region needed and
+//! the region given. Generated code never touches memory outside its buffers.
+
+use super::arguments::Arguments;
+use super::bounds_inference::{bounded, func_box, union_boxes};
+use super::realization_order::Environment;
+use super::storage_flattening::value_buffer;
+use crate::error::Result;
+use crate::ir::{BinaryOp, Expr, MessagePart, Stmt, StmtKind, Symbol};
+use crate::lang::image_param::buffer_field;
+
+fn check(buffer: Symbol, role: &str, d: usize, min: Expr, max: Expr) -> Stmt {
+    let field = |f: &str| Expr::var(buffer_field(buffer, f, d), crate::ir::Type::i32());
+    let buf_min = field("min");
+    let buf_max = Expr::binary(BinaryOp::Sub, Expr::binary(BinaryOp::Add, field("min"), field("extent")), Expr::i32(1));
+    let ok = Expr::binary(BinaryOp::And, Expr::binary(BinaryOp::Ge, min.clone(), buf_min.clone()), Expr::binary(BinaryOp::Le, max.clone(), buf_max.clone()));
+    let text = |t: String| MessagePart::Text(t.into());
+    Stmt::new(StmtKind::Assert {
+        condition: ok,
+        message: vec![
+            text(format!("{role} `{buffer}` needs dimension {d} in [")),
+            MessagePart::Value(min),
+            text(", ".into()),
+            MessagePart::Value(max),
+            text("] but the buffer covers [".into()),
+            MessagePart::Value(buf_min),
+            text(", ".into()),
+            MessagePart::Value(buf_max),
+            text("]".into()),
+        ],
+    })
+}
+
+pub fn add_image_checks(s: &Stmt, env: &Environment, args: &Arguments) -> Result<Stmt> {
+    // The output's region lets stay outside: the checks are expressed in terms of them.
+    if let StmtKind::LetStmt { name, value, body } = s.kind() {
+        return Ok(Stmt::let_stmt(*name, value.clone(), add_image_checks(body, env, args)?));
+    }
+    let mut checks = Vec::new();
+    for image in &args.images {
+        let Some(region) = func_box(s, image.name, false) else { continue };
+        for (d, i) in region.iter().enumerate() {
+            let (min, max) = bounded(i, || format!("input image {} in dimension {d}", image.name))?;
+            checks.push(check(image.name, "input", d, min, max));
+        }
+    }
+    let out = env.func(env.output).read();
+    let touched = union_boxes(func_box(s, out.name, true), func_box(s, out.name, false));
+    if let Some(region) = touched {
+        for (d, i) in region.iter().enumerate() {
+            let (min, max) = bounded(i, || format!("output {} in dimension {d}", out.name))?;
+            for v in 0..out.output_types.len() {
+                checks.push(check(value_buffer(out.name, v, out.output_types.len()), "output", d, min.clone(), max.clone()));
+            }
+        }
+    }
+    Ok(Stmt::block(checks.into_iter().chain([s.clone()])))
+}
