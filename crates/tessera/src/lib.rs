@@ -7,6 +7,7 @@
 
 pub mod error;
 pub mod eval;
+pub mod interp;
 pub mod ir;
 pub mod lang;
 pub mod lower;

@@ -170,6 +170,49 @@ impl<T: Scalar> Buffer<T> {
     pub fn try_get(&self, coord: &[i64]) -> Option<T> {
         self.contains(coord).then(|| self.get(coord))
     }
+
+    /// The index in `data()` of the element `offset` elements past the element at the mins,
+    /// i.e. of the coordinate `c` inside the buffer with `Σ_d (c_d - min_d) * stride_d ==
+    /// offset` (how flattened code addresses a buffer). `None` when no coordinate inside the
+    /// buffer lies at that offset, so padding between rows is out of range too. Dimensions are
+    /// decomposed from the largest stride down, which is exact for every non-overlapping
+    /// layout (dense, padded, transposed).
+    pub fn flat_data_index(&self, offset: i64) -> Option<usize> {
+        if offset < 0 || self.is_empty() {
+            return None;
+        }
+        let mut rest = offset;
+        let mut peel = |d: &Dim| {
+            if d.stride > 0 {
+                rest -= (rest / d.stride).min(d.extent - 1) * d.stride;
+            }
+        };
+        // The usual layouts have strides growing with the dimension: no sort needed.
+        if self.dims.windows(2).all(|w| w[0].stride <= w[1].stride) {
+            self.dims.iter().rev().for_each(&mut peel);
+        } else {
+            let mut order: Vec<&Dim> = self.dims.iter().collect();
+            order.sort_by_key(|d| std::cmp::Reverse(d.stride));
+            order.into_iter().for_each(&mut peel);
+        }
+        (rest == 0).then(|| self.base + offset as usize)
+    }
+    /// The element `offset` elements past the element at the mins (see `flat_data_index`).
+    pub fn get_flat(&self, offset: i64) -> Option<T> {
+        self.flat_data_index(offset).map(|i| self.data[i])
+    }
+    /// Stores `v` `offset` elements past the element at the mins (see `flat_data_index`);
+    /// returns `false`, storing nothing, when the offset addresses no element of the buffer.
+    #[must_use]
+    pub fn set_flat(&mut self, offset: i64, v: T) -> bool {
+        match self.flat_data_index(offset) {
+            Some(i) => {
+                self.data[i] = v;
+                true
+            }
+            None => false,
+        }
+    }
     pub fn set(&mut self, coord: &[i64], v: T) {
         let o = self.offset(coord);
         self.data[o] = v;
@@ -343,6 +386,17 @@ impl AnyBuffer {
         }
         any_buffer_dispatch!(self, b => set(b, coord, v))
     }
+    /// The element `offset` elements past the element at the mins, following the strides
+    /// (see `Buffer::flat_data_index`); `None` when no element lies there.
+    pub fn get_flat(&self, offset: i64) -> Option<Value> {
+        any_buffer_dispatch!(self, b => b.get_flat(offset).map(Scalar::to_value))
+    }
+    /// Stores a value of the buffer's element type `offset` elements past the element at the
+    /// mins; returns `false`, storing nothing, when no element lies there.
+    #[must_use]
+    pub fn set_flat(&mut self, offset: i64, v: Value) -> bool {
+        any_buffer_dispatch!(self, b => b.set_flat(offset, Scalar::from_value(v)))
+    }
 }
 
 #[cfg(test)]
@@ -376,6 +430,55 @@ mod tests {
         let t = Array2::from_shape_fn((5, 3), |(r, c)| (r * 3 + c) as i32);
         let bt = Buffer::from_ndarray(t.t().into_dyn());
         assert_eq!(bt.get(&[2, 1]), t[(2, 1)]);
+    }
+
+    #[test]
+    fn flat_offsets_follow_strides_and_skip_padding() {
+        // 3 x 2 elements, rows padded to 4, mins (5, -1).
+        let dims = vec![
+            Dim {
+                min: 5,
+                extent: 3,
+                stride: 1,
+            },
+            Dim {
+                min: -1,
+                extent: 2,
+                stride: 4,
+            },
+        ];
+        let mut b = Buffer::from_parts((0..8).collect::<Vec<i32>>(), dims).unwrap();
+        assert_eq!(b.get_flat(0), Some(b.get(&[5, -1])));
+        assert_eq!(b.get_flat(6), Some(b.get(&[7, 0])));
+        for padding_or_outside in [-1, 3, 7, 8] {
+            assert_eq!(b.get_flat(padding_or_outside), None);
+        }
+        assert!(b.set_flat(5, 42));
+        assert_eq!(b.get(&[6, 0]), 42);
+        assert!(!b.set_flat(3, 1));
+        // Transposed layout: y is the dense dimension.
+        let t = Buffer::from_parts(
+            (0..6).collect::<Vec<u8>>(),
+            vec![
+                Dim {
+                    min: 0,
+                    extent: 3,
+                    stride: 2,
+                },
+                Dim {
+                    min: 0,
+                    extent: 2,
+                    stride: 1,
+                },
+            ],
+        )
+        .unwrap();
+        let any = AnyBuffer::from(t.clone());
+        for off in 0..6 {
+            assert_eq!(any.get_flat(off), Some(Value::UInt(off as u64)));
+        }
+        assert_eq!(any.get_flat(6), None);
+        assert_eq!(t.get(&[2, 1]), 5);
     }
 
     #[test]

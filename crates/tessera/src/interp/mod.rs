@@ -1,0 +1,439 @@
+//! The Stmt interpreter: executes lowered code exactly, at both storage levels (Func
+//! realizations with `Provide`/calls before storage flattening, flat `Allocate`/`Store`/`Load`
+//! after), with vectors evaluated lane by lane, so every lowering pass can be tested without a
+//! native code generator. It is a checker as much as an executor: accesses outside realized
+//! boxes, allocations or bound buffers are errors naming what was accessed where; new storage
+//! holds garbage, not zeros; and parallel loops run their iterations in a seeded pseudo-random
+//! order, so schedules whose parallel iterations are not independent give wrong results.
+
+mod env;
+mod memory;
+mod random;
+mod symbol_map;
+
+use std::collections::HashMap;
+
+use self::env::Env;
+use self::memory::Memory;
+use self::random::SplitMix64;
+use crate::error::{Error, Result};
+use crate::eval::expr::{EvalContext, ExprEval};
+use crate::eval::value::{self, Value};
+use crate::ir::{Expr, ForKind, MessagePart, Range, Stmt, StmtKind, Symbol, Type};
+use crate::lang::buffer::AnyBuffer;
+use crate::lang::function::FuncLink;
+use crate::lang::image_param::buffer_field;
+
+/// What one run did, per Func or buffer name.
+#[derive(Default, Debug, Clone, PartialEq, Eq)]
+pub struct InterpStats {
+    /// `Provide` executions per Func: points computed, counting each stage and each lane.
+    pub provides: HashMap<Symbol, u64>,
+    /// `Store` executions per buffer, counting the lanes actually stored.
+    pub stores: HashMap<Symbol, u64>,
+    /// The largest allocation or realization seen per buffer or Func, in elements (points of
+    /// the realized box, for a Func).
+    pub allocation_elements: HashMap<Symbol, u64>,
+    /// How many times each buffer or Func was allocated or realized.
+    pub allocations: HashMap<Symbol, u64>,
+}
+
+pub struct Interpreter {
+    state: State,
+    parallel_seed: u64,
+    /// Draws the iteration order of each parallel loop; restarted from the seed by each run.
+    parallel_order: SplitMix64,
+    stats: InterpStats,
+}
+
+/// What expressions see while a statement executes.
+#[derive(Default)]
+struct State {
+    env: Env,
+    memory: Memory,
+}
+
+impl EvalContext for State {
+    fn lookup(&self, name: Symbol, lane: usize) -> Option<Value> {
+        self.env.lookup(name, lane)
+    }
+    fn call_func(&mut self, func: &FuncLink, value_index: usize, coords: &[i64]) -> Result<Value> {
+        self.memory.read_func(func.name(), value_index, coords)
+    }
+    fn call_image(&mut self, image: Symbol, coords: &[i64]) -> Result<Value> {
+        self.memory.read_image(image, coords)
+    }
+    fn load(&mut self, buffer: Symbol, index: i64, ty: Type) -> Result<Value> {
+        self.memory.load(buffer, index, ty)
+    }
+}
+
+/// The buffer fields bound as int32 parameters for every dimension of a bound buffer.
+const BUFFER_FIELDS: [&str; 3] = ["min", "extent", "stride"];
+
+impl Default for Interpreter {
+    fn default() -> Interpreter {
+        Interpreter::new()
+    }
+}
+
+impl Interpreter {
+    pub fn new() -> Interpreter {
+        Interpreter {
+            state: State::default(),
+            parallel_seed: 0,
+            parallel_order: SplitMix64::new(0),
+            stats: InterpStats::default(),
+        }
+    }
+
+    /// Chooses the seed of parallel loops' iteration orders (each seed gives different
+    /// permutations; the same seed the same ones).
+    pub fn with_parallel_seed(self, seed: u64) -> Interpreter {
+        Interpreter {
+            parallel_seed: seed,
+            ..self
+        }
+    }
+
+    /// Binds an input or output buffer by name, together with its fields `name.min.d`,
+    /// `name.extent.d` and `name.stride.d` as int32 parameters (replacing any earlier binding).
+    pub fn bind_buffer(&mut self, name: Symbol, buffer: AnyBuffer) {
+        self.take_buffer(name);
+        for (d, dim) in buffer.dims().iter().enumerate() {
+            for (field, v) in BUFFER_FIELDS.iter().zip([dim.min, dim.extent, dim.stride]) {
+                let as_i32 = value::cast(Value::Int(v), Type::i64(), Type::i32());
+                self.state
+                    .env
+                    .bind_param(buffer_field(name, field, d), as_i32);
+            }
+        }
+        self.state.memory.bind(name, buffer);
+    }
+
+    /// Binds a scalar parameter (or any free name the statement reads).
+    pub fn bind_param(&mut self, name: Symbol, value: Value) {
+        self.state.env.bind_param(name, value);
+    }
+
+    /// Executes `s`. Bound buffers keep what it wrote, also when it fails part-way.
+    pub fn run(&mut self, s: &Stmt) -> Result<()> {
+        self.stats = InterpStats::default();
+        self.parallel_order = SplitMix64::new(self.parallel_seed);
+        self.exec(s)
+    }
+
+    pub fn buffer(&self, name: Symbol) -> Option<&AnyBuffer> {
+        self.state.memory.bound(name)
+    }
+
+    /// Unbinds a buffer (and its field parameters) and returns it.
+    pub fn take_buffer(&mut self, name: Symbol) -> Option<AnyBuffer> {
+        let buffer = self.state.memory.take_bound(name)?;
+        for d in 0..buffer.dims().len() {
+            for field in BUFFER_FIELDS {
+                self.state.env.unbind_param(buffer_field(name, field, d));
+            }
+        }
+        Some(buffer)
+    }
+
+    /// The counts of the last run.
+    pub fn stats(&self) -> &InterpStats {
+        &self.stats
+    }
+
+    fn exec(&mut self, s: &Stmt) -> Result<()> {
+        match s.kind() {
+            StmtKind::LetStmt { name, value, body } => {
+                let lanes = self.eval_lanes(value)?;
+                self.state.env.push(*name, lanes);
+                let result = self.exec(body);
+                self.state.env.pop();
+                result
+            }
+            StmtKind::Assert { condition, message } => {
+                if self
+                    .eval_scalar(condition, "an assertion's condition")?
+                    .is_true()
+                {
+                    Ok(())
+                } else {
+                    Err(Error::Runtime(self.assertion_message(message)?))
+                }
+            }
+            StmtKind::ProducerConsumer { body, .. } => self.exec(body),
+            StmtKind::For {
+                name,
+                min,
+                extent,
+                kind,
+                body,
+            } => self.exec_for(*name, min, extent, *kind, body),
+            StmtKind::Store {
+                buffer,
+                index,
+                value,
+                predicate,
+            } => self.exec_store(*buffer, index, value, predicate.as_ref()),
+            StmtKind::Provide { func, args, values } => self.exec_provide(*func, args, values),
+            StmtKind::Allocate {
+                buffer,
+                ty,
+                extents,
+                body,
+            } => {
+                if ty.is_vector() {
+                    return Err(malformed(format!(
+                        "Allocate of {buffer} has the vector element type {ty}"
+                    )));
+                }
+                let extents = self.eval_ints(extents, || format!("an extent of {buffer}"))?;
+                let elements = self.state.memory.allocate(*buffer, *ty, &extents)?;
+                self.record_allocation(*buffer, elements);
+                let result = self.exec(body);
+                self.state.memory.free(*buffer);
+                result
+            }
+            StmtKind::Realize {
+                func,
+                types,
+                bounds,
+                body,
+            } => self.exec_realize(*func, types, bounds, body),
+            StmtKind::Block(stmts) => stmts.iter().try_for_each(|s| self.exec(s)),
+            StmtKind::IfThenElse {
+                condition,
+                then_case,
+                else_case,
+            } => {
+                if self.eval_scalar(condition, "an if's condition")?.is_true() {
+                    self.exec(then_case)
+                } else if let Some(e) = else_case {
+                    self.exec(e)
+                } else {
+                    Ok(())
+                }
+            }
+            StmtKind::Evaluate(e) => self.eval_lanes(e).map(drop),
+        }
+    }
+
+    fn exec_for(
+        &mut self,
+        name: Symbol,
+        min: &Expr,
+        extent: &Expr,
+        kind: ForKind,
+        body: &Stmt,
+    ) -> Result<()> {
+        let what = || format!("the bounds of loop {name}");
+        let min_value = self.eval_int(min, what)?;
+        let extent = self.eval_int(extent, what)?;
+        if extent <= 0 {
+            return Ok(());
+        }
+        let offsets: Box<dyn Iterator<Item = i64>> = if kind == ForKind::Parallel {
+            let mut order: Vec<i64> = (0..extent).collect();
+            self.parallel_order.shuffle(&mut order);
+            Box::new(order.into_iter())
+        } else {
+            Box::new(0..extent)
+        };
+        let loop_value = |i: i64| value::cast(Value::Int(min_value + i), Type::i64(), min.ty());
+        self.state.env.push_scalar(name, loop_value(0));
+        let mut result = Ok(());
+        for i in offsets {
+            self.state.env.set_innermost_scalar(loop_value(i));
+            result = self.exec(body);
+            if result.is_err() {
+                break;
+            }
+        }
+        self.state.env.pop();
+        result
+    }
+
+    fn exec_realize(
+        &mut self,
+        func: Symbol,
+        types: &[Type],
+        bounds: &[Range],
+        body: &Stmt,
+    ) -> Result<()> {
+        let what = || format!("the realized bounds of {func}");
+        let mut mins = Vec::with_capacity(bounds.len());
+        let mut extents = Vec::with_capacity(bounds.len());
+        for r in bounds {
+            mins.push(self.eval_int(&r.min, what)?);
+            extents.push(self.eval_int(&r.extent, what)?);
+        }
+        let points = self.state.memory.realize(func, types, &mins, &extents)?;
+        self.record_allocation(func, points);
+        let result = self.exec(body);
+        self.state.memory.end_realize(func);
+        result
+    }
+
+    /// A vector Provide writes one point per lane, after evaluating every lane.
+    fn exec_provide(&mut self, func: Symbol, args: &[Expr], values: &[Expr]) -> Result<()> {
+        let lanes = common_lanes(args.iter().chain(values), || format!("Provide to {func}"))?;
+        let mut points = Vec::with_capacity(lanes);
+        let mut ev = ExprEval::new(&mut self.state);
+        for lane in 0..lanes {
+            let coords = args
+                .iter()
+                .map(|a| {
+                    let v = ev.eval(a, lane_of(a, lane))?;
+                    to_index(v, || format!("coordinate {a} of the Provide to {func}"))
+                })
+                .collect::<Result<Vec<i64>>>()?;
+            let vals = values
+                .iter()
+                .map(|v| ev.eval(v, lane_of(v, lane)))
+                .collect::<Result<Vec<Value>>>()?;
+            points.push((coords, vals));
+        }
+        for (coords, vals) in &points {
+            for (element, (v, e)) in vals.iter().zip(values).enumerate() {
+                self.state
+                    .memory
+                    .write_func(func, element, coords, *v, e.ty().element())?;
+            }
+        }
+        *self.stats.provides.entry(func).or_default() += lanes as u64;
+        Ok(())
+    }
+
+    /// A vector Store evaluates every enabled lane, then writes them in lane order; lanes whose
+    /// predicate is false evaluate nothing and store nothing.
+    fn exec_store(
+        &mut self,
+        buffer: Symbol,
+        index: &Expr,
+        value: &Expr,
+        predicate: Option<&Expr>,
+    ) -> Result<()> {
+        let lanes = value.ty().lanes as usize;
+        let mut operands = [Some(index), predicate].into_iter().flatten();
+        if operands.any(|e| e.ty().lanes as usize != lanes) {
+            return Err(malformed(format!(
+                "Store to {buffer}: the index, value and predicate differ in lanes ({index}, {value})"
+            )));
+        }
+        let mut writes = Vec::with_capacity(lanes);
+        let mut ev = ExprEval::new(&mut self.state);
+        for lane in 0..lanes {
+            if let Some(p) = predicate {
+                if !ev.eval(p, lane)?.is_true() {
+                    continue;
+                }
+            }
+            let i = to_index(ev.eval(index, lane)?, || {
+                format!("the index {index} of a Store to {buffer}")
+            })?;
+            writes.push((i, ev.eval(value, lane)?));
+        }
+        let ty = value.ty().element();
+        for &(i, v) in &writes {
+            self.state.memory.store(buffer, i, v, ty)?;
+        }
+        *self.stats.stores.entry(buffer).or_default() += writes.len() as u64;
+        Ok(())
+    }
+
+    fn assertion_message(&mut self, message: &[MessagePart]) -> Result<String> {
+        let mut out = String::new();
+        for part in message {
+            match part {
+                MessagePart::Text(t) => out.push_str(t),
+                MessagePart::Value(e) => {
+                    let lanes: Vec<String> =
+                        self.eval_lanes(e)?.into_iter().map(format_value).collect();
+                    if lanes.len() == 1 {
+                        out.push_str(&lanes[0]);
+                    } else {
+                        out.push_str(&format!("[{}]", lanes.join(", ")));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn record_allocation(&mut self, name: Symbol, elements: u64) {
+        *self.stats.allocations.entry(name).or_default() += 1;
+        let largest = self.stats.allocation_elements.entry(name).or_default();
+        *largest = (*largest).max(elements);
+    }
+
+    fn eval_lanes(&mut self, e: &Expr) -> Result<Vec<Value>> {
+        ExprEval::new(&mut self.state).eval_lanes(e)
+    }
+
+    fn eval_scalar(&mut self, e: &Expr, what: &str) -> Result<Value> {
+        if e.ty().is_vector() {
+            return Err(malformed(format!("{what} {e} is a vector")));
+        }
+        ExprEval::new(&mut self.state).eval(e, 0)
+    }
+
+    fn eval_int(&mut self, e: &Expr, what: impl Fn() -> String) -> Result<i64> {
+        let v = self.eval_scalar(e, &what())?;
+        to_index(v, what)
+    }
+
+    fn eval_ints(&mut self, es: &[Expr], what: impl Fn() -> String) -> Result<Vec<i64>> {
+        es.iter().map(|e| self.eval_int(e, &what)).collect()
+    }
+}
+
+/// The lane count shared by `exprs`, where scalars go with any lane count.
+fn common_lanes<'a>(
+    exprs: impl Iterator<Item = &'a Expr>,
+    what: impl Fn() -> String,
+) -> Result<usize> {
+    let mut lanes = 1;
+    for e in exprs {
+        let l = e.ty().lanes as usize;
+        if l != 1 && lanes != 1 && l != lanes {
+            return Err(malformed(format!(
+                "{} mixes vectors of {lanes} and {l} lanes",
+                what()
+            )));
+        }
+        lanes = lanes.max(l);
+    }
+    Ok(lanes)
+}
+
+/// The lane of `e` that lane `lane` of a vector statement reads (a scalar's only lane).
+fn lane_of(e: &Expr, lane: usize) -> usize {
+    if e.ty().is_scalar() {
+        0
+    } else {
+        lane
+    }
+}
+
+fn to_index(v: Value, what: impl Fn() -> String) -> Result<i64> {
+    v.as_i128()
+        .and_then(|i| i64::try_from(i).ok())
+        .ok_or_else(|| malformed(format!("{} is {v:?}, not an integer", what())))
+}
+
+/// An error for a statement no correct lowering produces.
+fn malformed(message: String) -> Error {
+    Error::Runtime(format!("malformed statement: {message}"))
+}
+
+/// A value as an assertion message prints it.
+fn format_value(v: Value) -> String {
+    match v {
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        Value::F32(f) => f.to_string(),
+        Value::F64(f) => f.to_string(),
+    }
+}
