@@ -1,22 +1,36 @@
 //! Lowering: from a pipeline (Funcs with definitions and schedules) to one imperative loop
-//! nest. Each pass is its own module, run in this order by `lower`, which can record the IR
-//! after every pass and times each one (Halide's `Lower.cpp`):
+//! nest. Each pass is its own module; `lower` runs them in this order, timing each one and
+//! optionally recording the IR after it (Halide's `Lower.cpp`):
 //!
-//! 1. `realization_order`  — the Funcs of the pipeline, producers before consumers
-//! 2. `schedule_functions` — loop synthesis: the output's loops, other Funcs injected at their
-//!    compute/store levels or inlined
-//!
-//! Later passes are added in the order they run.
+//! 1. `realization_order`     — the pipeline's Funcs, producers before consumers
+//! 2. `arguments`             — the input images and scalar parameters it takes
+//! 3. `schedule_functions`    — loop synthesis: the output's loops, other Funcs injected at
+//!    their compute/store levels or inlined
+//! 4. `bounds_inference`      — the region each stage computes, as lets
+//! 5. `allocation_bounds`     — the size of each Func's storage
+//! 6. `storage_folding`       — circular storage along a serial loop
+//! 7. `sliding_window`        — reuse of values computed by earlier iterations
+//! 8. `image_checks`          — assertions that the input and output buffers are big enough
+//! 9. `simplify`
+//! 10. `storage_flattening`   — multi-dimensional storage to flat allocations
+//! 11. `unroll_loops`
+//! 12. `vectorize_loops`
+//! 13. `simplify`, `hoist_loop_invariants`, `remove_dead_allocations`
 
+pub mod allocation_bounds;
 pub mod arguments;
+pub mod bounds_inference;
 pub mod hoist_loop_invariants;
+pub mod image_checks;
 pub mod inline;
 pub mod names;
 pub mod realization_order;
 pub mod remove_dead_allocations;
 pub mod schedule_functions;
+pub mod sliding_window;
 pub mod stage_loops;
 pub mod storage_flattening;
+pub mod storage_folding;
 pub mod unroll_loops;
 pub mod vectorize_loops;
 
@@ -25,12 +39,14 @@ use std::time::{Duration, Instant};
 use crate::error::Result;
 use crate::ir::Stmt;
 use crate::lang::func::Func;
+use crate::simplify::simplify_stmt;
+use arguments::Arguments;
 use realization_order::Environment;
 
 /// What `lower` records besides the result.
 #[derive(Clone, Debug, Default)]
 pub struct LowerOptions {
-    /// Keep the printed IR after every pass (for `tessera lower --passes` and debugging).
+    /// Keep the IR after every pass (for `tessera lower --passes`, debugging and tests).
     pub record_ir: bool,
 }
 
@@ -40,7 +56,7 @@ pub struct PassRecord {
     pub name: &'static str,
     pub elapsed: Duration,
     /// The IR after the pass, when `LowerOptions::record_ir` is set.
-    pub ir: Option<String>,
+    pub ir: Option<Stmt>,
 }
 
 /// A lowered pipeline: the loop nest and what it needs to run.
@@ -48,7 +64,20 @@ pub struct PassRecord {
 pub struct Lowered {
     pub stmt: Stmt,
     pub env: Environment,
+    pub arguments: Arguments,
     pub passes: Vec<PassRecord>,
+}
+
+impl Lowered {
+    /// The IR recorded after pass `name` (requires `LowerOptions::record_ir`).
+    pub fn ir_after(&self, name: &str) -> Option<&Stmt> {
+        self.passes.iter().rev().find(|p| p.name == name).and_then(|p| p.ir.as_ref())
+    }
+
+    /// A table of the passes and the time each took.
+    pub fn pass_timings(&self) -> String {
+        self.passes.iter().map(|p| format!("{:>24}  {:>9.3} ms\n", p.name, p.elapsed.as_secs_f64() * 1e3)).collect()
+    }
 }
 
 struct PassRunner {
@@ -57,40 +86,34 @@ struct PassRunner {
 }
 
 impl PassRunner {
-    fn run(
-        &mut self,
-        name: &'static str,
-        s: Stmt,
-        pass: impl FnOnce(Stmt) -> Result<Stmt>,
-    ) -> Result<Stmt> {
+    fn run(&mut self, name: &'static str, s: Stmt, pass: impl FnOnce(&Stmt) -> Result<Stmt>) -> Result<Stmt> {
         let start = Instant::now();
-        let out = pass(s)?;
-        let elapsed = start.elapsed();
-        let ir = self.options.record_ir.then(|| out.to_string());
-        self.records.push(PassRecord { name, elapsed, ir });
+        let out = pass(&s)?;
+        let ir = self.options.record_ir.then(|| out.clone());
+        self.records.push(PassRecord { name, elapsed: start.elapsed(), ir });
         Ok(out)
     }
 }
 
 /// Lowers the pipeline computing `output`.
 pub fn lower(output: &Func, options: &LowerOptions) -> Result<Lowered> {
-    let mut runner = PassRunner {
-        options: options.clone(),
-        records: Vec::new(),
-    };
+    let mut r = PassRunner { options: options.clone(), records: Vec::new() };
     let start = Instant::now();
     let env = realization_order::realization_order(output.function())?;
-    runner.records.push(PassRecord {
-        name: "realization_order",
-        elapsed: start.elapsed(),
-        ir: None,
-    });
-    let s = runner.run("schedule_functions", Stmt::empty(), |_| {
-        schedule_functions::schedule_functions(&env)
-    })?;
-    Ok(Lowered {
-        stmt: s,
-        env,
-        passes: runner.records,
-    })
+    let arguments = arguments::infer_arguments(&env)?;
+    r.records.push(PassRecord { name: "realization_order", elapsed: start.elapsed(), ir: None });
+    let s = r.run("schedule_functions", Stmt::empty(), |_| schedule_functions::schedule_functions(&env))?;
+    let s = r.run("bounds_inference", s, |s| bounds_inference::bounds_inference(s, &env))?;
+    let s = r.run("allocation_bounds", s, |s| allocation_bounds::allocation_bounds(s, &env))?;
+    let s = r.run("storage_folding", s, |s| Ok(storage_folding::storage_folding(s, &env)))?;
+    let s = r.run("sliding_window", s, |s| Ok(sliding_window::sliding_window(s, &env)))?;
+    let s = r.run("image_checks", s, |s| image_checks::add_image_checks(s, &env, &arguments))?;
+    let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
+    let s = r.run("storage_flattening", s, |s| Ok(storage_flattening::storage_flattening(s, &env)))?;
+    let s = r.run("unroll_loops", s, unroll_loops::unroll_loops)?;
+    let s = r.run("vectorize_loops", s, vectorize_loops::vectorize_loops)?;
+    let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
+    let s = r.run("hoist_loop_invariants", s, |s| Ok(hoist_loop_invariants::hoist_loop_invariants(s)))?;
+    let s = r.run("remove_dead_allocations", s, |s| Ok(remove_dead_allocations::remove_dead_allocations(s)))?;
+    Ok(Lowered { stmt: s, env, arguments, passes: r.records })
 }
