@@ -375,3 +375,16 @@ fn a_cycle_through_an_update() {
         &["cyclic_f", "cyclic"],
     );
 }
+
+#[test]
+fn reduction_bounds_reading_their_own_func() {
+    let x = Var::new("x");
+    let f = Func::new("self_bounded");
+    f.define(x, 3).unwrap();
+    let r = RDom::new([(Expr::from(0), f.at(0))]);
+    f.update(x, f.at(x) + r.x()).unwrap();
+    assert_error(
+        Evaluator::new().realize(&f, &[0], &[2]),
+        &["self_bounded", "cyclic"],
+    );
+}
