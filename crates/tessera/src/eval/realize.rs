@@ -29,6 +29,11 @@
 //!   integers, IEEE floats). Calls to other Funcs recurse into their definitions, so the
 //!   recursion depth grows with the length of the pipeline, not with the size of the box.
 //!
+//! Mistakes are errors, never panics: an unbound image or Param (or one of the wrong type),
+//! a read outside an input buffer (naming the image, the coordinate and the buffer's bounds),
+//! a box that does not fit the Func, and a cyclic pipeline (an update that reads, through
+//! other Funcs, its own Func's final value).
+//!
 //! Inputs are bound with `with_input` (an image and its `min`/`extent`/`stride` Params) and
 //! `with_param`; changing a binding clears every memoized value. A Func's definitions are read
 //! once, when the evaluator first meets it: evaluate a pipeline only after defining it fully.
