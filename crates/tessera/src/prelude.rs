@@ -1,10 +1,18 @@
 //! Everything a pipeline author needs, in one import: `use tessera::prelude::*;`.
 
 pub use crate::error::{Error, Result};
+pub use crate::eval::realize::Evaluator;
+pub use crate::eval::value::Value;
 pub use crate::ir::{Expr, Type};
+pub use crate::lang::boundary::{
+    constant_exterior, constant_exterior_with_bounds, mirror_image, mirror_image_with_bounds,
+    mirror_interior, mirror_interior_with_bounds, repeat_edge, repeat_edge_with_bounds,
+    repeat_image, repeat_image_with_bounds,
+};
 pub use crate::lang::buffer::{AnyBuffer, Buffer, Dim};
 pub use crate::lang::func::{Func, Tuple};
 pub use crate::lang::image_param::ImageParam;
+pub use crate::lang::inline_reductions::{argmax, argmin, maximum, minimum, product, sum};
 pub use crate::lang::math::*;
 pub use crate::lang::operators::ExprOps;
 pub use crate::lang::param::Param;

@@ -2,4 +2,5 @@
 //! (`expr`), which every other component is checked against.
 
 pub mod expr;
+pub mod realize;
 pub mod value;

@@ -2,10 +2,12 @@
 //! and update definitions, reduction domains, parameters, images and buffers.
 
 pub mod args;
+pub mod boundary;
 pub mod buffer;
 pub mod func;
 pub mod function;
 pub mod image_param;
+pub mod inline_reductions;
 pub mod math;
 pub mod operators;
 pub mod param;

@@ -1,0 +1,204 @@
+//! Inline reductions (Halide's `InlineReductions`): `sum`, `product`, `maximum`, `minimum`,
+//! `argmax` and `argmin` of an expression over the reduction domain its RVars belong to.
+//! Each builds a fresh anonymous Func over the expression's free pure Vars (sorted by name),
+//! whose pure definition is the identity of the reduction and whose one update folds the
+//! expression in over the RDom, and returns a call to that Func at those Vars.
+//!
+//! Types follow Halide: `sum` and `product` keep the expression's type (and wrap like it);
+//! `maximum` starts from the type's minimum (−∞ for floats) and `minimum` from its maximum.
+//! `argmax`/`argmin` give the RDom coordinates of the *first* extremum in iteration order,
+//! then the extremum itself; if no value beats the start value, the coordinates stay 0.
+//! Mistakes (no RVar in the expression, RVars of two RDoms, a type the reduction cannot
+//! combine) give `Invalid` expressions that the Func definition using them reports.
+
+use std::collections::BTreeMap;
+
+use super::func::{Func, Tuple};
+use super::math::{max, min, select};
+use super::operators::ExprOps;
+use super::var::Var;
+use crate::error::{Error, Result};
+use crate::ir::visit::visit_exprs;
+use crate::ir::{Expr, ExprKind, Symbol, Type, TypeCode};
+
+/// The sum of `e` over its reduction domain (0 for an empty domain).
+pub fn sum(e: impl Into<Expr>) -> Expr {
+    fold("sum", e.into(), Expr::zero, |acc, e| acc + e)
+}
+
+/// The product of `e` over its reduction domain (1 for an empty domain).
+pub fn product(e: impl Into<Expr>) -> Expr {
+    fold("product", e.into(), Expr::one, |acc, e| acc * e)
+}
+
+/// The largest value of `e` over its reduction domain (the type's minimum if empty).
+pub fn maximum(e: impl Into<Expr>) -> Expr {
+    fold("maximum", e.into(), type_min, max)
+}
+
+/// The smallest value of `e` over its reduction domain (the type's maximum if empty).
+pub fn minimum(e: impl Into<Expr>) -> Expr {
+    fold("minimum", e.into(), type_max, min)
+}
+
+/// The coordinates of the first maximum of `e` in its reduction domain (one per RDom
+/// dimension), then the maximum.
+pub fn argmax(e: impl Into<Expr>) -> Vec<Expr> {
+    extremum("argmax", e.into(), type_min, |e, best| e.gt(best))
+}
+
+/// The coordinates of the first minimum of `e` in its reduction domain (one per RDom
+/// dimension), then the minimum.
+pub fn argmin(e: impl Into<Expr>) -> Vec<Expr> {
+    extremum("argmin", e.into(), type_max, |e, best| e.lt(best))
+}
+
+/// The smallest value of a type (−∞ for floats), Halide's `Type::min`.
+fn type_min(ty: Type) -> Expr {
+    match ty.code {
+        TypeCode::Float => Expr::make_float(ty, f64::NEG_INFINITY),
+        TypeCode::Int => Expr::make_const(ty, ty.int_min() as i64),
+        TypeCode::UInt | TypeCode::Bool => Expr::zero(ty),
+    }
+}
+
+/// The largest value of a type (+∞ for floats), Halide's `Type::max`.
+fn type_max(ty: Type) -> Expr {
+    match ty.code {
+        TypeCode::Float => Expr::make_float(ty, f64::INFINITY),
+        TypeCode::Int => Expr::make_const(ty, ty.int_max() as i64),
+        TypeCode::UInt | TypeCode::Bool => Expr::u64_const(ty, ty.int_max() as u64),
+    }
+}
+
+/// The pieces every inline reduction is built from.
+struct Reduction {
+    /// The free pure Vars of the expression: the new Func's arguments.
+    vars: Vec<Var>,
+    /// The variables of the reduction domain, innermost first.
+    rvars: Vec<Expr>,
+    func: Func,
+}
+
+impl Reduction {
+    fn find(what: &str, e: &Expr) -> Result<Reduction> {
+        let mut free = BTreeMap::new();
+        let mut rvars = Vec::new();
+        visit_exprs(e, &mut |n| {
+            match n.kind() {
+                ExprKind::Var(v) => {
+                    free.insert(v.as_str(), Var::new(v.as_str()));
+                }
+                ExprKind::RVar(name, link) => rvars.push((*name, link.clone())),
+                _ => {}
+            }
+            true
+        });
+        let Some((first, link)) = rvars.first().cloned() else {
+            return Err(Error::Definition(format!(
+                "{what} needs an expression that uses a reduction variable (of an RDom), but {e} uses none"
+            )));
+        };
+        if let Some((other, _)) = rvars.iter().find(|(_, l)| !l.same_domain(&link)) {
+            return Err(Error::Definition(format!(
+                "{what} of {e} uses reduction variables {first} and {other} from two different RDoms; use one RDom with several dimensions"
+            )));
+        }
+        let domain = link.domain().ok_or_else(|| {
+            Error::Definition(format!(
+                "the RDom of {first} (used in {what}) was dropped before the reduction was built"
+            ))
+        })?;
+        let rvars = domain
+            .vars
+            .iter()
+            .map(|v| Expr::new(Type::i32(), ExprKind::RVar(v.name, link.clone())))
+            .collect();
+        Ok(Reduction {
+            vars: free.into_values().collect(),
+            rvars,
+            func: Func::new(Symbol::fresh(what).as_str()),
+        })
+    }
+
+    fn at(&self) -> Vec<Expr> {
+        self.func.tuple_at(self.vars.clone())
+    }
+}
+
+/// `f(vars) = identity(type); f(vars) = combine(f(vars), e)`.
+fn fold(what: &str, e: Expr, identity: fn(Type) -> Expr, combine: fn(Expr, Expr) -> Expr) -> Expr {
+    let ty = e.ty();
+    if matches!(e.kind(), ExprKind::Invalid(_)) {
+        return e;
+    }
+    let build = || -> Result<Expr> {
+        let r = Reduction::find(what, &e)?;
+        r.func.define(r.vars.clone(), identity(ty))?;
+        let acc = r.func.at(r.vars.clone());
+        r.func.update(r.vars.clone(), combine(acc, e.clone()))?;
+        Ok(r.func.at(r.vars.clone()))
+    };
+    build().unwrap_or_else(|err| Expr::invalid(ty, describe(what, &e, err)))
+}
+
+/// `f(vars) = (0, .., start); f(vars) = better(e, f[last]) ? (rvars.., e) : f(vars)`.
+fn extremum(
+    what: &str,
+    e: Expr,
+    start: fn(Type) -> Expr,
+    better: fn(&Expr, &Expr) -> Expr,
+) -> Vec<Expr> {
+    let ty = e.ty();
+    if let ExprKind::Invalid(msg) = e.kind() {
+        return invalid_tuple(1, ty, msg);
+    }
+    let r = match Reduction::find(what, &e) {
+        Ok(r) => r,
+        Err(err) => return invalid_tuple(1, ty, &describe(what, &e, err)),
+    };
+    let dims = r.rvars.len();
+    let build = || -> Result<Vec<Expr>> {
+        let mut initial = vec![Expr::i32(0); dims];
+        initial.push(start(ty));
+        r.func.define(r.vars.clone(), Tuple(initial))?;
+        let current = r.at();
+        let is_better = better(&e, &current[dims]);
+        let updated = r
+            .rvars
+            .iter()
+            .chain([&e])
+            .zip(&current)
+            .map(|(new, old)| select(is_better.clone(), new, old))
+            .collect();
+        r.func.update(r.vars.clone(), Tuple(updated))?;
+        Ok(r.at())
+    };
+    build().unwrap_or_else(|err| invalid_tuple(dims, ty, &describe(what, &e, err)))
+}
+
+/// The result of a failed argmax/argmin: one Invalid per coordinate and one for the value.
+fn invalid_tuple(dims: usize, ty: Type, msg: &str) -> Vec<Expr> {
+    let mut out = vec![Expr::invalid(Type::i32(), msg); dims];
+    out.push(Expr::invalid(ty, msg));
+    out
+}
+
+/// The message of an Invalid result. It is reported again as an error of the Func using the
+/// reduction, so it carries the bare text (no "type error:" prefix) and says which
+/// reduction failed.
+fn describe(what: &str, e: &Expr, err: Error) -> String {
+    let text = match err {
+        Error::Definition(m)
+        | Error::Type(m)
+        | Error::Schedule(m)
+        | Error::Buffer(m)
+        | Error::Runtime(m)
+        | Error::Io(m) => m,
+    };
+    if text.starts_with(what) {
+        text
+    } else {
+        format!("{what} of {e}: {text}")
+    }
+}
