@@ -23,17 +23,23 @@
 //!   `value(f, k, p) = written(k, slice(p))[p]`, or `value(f, k - 1, p)` if `p` was not
 //!   written. Scans (`f(r) = f(r - 1) + ...`) are thereby evaluated iteratively, not by
 //!   recursing once per point.
-//! - Reduction bounds are evaluated once per update (they may use Params and image sizes,
-//!   not Vars).
+//! - Reduction bounds are evaluated when a slice is simulated (they may use Params and image
+//!   sizes, not Vars, so every slice sees the same box).
 //! - Expressions follow `eval::expr` and `eval::value` exactly (Euclidean division, wrapping
 //!   integers, IEEE floats). Calls to other Funcs recurse into their definitions, so the
 //!   recursion depth grows with the length of the pipeline, not with the size of the box.
+//!
+//! Mistakes are errors, never panics: an unbound image or Param (or one of the wrong type),
+//! a read outside an input buffer (naming the image, the coordinate and the buffer's bounds),
+//! a box that does not fit the Func, and a cyclic pipeline (an update that reads, through
+//! other Funcs, its own Func's final value).
 //!
 //! Inputs are bound with `with_input` (an image and its `min`/`extent`/`stride` Params) and
 //! `with_param`; changing a binding clears every memoized value. A Func's definitions are read
 //! once, when the evaluator first meets it: evaluate a pipeline only after defining it fully.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use super::expr::{EvalContext, ExprEval};
@@ -49,22 +55,57 @@ use crate::lang::param::ParamBinding;
 use crate::lang::scalar::Scalar;
 
 /// The values (one per Tuple element) at each point an update wrote, for one slice.
-type Written = HashMap<Vec<i64>, Vec<Value>>;
+type Written = FastMap<Vec<i64>, Vec<Value>>;
+
+/// The memo tables are keyed by small integer vectors and symbols, and SipHash (the std
+/// default) took a third of the evaluator's time; FxHash (as in rustc) is plenty here.
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.add(v as u64)
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.add(v)
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.add(v as u64)
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// Evaluates Funcs from their definitions. See the module documentation for the semantics.
 #[derive(Default)]
 pub struct Evaluator {
-    images: HashMap<Symbol, AnyBuffer>,
-    params: HashMap<Symbol, ParamBinding>,
+    images: FastMap<Symbol, AnyBuffer>,
+    params: FastMap<Symbol, ParamBinding>,
     /// The first inconsistent binding, reported by the next evaluation.
     binding_error: Option<Error>,
-    funcs: HashMap<Symbol, Arc<FuncDefs>>,
-    pure_values: HashMap<Symbol, HashMap<Vec<i64>, Vec<Value>>>,
+    funcs: FastMap<Symbol, Arc<FuncDefs>>,
+    pure_values: FastMap<Symbol, FastMap<Vec<i64>, Vec<Value>>>,
     /// For each (Func, update number from 1), the points each slice wrote.
-    update_slices: HashMap<(Symbol, usize), HashMap<Vec<i64>, Written>>,
+    update_slices: FastMap<(Symbol, usize), FastMap<Vec<i64>, Written>>,
     /// How many simulations of each Func's updates are in progress: reading such a Func's
     /// final value from another Func means the pipeline is cyclic.
-    updating: HashMap<Symbol, usize>,
+    updating: FastMap<Symbol, usize>,
 }
 
 /// A snapshot of one Func's definitions, prepared for evaluation.
@@ -81,10 +122,18 @@ struct Update {
     def: Definition,
     /// The positions of the left-hand side holding a bare pure Var, with that Var.
     slice_vars: Vec<(usize, Symbol)>,
-    /// The reduction variables, innermost first, and the box they iterate over.
-    rvars: Vec<Symbol>,
-    mins: Vec<i64>,
-    extents: Vec<i64>,
+}
+
+fn slice_vars(pure_args: &[Symbol], def: &Definition) -> Vec<(usize, Symbol)> {
+    def.args
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| {
+            a.as_var()
+                .filter(|v| pure_args.get(i) == Some(v))
+                .map(|v| (i, v))
+        })
+        .collect()
 }
 
 impl Evaluator {
@@ -255,10 +304,13 @@ impl Evaluator {
         for def in std::iter::once(&pure).chain(&update_defs) {
             self.check_inputs_bound(name, def)?;
         }
-        let mut updates = Vec::with_capacity(update_defs.len());
-        for def in update_defs {
-            updates.push(self.prepare_update(name, &args, def)?);
-        }
+        let updates = update_defs
+            .into_iter()
+            .map(|def| Update {
+                slice_vars: slice_vars(&args, &def),
+                def,
+            })
+            .collect();
         let defs = Arc::new(FuncDefs {
             function: function.clone(),
             name,
@@ -313,42 +365,6 @@ impl Evaluator {
             });
         }
         problem.map_or(Ok(()), Err)
-    }
-
-    /// Works out an update's slice positions and evaluates its reduction bounds.
-    fn prepare_update(&mut self, func: Symbol, args: &[Symbol], def: Definition) -> Result<Update> {
-        let slice_vars = def
-            .args
-            .iter()
-            .enumerate()
-            .filter_map(|(i, a)| {
-                a.as_var()
-                    .filter(|v| args.get(i) == Some(v))
-                    .map(|v| (i, v))
-            })
-            .collect();
-        let (mut rvars, mut mins, mut extents) = (Vec::new(), Vec::new(), Vec::new());
-        if let Some(r) = &def.rdom {
-            let mut frame = Frame {
-                ev: self,
-                func,
-                vars: &[],
-                stage: None,
-            };
-            let mut eval = ExprEval::new(&mut frame);
-            for v in &r.vars {
-                rvars.push(v.name);
-                mins.push(integer(func, &v.min, eval.eval(&v.min, 0)?)?);
-                extents.push(integer(func, &v.extent, eval.eval(&v.extent, 0)?)?);
-            }
-        }
-        Ok(Update {
-            def,
-            slice_vars,
-            rvars,
-            mins,
-            extents,
-        })
     }
 
     /// The value of a Func called from another Func (or from outside): after all its updates.
@@ -440,16 +456,28 @@ impl Evaluator {
             .zip(key)
             .map(|(&(_, v), &c)| (v, Value::Int(c)))
             .collect();
+        let (mut mins, mut extents, mut predicates) = (Vec::new(), Vec::new(), &[][..]);
         let first_rvar = vars.len();
-        vars.extend(update.rvars.iter().map(|&r| (r, Value::Int(0))));
-        let predicates: &[Expr] = update
-            .def
-            .rdom
-            .as_ref()
-            .map_or(&[], |r| r.predicates.as_slice());
-        let mut written = Written::new();
+        if let Some(r) = &update.def.rdom {
+            // The bounds cannot depend on Vars; evaluating them here rather than when the
+            // Func is loaded turns bounds that read the Func itself into a cycle error.
+            let mut frame = Frame {
+                ev: self,
+                func: f.name,
+                vars: &[],
+                stage: None,
+            };
+            let mut eval = ExprEval::new(&mut frame);
+            for v in &r.vars {
+                mins.push(integer(f.name, &v.min, eval.eval(&v.min, 0)?)?);
+                extents.push(integer(f.name, &v.extent, eval.eval(&v.extent, 0)?)?);
+            }
+            vars.extend(r.vars.iter().map(|v| (v.name, Value::Int(0))));
+            predicates = &r.predicates;
+        }
+        let mut written = Written::default();
         let mut result = Ok(());
-        for_each_coord_in(&update.mins, &update.extents, &mut |point| {
+        for_each_coord_in(&mins, &extents, &mut |point| {
             if result.is_err() {
                 return;
             }

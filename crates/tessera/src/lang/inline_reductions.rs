@@ -82,9 +82,6 @@ struct Reduction {
 
 impl Reduction {
     fn find(what: &str, e: &Expr) -> Result<Reduction> {
-        if let ExprKind::Invalid(msg) = e.kind() {
-            return Err(Error::Type(msg.to_string()));
-        }
         let mut free = BTreeMap::new();
         let mut rvars = Vec::new();
         visit_exprs(e, &mut |n| {
@@ -132,6 +129,9 @@ impl Reduction {
 /// `f(vars) = identity(type); f(vars) = combine(f(vars), e)`.
 fn fold(what: &str, e: Expr, identity: fn(Type) -> Expr, combine: fn(Expr, Expr) -> Expr) -> Expr {
     let ty = e.ty();
+    if matches!(e.kind(), ExprKind::Invalid(_)) {
+        return e;
+    }
     let build = || -> Result<Expr> {
         let r = Reduction::find(what, &e)?;
         r.func.define(r.vars.clone(), identity(ty))?;
@@ -139,7 +139,7 @@ fn fold(what: &str, e: Expr, identity: fn(Type) -> Expr, combine: fn(Expr, Expr)
         r.func.update(r.vars.clone(), combine(acc, e.clone()))?;
         Ok(r.func.at(r.vars.clone()))
     };
-    build().unwrap_or_else(|err| Expr::invalid(ty, err.to_string()))
+    build().unwrap_or_else(|err| Expr::invalid(ty, describe(what, &e, err)))
 }
 
 /// `f(vars) = (0, .., start); f(vars) = better(e, f[last]) ? (rvars.., e) : f(vars)`.
@@ -150,9 +150,12 @@ fn extremum(
     better: fn(&Expr, &Expr) -> Expr,
 ) -> Vec<Expr> {
     let ty = e.ty();
+    if let ExprKind::Invalid(msg) = e.kind() {
+        return invalid_tuple(1, ty, msg);
+    }
     let r = match Reduction::find(what, &e) {
         Ok(r) => r,
-        Err(err) => return invalid_tuple(1, ty, &err),
+        Err(err) => return invalid_tuple(1, ty, &describe(what, &e, err)),
     };
     let dims = r.rvars.len();
     let build = || -> Result<Vec<Expr>> {
@@ -171,12 +174,31 @@ fn extremum(
         r.func.update(r.vars.clone(), Tuple(updated))?;
         Ok(r.at())
     };
-    build().unwrap_or_else(|err| invalid_tuple(dims, ty, &err))
+    build().unwrap_or_else(|err| invalid_tuple(dims, ty, &describe(what, &e, err)))
 }
 
 /// The result of a failed argmax/argmin: one Invalid per coordinate and one for the value.
-fn invalid_tuple(dims: usize, ty: Type, err: &Error) -> Vec<Expr> {
-    let mut out = vec![Expr::invalid(Type::i32(), err.to_string()); dims];
-    out.push(Expr::invalid(ty, err.to_string()));
+fn invalid_tuple(dims: usize, ty: Type, msg: &str) -> Vec<Expr> {
+    let mut out = vec![Expr::invalid(Type::i32(), msg); dims];
+    out.push(Expr::invalid(ty, msg));
     out
+}
+
+/// The message of an Invalid result. It is reported again as an error of the Func using the
+/// reduction, so it carries the bare text (no "type error:" prefix) and says which
+/// reduction failed.
+fn describe(what: &str, e: &Expr, err: Error) -> String {
+    let text = match err {
+        Error::Definition(m)
+        | Error::Type(m)
+        | Error::Schedule(m)
+        | Error::Buffer(m)
+        | Error::Runtime(m)
+        | Error::Io(m) => m,
+    };
+    if text.starts_with(what) {
+        text
+    } else {
+        format!("{what} of {e}: {text}")
+    }
 }

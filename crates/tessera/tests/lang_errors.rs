@@ -1,0 +1,390 @@
+//! Every user mistake is an `Err` (never a panic) whose message names the Func involved:
+//! mistakes in definitions, detected by the language front end, and mistakes in running a
+//! pipeline, detected by the evaluator.
+
+use tessera::prelude::*;
+
+/// Asserts that `result` failed with a message mentioning every one of `words`.
+#[track_caller]
+fn assert_error<T: std::fmt::Debug>(result: Result<T>, words: &[&str]) -> Error {
+    let err = result.expect_err("expected an error");
+    let msg = err.to_string();
+    for w in words {
+        assert!(msg.contains(w), "message {msg:?} does not mention {w:?}");
+    }
+    err
+}
+
+// ---- definitions ----------------------------------------------------------------------------
+
+#[test]
+fn calling_an_undefined_func() {
+    let x = Var::new("x");
+    let (later, f) = (Func::new("later"), Func::new("user_of_later"));
+    assert_error(f.define(x, later.at(x) + 1), &["later", "user_of_later"]);
+}
+
+#[test]
+fn calling_with_the_wrong_number_of_arguments() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let g = Func::new("two_d");
+    g.define((x, y), x + y).unwrap();
+    let f = Func::new("calls_two_d");
+    assert_error(
+        f.define(x, g.at(x)),
+        &["two_d", "calls_two_d", "2 dimensions"],
+    );
+    let img = ImageParam::new(Type::u8(), 2, "picture");
+    let h = Func::new("reads_picture");
+    assert_error(
+        h.define(x, img.at((x, x, x))),
+        &["picture", "reads_picture"],
+    );
+}
+
+#[test]
+fn defining_a_func_twice() {
+    let x = Var::new("x");
+    let f = Func::new("twice");
+    f.define(x, x).unwrap();
+    assert_error(f.define(x, x + 1), &["twice", "already"]);
+}
+
+#[test]
+fn a_var_twice_on_the_left_hand_side() {
+    let x = Var::new("x");
+    let f = Func::new("diagonal");
+    assert_error(f.define((x, x), x), &["diagonal", "x"]);
+}
+
+#[test]
+fn an_update_changing_the_dimensions() {
+    let x = Var::new("x");
+    let f = Func::new("one_d");
+    f.define(x, x).unwrap();
+    assert_error(f.update((x, 0), 1), &["one_d", "dimensions"]);
+}
+
+#[test]
+fn an_update_before_the_pure_definition() {
+    let x = Var::new("x");
+    let f = Func::new("not_yet");
+    assert_error(f.update(x, 1), &["not_yet", "pure definition"]);
+}
+
+#[test]
+fn an_update_with_the_wrong_number_of_values() {
+    let x = Var::new("x");
+    let f = Func::new("pairs");
+    f.define(x, Tuple(vec![x.into(), x * 2])).unwrap();
+    assert_error(f.update(x, x), &["pairs", "values"]);
+}
+
+#[test]
+fn rdom_bounds_depending_on_a_pure_var() {
+    let x = Var::new("x");
+    let r = RDom::new([(Expr::from(0), x.expr())]);
+    let f = Func::new("var_bounds");
+    f.define(x, 0).unwrap();
+    assert_error(f.update(x, f.at(x) + r.x()), &["var_bounds", "x"]);
+}
+
+#[test]
+fn rvars_of_two_rdoms_in_one_update() {
+    let x = Var::new("x");
+    let (r1, r2) = (RDom::new([(0, 3)]), RDom::new([(0, 4)]));
+    let f = Func::new("two_rdoms");
+    f.define(x, 0).unwrap();
+    assert_error(
+        f.update(x, f.at(x) + r1.x() * r2.x()),
+        &["two_rdoms", "two different RDoms"],
+    );
+}
+
+#[test]
+fn an_rvar_in_a_pure_definition() {
+    let x = Var::new("x");
+    let r = RDom::new([(0, 3)]);
+    let f = Func::new("pure_with_rvar");
+    assert_error(f.define(x, x + r.x()), &["pure_with_rvar", "update"]);
+}
+
+#[test]
+fn a_pure_var_in_the_wrong_position() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("transposed");
+    f.define((x, y), x + y).unwrap();
+    assert_error(
+        f.update((y, x), f.at((y, x)) + 1),
+        &["transposed", "position"],
+    );
+}
+
+#[test]
+fn a_pure_var_inside_an_update_coordinate() {
+    let x = Var::new("x");
+    let f = Func::new("shifted_update");
+    f.define(x, x).unwrap();
+    assert_error(f.update(x + 1, 5), &["shifted_update", "alone"]);
+}
+
+#[test]
+fn a_right_hand_side_var_missing_from_the_left_hand_side() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("free_var");
+    assert_error(f.define(x, x + y), &["free_var", "y"]);
+    let g = Func::new("free_var_update");
+    g.define((x, y), x).unwrap();
+    assert_error(
+        g.update((x, 0), g.at((x, 0)) + y),
+        &["free_var_update", "y"],
+    );
+}
+
+#[test]
+fn a_self_call_at_a_different_pure_coordinate() {
+    let x = Var::new("x");
+    let f = Func::new("peeks_ahead");
+    f.define(x, x).unwrap();
+    assert_error(
+        f.update(x, f.at(x + 1)),
+        &["peeks_ahead", "same pure coordinates"],
+    );
+}
+
+#[test]
+fn a_type_mismatch_in_an_update() {
+    let x = Var::new("x");
+    let f = Func::new("typed");
+    f.define(x, cast_to::<u8>(x)).unwrap();
+    let err = assert_error(f.update(x, cast_to::<f32>(x)), &["typed", "f32", "u8"]);
+    assert!(matches!(err, Error::Type(_)));
+}
+
+#[test]
+fn an_integer_literal_out_of_range() {
+    let x = Var::new("x");
+    let img = ImageParam::new(Type::u8(), 1, "bytes");
+    let f = Func::new("too_big");
+    assert_error(f.define(x, img.at(x) + 300), &["too_big", "300", "u8"]);
+    let g = Func::new("negative_unsigned");
+    assert_error(g.define(x, img.at(x) * -1), &["negative_unsigned", "-1"]);
+}
+
+#[test]
+fn arithmetic_and_negation_on_bools() {
+    let x = Var::new("x");
+    let f = Func::new("bool_sum");
+    assert_error(f.define(x, x.gt(0) + x.lt(5)), &["bool_sum", "bool"]);
+    let g = Func::new("bool_neg");
+    assert_error(g.define(x, -x.gt(0)), &["bool_neg", "bool"]);
+}
+
+#[test]
+fn a_float_coordinate() {
+    let x = Var::new("x");
+    let g = Func::new("sampled");
+    g.define(x, x).unwrap();
+    let f = Func::new("float_index");
+    assert_error(
+        f.define(x, g.at(cast_to::<f32>(x) * 0.5f32)),
+        &["float_index", "sampled", "f32"],
+    );
+}
+
+#[test]
+fn bitwise_operations_on_floats() {
+    let x = Var::new("x");
+    let f = Func::new("float_bits");
+    let v = cast_to::<f32>(x);
+    assert_error(f.define(x, &v & &v), &["float_bits", "f32"]);
+    let g = Func::new("float_shift");
+    assert_error(g.define(x, &v << 1), &["float_shift", "f32"]);
+}
+
+#[test]
+fn mismatched_select_arms_and_conditions() {
+    let x = Var::new("x");
+    let f = Func::new("select_bool_int");
+    assert_error(
+        f.define(x, select(x.gt(0), x.lt(3), x)),
+        &["select_bool_int", "bool"],
+    );
+    let g = Func::new("select_int_condition");
+    assert_error(
+        g.define(x, select(x, 1, 2)),
+        &["select_int_condition", "condition"],
+    );
+}
+
+#[test]
+fn inline_reduction_mistakes() {
+    let x = Var::new("x");
+    let f = Func::new("sum_without_rdom");
+    assert_error(
+        f.define(x, sum(x + 1)),
+        &["sum_without_rdom", "sum", "reduction variable"],
+    );
+    let (r1, r2) = (RDom::new([(0, 2)]), RDom::new([(0, 2)]));
+    let g = Func::new("max_of_two_rdoms");
+    assert_error(
+        g.define(x, maximum(r1.x() + r2.x())),
+        &["max_of_two_rdoms", "maximum", "two different RDoms"],
+    );
+    let h = Func::new("argmin_of_nothing");
+    let am = argmin(Expr::from(3));
+    assert_error(h.define(x, am[0].clone()), &["argmin_of_nothing", "argmin"]);
+    let k = Func::new("product_of_bools");
+    let r = RDom::new([(0, 2)]);
+    assert_error(
+        k.define(x, product(r.x().gt(x))),
+        &["product_of_bools", "bool"],
+    );
+}
+
+// ---- evaluation -----------------------------------------------------------------------------
+
+#[test]
+fn an_input_that_is_not_bound() {
+    let x = Var::new("x");
+    let img = ImageParam::new(Type::f32(), 1, "unbound_image");
+    let f = Func::new("needs_unbound_image");
+    f.define(x, img.at(x) * 2.0f32).unwrap();
+    let err = assert_error(
+        Evaluator::new().realize(&f, &[0], &[4]),
+        &["unbound_image", "needs_unbound_image", "with_input"],
+    );
+    assert!(matches!(err, Error::Runtime(_)));
+}
+
+#[test]
+fn reading_outside_the_input_buffer() {
+    let x = Var::new("x");
+    let img = ImageParam::new(Type::u16(), 2, "small_image");
+    let f = Func::new("reads_too_far");
+    f.define((x, Var::new("y")), img.at((x + 1, Var::new("y"))))
+        .unwrap();
+    let buf = Buffer::<u16>::with_mins(&[-2, 5], &[4, 3]);
+    let mut ev = Evaluator::new().with_input(&img, buf);
+    // x in [-3, 1] reads x + 1 in [-2, 2]; 2 is outside [-2, 1].
+    assert_error(
+        ev.realize(&f, &[-3, 5], &[5, 3]),
+        &["small_image", "reads_too_far", "[2, 5]", "[-2, 1] x [5, 7]"],
+    );
+    assert!(ev.realize(&f, &[-3, 5], &[4, 3]).is_ok());
+}
+
+#[test]
+fn an_image_of_the_wrong_type_or_dimensionality() {
+    let x = Var::new("x");
+    let img = ImageParam::new(Type::u8(), 1, "typed_image");
+    let f = Func::new("reads_typed_image");
+    f.define(x, img.at(x)).unwrap();
+    assert_error(
+        Evaluator::new()
+            .with_input(&img, Buffer::<i8>::new(&[4]))
+            .realize(&f, &[0], &[4]),
+        &["typed_image", "u8", "i8"],
+    );
+    assert_error(
+        Evaluator::new()
+            .with_input(&img, Buffer::<u8>::new(&[4, 4]))
+            .realize(&f, &[0], &[4]),
+        &["typed_image", "2 dimensions"],
+    );
+}
+
+#[test]
+fn a_param_that_is_not_bound_or_bound_with_another_type() {
+    let x = Var::new("x");
+    let gain = Param::<f32>::new("gain");
+    let f = Func::new("gained");
+    f.define(x, cast_to::<f32>(x) * gain.expr()).unwrap();
+    assert_error(
+        Evaluator::new().realize(&f, &[0], &[4]),
+        &["gain", "gained", "with_param"],
+    );
+    let same_name = Param::<f64>::new("gain");
+    assert_error(
+        Evaluator::new()
+            .with_param(same_name.bind(2.0))
+            .realize(&f, &[0], &[4]),
+        &["gain", "gained", "f32", "f64"],
+    );
+}
+
+#[test]
+fn realizing_with_the_wrong_box() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("boxed");
+    f.define((x, y), x + y).unwrap();
+    let mut ev = Evaluator::new();
+    assert_error(ev.realize(&f, &[0], &[4]), &["boxed", "2 dimensions"]);
+    assert_error(ev.realize(&f, &[0, 0], &[4]), &["boxed"]);
+    assert_error(ev.realize(&f, &[0, 0], &[4, -1]), &["boxed", "negative"]);
+    assert_error(ev.value_at(&f, &[1, 2, 3]), &["boxed", "3 coordinates"]);
+    assert_error(
+        ev.realize(&f, &[i32::MAX as i64, 0], &[2, 1]),
+        &["boxed", "int32"],
+    );
+}
+
+#[test]
+fn realizing_an_undefined_func_or_with_the_wrong_type() {
+    let x = Var::new("x");
+    let empty = Func::new("empty_func");
+    assert_error(
+        Evaluator::new().realize(&empty, &[0], &[1]),
+        &["empty_func"],
+    );
+    let f = Func::new("int_valued");
+    f.define(x, x).unwrap();
+    assert_error(
+        Evaluator::new().realize_as::<f32>(&f, &[0], &[1]),
+        &["int_valued", "i32", "f32"],
+    );
+    let t = Func::new("tuple_valued");
+    t.define(x, Tuple(vec![x.into(), x.into()])).unwrap();
+    assert_error(
+        Evaluator::new().realize_as::<i32>(&t, &[0], &[1]),
+        &["tuple_valued", "i32, i32"],
+    );
+}
+
+#[test]
+fn two_funcs_with_one_name() {
+    let x = Var::new("x");
+    let (a, b) = (Func::new("dup"), Func::new("dup"));
+    a.define(x, x).unwrap();
+    b.define(x, x * 2).unwrap();
+    let f = Func::new("uses_both_dups");
+    f.define(x, a.at(x) + b.at(x)).unwrap();
+    assert_error(Evaluator::new().realize(&f, &[0], &[2]), &["dup", "unique"]);
+}
+
+#[test]
+fn a_cycle_through_an_update() {
+    let x = Var::new("x");
+    let f = Func::new("cyclic_f");
+    f.define(x, x).unwrap();
+    let g = Func::new("cyclic_g");
+    g.define(x, f.at(x) + 1).unwrap();
+    f.update(x, g.at(x)).unwrap();
+    assert_error(
+        Evaluator::new().realize(&f, &[0], &[3]),
+        &["cyclic_f", "cyclic"],
+    );
+}
+
+#[test]
+fn reduction_bounds_reading_their_own_func() {
+    let x = Var::new("x");
+    let f = Func::new("self_bounded");
+    f.define(x, 3).unwrap();
+    let r = RDom::new([(Expr::from(0), f.at(0))]);
+    f.update(x, f.at(x) + r.x()).unwrap();
+    assert_error(
+        Evaluator::new().realize(&f, &[0], &[2]),
+        &["self_bounded", "cyclic"],
+    );
+}
