@@ -1,6 +1,12 @@
 //! blur — the separable 3×3 box blur of the Halide paper (2 stages), in uint16 arithmetic:
-//! the output at (x, y) averages the input over x..=x+2, y..=y+2, so a W × H output reads a
-//! (W+2) × (H+2) input and needs no boundary condition.
+//!
+//! ```text
+//! blur_x(x, y) = (input(x, y) + input(x+1, y) + input(x+2, y)) / 3
+//! blur_y(x, y) = (blur_x(x, y) + blur_x(x, y+1) + blur_x(x, y+2)) / 3      (the output)
+//! ```
+//!
+//! A W × H output reads a (W+2) × (H+2) input, so there is no boundary condition. Sums wrap
+//! in u16; test inputs use 12-bit values, where they cannot.
 
 use tessera::lang::param::ParamBinding;
 use tessera::prelude::*;

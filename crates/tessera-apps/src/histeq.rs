@@ -1,6 +1,16 @@
 //! histeq — histogram equalization (5 stages: a histogram reduction over the whole input, a
 //! cumulative scan, a minimum reduction, a lookup table and a data-dependent gather), the
-//! example of the Halide paper §2. Every integer stage is int32.
+//! example of the Halide paper §2. Every integer stage is int32; u8 input and output.
+//!
+//! ```text
+//! N = W * H
+//! hist(i) = 0;       hist(i32(input(r.x, r.y))) += 1     for r over the whole input
+//! cdf(i) = hist(i);  cdf(s) = cdf(s-1) + cdf(s)          for s = 1..=255, in order
+//! cmin() = N;        cmin() = min(cmin(), select(hist(b) > 0, cdf(b), N))   for b = 0..=255
+//! scale = f32(255) / f32(max(N - cmin(), 1))
+//! lut(i) = u8(clamp(round(f32(cdf(i) - cmin()) * scale), 0.0, 255.0))   // half to even
+//! output(x, y) = lut(i32(input(x, y)))
+//! ```
 
 use tessera::lang::param::ParamBinding;
 use tessera::prelude::*;

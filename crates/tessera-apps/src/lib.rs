@@ -1,7 +1,7 @@
-//! The benchmark pipelines of Tessera (the specifications live with the project's app notes):
-//! each app is its algorithm written once in the embedded language, a deterministic default
-//! input, and a naive plain-Rust reference the tests compare against. `apps()` lists them all;
-//! the `tessera` command and the benchmarks find apps here by name.
+//! The benchmark pipelines of Tessera, one module per app (its doc states the app's exact
+//! specification): each app is its algorithm written once in the embedded language, a
+//! deterministic default input, and a naive plain-Rust reference the tests compare against.
+//! `apps()` lists them all; the `tessera` command and the benchmarks find apps here by name.
 
 pub mod app;
 pub mod blur;

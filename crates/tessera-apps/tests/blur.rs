@@ -46,6 +46,19 @@ fn twelve_bit_inputs_of_many_shapes() {
 }
 
 #[test]
+fn twelve_bit_inputs_of_random_shapes() {
+    let (seed, mut rng) = seeded_rng(0xb4);
+    for _ in 0..25 {
+        let (w, h) = (rng.random_range(1..=40), rng.random_range(1..=40));
+        let input = random_input(&mut rng, w, h, 4095);
+        check(
+            input,
+            &format!("{w}x{h} output, seed {seed} (TESSERA_SEED={seed})"),
+        );
+    }
+}
+
+#[test]
 fn full_range_inputs_wrap_in_u16() {
     let (seed, mut rng) = seeded_rng(0xb2);
     for (w, h) in [(3, 2), (6, 5), (11, 7)] {

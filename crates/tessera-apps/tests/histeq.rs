@@ -34,6 +34,19 @@ fn random_inputs_of_many_shapes_and_histograms() {
 }
 
 #[test]
+fn random_shapes_and_value_ranges() {
+    let (seed, mut rng) = seeded_rng(0x43);
+    for _ in 0..25 {
+        let (w, h) = (rng.random_range(1..=48), rng.random_range(1..=48));
+        let lo = rng.random_range(0..=255u8);
+        let hi = rng.random_range(lo..=255u8);
+        let input = Buffer::from_fn(&[0, 0], &[w, h], |_| rng.random_range(lo..=hi));
+        let context = format!("{w}x{h} input in {lo}..={hi}, seed {seed} (TESSERA_SEED={seed})");
+        check(input, &context);
+    }
+}
+
+#[test]
 fn constant_and_extreme_images() {
     for v in [0u8, 77, 255] {
         check(
