@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-export PATH="$HOME/.cargo/bin:$PATH"
+export PATH="${CARGO_HOME:-${HOME:-/root}/.cargo}/bin:$PATH"
 cargo build --release
 tessera=target/release/tessera
 "$tessera" apps

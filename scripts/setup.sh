@@ -16,7 +16,7 @@ as_root() {
     fi
 }
 
-export PATH="$HOME/.cargo/bin:$PATH"
+export PATH="${CARGO_HOME:-${HOME:-/root}/.cargo}/bin:$PATH"
 if ! command -v cargo >/dev/null 2>&1; then
     echo "setup: no Rust toolchain found; installing one with rustup" >&2
     if ! command -v curl >/dev/null 2>&1; then

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-export PATH="$HOME/.cargo/bin:$PATH"
+export PATH="${CARGO_HOME:-${HOME:-/root}/.cargo}/bin:$PATH"
 cargo test --workspace
