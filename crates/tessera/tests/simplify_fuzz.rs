@@ -13,8 +13,9 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tessera::eval::expr::ExprEval;
 use tessera::eval::value::Value;
-use tessera::ir::{BinaryOp, Expr, Symbol, Type};
-use tessera::simplify::simplify;
+use tessera::ir::{BinaryOp, Expr, ForKind, Stmt, StmtKind, Symbol, Type};
+use tessera::prelude::{ExprOps, Var};
+use tessera::simplify::{simplify, simplify_stmt};
 use tessera::testing::{edge_values, random_assignment, random_expr_with, GenOptions};
 
 const CASES: usize = 4000;
@@ -252,4 +253,197 @@ fn linear_reasoning_preserves_values() {
         }
     }
     assert!(compared > CASES * ASSIGNMENTS, "too many skipped cases");
+}
+
+/// A statement run's record: every store, in order.
+struct Run {
+    trace: Vec<(i64, Value)>,
+    /// Whether to stop (returning `None`) when signed 32/64-bit arithmetic overflows.
+    stop_on_overflow: bool,
+}
+
+/// Runs a statement (loops, ifs, lets, blocks and stores into `out`).
+fn run(s: &Stmt, env: &mut HashMap<Symbol, Value>, r: &mut Run) -> Option<()> {
+    let stop = r.stop_on_overflow;
+    let eval = |e: &Expr, env: &HashMap<Symbol, Value>| {
+        let (v, overflowed) = evaluate(e, env);
+        (!(stop && overflowed)).then(|| v[0])
+    };
+    match s.kind() {
+        StmtKind::Block(stmts) => stmts.iter().try_for_each(|c| run(c, env, r)),
+        StmtKind::For {
+            name,
+            min,
+            extent,
+            body,
+            ..
+        } => {
+            let lo = eval(min, env)?.as_i128()? as i64;
+            let n = eval(extent, env)?.as_i128()? as i64;
+            // A loop variable past the i32 range overflows like `min + extent` would.
+            if stop && lo.saturating_add(n - 1) > i32::MAX as i64 {
+                return None;
+            }
+            let outer = env.get(name).copied();
+            for v in lo..lo + n {
+                env.insert(*name, Value::Int(v));
+                run(body, env, r)?;
+            }
+            match outer {
+                Some(v) => env.insert(*name, v),
+                None => env.remove(name),
+            };
+            Some(())
+        }
+        StmtKind::IfThenElse {
+            condition,
+            then_case,
+            else_case,
+        } => {
+            if eval(condition, env)?.is_true() {
+                run(then_case, env, r)
+            } else {
+                else_case.as_ref().map_or(Some(()), |e| run(e, env, r))
+            }
+        }
+        StmtKind::LetStmt { name, value, body } => {
+            let v = eval(value, env)?;
+            let outer = env.insert(*name, v);
+            let result = run(body, env, r);
+            match outer {
+                Some(v) => env.insert(*name, v),
+                None => env.remove(name),
+            };
+            result
+        }
+        StmtKind::Store { index, value, .. } => {
+            let i = eval(index, env)?.as_i128()? as i64;
+            let v = eval(value, env)?;
+            r.trace.push((i, v));
+            Some(())
+        }
+        other => panic!("the statement fuzzer does not generate {other:?}"),
+    }
+}
+
+/// A random loop nest over i32 variables, with ifs on conditions involving the loop
+/// variables, lets and stores.
+fn random_stmt(rng: &mut SmallRng, depth: u32, vars: &mut Vec<(Symbol, Type)>) -> Stmt {
+    let options = GenOptions {
+        types: vec![Type::i32(), Type::i32(), Type::bool_()],
+        intrinsics: false,
+        ..GenOptions::default()
+    };
+    let int = |rng: &mut SmallRng, vars: &[(Symbol, Type)], d: u32| {
+        random_expr_with(rng, Type::i32(), d, vars, &options)
+    };
+    let choice = if depth == 0 {
+        4
+    } else {
+        rng.random_range(0..5)
+    };
+    match choice {
+        0 => {
+            let name = Symbol::new(&format!("i{}", vars.len()));
+            let min = if rng.random_bool(0.5) {
+                Expr::i32(rng.random_range(-3..3))
+            } else {
+                int(rng, vars, 1)
+            };
+            let extent = Expr::i32(rng.random_range(-1..4));
+            vars.push((name, Type::i32()));
+            let body = random_stmt(rng, depth - 1, vars);
+            vars.pop();
+            Stmt::for_loop(name, min, extent, ForKind::Serial, body)
+        }
+        1 => {
+            // Conditions mostly compare variables with small constants, which the
+            // simplifier turns into bounds.
+            let (v, _) = vars[rng.random_range(0..vars.len())];
+            let k = Expr::i32(rng.random_range(-3..4));
+            let condition = match rng.random_range(0..4) {
+                0 => Var::new(v.as_str()).expr().lt(k),
+                1 => k.le(Var::new(v.as_str()).expr()),
+                2 => Var::new(v.as_str()).expr().eq_(k),
+                _ => random_expr_with(rng, Type::bool_(), 2, vars, &options),
+            };
+            let then_case = random_stmt(rng, depth - 1, vars);
+            let else_case = rng
+                .random_bool(0.5)
+                .then(|| random_stmt(rng, depth - 1, vars));
+            Stmt::new(StmtKind::IfThenElse {
+                condition,
+                then_case,
+                else_case,
+            })
+        }
+        2 => {
+            let name = Symbol::new(&format!("t{}", vars.len()));
+            let value_depth = rng.random_range(0..3);
+            let value = int(rng, vars, value_depth);
+            vars.push((name, Type::i32()));
+            let body = random_stmt(rng, depth - 1, vars);
+            vars.pop();
+            Stmt::let_stmt(name, value, body)
+        }
+        3 => Stmt::block(vec![
+            random_stmt(rng, depth - 1, vars),
+            random_stmt(rng, depth - 1, vars),
+        ]),
+        _ => Stmt::new(StmtKind::Store {
+            buffer: Symbol::new("out"),
+            index: int(rng, vars, 1),
+            value: int(rng, vars, 3),
+            predicate: None,
+        }),
+    }
+}
+
+#[test]
+fn statement_simplification_preserves_stores() {
+    let seed = seed();
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut compared = 0;
+    for i in 0..CASES / 4 {
+        let mut vars = vec![
+            (Symbol::new("x"), Type::i32()),
+            (Symbol::new("y"), Type::i32()),
+        ];
+        let s = random_stmt(&mut rng, 4, &mut vars);
+        let simplified = simplify_stmt(&s);
+        for _ in 0..ASSIGNMENTS {
+            let mut env = HashMap::from([
+                (Symbol::new("x"), boundary_value(&mut rng, Type::i32())),
+                (Symbol::new("y"), boundary_value(&mut rng, Type::i32())),
+            ]);
+            let mut before = Run {
+                trace: Vec::new(),
+                stop_on_overflow: true,
+            };
+            if run(&s, &mut env.clone(), &mut before).is_none() {
+                continue;
+            }
+            // The simplified statement may overflow where the original did not (reassociated
+            // sums): its values must still be the same.
+            let mut after = Run {
+                trace: Vec::new(),
+                stop_on_overflow: false,
+            };
+            run(&simplified, &mut env, &mut after);
+            let (before, after) = (before.trace, after.trace);
+            compared += 1;
+            let same = before.len() == after.len()
+                && before
+                    .iter()
+                    .zip(&after)
+                    .all(|(a, b)| a.0 == b.0 && a.1.bits_eq(b.1));
+            assert!(
+                same,
+                "statement simplification changed the stores (TESSERA_SEED={seed}, case {i})\n\
+                 statement:\n{s}\nsimplified:\n{simplified}\nassignment: {env:?}\n\
+                 before: {before:?}\nafter:  {after:?}"
+            );
+        }
+    }
+    assert!(compared > CASES / 4, "too many skipped cases");
 }

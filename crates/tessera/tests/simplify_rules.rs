@@ -375,6 +375,16 @@ fn statements() {
         else_case: Some(store(Expr::i32(2))),
     });
     assert_eq!(simplify_stmt(&outer), want);
+    // A loop rebinding `x` inside `if (x < 3)` gets nothing from the condition.
+    let inner_loop = Stmt::for_loop(
+        xs,
+        Expr::i32(0),
+        Expr::i32(10),
+        ForKind::Serial,
+        store(select(x().lt(3), 1, 2)),
+    );
+    let shadowed = Stmt::if_then(x().lt(3), inner_loop.clone());
+    assert_eq!(simplify_stmt(&shadowed), shadowed);
     // Lets: constants substituted, unused ones dropped.
     let t = Symbol::new("t");
     let l = Stmt::let_stmt(t, Expr::i32(4), store(Expr::var(t, Type::i32()) * 2));

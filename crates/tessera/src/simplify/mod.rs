@@ -102,15 +102,26 @@ impl Binding {
     }
 }
 
+/// A condition known to have a value, learned when the scope had `scope_len` bindings.
+struct Fact {
+    condition: Expr,
+    value: bool,
+    scope_len: usize,
+}
+
 /// How deeply rewrites may nest before the rules are declared to loop.
 const REWRITE_DEPTH_LIMIT: u32 = 400;
 
 pub(crate) struct Simplifier {
     scope: Vec<Binding>,
-    /// The info of every node produced so far, by node address (the node is kept alive).
-    memo: HashMap<usize, (Expr, Info)>,
+    /// The info of every node produced so far, by node address (the node is kept alive):
+    /// one layer per scope binding (plus the outermost), since what is known about a node
+    /// depends on the bindings of its variables. Leaving a scope drops what was learned in
+    /// it; what was known outside stays valid inside (an inner binding only adds knowledge,
+    /// or rebinds a name, and nodes naming the new variable are recorded anew when visited).
+    memo: Vec<HashMap<usize, (Expr, Info)>>,
     /// Bool expressions known to have a value here (from enclosing `if` conditions).
-    facts: Vec<(Expr, bool)>,
+    facts: Vec<Fact>,
     depth: u32,
 }
 
@@ -122,7 +133,7 @@ impl Simplifier {
     fn new() -> Simplifier {
         Simplifier {
             scope: Vec::new(),
-            memo: HashMap::new(),
+            memo: vec![HashMap::new()],
             facts: Vec::new(),
             depth: 0,
         }
@@ -130,15 +141,23 @@ impl Simplifier {
 
     fn push_binding(&mut self, b: Binding) {
         self.scope.push(b);
+        self.memo.push(HashMap::new());
     }
 
     fn pop_binding(&mut self) {
-        self.scope.pop();
+        self.truncate_scope(self.scope.len() - 1);
+    }
+
+    /// Leaves every scope entered since the scope had `len` bindings.
+    fn truncate_scope(&mut self, len: usize) {
+        self.scope.truncate(len);
+        self.memo.truncate(len + 1);
     }
 
     /// What is known about `e`, computing it (conservatively) if `e` was not produced here.
     fn info(&mut self, e: &Expr) -> Info {
-        if let Some((_, i)) = self.memo.get(&address(e)) {
+        let key = address(e);
+        if let Some((_, i)) = self.memo.iter().rev().find_map(|layer| layer.get(&key)) {
             return *i;
         }
         self.record(e, Origin::Derived)
@@ -156,7 +175,10 @@ impl Simplifier {
     }
 
     fn set_info(&mut self, e: &Expr, i: Info) {
-        self.memo.insert(address(e), (e.clone(), i));
+        self.memo
+            .last_mut()
+            .expect("internal error: no memo layer")
+            .insert(address(e), (e.clone(), i));
     }
 
     /// `e` simplified (the visitor).
@@ -285,16 +307,17 @@ impl Simplifier {
         Some(Expr::make_const(e.ty(), v as i64))
     }
 
-    /// The value of `e` if an enclosing condition decides it.
+    /// The value of `e` if an enclosing condition decides it (and no variable it mentions
+    /// has been rebound since).
     fn known_fact(&self, e: &Expr) -> Option<Expr> {
         if !e.ty().is_bool() || self.facts.is_empty() {
             return None;
         }
-        self.facts
+        let fact = self.facts.iter().rev().find(|f| f.condition == *e)?;
+        let rebound = self.scope[fact.scope_len..]
             .iter()
-            .rev()
-            .find(|(f, _)| f == e)
-            .map(|(_, v)| Expr::bool_(*v).broadcast_to(e.ty().lanes))
+            .any(|b| b.rebinds && crate::ir::substitute::uses_var(e, b.name));
+        (!rebound).then(|| Expr::bool_(fact.value).broadcast_to(e.ty().lanes))
     }
 }
 

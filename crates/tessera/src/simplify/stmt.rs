@@ -6,7 +6,7 @@
 //! the condition's expressions and as bounds on variables compared with constants.
 
 use super::info::Info;
-use super::{Binding, Simplifier};
+use super::{Binding, Fact, Simplifier};
 use crate::ir::substitute::uses_var;
 use crate::ir::visit::visit_stmt_exprs;
 use crate::ir::{BinaryOp, Expr, ExprKind, Stmt, StmtKind, Symbol, UnaryOp};
@@ -143,15 +143,19 @@ impl Simplifier {
         let mut learned = Vec::new();
         split(condition, holds, &mut learned);
         let (facts_before, scope_before) = (self.facts.len(), self.scope.len());
-        for (fact, value) in learned {
-            if let Some((name, lo, hi)) = var_bound(&fact, value) {
+        for (condition, value) in learned {
+            if let Some((name, lo, hi)) = var_bound(&condition, value) {
                 self.push_binding(Binding::refinement(name, Info::bounded_untyped(lo, hi)));
             }
-            self.facts.push((fact, value));
+            self.facts.push(Fact {
+                condition,
+                value,
+                scope_len: self.scope.len(),
+            });
         }
         let r = f(self);
         self.facts.truncate(facts_before);
-        self.scope.truncate(scope_before);
+        self.truncate_scope(scope_before);
         r
     }
 }
