@@ -18,7 +18,7 @@ use tessera::prelude::{ExprOps, Var};
 use tessera::simplify::{simplify, simplify_stmt};
 use tessera::testing::{edge_values, random_assignment, random_expr_with, GenOptions};
 
-const CASES: usize = 4000;
+const CASES: usize = 10_000;
 const ASSIGNMENTS: usize = 4;
 const TYPES: [Type; 7] = [
     Type::i32(),

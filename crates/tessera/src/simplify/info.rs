@@ -74,6 +74,18 @@ impl Info {
         Info::of_type(ty).with_bounds(ty, lo, hi)
     }
 
+    /// Bounds of a variable whose type is not known yet (clipped when it is looked up).
+    pub fn bounded_untyped(lo: i128, hi: i128) -> Info {
+        Info {
+            lo,
+            hi,
+            modulus: 1,
+            remainder: 0,
+            no_wrap: true,
+            linear_exact: true,
+        }
+    }
+
     pub fn as_constant(&self) -> Option<i128> {
         (self.lo == self.hi).then_some(self.lo)
     }

@@ -11,26 +11,6 @@ use super::{Binding, Simplifier};
 use crate::ir::substitute::uses_var;
 use crate::ir::{Expr, ExprKind, Symbol, Type};
 
-impl Info {
-    /// Bounds of a variable whose type is not known yet (clipped when it is looked up).
-    pub(super) fn bounded_untyped(lo: i128, hi: i128) -> Info {
-        Info {
-            lo,
-            hi,
-            ..Info::constant(0)
-        }
-        .with_unknown_alignment()
-    }
-
-    fn with_unknown_alignment(self) -> Info {
-        Info {
-            modulus: 1,
-            remainder: 0,
-            ..self
-        }
-    }
-}
-
 /// The innermost binding of `name` that binds it (refinements after it add knowledge).
 fn binding(s: &Simplifier, name: Symbol) -> Option<usize> {
     s.scope.iter().rposition(|b| b.name == name && b.rebinds)

@@ -240,6 +240,20 @@ impl SumBuilder<'_> {
             }
         });
     }
+
+    fn push_constant(&mut self, v: i128) {
+        let Some(acc) = self.acc.take() else {
+            self.acc = Some(self.constant(v));
+            return;
+        };
+        let (op, magnitude) = if v < 0 && fits(self.ty, -v, -v) {
+            (BinaryOp::Sub, -v)
+        } else {
+            (BinaryOp::Add, v)
+        };
+        let k = self.constant(magnitude);
+        self.acc = Some(self.node(op, acc, k));
+    }
 }
 
 /// A linear form rebuilt as an expression.
@@ -281,22 +295,6 @@ pub(super) fn rebuild(s: &mut Simplifier, form: &LinearForm, ty: Type) -> Rebuil
     let expr = b.acc.expect("internal error: empty sum");
     let fresh = !matches!(form.terms.as_slice(), [(t, 1)] if form.constant == 0 && *t == expr);
     Rebuilt { expr, exact, fresh }
-}
-
-impl SumBuilder<'_> {
-    fn push_constant(&mut self, v: i128) {
-        let Some(acc) = self.acc.take() else {
-            self.acc = Some(self.constant(v));
-            return;
-        };
-        let (op, magnitude) = if v < 0 && fits(self.ty, -v, -v) {
-            (BinaryOp::Sub, -v)
-        } else {
-            (BinaryOp::Add, v)
-        };
-        let k = self.constant(magnitude);
-        self.acc = Some(self.node(op, acc, k));
-    }
 }
 
 /// Canonicalizes a sum, difference, negation or product by a constant of integer type:

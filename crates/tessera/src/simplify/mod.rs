@@ -112,7 +112,7 @@ struct Fact {
 /// How deeply rewrites may nest before the rules are declared to loop.
 const REWRITE_DEPTH_LIMIT: u32 = 400;
 
-pub(crate) struct Simplifier {
+struct Simplifier {
     scope: Vec<Binding>,
     /// The info of every node produced so far, by node address (the node is kept alive):
     /// one layer per scope binding (plus the outermost), since what is known about a node
@@ -247,8 +247,8 @@ impl Simplifier {
         r.unwrap_or_else(|| e.clone())
     }
 
-    /// Builds `kind`-node `e` as a rule's replacement for `before` (same value), recording
-    /// what the rule proved, and simplifies it.
+    /// Records that the new node `e` replaces `before` (so has its value), and whether the
+    /// rule that built it proved it free of wraparound; then simplifies it.
     fn finish_rewrite(&mut self, before: &Expr, e: &Expr, proven_no_wrap: bool) -> Expr {
         let origin = if proven_no_wrap {
             Origin::Proven
@@ -321,30 +321,27 @@ impl Simplifier {
     }
 }
 
-/// The number of rules in each family (for reports and the test that they all parse).
-pub fn rule_counts() -> Vec<(&'static str, usize)> {
+/// Every family's rules, by family name.
+fn families() -> Vec<(&'static str, &'static rules::RuleSet)> {
     vec![
-        ("add", add::rules().len()),
-        ("sub", sub::rules().len()),
-        ("mul", mul::rules().len()),
-        ("div_mod", div_mod::rules().len()),
-        ("min_max", min_max::rules().len()),
-        ("compare", compare::rules().len()),
-        ("logical", logical::rules().len()),
-        ("select", select::rules().len()),
-        ("bitwise", bitwise::rules().len()),
-        ("intrinsic", intrinsic::rules().len()),
-        ("vector", vector::rules().len()),
+        ("add", add::rules()),
+        ("sub", sub::rules()),
+        ("mul", mul::rules()),
+        ("div_mod", div_mod::rules()),
+        ("min_max", min_max::rules()),
+        ("compare", compare::rules()),
+        ("logical", logical::rules()),
+        ("select", select::rules()),
+        ("bitwise", bitwise::rules()),
+        ("intrinsic", intrinsic::rules()),
+        ("vector", vector::rules()),
     ]
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_family_rule_parses() {
-        let total: usize = rule_counts().iter().map(|(_, n)| n).sum();
-        assert!(total > 100, "{total}");
-    }
+/// The number of rules in each family (casts and the linear forms are code, not rules).
+pub fn rule_counts() -> Vec<(&'static str, usize)> {
+    families()
+        .into_iter()
+        .map(|(name, rules)| (name, rules.len()))
+        .collect()
 }

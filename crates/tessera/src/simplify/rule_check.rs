@@ -14,11 +14,8 @@ use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 
 use super::info::Origin;
-use super::rules::{Pat, Rule, RuleSet, Section};
-use super::Simplifier;
-use super::{
-    add, bitwise, compare, div_mod, intrinsic, logical, min_max, mul, select, sub, vector,
-};
+use super::rules::{Pat, Rule, Section};
+use super::{families, Simplifier};
 use crate::eval::expr::ExprEval;
 use crate::eval::value::Value;
 use crate::ir::{Expr, Symbol, Type, UnaryOp};
@@ -252,22 +249,6 @@ fn check_rule(rule: &Rule, rng: &mut SmallRng, seed: u64) -> usize {
         }
     }
     fired
-}
-
-fn families() -> Vec<(&'static str, &'static RuleSet)> {
-    vec![
-        ("add", add::rules()),
-        ("sub", sub::rules()),
-        ("mul", mul::rules()),
-        ("div_mod", div_mod::rules()),
-        ("min_max", min_max::rules()),
-        ("compare", compare::rules()),
-        ("logical", logical::rules()),
-        ("select", select::rules()),
-        ("bitwise", bitwise::rules()),
-        ("intrinsic", intrinsic::rules()),
-        ("vector", vector::rules()),
-    ]
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //!     "min(x, c0) < c1" => "true" if "c0 < c1";
 //! }
 //! Exact {
-//!     "(x + c0) / c1" => "x / c1 + fold(c0 / c1)" if "c1 > 0 && c0 % c1 == 0";
+//!     "(x / c0) / c1" => "x / fold(c0 * c1)" if "c0 > 0 && c1 > 0";
 //! }
 //! ```
 //!
@@ -22,15 +22,17 @@
 //! - A predicate is evaluated in exact integer arithmetic over the matched constants, plus
 //!   `lo(x)`/`hi(x)` (constant bounds of a match), `bits(x)`, `is_int(x)` and `is_float(x)`.
 //! - The section says which operand types a rule is valid for. `Any`: every type. `Int`:
-//!   integers of every width, wrapping around included — identities both in modular and in
-//!   unbounded arithmetic. `Exact`: integer identities that hold only without wraparound; they
-//!   fire only when every matched arithmetic node is known not to wrap (`Info::no_wrap`) and
-//!   every arithmetic node they build is proven not to. `Float`, `Bool`: those types only.
+//!   integers of every width, wraparound included (folds wrap as the evaluator does); these
+//!   rules are also identities in unbounded integers, so that what is known about overflow
+//!   carries over to the replacement. `Exact`: integer identities that hold only without
+//!   wraparound; they fire only when every matched arithmetic node is known not to wrap
+//!   (`Info::no_wrap`) and every arithmetic node and fold of the replacement is proven not to.
+//!   `Float`, `Bool`: those types only.
 //!
 //! Operands of commutative integer and bool operators are matched in both orders. A rule
 //! whose replacement would be ill-typed, or needs a literal the type cannot represent, does
-//! not fire. Rules are parsed once, on first use; a malformed rule is an internal error that
-//! the test of every family catches.
+//! not fire. Rules are parsed once, on first use; a malformed rule is an internal error, and
+//! `rule_check.rs` tests every rule on random instances.
 
 use super::fold;
 use super::info::Origin;
@@ -86,6 +88,7 @@ macro_rules! rules {
 const WILDCARDS: [&str; 6] = ["x", "y", "z", "w", "u", "v"];
 const CONSTANTS: usize = 6;
 
+/// What a predicate can ask about a matched subexpression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Query {
     Lo,
@@ -95,6 +98,7 @@ pub(super) enum Query {
     IsFloat,
 }
 
+/// A parsed pattern, replacement or predicate.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Pat {
     Wild(usize),
@@ -111,6 +115,7 @@ pub(super) enum Pat {
     Query(Query, Box<Pat>),
 }
 
+/// One compiled rule.
 pub(super) struct Rule {
     pub section: Section,
     pub lhs: Pat,

@@ -91,9 +91,7 @@ impl Simplifier {
                 if b.is_empty() {
                     return b;
                 }
-                // The extents are expressions of the enclosing scope; only the body changes.
-                let with_exprs = s.map_children(|e| self.expr(e), |c| c.clone());
-                with_exprs.map_children(|e| e.clone(), |_| b.clone())
+                s.map_children(|e| self.expr(e), |_| b.clone())
             }
             StmtKind::Store { .. } | StmtKind::Provide { .. } => {
                 s.map_children(|e| self.expr(e), |c| c.clone())
