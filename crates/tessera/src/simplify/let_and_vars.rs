@@ -86,10 +86,16 @@ pub(super) fn let_expr(s: &mut Simplifier, e: &Expr) -> Expr {
     let b = s.expr(body);
     let body_info = s.info(&b);
     s.pop_binding();
-    if !uses_var(&b, *name) {
-        return b;
+    if b.as_var() == Some(*name) {
+        return v;
     }
-    let r = Expr::let_in(*name, v, b);
+    // What was learned about the body inside the scope holds for the let (same value), and
+    // for the body itself once it no longer names the variable.
+    let r = if uses_var(&b, *name) {
+        Expr::let_in(*name, v, b)
+    } else {
+        b
+    };
     s.set_info(&r, body_info);
     r
 }

@@ -13,7 +13,7 @@
 
 use super::info::{fits, Info, Origin};
 use super::Simplifier;
-use super::{mul, order};
+use super::{mul, order, vector};
 use crate::ir::{BinaryOp, Expr, ExprKind, Type, UnaryOp};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -194,10 +194,18 @@ impl SumBuilder<'_> {
         Expr::make_const(self.ty, v as i64)
     }
 
+    /// `a op b`, as a broadcast if both are broadcasts (then the sum's linear form is no
+    /// longer exactly the form being rebuilt).
     fn node(&mut self, op: BinaryOp, a: Expr, b: Expr) -> Expr {
         let e = Expr::binary(op, a, b);
         self.s.record(&e, Origin::Derived);
-        e
+        match vector::lift_broadcasts(self.s, &e) {
+            Some(lifted) => {
+                self.exact = false;
+                lifted
+            }
+            None => e,
+        }
     }
 
     /// `t * c`, with the multiplication rules applied (a ramp times a constant is a ramp);
