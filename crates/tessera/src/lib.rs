@@ -12,5 +12,7 @@ pub mod ir;
 pub mod lang;
 pub mod lower;
 pub mod prelude;
+pub mod simplify;
+pub mod testing;
 
 pub use error::{Error, Result};
