@@ -11,5 +11,6 @@ pub mod eval;
 pub mod ir;
 pub mod lang;
 pub mod prelude;
+pub mod testing;
 
 pub use error::{Error, Result};
