@@ -255,28 +255,32 @@ impl<'a> Bounder<'a> {
         if is_zero_point(x) || is_zero_point(y) {
             return Interval::single_point(Expr::zero(ty));
         }
-        let p = |a: &Option<Expr>, b: &Option<Expr>| both(BinaryOp::Mul, a, b);
+        let p = |a: &Option<Expr>, b: &Option<Expr>, end| arith(BinaryOp::Mul, a, b, end);
         let (lo, hi) = match (self.sign(x, ty), self.sign(y, ty)) {
             (_, Sign::NonNegative) => return self.scale(BinaryOp::Mul, x, y, ty),
             (Sign::NonNegative, _) => return self.scale(BinaryOp::Mul, y, x, ty),
-            (Sign::NonPositive, Sign::NonPositive) => (p(&x.max, &y.max), p(&x.min, &y.min)),
+            (Sign::NonPositive, Sign::NonPositive) => {
+                (p(&x.max, &y.max, Lower), p(&x.min, &y.min, Upper))
+            }
             (Sign::Unknown, Sign::NonPositive) => (
-                min2(p(&x.max, &y.min), p(&x.max, &y.max)),
-                max2(p(&x.min, &y.min), p(&x.min, &y.max)),
+                min2(p(&x.max, &y.min, Lower), p(&x.max, &y.max, Lower)),
+                max2(p(&x.min, &y.min, Upper), p(&x.min, &y.max, Upper)),
             ),
             (Sign::NonPositive, Sign::Unknown) => (
-                min2(p(&x.min, &y.max), p(&x.max, &y.max)),
-                max2(p(&x.min, &y.min), p(&x.max, &y.min)),
+                min2(p(&x.min, &y.max, Lower), p(&x.max, &y.max, Lower)),
+                max2(p(&x.min, &y.min, Upper), p(&x.max, &y.min, Upper)),
             ),
             (Sign::Unknown, Sign::Unknown) => {
-                let corners = [
-                    p(&x.min, &y.min),
-                    p(&x.min, &y.max),
-                    p(&x.max, &y.min),
-                    p(&x.max, &y.max),
-                ];
-                let lo = corners.clone().into_iter().reduce(min2).flatten();
-                let hi = corners.into_iter().reduce(max2).flatten();
+                let corners = |end| {
+                    [
+                        p(&x.min, &y.min, end),
+                        p(&x.min, &y.max, end),
+                        p(&x.max, &y.min, end),
+                        p(&x.max, &y.max, end),
+                    ]
+                };
+                let lo = corners(Lower).into_iter().reduce(min2).flatten();
+                let hi = corners(Upper).into_iter().reduce(max2).flatten();
                 (lo, hi)
             }
         };
@@ -287,13 +291,13 @@ impl<'a> Bounder<'a> {
     /// non-negative: increasing in `x`, and in `y` increasing for non-negative `x` and
     /// decreasing for non-positive `x`.
     fn scale(&self, op: BinaryOp, x: &Interval, y: &Interval, ty: Type) -> Interval {
-        let p = |a: &Option<Expr>, b: &Option<Expr>| both(op, a, b);
+        let p = |a: &Option<Expr>, b: &Option<Expr>, end| arith(op, a, b, end);
         let (lo, hi) = match self.sign(x, ty) {
-            Sign::NonNegative => (p(&x.min, &y.min), p(&x.max, &y.max)),
-            Sign::NonPositive => (p(&x.min, &y.max), p(&x.max, &y.min)),
+            Sign::NonNegative => (p(&x.min, &y.min, Lower), p(&x.max, &y.max, Upper)),
+            Sign::NonPositive => (p(&x.min, &y.max, Lower), p(&x.max, &y.min, Upper)),
             Sign::Unknown => (
-                min2(p(&x.min, &y.min), p(&x.min, &y.max)),
-                max2(p(&x.max, &y.min), p(&x.max, &y.max)),
+                min2(p(&x.min, &y.min, Lower), p(&x.min, &y.max, Lower)),
+                max2(p(&x.max, &y.min, Upper), p(&x.max, &y.max, Upper)),
             ),
         };
         Interval { min: lo, max: hi }
@@ -341,19 +345,19 @@ impl<'a> Bounder<'a> {
     /// positive (Div) or non-negative (Shr): increasing in `x`, and in `y` decreasing for
     /// non-negative `x` and increasing for negative `x`, tending to 0 or -1 for huge `y`.
     fn quotient(&self, op: BinaryOp, x: &Interval, y: &Interval, ty: Type) -> Interval {
-        let q = |a: &Option<Expr>, b: &Option<Expr>| both(op, a, b);
+        let q = |a: &Option<Expr>, b: &Option<Expr>, end| arith(op, a, b, end);
         // x op y.max, or 0 when the divisor is unbounded (a bound of the limit 0 or -1).
-        let by_largest = |a: &Option<Expr>| match (&y.max, a) {
-            (Some(_), _) => q(a, &y.max),
+        let by_largest = |a: &Option<Expr>, end| match (&y.max, a) {
+            (Some(_), _) => q(a, &y.max, end),
             (None, Some(_)) => Some(Expr::zero(ty)),
             (None, None) => None,
         };
         let (lo, hi) = match self.sign(x, ty) {
-            Sign::NonNegative => (by_largest(&x.min), q(&x.max, &y.min)),
-            Sign::NonPositive => (q(&x.min, &y.min), by_largest(&x.max)),
+            Sign::NonNegative => (by_largest(&x.min, Lower), q(&x.max, &y.min, Upper)),
+            Sign::NonPositive => (q(&x.min, &y.min, Lower), by_largest(&x.max, Upper)),
             Sign::Unknown => (
-                min2(q(&x.min, &y.min), by_largest(&x.min)),
-                max2(q(&x.max, &y.min), by_largest(&x.max)),
+                min2(q(&x.min, &y.min, Lower), by_largest(&x.min, Lower)),
+                max2(q(&x.max, &y.min, Upper), by_largest(&x.max, Upper)),
             ),
         };
         Interval { min: lo, max: hi }
@@ -508,18 +512,21 @@ impl<'a> Bounder<'a> {
                 let y = self.bounds(&args[1]);
                 if fold::prove_cmp(BinaryOp::Ge, &x.min, &y.max) {
                     Interval {
-                        min: call(Absd, &[&x.min, &y.max]),
-                        max: call(Absd, &[&x.max, &y.min]),
+                        min: guard_nan(call(Absd, &[&x.min, &y.max]), Lower),
+                        max: guard_nan(call(Absd, &[&x.max, &y.min]), Upper),
                     }
                 } else if fold::prove_cmp(BinaryOp::Le, &x.max, &y.min) {
                     Interval {
-                        min: call(Absd, &[&y.min, &x.max]),
-                        max: call(Absd, &[&y.max, &x.min]),
+                        min: guard_nan(call(Absd, &[&y.min, &x.max]), Lower),
+                        max: guard_nan(call(Absd, &[&y.max, &x.min]), Upper),
                     }
                 } else {
                     Interval {
                         min: zero,
-                        max: max2(call(Absd, &[&x.min, &y.max]), call(Absd, &[&x.max, &y.min])),
+                        max: max2(
+                            guard_nan(call(Absd, &[&x.min, &y.max]), Upper),
+                            guard_nan(call(Absd, &[&x.max, &y.min]), Upper),
+                        ),
                     }
                 }
             }
@@ -691,17 +698,48 @@ fn max2(a: Option<Expr>, b: Option<Expr>) -> Option<Expr> {
     both(BinaryOp::Max, &a, &b)
 }
 
+/// Which end of an interval an expression is.
+#[derive(Clone, Copy)]
+enum End {
+    Lower,
+    Upper,
+}
+use End::{Lower, Upper};
+
+/// A float end that is never NaN. Arithmetic on ends can meet infinities of opposite signs
+/// (or 0 and an infinity) where the values themselves do not, and a NaN end would bound
+/// nothing while a later `min`/`max` could silently drop it. Under `max(a, b) = a > b ? a :
+/// b`, `max(e, -inf)` is `e` unless `e` is NaN, which becomes `-inf` (an upper end becomes
+/// `+inf` the same way).
+fn guard_nan(e: Option<Expr>, end: End) -> Option<Expr> {
+    let e = e?;
+    if !e.ty().is_float() || e.is_const() {
+        return Some(e);
+    }
+    let (op, limit) = match end {
+        Lower => (BinaryOp::Max, f64::NEG_INFINITY),
+        Upper => (BinaryOp::Min, f64::INFINITY),
+    };
+    let limit = Expr::make_float(e.ty(), limit);
+    Some(Expr::binary(op, e, limit))
+}
+
+/// `a op b` as the given end, for an arithmetic `op`.
+fn arith(op: BinaryOp, a: &Option<Expr>, b: &Option<Expr>, end: End) -> Option<Expr> {
+    guard_nan(both(op, a, b), end)
+}
+
 fn add(x: &Interval, y: &Interval) -> Interval {
     Interval {
-        min: both(BinaryOp::Add, &x.min, &y.min),
-        max: both(BinaryOp::Add, &x.max, &y.max),
+        min: arith(BinaryOp::Add, &x.min, &y.min, Lower),
+        max: arith(BinaryOp::Add, &x.max, &y.max, Upper),
     }
 }
 
 fn sub(x: &Interval, y: &Interval) -> Interval {
     Interval {
-        min: both(BinaryOp::Sub, &x.min, &y.max),
-        max: both(BinaryOp::Sub, &x.max, &y.min),
+        min: arith(BinaryOp::Sub, &x.min, &y.max, Lower),
+        max: arith(BinaryOp::Sub, &x.max, &y.min, Upper),
     }
 }
 

@@ -31,9 +31,9 @@ pub fn may_wrap(op: BinaryOp, ty: Type) -> bool {
     }
 }
 
-/// The exact integer result of `x op y`, where the evaluator's wrapped result may differ.
-fn exact_int(op: BinaryOp, x: i128, y: i128, bits: u8) -> Option<i128> {
-    match op {
+/// Whether `r`, the evaluator's (wrapped) result of `x op y`, is the exact integer result.
+fn is_exact(op: BinaryOp, x: i128, y: i128, r: i128, bits: u8) -> bool {
+    let exact = match op {
         BinaryOp::Add => x.checked_add(y),
         BinaryOp::Sub => x.checked_sub(y),
         BinaryOp::Mul => x.checked_mul(y),
@@ -41,8 +41,9 @@ fn exact_int(op: BinaryOp, x: i128, y: i128, bits: u8) -> Option<i128> {
         // Amounts of the full width or more, and negative amounts, are defined (not wrapping)
         // by `value::binary`; only an in-range left shift can lose bits.
         BinaryOp::Shl if (0..bits as i128).contains(&y) => x.checked_mul(1i128 << y),
-        _ => None,
-    }
+        _ => return true,
+    };
+    exact == Some(r)
 }
 
 /// `a op b`, folded when both are constants; `None` when the result is not exact.
@@ -61,10 +62,8 @@ pub fn binary(op: BinaryOp, a: &Expr, b: &Expr) -> Option<Expr> {
             }
         }
         if let (Some(x), Some(y), Some(r)) = (x.as_i128(), y.as_i128(), result.as_i128()) {
-            if let Some(exact) = exact_int(op, x, y, ty.bits) {
-                if exact != r {
-                    return None;
-                }
+            if !is_exact(op, x, y, r, ty.bits) {
+                return None;
             }
         }
         let result_ty = if op.is_comparison() {
