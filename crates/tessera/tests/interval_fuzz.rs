@@ -8,6 +8,10 @@
 //! overflows signed 32/64-bit arithmetic, the bounds themselves do (bound expressions are
 //! assumed not to), or some float subexpression is NaN (an interval says nothing about NaN).
 //!
+//! The same sampling checks the regions of Funcs and images: every element a random expression
+//! or loop nest reads (or provides) lies in the box `boxes_required` (`boxes_provided_stmt`)
+//! computes, and that box's `used` condition holds.
+//!
 //! Reproduce a run with `TESSERA_SEED=<seed> cargo test --test interval_fuzz`.
 
 use std::collections::HashMap;
@@ -17,12 +21,16 @@ use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 
-use tessera::analysis::{bounds_of_expr, Interval, Scope};
-use tessera::eval::expr::ExprEval;
+use tessera::analysis::{
+    bounds_of_expr, boxes_provided_stmt, boxes_required, boxes_required_stmt, Box, Interval, Scope,
+};
+use tessera::eval::expr::{EvalContext, ExprEval};
 use tessera::eval::value::Value;
 use tessera::ir::substitute::substitute;
 use tessera::ir::visit::visit_exprs;
-use tessera::ir::{BinaryOp, Expr, ExprKind, Symbol, Type, TypeCode};
+use tessera::ir::{
+    BinaryOp, CallKind, Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol, Type, TypeCode,
+};
 use tessera::testing::{random_expr_with, random_type, random_value, GenOptions};
 
 const DEFAULT_SEED: u64 = 0x1e7e_5e4a;
@@ -397,4 +405,308 @@ fn has_nan_subexpression(e: &Expr, env: &mut HashMap<Symbol, Value>) -> bool {
             .iter()
             .any(|v| v.as_f64().is_nan())
     })
+}
+
+// ---- regions ------------------------------------------------------------------------------
+
+/// An evaluation context that records every image element read (and answers a small value).
+struct Recorder<'a> {
+    env: &'a HashMap<Symbol, Value>,
+    reads: Vec<(Symbol, Vec<i64>)>,
+}
+
+impl EvalContext for Recorder<'_> {
+    fn lookup(&self, name: Symbol, _lane: usize) -> Option<Value> {
+        self.env.get(&name).copied()
+    }
+    fn call_image(&mut self, image: Symbol, coords: &[i64]) -> tessera::Result<Value> {
+        self.reads.push((image, coords.to_vec()));
+        Ok(Value::Int(coords.iter().sum::<i64>().rem_euclid(7)))
+    }
+}
+
+fn image_call(name: &str, args: Vec<Expr>) -> Expr {
+    Expr::new(
+        Type::i32(),
+        ExprKind::Call {
+            name: Symbol::new(name),
+            kind: CallKind::Image,
+            args,
+            value_index: 0,
+        },
+    )
+}
+
+/// A random i32 expression reading images `f` (2-D) and `g` (1-D) at random coordinates,
+/// under random selects and lets.
+fn random_reads(rng: &mut SmallRng, depth: u32, vars: &mut Vec<(Symbol, Type)>) -> Expr {
+    let options = GenOptions {
+        types: vec![Type::i32()],
+        intrinsics: false,
+        ..GenOptions::default()
+    };
+    let index = |rng: &mut SmallRng, vars: &[(Symbol, Type)]| {
+        let depth = rng.random_range(0..=2);
+        random_expr_with(rng, Type::i32(), depth, vars, &options)
+    };
+    match if depth == 0 {
+        0
+    } else {
+        rng.random_range(0..5)
+    } {
+        0 | 1 => {
+            if rng.random_bool(0.5) {
+                let (a, b) = (index(rng, vars), index(rng, vars));
+                image_call("f", vec![a, b])
+            } else {
+                image_call("g", vec![index(rng, vars)])
+            }
+        }
+        2 => {
+            let cond = random_expr_with(rng, Type::bool_(), 2, vars, &options);
+            let t = random_reads(rng, depth - 1, vars);
+            let f = random_reads(rng, depth - 1, vars);
+            Expr::select(cond, t, f)
+        }
+        3 => {
+            let name = Symbol::new(&format!("l{depth}"));
+            let value = index(rng, vars);
+            vars.push((name, Type::i32()));
+            let body = random_reads(rng, depth - 1, vars);
+            vars.pop();
+            Expr::let_in(name, value, body)
+        }
+        _ => {
+            let a = random_reads(rng, depth - 1, vars);
+            Expr::binary(BinaryOp::Add, a, random_reads(rng, depth - 1, vars))
+        }
+    }
+}
+
+/// Whether `coords` lie in `region` (and its `used` condition holds) under `env`; `None`
+/// when evaluating the region overflows.
+fn region_contains(region: &Box, coords: &[i64], env: &mut HashMap<Symbol, Value>) -> Option<bool> {
+    let mut eval = ExprEval::new(env);
+    let mut inside = region.dimensions() == coords.len();
+    for (interval, &c) in region.bounds.iter().zip(coords) {
+        let c = Value::Int(c);
+        let lo = interval.min.as_ref().map(|e| eval.eval(e, 0).unwrap());
+        let hi = interval.max.as_ref().map(|e| eval.eval(e, 0).unwrap());
+        inside &= lo.is_none_or(|lo| le(lo, c)) && hi.is_none_or(|hi| le(c, hi));
+    }
+    if let Some(used) = &region.used {
+        inside &= eval.eval(used, 0).unwrap().is_true();
+    }
+    (!eval.signed_overflow).then_some(inside)
+}
+
+#[test]
+fn required_regions_contain_every_read() {
+    let seed = seed();
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0xb0c5);
+    let (mut checked, mut reads) = (0, 0);
+    for case in 0..600 {
+        let vars: Vec<(Symbol, Type)> = ["x", "y", "n"]
+            .iter()
+            .map(|n| (Symbol::new(n), Type::i32()))
+            .collect();
+        let declared = declare_ranges(&mut rng, &vars);
+        let scope: Scope = declared
+            .iter()
+            .filter_map(|d| d.interval.clone().map(|i| (d.name, i)))
+            .collect();
+        let e = random_reads(&mut rng, 3, &mut vars.clone());
+        let regions = boxes_required(&e, &scope);
+        for _ in 0..SAMPLES_PER_EXPRESSION {
+            let mut tally = Tally::default();
+            let Some(mut env) = sample(&mut rng, &declared, &mut tally) else {
+                continue;
+            };
+            let mut recorder = Recorder {
+                env: &env,
+                reads: Vec::new(),
+            };
+            let mut eval = ExprEval::new(&mut recorder);
+            eval.eval(&e, 0).unwrap();
+            if eval.signed_overflow {
+                continue;
+            }
+            let recorded = std::mem::take(&mut recorder.reads);
+            for (image, coords) in &recorded {
+                let region = regions.get(image).unwrap_or_else(|| {
+                    panic!("seed {seed}, case {case}: no region for {image} in {e}")
+                });
+                match region_contains(region, coords, &mut env) {
+                    Some(true) => reads += 1,
+                    Some(false) => panic!(
+                        "seed {seed}, case {case}: {image}{coords:?} is outside {region}\n  \
+                         expression: {e}\n  assignment: {env:?}"
+                    ),
+                    None => {}
+                }
+            }
+            checked += 1;
+        }
+    }
+    eprintln!("regions: {checked} samples, {reads} reads checked (seed {seed})");
+    assert!(reads > 2000);
+}
+
+/// What running a loop nest touched, and whether it overflowed signed 32-bit arithmetic.
+#[derive(Default)]
+struct Trace {
+    reads: Vec<(Symbol, Vec<i64>)>,
+    provides: Vec<(Symbol, Vec<i64>)>,
+    overflowed: bool,
+}
+
+impl Trace {
+    fn eval(&mut self, e: &Expr, env: &HashMap<Symbol, Value>) -> Value {
+        let mut recorder = Recorder {
+            env,
+            reads: Vec::new(),
+        };
+        let mut eval = ExprEval::new(&mut recorder);
+        let v = eval.eval(e, 0).unwrap();
+        self.overflowed |= eval.signed_overflow;
+        self.reads.append(&mut recorder.reads);
+        v
+    }
+
+    fn eval_int(&mut self, e: &Expr, env: &HashMap<Symbol, Value>) -> i64 {
+        self.eval(e, env).as_i128().unwrap() as i64
+    }
+
+    /// Runs `s` (a statement `random_loop_nest` makes).
+    fn execute(&mut self, s: &Stmt, env: &mut HashMap<Symbol, Value>) {
+        match s.kind() {
+            StmtKind::For {
+                name,
+                min,
+                extent,
+                body,
+                ..
+            } => {
+                let lo = self.eval_int(min, env);
+                let n = self.eval_int(extent, env);
+                for i in lo..lo + n {
+                    env.insert(*name, Value::Int(i));
+                    self.execute(body, env);
+                }
+                env.remove(name);
+            }
+            StmtKind::IfThenElse {
+                condition,
+                then_case,
+                else_case,
+            } => {
+                if self.eval(condition, env).is_true() {
+                    self.execute(then_case, env);
+                } else if let Some(e) = else_case {
+                    self.execute(e, env);
+                }
+            }
+            StmtKind::Provide { func, args, values } => {
+                let coords = args.iter().map(|a| self.eval_int(a, env)).collect();
+                for v in values {
+                    self.eval(v, env);
+                }
+                self.provides.push((*func, coords));
+            }
+            StmtKind::Evaluate(e) => {
+                self.eval(e, env);
+            }
+            other => panic!("internal error: the loop-nest generator made {other:?}"),
+        }
+    }
+}
+
+/// `for y in [y0, y0 + ey) { for x in [x0, x0 + ex) { if c { out(..) = reads } else { reads } } }`
+/// with small random extents (sometimes the free variable `m`) and mins (sometimes `n + k`).
+fn random_loop_nest(rng: &mut SmallRng) -> Stmt {
+    let options = GenOptions {
+        types: vec![Type::i32()],
+        intrinsics: false,
+        lets: false,
+        ..GenOptions::default()
+    };
+    let free = |name: &str| Expr::var(Symbol::new(name), Type::i32());
+    let range = |rng: &mut SmallRng| {
+        let min = match rng.random_range(0..3) {
+            0 => Expr::binary(BinaryOp::Add, free("n"), Expr::i32(rng.random_range(-3..3))),
+            _ => Expr::i32(rng.random_range(-4..4)),
+        };
+        let extent = if rng.random_bool(0.25) {
+            free("m")
+        } else {
+            Expr::i32(rng.random_range(0..5))
+        };
+        (min, extent)
+    };
+    let ((ymin, yext), (xmin, xext)) = (range(rng), range(rng));
+    let mut vars: Vec<(Symbol, Type)> = ["x", "y", "n"]
+        .iter()
+        .map(|n| (Symbol::new(n), Type::i32()))
+        .collect();
+    let cond = random_expr_with(rng, Type::bool_(), 2, &vars, &options);
+    let out_args = vec![
+        random_expr_with(rng, Type::i32(), 1, &vars, &options),
+        random_expr_with(rng, Type::i32(), 1, &vars, &options),
+    ];
+    let provide = Stmt::new(StmtKind::Provide {
+        func: Symbol::new("out"),
+        args: out_args,
+        values: vec![random_reads(rng, 2, &mut vars)],
+    });
+    let otherwise = Stmt::new(StmtKind::Evaluate(random_reads(rng, 2, &mut vars)));
+    let branch = Stmt::new(StmtKind::IfThenElse {
+        condition: cond,
+        then_case: provide,
+        else_case: Some(otherwise),
+    });
+    let inner = Stmt::for_loop(Symbol::new("x"), xmin, xext, ForKind::Serial, branch);
+    Stmt::for_loop(Symbol::new("y"), ymin, yext, ForKind::Serial, inner)
+}
+
+#[test]
+fn loop_nest_regions_contain_every_access() {
+    let seed = seed();
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x100b);
+    let mut accesses = 0;
+    for case in 0..400 {
+        let nest = random_loop_nest(&mut rng);
+        let required = boxes_required_stmt(&nest, &Scope::new());
+        let provided = boxes_provided_stmt(&nest, &Scope::new());
+        for _ in 0..4 {
+            let mut env: HashMap<Symbol, Value> = HashMap::from([
+                (Symbol::new("n"), Value::Int(rng.random_range(-20..20))),
+                (Symbol::new("m"), Value::Int(rng.random_range(-2..5))),
+            ]);
+            let mut trace = Trace::default();
+            trace.execute(&nest, &mut env);
+            if trace.overflowed {
+                continue;
+            }
+            let (reads, provides) = (trace.reads, trace.provides);
+            let all = reads
+                .iter()
+                .map(|r| (r, &required))
+                .chain(provides.iter().map(|p| (p, &provided)));
+            for ((name, coords), regions) in all {
+                let region = regions.get(name).unwrap_or_else(|| {
+                    panic!("seed {seed}, case {case}: no region for {name} in\n{nest}")
+                });
+                match region_contains(region, coords, &mut env) {
+                    Some(true) => accesses += 1,
+                    Some(false) => panic!(
+                        "seed {seed}, case {case}: {name}{coords:?} is outside {region}\n{nest}\n  \
+                         assignment: {env:?}"
+                    ),
+                    None => {}
+                }
+            }
+        }
+    }
+    eprintln!("loop nests: {accesses} accesses checked (seed {seed})");
+    assert!(accesses > 1000);
 }

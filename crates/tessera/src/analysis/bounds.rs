@@ -814,7 +814,9 @@ fn all_ones_covering(a: &Option<Expr>, b: &Option<Expr>) -> Option<Expr> {
     let (ae, be) = (a.as_ref()?, b.as_ref()?);
     match (ae.as_int_const(), be.as_int_const()) {
         (Some(x), Some(y)) => {
-            let largest = x.max(y);
+            // (Ends of an interval narrowed to nothing, in code that cannot run, may be
+            // negative even so.)
+            let largest = x.max(y).max(0);
             let ones = (1i128 << (128 - largest.leading_zeros())) - 1;
             Some(int_const(ae.ty(), ones))
         }
@@ -961,6 +963,11 @@ mod tests {
         assert_eq!(bounds(x.lt(21), &bounded), "[true, true]");
         assert_eq!(bounds(x.lt(10), &bounded), "[false, true]");
         assert_eq!(bounds(x.eq_(30).or(x.gt(20)), &bounded), "[false, false]");
+        // An arm that cannot run sees an empty (inverted) range, and must still not fail.
+        let either_sign: Scope = [range(x, -10, 10)].into_iter().collect();
+        let dead = x.ge(0).and(x.lt(-5));
+        let e = select(dead, Expr::from(x) | Expr::from(x), 0);
+        assert_eq!(bounds(e, &either_sign), "[0, 0]");
     }
 
     #[test]
