@@ -11,6 +11,7 @@ pub mod eval;
 pub mod ir;
 pub mod lang;
 pub mod prelude;
+pub mod simplify;
 pub mod testing;
 
 pub use error::{Error, Result};

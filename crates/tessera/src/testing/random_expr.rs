@@ -63,6 +63,7 @@ pub fn random_expr_with(
         options,
         scope: vars.to_vec(),
         lets_made: 0,
+        built: Vec::new(),
     };
     generator.expr(ty, depth)
 }
@@ -129,7 +130,7 @@ pub fn random_value(rng: &mut SmallRng, ty: Type) -> Value {
         return *edge_values(ty).choose(rng).expect("every type has edges");
     }
     if roll < 40 {
-        return Value::from_bits(rng.random(), ty);
+        return quiet(Value::from_bits(rng.random(), ty));
     }
     match ty.code {
         TypeCode::Bool => Value::Bool(rng.random()),
@@ -148,6 +149,19 @@ pub fn random_assignment(rng: &mut SmallRng, vars: &[(Symbol, Type)]) -> HashMap
         .collect()
 }
 
+/// A signaling NaN made quiet (same sign and payload). Arithmetic quiets signaling NaNs, so
+/// even `x * 1.0` changes one of their bits; like Halide, Tessera does not promise to keep
+/// them, and random values never are one.
+fn quiet(v: Value) -> Value {
+    match v {
+        Value::F32(f) if f.is_nan() => Value::F32(f32::from_bits(f.to_bits() | 0x0040_0000)),
+        Value::F64(f) if f.is_nan() => {
+            Value::F64(f64::from_bits(f.to_bits() | 0x0008_0000_0000_0000))
+        }
+        other => other,
+    }
+}
+
 fn float_value(v: f64, ty: Type) -> Value {
     if ty.bits == 32 {
         Value::F32(v as f32)
@@ -162,6 +176,10 @@ struct Generator<'a> {
     /// Variables usable at the current point: the free ones, then enclosing let names.
     scope: Vec<(Symbol, Type)>,
     lets_made: u32,
+    /// Subexpressions built so far that are valid at the current point, some of which get
+    /// reused: repeated subexpressions (`e - e`, `min(e, e + 1)`) are where algebraic rules
+    /// apply, and independent random trees rarely contain them.
+    built: Vec<Expr>,
 }
 
 /// The ways of building a node of a given type; `Generator::choices` lists the ones that
@@ -189,14 +207,23 @@ enum Shape {
 
 impl Generator<'_> {
     fn expr(&mut self, ty: Type, depth: u32) -> Expr {
-        if depth == 0 || self.rng.random_bool(0.1) {
-            return self.leaf(ty);
+        if self.rng.random_bool(0.15) {
+            let same_type: Vec<&Expr> = self.built.iter().filter(|e| e.ty() == ty).collect();
+            if let Some(e) = same_type.choose(self.rng) {
+                return (*e).clone();
+            }
         }
-        let shape = *self
-            .choices(ty)
-            .choose(self.rng)
-            .expect("every type has a shape");
-        self.build(shape, ty, depth - 1)
+        let e = if depth == 0 || self.rng.random_bool(0.1) {
+            self.leaf(ty)
+        } else {
+            let shape = *self
+                .choices(ty)
+                .choose(self.rng)
+                .expect("every type has a shape");
+            self.build(shape, ty, depth - 1)
+        };
+        self.built.push(e.clone());
+        e
     }
 
     fn choices(&self, ty: Type) -> Vec<Shape> {
@@ -354,9 +381,18 @@ impl Generator<'_> {
                 Symbol::new(&format!("t{}", self.lets_made))
             }
         };
+        // Inside the body, earlier subexpressions naming a shadowed variable would mean
+        // something else; and what the body builds may name the new variable.
+        let shadows = self.scope.iter().any(|(n, _)| *n == name);
+        let outer_built = if shadows {
+            std::mem::take(&mut self.built)
+        } else {
+            self.built.clone()
+        };
         self.scope.push((name, value_ty));
         let body = self.expr(ty, depth);
         self.scope.pop();
+        self.built = outer_built;
         Expr::let_in(name, value, body)
     }
 
