@@ -8,10 +8,11 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::fmt;
 
-use super::bounds::{Bounder, Scope};
+use super::bounds::{simplified, Bounder, Scope};
 use super::fold;
 use super::interval::Interval;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Stmt, StmtKind, Symbol, UnaryOp};
+use crate::simplify::simplify;
 
 /// A multi-dimensional region: one interval per dimension.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -145,10 +146,13 @@ impl<'a> BoxCollector<'a> {
     }
 
     fn record(&mut self, name: Symbol, coordinates: &[Expr]) {
-        let bounds = coordinates.iter().map(|c| self.bounder.bounds(c)).collect();
+        let bounds = coordinates
+            .iter()
+            .map(|c| simplified(self.bounder.bounds(c)))
+            .collect();
         let region = Box {
             bounds,
-            used: self.guard.clone(),
+            used: self.guard.as_ref().map(simplify),
         };
         match self.boxes.entry(name) {
             Entry::Occupied(mut o) => {
@@ -421,14 +425,14 @@ mod tests {
         assert!(!required.contains_key(&out) && !required.contains_key(&Symbol::new("buf")));
         let provided = boxes_provided_stmt(&nest, &Scope::new());
         assert_eq!(region(&provided, "out"), "[0, 99] x [0, 49]");
-        assert_eq!(region(&provided, "buf"), "[n, (99 + n)]");
+        assert_eq!(region(&provided, "buf"), "[n, (n + 99)]");
         assert_eq!(provided.len(), 2);
 
         // A loop with a symbolic extent runs only if the extent is positive.
         let call = Stmt::new(StmtKind::Evaluate(g.at([x.expr()])));
         let symbolic = Stmt::for_loop(x.name(), Expr::i32(0), n.expr(), ForKind::Serial, call);
         let required = boxes_required_stmt(&symbolic, &Scope::new());
-        assert_eq!(region(&required, "g"), "[0, (n - 1)] if (n > 0)");
+        assert_eq!(region(&required, "g"), "[0, (n - 1)] if (0 < n)");
     }
 
     #[test]

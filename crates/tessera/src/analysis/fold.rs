@@ -86,10 +86,24 @@ pub fn binary(op: BinaryOp, a: &Expr, b: &Expr) -> Option<Expr> {
     if let Some(e) = identity {
         return Some(e.clone());
     }
-    if may_wrap(op, ty) {
+    if may_wrap(op, ty) || (is_arithmetic(op) && (is_type_limit(a) || is_type_limit(b))) {
         return None;
     }
     Some(Expr::binary(op, a.clone(), b.clone()))
+}
+
+fn is_arithmetic(op: BinaryOp) -> bool {
+    matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul)
+}
+
+/// Whether `e` is the smallest or largest value of its (integer) type. Such an end says no
+/// more than the type does, and arithmetic moving it outward overflows, so symbolic
+/// arithmetic on it gives no bound rather than one that is wrong whenever it overflows.
+fn is_type_limit(e: &Expr) -> bool {
+    let ty = e.ty();
+    ty.is_int_or_uint()
+        && e.as_int_const()
+            .is_some_and(|v| v == ty.int_min() || v == ty.int_max())
 }
 
 /// `op a`, folded for constants; `None` when a negation is not exact.
@@ -135,9 +149,13 @@ pub fn intrinsic(ty: Type, op: Intrinsic, args: &[Expr]) -> Option<Expr> {
     Some(result.to_expr(ty))
 }
 
-/// Whether the bool expression `cond` is provably true. Only constants are decided here.
+/// Whether the bool expression `cond` is provably true (by the simplifier, when it is not
+/// already a constant).
 pub fn prove(cond: &Expr) -> bool {
-    cond.as_int_const() == Some(1)
+    match cond.as_int_const() {
+        Some(v) => v == 1,
+        None => crate::simplify::can_prove(cond),
+    }
 }
 
 /// Whether `a op b` (a comparison) provably holds; false when either side is unknown.

@@ -7,7 +7,7 @@ pub mod boxes;
 mod fold;
 pub mod interval;
 
-pub use bounds::{bounds_of_expr, Scope};
+pub use bounds::{bounds_of_expr, bounds_of_expr_unsimplified, Scope};
 pub use boxes::{
     box_contains, box_union, boxes_provided_stmt, boxes_required, boxes_required_stmt, Box,
 };
