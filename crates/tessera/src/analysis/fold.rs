@@ -2,7 +2,8 @@
 //! `eval::value`. A bound is only useful if it is the exact mathematical result, so each
 //! constructor answers `None` ("no bound known") instead of an expression that would not be:
 //! when folding two constants overflows the type, when a float result is NaN, and when it
-//! would have to build symbolic arithmetic that may wrap at run time. Which arithmetic may
+//! would have to build symbolic arithmetic that may wrap at run time or that starts from the
+//! smallest or largest value of the type. Which arithmetic may
 //! wrap follows the overflow contract: unsigned and 8/16-bit signed types always wrap, shifts
 //! left wrap in every integer type, signed 32/64-bit addition, subtraction, multiplication and
 //! division are assumed not to overflow (as in Halide).
@@ -81,12 +82,18 @@ pub fn binary(op: BinaryOp, a: &Expr, b: &Expr) -> Option<Expr> {
         Sub if b.is_zero() => Some(a),
         Mul | Div if b.is_one() => Some(a),
         Mul if a.is_one() => Some(b),
+        // The limits of the type absorb (or vanish in) min and max.
+        Min if type_limit(a) == Some(Limit::Min) || type_limit(b) == Some(Limit::Max) => Some(a),
+        Min if type_limit(b) == Some(Limit::Min) || type_limit(a) == Some(Limit::Max) => Some(b),
+        Max if type_limit(a) == Some(Limit::Max) || type_limit(b) == Some(Limit::Min) => Some(a),
+        Max if type_limit(b) == Some(Limit::Max) || type_limit(a) == Some(Limit::Min) => Some(b),
         _ => None,
     };
     if let Some(e) = identity {
         return Some(e.clone());
     }
-    if may_wrap(op, ty) || (is_arithmetic(op) && (is_type_limit(a) || is_type_limit(b))) {
+    let on_limit = type_limit(a).is_some() || type_limit(b).is_some();
+    if may_wrap(op, ty) || (is_arithmetic(op) && on_limit) {
         return None;
     }
     Some(Expr::binary(op, a.clone(), b.clone()))
@@ -96,14 +103,25 @@ fn is_arithmetic(op: BinaryOp) -> bool {
     matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul)
 }
 
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Limit {
+    Min,
+    Max,
+}
+
 /// Whether `e` is the smallest or largest value of its (integer) type. Such an end says no
 /// more than the type does, and arithmetic moving it outward overflows, so symbolic
 /// arithmetic on it gives no bound rather than one that is wrong whenever it overflows.
-fn is_type_limit(e: &Expr) -> bool {
+fn type_limit(e: &Expr) -> Option<Limit> {
     let ty = e.ty();
-    ty.is_int_or_uint()
-        && e.as_int_const()
-            .is_some_and(|v| v == ty.int_min() || v == ty.int_max())
+    let v = e.as_int_const().filter(|_| ty.is_int_or_uint())?;
+    if v == ty.int_min() {
+        Some(Limit::Min)
+    } else if v == ty.int_max() {
+        Some(Limit::Max)
+    } else {
+        None
+    }
 }
 
 /// `op a`, folded for constants; `None` when a negation is not exact.
