@@ -5,6 +5,7 @@
 //! evaluated straight from their definitions (`eval`) as the reference every schedule and
 //! backend is checked against. See ARCHITECTURE.md for the whole picture.
 
+pub mod analysis;
 pub mod error;
 pub mod eval;
 pub mod interp;
