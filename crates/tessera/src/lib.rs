@@ -12,6 +12,7 @@ pub mod interp;
 pub mod ir;
 pub mod lang;
 pub mod lower;
+pub mod pipeline;
 pub mod prelude;
 pub mod simplify;
 pub mod testing;
