@@ -38,7 +38,7 @@ pub fn storage_folding(s: &Stmt) -> Stmt {
                 body,
             })
         }
-        _ => s.map_children(|e| e.clone(), |c| storage_folding(c)),
+        _ => s.map_children(|e| e.clone(), storage_folding),
     }
 }
 
