@@ -11,6 +11,8 @@ pub mod interp;
 pub mod ir;
 pub mod lang;
 pub mod lower;
+pub mod codegen;
+pub mod runtime;
 pub mod prelude;
 
 pub use error::{Error, Result};

@@ -1,0 +1,273 @@
+//! Loads and stores, chosen by the shape of the index: a scalar access; a dense vector access
+//! for a unit-stride ramp (`llvm.masked.load`/`store` when predicated); a dense load of the
+//! covering span plus a shuffle for small constant strides; a scalar load broadcast for a
+//! broadcast index; gathers and scatters (`llvm.masked.gather`/`scatter`, lanes stored in
+//! order, so the last of equal indices wins) otherwise. Predicated-off lanes of a load read
+//! as zero, as in the evaluator. Bools are bytes in memory.
+
+use inkwell::basic_block::BasicBlock;
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{BasicValue, PointerValue};
+
+use super::values::{Built, Value};
+use super::{Codegen, Storage};
+use crate::error::{Error, Result};
+use crate::ir::{Expr, ExprKind, Symbol, Type};
+
+/// Largest constant stride loaded densely and shuffled (the span is `stride` times the lanes).
+const MAX_SHUFFLED_STRIDE: i128 = 4;
+
+/// How the lanes of an access are laid out in memory.
+enum Layout<'e> {
+    Scalar,
+    /// Consecutive elements from the given (scalar) index.
+    Dense(&'e Expr),
+    /// Elements `stride` apart from the given (scalar) index.
+    Strided(&'e Expr, u32),
+    /// Every lane at the given (scalar) index.
+    Uniform(&'e Expr),
+    Gather,
+}
+
+fn layout(index: &Expr) -> Layout<'_> {
+    if index.ty().is_scalar() {
+        return Layout::Scalar;
+    }
+    match index.kind() {
+        ExprKind::Ramp(base, stride) if base.ty().is_scalar() => match stride.as_int_const() {
+            Some(1) => Layout::Dense(base),
+            Some(s) if (2..=MAX_SHUFFLED_STRIDE).contains(&s) => Layout::Strided(base, s as u32),
+            _ => Layout::Gather,
+        },
+        ExprKind::Broadcast(i) if i.ty().is_scalar() => Layout::Uniform(i),
+        _ => Layout::Gather,
+    }
+}
+
+impl<'ctx> Codegen<'ctx> {
+    /// The buffer's storage, checked to hold elements of type `ty`.
+    fn typed_storage(&self, buffer: Symbol, ty: Type, access: &str) -> Result<Storage<'ctx>> {
+        let s = self.storage(buffer)?;
+        if s.elem != ty.element() {
+            return Err(Error::Codegen(format!(
+                "{access} {buffer} accesses it as {}, but it holds {}",
+                ty.element(),
+                s.elem
+            )));
+        }
+        Ok(s)
+    }
+
+    fn alignment(ty: Type) -> u32 {
+        ty.bytes() as u32
+    }
+
+    /// `buffer[index]` of type `ty`, lanes where `predicate` is false reading zero.
+    pub(super) fn load(
+        &mut self,
+        ty: Type,
+        buffer: Symbol,
+        index: &Expr,
+        predicate: Option<&Expr>,
+    ) -> Result<Value<'ctx>> {
+        let storage = self.typed_storage(buffer, ty, "Load from")?;
+        let mem = self.storage_type(ty);
+        let elem = self.storage_type(ty.element());
+        let align = Self::alignment(ty);
+        let predicate = match predicate {
+            Some(p) => Some(self.expr(p)?),
+            None => None,
+        };
+        let raw = match (layout(index), predicate) {
+            (Layout::Scalar, None) => {
+                let i = self.expr(index)?;
+                self.load_scalar(elem, storage.base, i, align)
+            }
+            (Layout::Scalar, Some(p)) => {
+                let i = self.expr(index)?;
+                let zero = mem.const_zero();
+                self.if_else_value(p, mem, zero, |cg| {
+                    cg.load_scalar(elem, storage.base, i, align)
+                })
+            }
+            (Layout::Dense(base), None) => {
+                let ptr = self.element_ptr_at(elem, storage.base, base)?;
+                self.aligned_load(mem, ptr, align)
+            }
+            (Layout::Dense(base), Some(mask)) => {
+                let ptr = self.element_ptr_at(elem, storage.base, base)?;
+                let align_v = self.i32_const(align as i32).into();
+                self.call_intrinsic(
+                    "llvm.masked.load",
+                    &[mem, ptr.get_type().into()],
+                    &[ptr.into(), align_v, mask, mem.const_zero()],
+                )
+            }
+            (Layout::Strided(base, stride), None) => {
+                let ptr = self.element_ptr_at(elem, storage.base, base)?;
+                let span = (ty.lanes as u32 - 1) * stride + 1;
+                let span_ty = self.vector_of(elem, span as u16);
+                let v = self.aligned_load(span_ty, ptr, align);
+                let picks: Vec<u32> = (0..ty.lanes as u32).map(|i| i * stride).collect();
+                self.shuffle(v, v, &picks)
+            }
+            (Layout::Uniform(i), None) => {
+                let i = self.expr(i)?;
+                let scalar = self.load_scalar(elem, storage.base, i, align);
+                self.splat(scalar, ty.lanes)
+            }
+            (_, mask) => {
+                let i = self.expr(index)?;
+                let ptrs = self.element_ptrs(elem, storage.base, i);
+                let mask =
+                    mask.unwrap_or_else(|| self.int_const(Type::bool_().with_lanes(ty.lanes), 1));
+                let align_v = self.i32_const(align as i32).into();
+                self.call_intrinsic(
+                    "llvm.masked.gather",
+                    &[mem, ptrs.get_type()],
+                    &[ptrs, align_v, mask, mem.const_zero()],
+                )
+            }
+        };
+        Ok(self.from_storage(raw, ty))
+    }
+
+    /// Stores `value` at `buffer[index]` in the lanes where `predicate` is true.
+    pub(super) fn store(
+        &mut self,
+        buffer: Symbol,
+        index: &Expr,
+        value: &Expr,
+        predicate: Option<&Expr>,
+    ) -> Result<()> {
+        let ty = value.ty();
+        let storage = self.typed_storage(buffer, ty, "Store to")?;
+        let elem = self.storage_type(ty.element());
+        let align = Self::alignment(ty);
+        let v = self.expr(value)?;
+        let v = self.to_storage(v, ty);
+        let predicate = match predicate {
+            Some(p) => Some(self.expr(p)?),
+            None => None,
+        };
+        match (layout(index), predicate) {
+            (Layout::Scalar, p) => {
+                let i = self.expr(index)?;
+                let ptr = self.element_ptr(elem, storage.base, i);
+                match p {
+                    None => self.aligned_store(v, ptr, align),
+                    Some(p) => self.if_then(p, |cg| {
+                        cg.aligned_store(v, ptr, align);
+                        Ok(())
+                    })?,
+                }
+            }
+            (Layout::Dense(base), None) => {
+                let ptr = self.element_ptr_at(elem, storage.base, base)?;
+                self.aligned_store(v, ptr, align);
+            }
+            (Layout::Dense(base), Some(mask)) => {
+                let ptr = self.element_ptr_at(elem, storage.base, base)?;
+                let align_v = self.i32_const(align as i32).into();
+                self.call_intrinsic_void(
+                    "llvm.masked.store",
+                    &[v.get_type(), ptr.get_type().into()],
+                    &[v, ptr.into(), align_v, mask],
+                );
+            }
+            (_, mask) => {
+                let i = self.expr(index)?;
+                let ptrs = self.element_ptrs(elem, storage.base, i);
+                let mask =
+                    mask.unwrap_or_else(|| self.int_const(Type::bool_().with_lanes(ty.lanes), 1));
+                let align_v = self.i32_const(align as i32).into();
+                self.call_intrinsic_void(
+                    "llvm.masked.scatter",
+                    &[v.get_type(), ptrs.get_type()],
+                    &[v, ptrs, align_v, mask],
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The address of element `index` (a scalar index expression).
+    fn element_ptr_at(
+        &mut self,
+        elem: BasicTypeEnum<'ctx>,
+        base: PointerValue<'ctx>,
+        index: &Expr,
+    ) -> Result<PointerValue<'ctx>> {
+        let i = self.expr(index)?;
+        Ok(self.element_ptr(elem, base, i))
+    }
+
+    fn load_scalar(
+        &self,
+        elem: BasicTypeEnum<'ctx>,
+        base: PointerValue<'ctx>,
+        index: Value<'ctx>,
+        align: u32,
+    ) -> Value<'ctx> {
+        let ptr = self.element_ptr(elem, base, index);
+        self.aligned_load(elem, ptr, align)
+    }
+
+    fn aligned_load(
+        &self,
+        ty: BasicTypeEnum<'ctx>,
+        ptr: PointerValue<'ctx>,
+        align: u32,
+    ) -> Value<'ctx> {
+        let v = self.builder.build_load(ty, ptr, "").built();
+        v.as_instruction_value()
+            .and_then(|i| i.set_alignment(align).ok())
+            .expect("internal error: a load takes an alignment");
+        v
+    }
+
+    fn aligned_store(&self, v: Value<'ctx>, ptr: PointerValue<'ctx>, align: u32) {
+        self.builder
+            .build_store(ptr, v)
+            .built()
+            .set_alignment(align)
+            .expect("internal error: a store takes an alignment");
+    }
+
+    fn call_intrinsic_void(
+        &self,
+        name: &str,
+        overloads: &[BasicTypeEnum<'ctx>],
+        args: &[Value<'ctx>],
+    ) {
+        let f = inkwell::intrinsics::Intrinsic::find(name)
+            .and_then(|i| i.get_declaration(&self.module, overloads))
+            .unwrap_or_else(|| panic!("internal error: no LLVM intrinsic {name}"));
+        self.call(f, args);
+    }
+
+    /// `condition ? then() : otherwise` as a value, computing `then` only when the (scalar)
+    /// condition holds.
+    fn if_else_value(
+        &mut self,
+        condition: Value<'ctx>,
+        ty: BasicTypeEnum<'ctx>,
+        otherwise: Value<'ctx>,
+        then: impl FnOnce(&mut Self) -> Value<'ctx>,
+    ) -> Value<'ctx> {
+        let before: BasicBlock<'ctx> = self.current_block();
+        let then_block = self.ctx.append_basic_block(self.f.function, "then");
+        let join = self.ctx.append_basic_block(self.f.function, "join");
+        self.builder
+            .build_conditional_branch(condition.into_int_value(), then_block, join)
+            .built();
+        self.builder.position_at_end(then_block);
+        let v = then(self);
+        let then_end = self.current_block();
+        self.builder.build_unconditional_branch(join).built();
+        self.builder.position_at_end(join);
+        let phi = self.builder.build_phi(ty, "").built();
+        phi.add_incoming(&[(&v, then_end), (&otherwise, before)]);
+        phi.as_basic_value()
+    }
+}
