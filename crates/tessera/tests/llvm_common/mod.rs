@@ -185,7 +185,14 @@ impl Case {
     }
 }
 
-/// Asserts two buffers hold the same bits everywhere.
+/// Bitwise equality, except that any two NaNs are equal: payloads are not part of the
+/// semantics (libm and hardware differ in whether they quiet signaling NaNs, and random bit
+/// patterns produce those).
+pub fn same_bits(a: Value, b: Value) -> bool {
+    a.bits_eq(b) || (a.as_f64().is_nan() && b.as_f64().is_nan())
+}
+
+/// Asserts two buffers hold the same bits everywhere (NaNs being equal).
 pub fn assert_same(name: Symbol, expected: &AnyBuffer, got: &AnyBuffer, stmt: &Stmt) {
     assert_eq!(expected.dims(), got.dims(), "{name}: dimensions differ");
     let mut mismatches = Vec::new();
@@ -194,8 +201,12 @@ pub fn assert_same(name: Symbol, expected: &AnyBuffer, got: &AnyBuffer, stmt: &S
     let extents: Vec<i64> = dims.iter().map(|d| d.extent).collect();
     tessera::lang::buffer::for_each_coord_in(&mins, &extents, &mut |c| {
         let (e, g) = (expected.get_value(c), got.get_value(c));
-        if !e.bits_eq(g) && mismatches.len() < 10 {
-            mismatches.push(format!("at {c:?}: interpreter {e:?}, JIT {g:?}"));
+        if !same_bits(e, g) && mismatches.len() < 10 {
+            mismatches.push(format!(
+                "at {c:?}: interpreter {e:?} ({:#x}), JIT {g:?} ({:#x})",
+                e.to_bits(),
+                g.to_bits()
+            ));
         }
     });
     assert!(
@@ -203,4 +214,175 @@ pub fn assert_same(name: Symbol, expected: &AnyBuffer, got: &AnyBuffer, stmt: &S
         "{name} differs:\n{}\nstatement:\n{stmt}",
         mismatches.join("\n")
     );
+}
+
+// ---- element-wise cases ----------------------------------------------------------------
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use tessera::ir::TypeCode;
+
+/// The seeded generator of a randomized test: `TESSERA_SEED` if set, else `default`. The seed
+/// is printed so a failure can be re-run.
+pub fn seeded_rng(default: u64) -> (SmallRng, u64) {
+    let seed = std::env::var("TESSERA_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default);
+    println!("seed {seed} (set TESSERA_SEED to change it)");
+    (SmallRng::seed_from_u64(seed), seed)
+}
+
+/// Values of scalar type `ty` where semantics get subtle: 0, ±1, extremes, NaN, infinities.
+pub fn edges(ty: Type) -> Vec<Value> {
+    match ty.code {
+        TypeCode::Bool => vec![Value::Bool(false), Value::Bool(true)],
+        TypeCode::Int => [
+            0,
+            1,
+            -1,
+            2,
+            -2,
+            3,
+            -7,
+            8,
+            ty.int_min(),
+            ty.int_min() + 1,
+            ty.int_max(),
+        ]
+        .into_iter()
+        .map(|v| Value::Int(v as i64))
+        .collect(),
+        TypeCode::UInt => [0, 1, 2, 3, 7, 8, ty.int_max() - 1, ty.int_max()]
+            .into_iter()
+            .map(|v| Value::UInt(v as u64))
+            .collect(),
+        TypeCode::Float => [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            -2.5,
+            3.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e30,
+            -1e30,
+            f32::MAX as f64,
+            1e300,
+        ]
+        .into_iter()
+        .map(|v| float(ty, v))
+        .collect(),
+    }
+}
+
+pub fn float(ty: Type, v: f64) -> Value {
+    if ty.bits == 32 {
+        Value::F32(v as f32)
+    } else {
+        Value::F64(v)
+    }
+}
+
+/// A random value of scalar type `ty`: any bit pattern, or a small number.
+pub fn random_value(rng: &mut SmallRng, ty: Type) -> Value {
+    if rng.random_bool(0.4) {
+        return Value::from_bits(rng.random(), ty);
+    }
+    match ty.code {
+        TypeCode::Bool => Value::Bool(rng.random()),
+        TypeCode::Int => Value::Int(rng.random_range(-40..=40)),
+        TypeCode::UInt => Value::UInt(rng.random_range(0..=80)),
+        TypeCode::Float => float(ty, rng.random_range(-400..=400) as f64 / 8.0),
+    }
+}
+
+/// Argument tuples for an operation on `types`: every combination of edge values (for up to
+/// two arguments), then `random` random tuples.
+pub fn argument_tuples(rng: &mut SmallRng, types: &[Type], random: usize) -> Vec<Vec<Value>> {
+    let mut out: Vec<Vec<Value>> = vec![vec![]];
+    if types.len() <= 2 {
+        for &t in types {
+            out = out
+                .into_iter()
+                .flat_map(|prefix| {
+                    edges(t).into_iter().map(move |v| {
+                        let mut p = prefix.clone();
+                        p.push(v);
+                        p
+                    })
+                })
+                .collect();
+        }
+    } else {
+        out.clear();
+    }
+    for _ in 0..random {
+        out.push(types.iter().map(|&t| random_value(rng, t)).collect());
+    }
+    out
+}
+
+/// A one-dimensional buffer of type `ty` holding `values`.
+pub fn buffer_of(ty: Type, values: &[Value]) -> AnyBuffer {
+    let mut b = AnyBuffer::with_mins(ty, &[0], &[values.len() as i64]).expect("a scalar type");
+    for (i, v) in values.iter().enumerate() {
+        assert!(b.set_flat(i as i64, *v));
+    }
+    b
+}
+
+/// One element-wise operation for `Elementwise`: its argument types, result type and how it
+/// builds its expression from the argument loads.
+pub struct Operation {
+    pub name: String,
+    pub args: Vec<Type>,
+    pub result: Type,
+    pub build: Box<dyn Fn(&[Expr]) -> Expr>,
+}
+
+/// Operations evaluated over argument buffers `{op}_{i}` into outputs `{op}`, `lanes` at a
+/// time, in one statement (one compilation).
+pub fn elementwise_case(ops: &[Operation], lanes: u16, rng: &mut SmallRng, random: usize) -> Case {
+    let mut body = Vec::new();
+    let mut case = Case::new(Stmt::empty());
+    for op in ops {
+        let mut tuples = argument_tuples(rng, &op.args, random);
+        while tuples.len() % lanes as usize != 0 {
+            tuples.push(tuples[0].clone());
+        }
+        let n = tuples.len();
+        let index = if lanes == 1 {
+            var("x")
+        } else {
+            Expr::ramp(mul(var("x"), int(lanes as i32)), int(1), lanes)
+        };
+        let loads: Vec<Expr> = op
+            .args
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let name = format!("{}_{i}", op.name);
+                let column: Vec<Value> = tuples.iter().map(|t| t[i]).collect();
+                case.images.push((sym(&name), buffer_of(*t, &column)));
+                load(t.with_lanes(lanes), &name, index.clone())
+            })
+            .collect();
+        let value = (op.build)(&loads);
+        assert_eq!(value.ty(), op.result.with_lanes(lanes), "{}", op.name);
+        let zeros = vec![Value::zero(op.result); n];
+        case.outputs
+            .push((sym(&op.name), buffer_of(op.result, &zeros)));
+        body.push(serial(
+            "x",
+            int(0),
+            int((n / lanes as usize) as i32),
+            store(&op.name, index, value),
+        ));
+    }
+    case.stmt = Stmt::block(body);
+    case
 }
