@@ -3,11 +3,13 @@
 //! in-process JIT pipelines (`jit`) and object files with C headers for ahead-of-time use
 //! (`aot`).
 
+pub mod aot;
 pub mod jit;
 pub mod llvm;
 pub mod signature;
 pub mod target;
 
+pub use aot::{c_header, emit_assembly, emit_object};
 pub use jit::{compile_jit, CompiledPipeline};
 pub use signature::{BufferArgument, ScalarArgument, Signature};
 pub use target::Target;

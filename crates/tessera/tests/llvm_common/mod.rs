@@ -341,8 +341,11 @@ pub struct Operation {
     pub name: String,
     pub args: Vec<Type>,
     pub result: Type,
-    pub build: Box<dyn Fn(&[Expr]) -> Expr>,
+    pub build: Builder,
 }
+
+/// Builds an operation's expression from its argument loads.
+pub type Builder = Box<dyn Fn(&[Expr]) -> Expr>;
 
 /// Operations evaluated over argument buffers `{op}_{i}` into outputs `{op}`, `lanes` at a
 /// time, in one statement (one compilation).
@@ -351,7 +354,7 @@ pub fn elementwise_case(ops: &[Operation], lanes: u16, rng: &mut SmallRng, rando
     let mut case = Case::new(Stmt::empty());
     for op in ops {
         let mut tuples = argument_tuples(rng, &op.args, random);
-        while tuples.len() % lanes as usize != 0 {
+        while !tuples.len().is_multiple_of(lanes as usize) {
             tuples.push(tuples[0].clone());
         }
         let n = tuples.len();

@@ -266,7 +266,7 @@ impl<'ctx> Codegen<'ctx> {
                 .builder
                 .build_load(self.storage_type(p.ty), at, p.name.as_str())
                 .built();
-            let v = self.from_storage(stored, p.ty);
+            let v = self.loaded_value(stored, p.ty);
             self.f.names.push((p.name, v));
         }
         self.f.user_context = arg(self, signature.argument_count() - 1, "user_context");

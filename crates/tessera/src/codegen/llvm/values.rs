@@ -72,7 +72,7 @@ impl<'ctx> Codegen<'ctx> {
     }
 
     /// A register value loaded from memory of type `ty` (bytes to bools).
-    pub(super) fn from_storage(&self, v: Value<'ctx>, ty: Type) -> Value<'ctx> {
+    pub(super) fn loaded_value(&self, v: Value<'ctx>, ty: Type) -> Value<'ctx> {
         if ty.is_bool() {
             let zero = self.int_const(ty.with_code(TypeCode::UInt).with_bits(8), 0);
             self.icmp(IntPredicate::NE, v, zero)
@@ -82,7 +82,7 @@ impl<'ctx> Codegen<'ctx> {
     }
 
     /// A register value of type `ty` as it is stored (bools to bytes 0 and 1).
-    pub(super) fn to_storage(&self, v: Value<'ctx>, ty: Type) -> Value<'ctx> {
+    pub(super) fn stored_value(&self, v: Value<'ctx>, ty: Type) -> Value<'ctx> {
         if ty.is_bool() {
             self.convert(Op::ZExt, v, self.storage_type(ty))
         } else {

@@ -129,7 +129,7 @@ impl<'ctx> Codegen<'ctx> {
                 )
             }
         };
-        Ok(self.from_storage(raw, ty))
+        Ok(self.loaded_value(raw, ty))
     }
 
     /// Stores `value` at `buffer[index]` in the lanes where `predicate` is true.
@@ -145,7 +145,7 @@ impl<'ctx> Codegen<'ctx> {
         let elem = self.storage_type(ty.element());
         let align = Self::alignment(ty);
         let v = self.expr(value)?;
-        let v = self.to_storage(v, ty);
+        let v = self.stored_value(v, ty);
         let predicate = match predicate {
             Some(p) => Some(self.expr(p)?),
             None => None,
