@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use super::names::{i32_var, region_max, region_min};
 use super::realization_order::Environment;
 use super::storage_flattening::value_buffer;
+use crate::analysis::bounds::Scope;
 use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
@@ -19,9 +20,9 @@ use crate::simplify::simplify;
 
 /// The per-dimension region of `func` a statement uses (`required`) or writes (`provided`).
 pub fn func_box(s: &Stmt, func: Symbol, provided: bool) -> Option<Vec<Interval>> {
-    let scope = Default::default();
+    let scope = Scope::new();
     let boxes = if provided { boxes_provided_stmt(s, &scope) } else { boxes_required_stmt(s, &scope) };
-    boxes.get(&func).map(|b| b.dims.clone())
+    boxes.get(&func).map(|b| b.bounds.clone())
 }
 
 /// Dimension-wise union of two optional boxes.
@@ -122,7 +123,7 @@ fn define_regions(func: Symbol, produce: &Stmt, consume: &Stmt, pair: Stmt, env:
                 MessagePart::Value(min.clone()),
                 MessagePart::Text(", ".into()),
                 MessagePart::Value(max.clone()),
-                MessagePart::Text(format!("] but [").into()),
+                MessagePart::Text("] but [".into()),
                 MessagePart::Value(req_min),
                 MessagePart::Text(", ".into()),
                 MessagePart::Value(req_max),

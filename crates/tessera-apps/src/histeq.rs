@@ -1,0 +1,172 @@
+//! histeq — histogram equalization (5 stages: a histogram reduction over the whole input, a
+//! cumulative scan, a minimum reduction, a lookup table and a data-dependent gather), the
+//! example of the Halide paper §2. Every integer stage is int32; u8 input and output.
+//!
+//! ```text
+//! N = W * H
+//! hist(i) = 0;       hist(i32(input(r.x, r.y))) += 1     for r over the whole input
+//! cdf(i) = hist(i);  cdf(s) = cdf(s-1) + cdf(s)          for s = 1..=255, in order
+//! cmin() = N;        cmin() = min(cmin(), select(hist(b) > 0, cdf(b), N))   for b = 0..=255
+//! scale = f32(255) / f32(max(N - cmin(), 1))
+//! lut(i) = u8(clamp(round(f32(cdf(i) - cmin()) * scale), 0.0, 255.0))   // half to even
+//! output(x, y) = lut(i32(input(x, y)))
+//! ```
+
+use tessera::lang::param::ParamBinding;
+use tessera::prelude::*;
+
+use crate::app::{App, AppPipeline};
+use crate::synthetic;
+
+pub struct Histeq;
+
+/// The algorithm. `n` is the pixel count; `cmin` the CDF at the darkest occupied bin.
+pub fn pipeline() -> Result<AppPipeline> {
+    let input = ImageParam::new(Type::u8(), 2, "input");
+    let (x, y, i) = (Var::new("x"), Var::new("y"), Var::new("i"));
+    let n = input.width() * input.height();
+
+    let hist = Func::new("hist");
+    let r = RDom::named(
+        "r",
+        [
+            (input.min(0), input.width()),
+            (input.min(1), input.height()),
+        ],
+    );
+    let bin = cast_to::<i32>(input.at((r.x(), r.y())));
+    hist.define(i, 0)?;
+    hist.update(bin.clone(), hist.at(bin) + 1)?;
+
+    let cdf = Func::new("cdf");
+    let s = RDom::named("s", [(1, 255)]);
+    cdf.define(i, hist.at(i))?;
+    cdf.update(s.x(), cdf.at(s.x() - 1) + cdf.at(s.x()))?;
+
+    let cmin = Func::new("cmin");
+    let b = RDom::named("b", [(0, 256)]);
+    cmin.define((), n.clone())?;
+    cmin.update(
+        (),
+        min(
+            cmin.at(()),
+            select(hist.at(b.x()).gt(0), cdf.at(b.x()), n.clone()),
+        ),
+    )?;
+
+    let scale = 255.0f32 / cast_to::<f32>(max(n - cmin.at(()), 1));
+    let lut = Func::new("lut");
+    let equalized = round(cast_to::<f32>(cdf.at(i) - cmin.at(())) * scale);
+    lut.define(i, cast_to::<u8>(clamp(equalized, 0.0f32, 255.0f32)))?;
+
+    let output = Func::new("output");
+    output.define((x, y), lut.at(cast_to::<i32>(input.at((x, y)))))?;
+    Ok(AppPipeline { output, input })
+}
+
+/// Histogram equalization in plain Rust loops, with the pipeline's int32 wrapping arithmetic
+/// and f32 rounding (half to even).
+pub fn reference(input: &Buffer<u8>) -> Buffer<u8> {
+    let n = (input.width() as i32).wrapping_mul(input.height() as i32);
+    let mut hist = [0i32; 256];
+    input.for_each_coord(|c| {
+        let bin = usize::from(input.get(c));
+        hist[bin] = hist[bin].wrapping_add(1);
+    });
+    let mut cdf = hist;
+    for s in 1..256 {
+        cdf[s] = cdf[s - 1].wrapping_add(cdf[s]);
+    }
+    let mut cmin = n;
+    for b in 0..256 {
+        cmin = cmin.min(if hist[b] > 0 { cdf[b] } else { n });
+    }
+    let scale = 255.0f32 / (n.wrapping_sub(cmin).max(1) as f32);
+    let lut: Vec<u8> = cdf
+        .iter()
+        .map(|&c| {
+            let equalized = (c.wrapping_sub(cmin) as f32 * scale).round_ties_even();
+            equalized.clamp(0.0, 255.0) as u8
+        })
+        .collect();
+    Buffer::from_fn(&input.mins(), &input.extents(), |c| {
+        lut[usize::from(input.get(c))]
+    })
+}
+
+impl App for Histeq {
+    fn name(&self) -> &'static str {
+        "histeq"
+    }
+    fn input_description(&self) -> &'static str {
+        "u8 grayscale, W x H"
+    }
+    fn input_type(&self) -> Type {
+        Type::u8()
+    }
+    fn input_channels(&self) -> Option<i64> {
+        None
+    }
+    fn default_size(&self) -> (i64, i64) {
+        (4096, 4096)
+    }
+    fn input_extents(&self, width: i64, height: i64) -> Vec<i64> {
+        vec![width, height]
+    }
+    fn output_extents(&self, input_extents: &[i64]) -> Option<Vec<i64>> {
+        input_extents
+            .iter()
+            .all(|&e| e > 0)
+            .then(|| input_extents.to_vec())
+    }
+    fn build(&self) -> Result<AppPipeline> {
+        pipeline()
+    }
+    /// A low-contrast image (values 40..=160), which equalization visibly stretches.
+    fn default_input(&self, width: i64, height: i64) -> AnyBuffer {
+        let image = synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED);
+        Buffer::<u8>::from_fn(&[0, 0], &image.extents(), |c| {
+            (40.0 + image.get(c) * 120.0).round() as u8
+        })
+        .into()
+    }
+    fn reference(&self, input: &AnyBuffer, _params: &[ParamBinding]) -> Result<AnyBuffer> {
+        self.check_input(input)?;
+        let input: Buffer<u8> = input.clone().try_into()?;
+        Ok(reference(&input).into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn equalize(values: &[u8]) -> Vec<u8> {
+        let input = Buffer::from_fn(&[0, 0], &[values.len() as i64, 1], |c| {
+            values[c[0] as usize]
+        });
+        reference(&input).data().to_vec()
+    }
+
+    #[test]
+    fn reference_by_hand() {
+        // cdf(10) = 2 = cmin, cdf(20) = 3, cdf(30) = 4; scale = 255 / 2.
+        assert_eq!(equalize(&[10, 10, 20, 30]), vec![0, 0, 128, 255]);
+        // N - cmin = 6, so scale = 42.5 and lut(6) = round(42.5) = 42 (half to even).
+        assert_eq!(
+            equalize(&[5, 6, 7, 7, 7, 7, 7]),
+            vec![0, 42, 255, 255, 255, 255, 255]
+        );
+        // A constant image: N - cmin = 0 is clamped to 1, every pixel maps to 0.
+        assert_eq!(equalize(&[9, 9, 9]), vec![0, 0, 0]);
+    }
+
+    #[test]
+    fn default_input_has_low_contrast() {
+        let AnyBuffer::U8(input) = Histeq.default_input(40, 30) else {
+            panic!("histeq's input is u8");
+        };
+        assert_eq!(input.extents(), vec![40, 30]);
+        assert!(input.data().iter().all(|&v| (40..=160).contains(&v)));
+    }
+}

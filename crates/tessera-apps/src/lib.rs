@@ -1,0 +1,62 @@
+//! The benchmark pipelines of Tessera, one module per app (its doc states the app's exact
+//! specification): each app is its algorithm written once in the embedded language, a
+//! deterministic default input, and a naive plain-Rust reference the tests compare against.
+//! `apps()` lists them all; the `tessera` command and the benchmarks find apps here by name.
+
+pub mod app;
+pub mod blur;
+pub mod checksum;
+pub mod histeq;
+pub mod layout;
+pub mod params;
+pub mod synthetic;
+
+pub use app::{App, AppPipeline, ParamSpec};
+
+use tessera::{Error, Result};
+
+/// Every built-in app, in the order `tessera apps` lists them.
+pub fn apps() -> &'static [&'static dyn App] {
+    &[&blur::Blur, &histeq::Histeq]
+}
+
+/// The app called `name`, or an error listing the apps that exist.
+pub fn find(name: &str) -> Result<&'static dyn App> {
+    apps()
+        .iter()
+        .copied()
+        .find(|a| a.name() == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = apps().iter().map(|a| a.name()).collect();
+            Error::Definition(format!(
+                "there is no app named `{name}`; the apps are: {}",
+                names.join(", ")
+            ))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_found() {
+        for app in apps() {
+            assert_eq!(find(app.name()).map(|a| a.name()), Ok(app.name()));
+        }
+        let err = find("nope")
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("blur, histeq"), "{err}");
+    }
+
+    #[test]
+    fn stage_counts_match_the_specs() {
+        let counts: Vec<(&str, usize)> = apps()
+            .iter()
+            .map(|a| (a.name(), a.stage_count().expect("the algorithm builds")))
+            .collect();
+        assert_eq!(counts, vec![("blur", 2), ("histeq", 5)]);
+    }
+}

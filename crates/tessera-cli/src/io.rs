@@ -1,0 +1,415 @@
+//! Image files for `tessera run`: reading and writing `.npy` (any numeric dtype, shape
+//! [H, W] or [H, W, C], C or Fortran order, either endianness) and `.png` (8/16-bit gray,
+//! gray+alpha, RGB, RGBA; palettes and low bit depths are expanded to 8 bits) to and from
+//! `AnyBuffer`s with the file layout of `tessera_apps::layout`. Every failure is one line
+//! naming the file.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::Path;
+
+use npyz::{DType, TypeChar, WriterBuilder};
+use tessera::prelude::*;
+use tessera_apps::layout::{file_order_values, file_shape, from_file_order};
+
+/// The file formats, chosen by extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Npy,
+    Png,
+}
+
+impl Format {
+    pub fn of(path: &Path) -> Result<Format> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("npy") => Ok(Format::Npy),
+            Some("png") => Ok(Format::Png),
+            _ => Err(Error::Io(format!(
+                "{}: unknown image format; use a .npy or .png file",
+                path.display()
+            ))),
+        }
+    }
+
+    /// Whether images of element type `ty` can be stored in this format.
+    pub fn check_type(self, path: &Path, ty: Type) -> Result<()> {
+        if self == Format::Png && ty != Type::u8() && ty != Type::u16() {
+            return Err(Error::Io(format!(
+                "{}: PNG stores u8 or u16 images, not {ty}; write a .npy file instead",
+                path.display()
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn io_error(path: &Path, what: impl std::fmt::Display) -> Error {
+    Error::Io(format!("{}: {what}", path.display()))
+}
+
+/// Reads an image file (format by extension).
+pub fn read_image(path: &Path) -> Result<AnyBuffer> {
+    let format = Format::of(path)?;
+    let file = File::open(path).map_err(|e| io_error(path, format!("cannot open: {e}")))?;
+    let reader = BufReader::new(file);
+    match format {
+        Format::Npy => read_npy(reader),
+        Format::Png => read_png(reader),
+    }
+    .map_err(|msg| io_error(path, msg))
+}
+
+/// Writes an image file (format by extension), replacing any existing file.
+pub fn write_image(path: &Path, image: &AnyBuffer) -> Result<()> {
+    let format = Format::of(path)?;
+    format.check_type(path, image.ty())?;
+    let file = File::create(path).map_err(|e| io_error(path, format!("cannot create: {e}")))?;
+    let mut writer = BufWriter::new(file);
+    match format {
+        Format::Npy => write_npy(&mut writer, image),
+        Format::Png => write_png(&mut writer, image),
+    }
+    .and_then(|()| writer.flush().map_err(|e| e.to_string()))
+    .map_err(|msg| io_error(path, msg))
+}
+
+/// The file shape of an image, checked to be [H, W] or [H, W, C].
+fn image_shape(shape: &[u64]) -> std::result::Result<Vec<usize>, String> {
+    if !(2..=3).contains(&shape.len()) {
+        return Err(format!(
+            "the array has shape {shape:?}; images have shape [H, W] or [H, W, C]"
+        ));
+    }
+    shape
+        .iter()
+        .map(|&e| usize::try_from(e).map_err(|_| format!("extent {e} is too large")))
+        .collect()
+}
+
+fn read_npy(reader: impl Read) -> std::result::Result<AnyBuffer, String> {
+    let file = npyz::NpyFile::new(reader).map_err(|e| format!("not a valid .npy file ({e})"))?;
+    let shape = image_shape(file.shape())?;
+    let column_major = file.order() == npyz::Order::Fortran;
+    let DType::Plain(ty) = file.dtype() else {
+        return Err(format!(
+            "the array has the structured dtype {}; Tessera reads plain numeric arrays",
+            file.dtype().descr()
+        ));
+    };
+    fn typed<T: Scalar + npyz::Deserialize, R: Read>(
+        file: npyz::NpyFile<R>,
+        shape: &[usize],
+        column_major: bool,
+    ) -> std::result::Result<AnyBuffer, String>
+    where
+        AnyBuffer: From<Buffer<T>>,
+    {
+        let data = file
+            .into_vec::<T>()
+            .map_err(|e| format!("cannot read the array data ({e})"))?;
+        let buffer = from_file_order(data, shape, column_major).map_err(|e| e.to_string())?;
+        Ok(buffer.into())
+    }
+    match (ty.type_char(), ty.size_field()) {
+        (TypeChar::Bool, 1) => typed::<bool, _>(file, &shape, column_major),
+        (TypeChar::Uint, 1) => typed::<u8, _>(file, &shape, column_major),
+        (TypeChar::Uint, 2) => typed::<u16, _>(file, &shape, column_major),
+        (TypeChar::Uint, 4) => typed::<u32, _>(file, &shape, column_major),
+        (TypeChar::Uint, 8) => typed::<u64, _>(file, &shape, column_major),
+        (TypeChar::Int, 1) => typed::<i8, _>(file, &shape, column_major),
+        (TypeChar::Int, 2) => typed::<i16, _>(file, &shape, column_major),
+        (TypeChar::Int, 4) => typed::<i32, _>(file, &shape, column_major),
+        (TypeChar::Int, 8) => typed::<i64, _>(file, &shape, column_major),
+        (TypeChar::Float, 4) => typed::<f32, _>(file, &shape, column_major),
+        (TypeChar::Float, 8) => typed::<f64, _>(file, &shape, column_major),
+        _ => Err(format!(
+            "the array has dtype {ty}; Tessera reads bool, integer and float32/64 arrays"
+        )),
+    }
+}
+
+fn write_npy(writer: &mut impl Write, image: &AnyBuffer) -> std::result::Result<(), String> {
+    fn typed<T: Scalar + npyz::AutoSerialize>(
+        writer: &mut impl Write,
+        b: &Buffer<T>,
+    ) -> std::io::Result<()> {
+        let shape: Vec<u64> = file_shape(b.dims()).iter().map(|&e| e as u64).collect();
+        let mut out = npyz::WriteOptions::new()
+            .default_dtype()
+            .shape(&shape)
+            .writer(writer)
+            .begin_nd()?;
+        out.extend(file_order_values(b))?;
+        out.finish()
+    }
+    match image {
+        AnyBuffer::Bool(b) => typed(writer, b),
+        AnyBuffer::U8(b) => typed(writer, b),
+        AnyBuffer::U16(b) => typed(writer, b),
+        AnyBuffer::U32(b) => typed(writer, b),
+        AnyBuffer::U64(b) => typed(writer, b),
+        AnyBuffer::I8(b) => typed(writer, b),
+        AnyBuffer::I16(b) => typed(writer, b),
+        AnyBuffer::I32(b) => typed(writer, b),
+        AnyBuffer::I64(b) => typed(writer, b),
+        AnyBuffer::F32(b) => typed(writer, b),
+        AnyBuffer::F64(b) => typed(writer, b),
+    }
+    .map_err(|e| format!("cannot write ({e})"))
+}
+
+fn read_png(reader: BufReader<File>) -> std::result::Result<AnyBuffer, String> {
+    let mut decoder = png::Decoder::new(reader);
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let mut png = decoder
+        .read_info()
+        .map_err(|e| format!("not a valid PNG file ({e})"))?;
+    let (color, depth) = png.output_color_type();
+    let size = png
+        .output_buffer_size()
+        .ok_or_else(|| "the PNG image is too large".to_string())?;
+    let mut bytes = vec![0u8; size];
+    let frame = png
+        .next_frame(&mut bytes)
+        .map_err(|e| format!("cannot decode the PNG image ({e})"))?;
+    bytes.truncate(frame.buffer_size());
+    let (w, h) = (frame.width as usize, frame.height as usize);
+    let channels = color.samples();
+    let mut shape = vec![h, w];
+    if channels > 1 {
+        shape.push(channels);
+    }
+    // Rows are tightly packed once expanded to 8 or 16 bits per sample.
+    let image: AnyBuffer = match depth {
+        png::BitDepth::Eight => from_file_order(bytes, &shape, false).map(Into::into),
+        png::BitDepth::Sixteen => {
+            let samples = bytes
+                .chunks_exact(2)
+                .map(|pair| u16::from_be_bytes([pair[0], pair[1]]))
+                .collect();
+            from_file_order(samples, &shape, false).map(Into::into)
+        }
+        other => {
+            return Err(format!(
+                "the PNG image has {other:?}-bit samples after expansion; expected 8 or 16"
+            ))
+        }
+    }
+    .map_err(|e| e.to_string())?;
+    Ok(image)
+}
+
+fn write_png(writer: &mut impl Write, image: &AnyBuffer) -> std::result::Result<(), String> {
+    let shape = file_shape(image.dims());
+    let channels = match shape.len() {
+        2 => 1,
+        3 => shape[2],
+        _ => 0,
+    };
+    let color = match channels {
+        1 => png::ColorType::Grayscale,
+        2 => png::ColorType::GrayscaleAlpha,
+        3 => png::ColorType::Rgb,
+        4 => png::ColorType::Rgba,
+        _ => {
+            return Err(format!(
+                "PNG stores images of shape [H, W] or [H, W, C] with C in 1..=4, not {shape:?}; write a .npy file instead"
+            ))
+        }
+    };
+    let (h, w) = (shape[0], shape[1]);
+    let (Ok(w32), Ok(h32)) = (u32::try_from(w), u32::try_from(h)) else {
+        return Err(format!("a {w} x {h} image is too large for PNG"));
+    };
+    if w32 == 0 || h32 == 0 {
+        return Err(format!("PNG cannot store an empty ({w} x {h}) image"));
+    }
+    let (depth, data) = match image {
+        AnyBuffer::U8(b) => (png::BitDepth::Eight, file_order_values(b)),
+        AnyBuffer::U16(b) => (
+            png::BitDepth::Sixteen,
+            file_order_values(b)
+                .iter()
+                .flat_map(|v| v.to_be_bytes())
+                .collect(),
+        ),
+        other => {
+            return Err(format!(
+                "PNG stores u8 or u16 images, not {}; write a .npy file instead",
+                other.ty()
+            ))
+        }
+    };
+    let mut encoder = png::Encoder::new(writer, w32, h32);
+    encoder.set_color(color);
+    encoder.set_depth(depth);
+    let mut png = encoder
+        .write_header()
+        .map_err(|e| format!("cannot write the PNG header ({e})"))?;
+    png.write_image_data(&data)
+        .map_err(|e| format!("cannot write the PNG data ({e})"))?;
+    png.finish()
+        .map_err(|e| format!("cannot finish the PNG file ({e})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tempfile::TempDir;
+
+    fn round_trip(name: &str, image: AnyBuffer) -> AnyBuffer {
+        let dir = TempDir::new().expect("temp dir");
+        let path = dir.path().join(name);
+        write_image(&path, &image).expect("write");
+        read_image(&path).expect("read")
+    }
+
+    fn ramp<T: Scalar>(extents: &[i64], value: impl Fn(i64) -> T) -> Buffer<T> {
+        let mut i = 0;
+        Buffer::from_fn(&vec![0; extents.len()], extents, |_| {
+            i += 1;
+            value(i * 7919)
+        })
+    }
+
+    fn err(result: Result<AnyBuffer>) -> String {
+        match result {
+            Ok(b) => panic!("expected an error, read {:?}", b.dims()),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// Same extents and the same element at every coordinate.
+    fn same_image(a: &AnyBuffer, b: &AnyBuffer) -> bool {
+        let extents: Vec<i64> = a.dims().iter().map(|d| d.extent).collect();
+        let mut same = a.ty() == b.ty()
+            && b.dims()
+                .iter()
+                .map(|d| d.extent)
+                .eq(extents.iter().copied());
+        tessera::lang::buffer::for_each_coord_in(&vec![0; extents.len()], &extents, &mut |c| {
+            same &= a.get_value(c) == b.get_value(c);
+        });
+        same
+    }
+
+    #[test]
+    fn npy_round_trips_every_dtype_and_shape() {
+        let images: Vec<AnyBuffer> = vec![
+            ramp::<u8>(&[5, 3], |v| v as u8).into(),
+            ramp::<u16>(&[4, 6, 3], |v| v as u16).into(),
+            ramp::<u32>(&[2, 2], |v| v as u32).into(),
+            ramp::<u64>(&[2, 2], |v| v as u64 * 1_000_000_007).into(),
+            ramp::<i8>(&[3, 2], |v| v as i8).into(),
+            ramp::<i16>(&[3, 2], |v| -(v as i16)).into(),
+            ramp::<i32>(&[3, 2, 2], |v| -(v as i32)).into(),
+            ramp::<i64>(&[3, 2], |v| -v).into(),
+            ramp::<f32>(&[7, 5, 4], |v| v as f32 / 3.0).into(),
+            ramp::<f64>(&[1, 1], |v| v as f64 / 7.0).into(),
+            ramp::<bool>(&[3, 3], |v| v % 3 == 0).into(),
+        ];
+        for image in images {
+            let back = round_trip("image.npy", image.clone());
+            assert!(
+                same_image(&image, &back),
+                "{} {:?}",
+                image.ty(),
+                image.dims()
+            );
+        }
+    }
+
+    #[test]
+    fn png_round_trips_gray_and_color_at_8_and_16_bits() {
+        let images: Vec<AnyBuffer> = vec![
+            ramp::<u8>(&[5, 3], |v| v as u8).into(),
+            ramp::<u8>(&[4, 2, 3], |v| v as u8).into(),
+            ramp::<u16>(&[6, 4], |v| v as u16).into(),
+            ramp::<u16>(&[3, 5, 4], |v| v as u16).into(),
+            ramp::<u16>(&[2, 2, 2], |v| v as u16).into(),
+        ];
+        for image in images {
+            let back = round_trip("image.png", image.clone());
+            assert!(
+                same_image(&image, &back),
+                "{} {:?}",
+                image.ty(),
+                image.dims()
+            );
+        }
+    }
+
+    #[test]
+    fn npy_written_by_numpy_layouts_is_read_at_the_right_coordinates() {
+        // '>u2' Fortran-order [H=2, W=3]: numpy's bytes for [[1, 2, 3], [4, 5, 6]].
+        let header = "{'descr': '>u2', 'fortran_order': True, 'shape': (2, 3), }";
+        let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+        let padded = format!("{header:<117}\n");
+        bytes.extend((padded.len() as u16).to_le_bytes());
+        bytes.extend(padded.as_bytes());
+        for v in [1u16, 4, 2, 5, 3, 6] {
+            bytes.extend(v.to_be_bytes());
+        }
+        let dir = TempDir::new().expect("temp dir");
+        let path = dir.path().join("f.npy");
+        std::fs::write(&path, bytes).expect("write");
+        let image = read_image(&path).expect("read");
+        let expected = Buffer::<u16>::from_fn(&[0, 0], &[3, 2], |c| (c[1] * 3 + c[0] + 1) as u16);
+        assert!(same_image(&image, &expected.into()));
+    }
+
+    #[test]
+    fn unreadable_files_give_one_line_errors_naming_the_file() {
+        let dir = TempDir::new().expect("temp dir");
+        let at = |name: &str| dir.path().join(name);
+        std::fs::write(at("junk.npy"), b"not an npy file").expect("write");
+        std::fs::write(at("junk.png"), b"\x89PNG but not really").expect("write");
+        let e = err(read_image(&at("missing.npy")));
+        assert!(e.contains("missing.npy: cannot open"), "{e}");
+        let e = err(read_image(&at("junk.npy")));
+        assert!(e.contains("junk.npy: not a valid .npy file"), "{e}");
+        let e = err(read_image(&at("junk.png")));
+        assert!(e.contains("junk.png: not a valid PNG file"), "{e}");
+        let e = err(read_image(&at("image.tiff")));
+        assert!(e.contains("unknown image format"), "{e}");
+        // A 1-D array is not an image.
+        let one_d: Buffer<u8> = Buffer::new(&[4]);
+        write_image(&at("line.npy"), &one_d.into()).expect("npy holds any shape");
+        let e = err(read_image(&at("line.npy")));
+        assert!(e.contains("images have shape [H, W] or [H, W, C]"), "{e}");
+        // Truncated data.
+        let full = at("full.npy");
+        write_image(&full, &Buffer::<u16>::new(&[8, 8]).into()).expect("write");
+        let bytes = std::fs::read(&full).expect("read");
+        std::fs::write(at("cut.npy"), &bytes[..bytes.len() - 10]).expect("write");
+        let e = err(read_image(&at("cut.npy")));
+        assert!(e.contains("cut.npy: cannot read the array data"), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+
+    #[test]
+    fn png_refuses_what_it_cannot_store() {
+        let dir = TempDir::new().expect("temp dir");
+        let f32_image: AnyBuffer = Buffer::<f32>::new(&[2, 2]).into();
+        let e = write_image(&dir.path().join("f.png"), &f32_image)
+            .err()
+            .map(|e| e.to_string());
+        assert!(e
+            .unwrap_or_default()
+            .contains("PNG stores u8 or u16 images, not f32"));
+        let five: AnyBuffer = Buffer::<u8>::new(&[2, 2, 5]).into();
+        let e = write_image(&dir.path().join("c.png"), &five)
+            .err()
+            .map(|e| e.to_string());
+        assert!(e.unwrap_or_default().contains("C in 1..=4"));
+        let empty: AnyBuffer = Buffer::<u8>::new(&[0, 2]).into();
+        let e = write_image(&dir.path().join("e.png"), &empty)
+            .err()
+            .map(|e| e.to_string());
+        assert!(e.unwrap_or_default().contains("empty"));
+    }
+}

@@ -1,0 +1,81 @@
+//! The `tessera` command (the project's command-line contract): `tessera apps` lists the
+//! built-in pipelines and `tessera run` evaluates one. Every failure ends the process with a
+//! one-line `error: ...` on stderr and a non-zero exit code (2 for a malformed command line,
+//! 1 for anything else).
+
+mod io;
+mod run;
+
+use std::process::ExitCode;
+
+use clap::error::ErrorKind;
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "tessera",
+    version,
+    about = "Tessera: image-processing pipelines in the Halide lineage"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the built-in apps: name, stage count, input.
+    Apps,
+    /// Evaluate an app on an image file or its built-in test image; print the output's
+    /// checksum and the time taken.
+    Run(run::RunArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            e.exit()
+        }
+        Err(e) => {
+            eprintln!("{}", one_line(&e.to_string()));
+            return ExitCode::from(2);
+        }
+    };
+    let result = match cli.command {
+        Command::Apps => list_apps(),
+        Command::Run(args) => run::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {}", one_line(&message));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A multi-line message (clap's usage errors) as one line: the lines before the usage
+/// summary, joined.
+fn one_line(message: &str) -> String {
+    let lines: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:"))
+        .filter(|l| !l.is_empty())
+        .collect();
+    lines.join(" ")
+}
+
+fn list_apps() -> Result<(), String> {
+    for app in tessera_apps::apps() {
+        let stages = app.stage_count().map_err(|e| e.to_string())?;
+        let (w, h) = app.default_size();
+        println!(
+            "{:<10} {stages:>3} stages   input: {}   default output {w} x {h}",
+            app.name(),
+            app.input_description()
+        );
+    }
+    Ok(())
+}
