@@ -109,8 +109,7 @@ impl<'ctx> Codegen<'ctx> {
         let parent = self.f.function.get_name().to_string_lossy().into_owned();
         self.tasks += 1;
         let task = self.add_function(&format!("{parent}.par_{name}.{}", self.tasks), task_ty);
-        let placeholder = ptr.const_null();
-        let saved = self.begin_function(task, placeholder);
+        let saved = self.begin_function(task);
         let result = self.task_body(task, closure_ty, &values, &buffers, name, body);
         self.end_function(saved);
         result?;

@@ -82,6 +82,21 @@ struct FunctionState<'ctx> {
     heap: Vec<PointerValue<'ctx>>,
 }
 
+impl<'ctx> FunctionState<'ctx> {
+    /// The state of a function whose generation starts in `entry`; the user context is null
+    /// until the function has loaded it from its arguments.
+    fn new(function: FunctionValue<'ctx>, entry: BasicBlock<'ctx>, ctx: &'ctx Context) -> Self {
+        FunctionState {
+            function,
+            entry,
+            user_context: ctx.ptr_type(AddressSpace::default()).const_null(),
+            names: Vec::new(),
+            buffers: Vec::new(),
+            heap: Vec::new(),
+        }
+    }
+}
+
 /// Initializes LLVM's native target once per process.
 fn initialize_llvm() -> Result<()> {
     static INIT: OnceLock<std::result::Result<(), String>> = OnceLock::new();
@@ -179,25 +194,12 @@ impl<'ctx> Codegen<'ctx> {
         let builder = ctx.create_builder();
         let block = ctx.append_basic_block(entry, "entry");
         builder.position_at_end(block);
-        let args = entry
-            .get_nth_param(0)
-            .expect("internal error: the entry function has an argument")
-            .into_pointer_value();
-        let f = FunctionState {
-            function: entry,
-            entry: block,
-            // Replaced by `bind_arguments` once the argument count is known.
-            user_context: args,
-            names: Vec::new(),
-            buffers: Vec::new(),
-            heap: Vec::new(),
-        };
         Codegen {
             ctx,
             module,
             builder,
             target: target.clone(),
-            f,
+            f: FunctionState::new(entry, block, ctx),
             tasks: 0,
         }
     }
@@ -205,7 +207,12 @@ impl<'ctx> Codegen<'ctx> {
     /// Loads the entry point's arguments: buffers (with their fields), parameters and the
     /// user context.
     fn bind_arguments(&mut self, signature: &Signature) -> Result<()> {
-        let args = self.f.user_context;
+        let args = self
+            .f
+            .function
+            .get_nth_param(0)
+            .expect("internal error: the entry function takes its arguments")
+            .into_pointer_value();
         let ptr = self.ctx.ptr_type(AddressSpace::default());
         let i32t = self.ctx.i32_type();
         let arg = |cg: &Self, i: usize, what: &str| -> PointerValue<'ctx> {
@@ -278,19 +285,11 @@ impl<'ctx> Codegen<'ctx> {
     fn begin_function(
         &mut self,
         function: FunctionValue<'ctx>,
-        user_context: PointerValue<'ctx>,
     ) -> (FunctionState<'ctx>, Option<BasicBlock<'ctx>>) {
         let saved_block = self.builder.get_insert_block();
         let entry = self.ctx.append_basic_block(function, "entry");
         self.builder.position_at_end(entry);
-        let state = FunctionState {
-            function,
-            entry,
-            user_context,
-            names: Vec::new(),
-            buffers: Vec::new(),
-            heap: Vec::new(),
-        };
+        let state = FunctionState::new(function, entry, self.ctx);
         (std::mem::replace(&mut self.f, state), saved_block)
     }
 

@@ -1,7 +1,8 @@
 //! The optimization pipeline run on generated modules: a short function pipeline (promote
-//! loop counters and closures to registers, combine instructions, simplify control flow,
-//! number values, hoist loop invariants, strength-reduce loop indices) instead of `default<O3>`,
-//! which costs tens of milliseconds and re-vectorizes code that is already vectorized.
+//! closures and message arrays to registers, combine instructions, simplify control flow,
+//! number values, hoist loop invariants) instead of `default<O3>`, which costs tens of
+//! milliseconds and re-vectorizes code that is already vectorized. Instruction selection
+//! (in the JIT or the target machine) still strength-reduces loop addressing.
 
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
