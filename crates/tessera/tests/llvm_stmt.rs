@@ -151,7 +151,13 @@ fn odd_lane_counts() {
             bcast(Expr::make_const(Type::u8(), 200), lanes),
         );
         // A loop the vectorizer left behind runs serially.
-        let s = looped(ForKind::Vectorized, "x", int(0), int(6), store("out", index, value));
+        let s = looped(
+            ForKind::Vectorized,
+            "x",
+            int(0),
+            int(6),
+            store("out", index, value),
+        );
         let input = Buffer::<u8>::from_fn(&[0], &[6 * lanes as i64], |c| (c[0] * 37) as u8);
         Case::new(s)
             .image("in", input)
@@ -539,4 +545,11 @@ fn bad_arguments_and_unsupported_statements_are_errors() {
     let mismatch =
         Case::new(store("out", int(0), Expr::f32(1.0))).output("out", Buffer::<u8>::new(&[4]));
     assert!(matches!(mismatch.jit(), Err(Error::Codegen(m)) if m.contains("holds u8")));
+    let lanes = Case::new(store(
+        "out",
+        int(0),
+        Expr::make_const(Type::u8(), 1).broadcast_to(4),
+    ))
+    .output("out", Buffer::<u8>::new(&[4]));
+    assert!(matches!(lanes.jit(), Err(Error::Codegen(m)) if m.contains("of 1 lanes")));
 }

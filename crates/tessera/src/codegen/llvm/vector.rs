@@ -45,8 +45,26 @@ fn layout(index: &Expr) -> Layout<'_> {
 }
 
 impl<'ctx> Codegen<'ctx> {
-    /// The buffer's storage, checked to hold elements of type `ty`.
-    fn typed_storage(&self, buffer: Symbol, ty: Type, access: &str) -> Result<Storage<'ctx>> {
+    /// The buffer's storage, checked to hold elements of type `ty`, for an access whose index
+    /// and predicate must have `ty`'s lanes.
+    fn typed_storage(
+        &self,
+        buffer: Symbol,
+        ty: Type,
+        access: &str,
+        index: &Expr,
+        predicate: Option<&Expr>,
+    ) -> Result<Storage<'ctx>> {
+        if let Some(e) = [Some(index), predicate]
+            .into_iter()
+            .flatten()
+            .find(|e| e.ty().lanes != ty.lanes)
+        {
+            return Err(Error::Codegen(format!(
+                "{access} {buffer} of {ty} has the operand {e} of {} lanes",
+                e.ty().lanes
+            )));
+        }
         let s = self.storage(buffer)?;
         if s.elem != ty.element() {
             return Err(Error::Codegen(format!(
@@ -70,7 +88,7 @@ impl<'ctx> Codegen<'ctx> {
         index: &Expr,
         predicate: Option<&Expr>,
     ) -> Result<Value<'ctx>> {
-        let storage = self.typed_storage(buffer, ty, "Load from")?;
+        let storage = self.typed_storage(buffer, ty, "Load from", index, predicate)?;
         let mem = self.storage_type(ty);
         let elem = self.storage_type(ty.element());
         let align = Self::alignment(ty);
@@ -141,7 +159,7 @@ impl<'ctx> Codegen<'ctx> {
         predicate: Option<&Expr>,
     ) -> Result<()> {
         let ty = value.ty();
-        let storage = self.typed_storage(buffer, ty, "Store to")?;
+        let storage = self.typed_storage(buffer, ty, "Store to", index, predicate)?;
         let elem = self.storage_type(ty.element());
         let align = Self::alignment(ty);
         let v = self.expr(value)?;
