@@ -14,8 +14,9 @@ use super::{Codegen, Storage};
 use crate::error::{Error, Result};
 use crate::ir::{Expr, ExprKind, Symbol, Type};
 
-/// Largest constant stride loaded densely and shuffled (the span is `stride` times the lanes).
+/// Largest constant stride loaded densely and shuffled, and the largest span loaded so.
 const MAX_SHUFFLED_STRIDE: i128 = 4;
+const MAX_SHUFFLED_SPAN: i128 = 256;
 
 /// How the lanes of an access are laid out in memory.
 enum Layout<'e> {
@@ -36,7 +37,12 @@ fn layout(index: &Expr) -> Layout<'_> {
     match index.kind() {
         ExprKind::Ramp(base, stride) if base.ty().is_scalar() => match stride.as_int_const() {
             Some(1) => Layout::Dense(base),
-            Some(s) if (2..=MAX_SHUFFLED_STRIDE).contains(&s) => Layout::Strided(base, s as u32),
+            Some(s)
+                if (2..=MAX_SHUFFLED_STRIDE).contains(&s)
+                    && (index.ty().lanes as i128 - 1) * s < MAX_SHUFFLED_SPAN =>
+            {
+                Layout::Strided(base, s as u32)
+            }
             _ => Layout::Gather,
         },
         ExprKind::Broadcast(i) if i.ty().is_scalar() => Layout::Uniform(i),
