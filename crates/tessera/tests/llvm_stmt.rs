@@ -66,6 +66,24 @@ fn dense_strided_gathered_and_broadcast_loads() {
             load(f, "in", ramp(mul(x16.clone(), int(3)), 3, 16)),
         ),
         out(
+            "stride4",
+            load(f, "in", ramp(mul(x16.clone(), int(2)), 4, 16)),
+        ),
+        serial(
+            "x",
+            int(0),
+            int(8),
+            store(
+                "stride3_5lanes",
+                ramp(mul(var("x"), int(5)), 1, 5),
+                load(
+                    Type::f32().with_lanes(5),
+                    "in",
+                    ramp(mul(var("x"), int(7)), 3, 5),
+                ),
+            ),
+        ),
+        out(
             "reversed",
             load(f, "in", ramp(add(x16.clone(), int(100)), -1, 16)),
         ),
@@ -77,6 +95,8 @@ fn dense_strided_gathered_and_broadcast_loads() {
         "dense",
         "stride2",
         "stride3",
+        "stride4",
+        "stride3_5lanes",
         "reversed",
         "gathered",
         "broadcast",

@@ -129,11 +129,7 @@ impl<'ctx> Codegen<'ctx> {
             }
             (Layout::Strided(base, stride), None) => {
                 let ptr = self.element_ptr_at(elem, storage.base, base)?;
-                let span = (ty.lanes as u32 - 1) * stride + 1;
-                let span_ty = self.vector_of(elem, span as u16);
-                let v = self.aligned_load(span_ty, ptr, align);
-                let picks: Vec<u32> = (0..ty.lanes as u32).map(|i| i * stride).collect();
-                self.shuffle(v, v, &picks)
+                self.strided_load(mem, elem, ptr, ty.lanes as u32, stride, align)
             }
             (Layout::Uniform(i), None) => {
                 let i = self.expr(i)?;
@@ -213,6 +209,50 @@ impl<'ctx> Codegen<'ctx> {
             }
         }
         Ok(())
+    }
+
+    /// Elements `ptr[i * stride]` for `i < lanes`, as full-width dense loads covering exactly
+    /// the span (the last one shifted back so it ends at the span's last element, as Halide
+    /// does) and shuffles picking the lanes out of them.
+    fn strided_load(
+        &self,
+        mem: BasicTypeEnum<'ctx>,
+        elem: BasicTypeEnum<'ctx>,
+        ptr: PointerValue<'ctx>,
+        lanes: u32,
+        stride: u32,
+        align: u32,
+    ) -> Value<'ctx> {
+        let span = (lanes - 1) * stride + 1;
+        let offsets: Vec<u32> = (0..span.div_ceil(lanes))
+            .map(|c| (c * lanes).min(span - lanes))
+            .collect();
+        let chunks: Vec<Value<'ctx>> = offsets
+            .iter()
+            .map(|&o| {
+                let p = self.element_ptr(elem, ptr, o as i64);
+                self.aligned_load(mem, p, align)
+            })
+            .collect();
+        // Lane i reads element i * stride from the last chunk that starts at or before it.
+        let source = |i: u32| {
+            let e = i * stride;
+            let c = offsets.iter().rposition(|&o| o <= e).unwrap_or(0);
+            (c, e - offsets[c])
+        };
+        // The span is longer than `lanes` (stride >= 2), so there are at least two chunks.
+        let mut picked = chunks[0];
+        for (c, &chunk) in chunks.iter().enumerate().skip(1) {
+            let indices: Vec<u32> = (0..lanes)
+                .map(|i| match source(i) {
+                    (from, at) if from == c => lanes + at,
+                    (0, at) if c == 1 => at,
+                    _ => i,
+                })
+                .collect();
+            picked = self.shuffle(picked, chunk, &indices);
+        }
+        picked
     }
 
     /// The address of element `index` (a scalar index expression).
