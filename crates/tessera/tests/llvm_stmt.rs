@@ -276,6 +276,33 @@ fn runs_concurrently_from_many_threads() {
 }
 
 #[test]
+fn parallel_tasks_capture_vectors_and_lets() {
+    // A 16-lane f32 (64-byte aligned) and an i8 let captured by a parallel loop's closure.
+    let f16 = Type::f32().with_lanes(16);
+    let weights = Expr::ramp(Expr::f32(0.5), Expr::f32(0.25), 16);
+    let body = store(
+        "out",
+        ramp(mul(var("y"), int(16)), 1, 16),
+        add(
+            mul(
+                load(f16, "in", ramp(mul(var("y"), int(16)), 1, 16)),
+                Expr::var("w", f16),
+            ),
+            Expr::cast(f16, Expr::var("k", Type::i8()).broadcast_to(16)),
+        ),
+    );
+    let s = let_stmt(
+        "w",
+        weights,
+        let_stmt("k", Expr::int(-3, 8), parallel("y", int(0), int(8), body)),
+    );
+    Case::new(s)
+        .image("in", f32s(128))
+        .output("out", Buffer::<f32>::new(&[128]))
+        .check();
+}
+
+#[test]
 fn compiles_concurrently_from_many_threads() {
     let input = Buffer::<i32>::from_fn(&[0, 0], &[33, 9], |c| (c[0] * 5 - c[1]) as i32);
     let case = Case::new(box_stmt())

@@ -91,7 +91,7 @@ impl<'ctx> Codegen<'ctx> {
             .chain(buffers.iter().map(|_| ptr.into()))
             .collect();
         let closure_ty = self.ctx.struct_type(&fields, false);
-        let closure = self.entry_alloca(closure_ty, 16, "closure");
+        let closure = self.entry_alloca(closure_ty, None, "closure");
         let contents: Vec<Value<'ctx>> = std::iter::once(self.f.user_context.into())
             .chain(values.iter().map(|(_, v)| *v))
             .chain(buffers.iter().map(|(_, s)| s.base.into()))

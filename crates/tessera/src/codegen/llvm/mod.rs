@@ -357,17 +357,29 @@ impl<'ctx> Codegen<'ctx> {
 
     /// An alloca of `ty` in the current function's entry block (so it is allocated once per
     /// call, wherever it is used).
-    fn entry_alloca(&self, ty: impl BasicType<'ctx>, align: u32, name: &str) -> PointerValue<'ctx> {
+    /// `align` raises the alignment above the type's own (never below it: stores into the
+    /// slot assume the type's alignment).
+    fn entry_alloca(
+        &self,
+        ty: impl BasicType<'ctx>,
+        align: Option<u32>,
+        name: &str,
+    ) -> PointerValue<'ctx> {
         let b = self.ctx.create_builder();
         match self.f.entry.get_first_instruction() {
             Some(first) => b.position_before(&first),
             None => b.position_at_end(self.f.entry),
         }
         let slot = b.build_alloca(ty, name).built();
-        slot.as_instruction()
-            .expect("internal error: an alloca is an instruction")
-            .set_alignment(align)
-            .expect("internal error: alloca alignment is a power of two");
+        if let Some(align) = align {
+            let alloca = slot
+                .as_instruction()
+                .expect("internal error: an alloca is an instruction");
+            let natural = alloca.get_alignment().unwrap_or(1);
+            alloca
+                .set_alignment(align.max(natural))
+                .expect("internal error: alloca alignment is a power of two");
+        }
         slot
     }
 }

@@ -199,7 +199,7 @@ impl<'ctx> Codegen<'ctx> {
     fn report_error(&mut self, template: &str, values: &[&Expr]) -> Result<()> {
         let i64t = self.ctx.i64_type();
         let lanes: u32 = values.iter().map(|e| e.ty().lanes as u32).sum();
-        let array = self.entry_alloca(i64t.array_type(lanes.max(1)), 8, "message_values");
+        let array = self.entry_alloca(i64t.array_type(lanes.max(1)), None, "message_values");
         let mut slot = 0;
         for e in values {
             let v = self.expr(e)?;
@@ -311,7 +311,7 @@ impl<'ctx> Codegen<'ctx> {
         let base = match stack_elements {
             Some(n) => {
                 let array = elem.array_type(n.max(1) as u32);
-                self.entry_alloca(array, 64, buffer.as_str())
+                self.entry_alloca(array, Some(64), buffer.as_str())
             }
             None => self.heap_allocate(buffer, ty, extents)?,
         };
