@@ -1,7 +1,8 @@
 //! What the backend emits: assembly of a 16-lane f32 loop uses the target's full vector
-//! registers (zmm with AVX-512, ymm with AVX2) with no scalarized arithmetic; and an object
-//! file with its generated C header links into a C program (which supplies the runtime
-//! functions) and computes what the interpreter computes.
+//! registers (zmm with AVX-512, ymm with AVX2) with no scalarized arithmetic; code for
+//! baseline x86-64 (SSE2 only: no masked loads, gathers or rounding instructions) computes the
+//! same as the interpreter; and an object file with its generated C header links into a C
+//! program (which supplies the runtime functions) and computes what the interpreter computes.
 
 mod llvm_common;
 
@@ -78,6 +79,86 @@ fn sixteen_lane_float_loops_fill_the_targets_vector_registers() {
     assert_vectorized(&Target::x86_64("haswell", "+avx,+avx2,+fma,+sse4.2"), "ymm");
     // The JIT computes the same as the interpreter.
     saxpy_case().check();
+}
+
+#[test]
+fn baseline_x86_64_computes_what_the_interpreter_computes() {
+    use tessera::ir::{BinaryOp, Intrinsic};
+    let baseline = Target::x86_64_baseline();
+    let (mut rng, _) = seeded_rng(11);
+    for ty in [Type::f32(), Type::i32(), Type::u8(), Type::i64()] {
+        let mut ops: Vec<Operation> = [
+            BinaryOp::Div,
+            BinaryOp::Mod,
+            BinaryOp::Min,
+            BinaryOp::Shr,
+            BinaryOp::Lt,
+        ]
+        .into_iter()
+        .filter(|op| !(ty.is_float() && *op == BinaryOp::Shr))
+        .map(|op| Operation {
+            name: format!("{op:?}"),
+            args: vec![ty, ty],
+            result: if op.is_comparison() {
+                Type::bool_()
+            } else {
+                ty
+            },
+            build: Box::new(move |a: &[Expr]| Expr::binary(op, a[0].clone(), a[1].clone())),
+        })
+        .collect();
+        let to = Type::i16();
+        ops.push(Operation {
+            name: "cast".into(),
+            args: vec![ty],
+            result: to,
+            build: Box::new(move |a: &[Expr]| {
+                Expr::cast(to.with_lanes(a[0].ty().lanes), a[0].clone())
+            }),
+        });
+        if ty.is_float() {
+            for op in [Intrinsic::Round, Intrinsic::Floor, Intrinsic::Exp] {
+                ops.push(Operation {
+                    name: op.name().into(),
+                    args: vec![ty],
+                    result: ty,
+                    build: Box::new(move |a: &[Expr]| Expr::intrinsic(a[0].ty(), op, a.to_vec())),
+                });
+            }
+        }
+        elementwise_case(&ops, 16, &mut rng, 32).check_on(&baseline);
+    }
+    // Predicated (masked) loads and stores, and gathers.
+    let lanes = 16;
+    let index = Expr::ramp(mul(var("x"), int(lanes)), int(1), lanes as u16);
+    let inside = lt(index.clone(), Expr::i32(37).broadcast_to(lanes as u16));
+    let gathered = Expr::binary(
+        BinaryOp::Mod,
+        mul(index.clone(), Expr::i32(5).broadcast_to(16)),
+        Expr::i32(37).broadcast_to(16),
+    );
+    let value = add(
+        load_if(
+            Type::f32().with_lanes(16),
+            "in",
+            index.clone(),
+            inside.clone(),
+        ),
+        load(Type::f32().with_lanes(16), "in", gathered),
+    );
+    let s = serial(
+        "x",
+        int(0),
+        int(3),
+        store_if("out", index, value, Some(inside)),
+    );
+    Case::new(s)
+        .image(
+            "in",
+            Buffer::<f32>::from_fn(&[0], &[37], |c| c[0] as f32 * 1.5),
+        )
+        .output("out", Buffer::<f32>::new(&[37]))
+        .check_on(&baseline);
 }
 
 const DRIVER: &str = r#"

@@ -48,6 +48,16 @@ pub struct CompiledPipeline {
     _code: JitCode,
 }
 
+impl std::fmt::Debug for CompiledPipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledPipeline")
+            .field("signature", &self.signature)
+            .field("compile_ms", &self.compile_ms)
+            .field("threads", &self.pool.as_ref().map(|p| p.current_num_threads()))
+            .finish_non_exhaustive()
+    }
+}
+
 /// Compiles `stmt`, whose arguments `signature` describes, for `target`.
 pub fn compile_jit(
     stmt: &Stmt,
