@@ -5,6 +5,7 @@
 //! evaluated straight from their definitions (`eval`) as the reference every schedule and
 //! backend is checked against. See ARCHITECTURE.md for the whole picture.
 
+pub mod analysis;
 pub mod error;
 pub mod eval;
 pub mod interp;
@@ -14,5 +15,7 @@ pub mod lower;
 pub mod codegen;
 pub mod runtime;
 pub mod prelude;
+pub mod simplify;
+pub mod testing;
 
 pub use error::{Error, Result};

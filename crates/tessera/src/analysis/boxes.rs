@@ -1,0 +1,459 @@
+//! Regions of Funcs, images and buffers: a `Box` is one interval per dimension, and
+//! `boxes_required` / `boxes_provided_stmt` find, for every Func or buffer an expression or
+//! statement reads or writes, the union of the coordinates it touches (Halide's
+//! `boxes_required` / `boxes_provided`). Bounds inference sizes each producer from the
+//! regions its consumers require.
+
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+use std::fmt;
+
+use super::bounds::{simplified, Bounder, Scope};
+use super::fold;
+use super::interval::Interval;
+use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Stmt, StmtKind, Symbol, UnaryOp};
+use crate::simplify::simplify;
+
+/// A multi-dimensional region: one interval per dimension.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Box {
+    pub bounds: Vec<Interval>,
+    /// `Some(c)` when the region is only touched under a condition: `c` is true whenever it
+    /// is (it may also be true when it is not). `None`: touched unconditionally.
+    pub used: Option<Expr>,
+}
+
+impl Box {
+    /// An unconditionally used region.
+    pub fn new(bounds: Vec<Interval>) -> Box {
+        Box { bounds, used: None }
+    }
+    pub fn dimensions(&self) -> usize {
+        self.bounds.len()
+    }
+    /// Whether every dimension is bounded on both sides.
+    pub fn is_bounded(&self) -> bool {
+        self.bounds.iter().all(Interval::is_bounded)
+    }
+}
+
+impl fmt::Display for Box {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, b) in self.bounds.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" x ")?;
+            }
+            write!(f, "{b}")?;
+        }
+        match &self.used {
+            Some(c) => write!(f, " if {c}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The smallest box containing both, used when either is.
+pub fn box_union(a: &Box, b: &Box) -> Box {
+    assert_eq!(
+        a.dimensions(),
+        b.dimensions(),
+        "internal error: union of boxes of different dimensionality: {a} and {b}"
+    );
+    let used = match (&a.used, &b.used) {
+        (Some(x), Some(y)) => fold::binary(BinaryOp::Or, x, y),
+        _ => None,
+    };
+    Box {
+        bounds: a
+            .bounds
+            .iter()
+            .zip(&b.bounds)
+            .map(|(x, y)| x.union(y))
+            .collect(),
+        used,
+    }
+}
+
+/// Whether `outer` provably contains `inner` (and is used whenever `inner` is).
+pub fn box_contains(outer: &Box, inner: &Box) -> bool {
+    let ends_contain = |o: &Option<Expr>, i: &Option<Expr>, op: BinaryOp| match (o, i) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(_), Some(_)) => fold::prove_cmp(op, o, i),
+    };
+    let used_covered = match (&outer.used, &inner.used) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(o), Some(i)) => {
+            o == i
+                || fold::binary(BinaryOp::Or, &Expr::unary(UnaryOp::Not, i.clone()), o)
+                    .is_some_and(|c| fold::prove(&c))
+        }
+    };
+    outer.dimensions() == inner.dimensions()
+        && used_covered
+        && outer.bounds.iter().zip(&inner.bounds).all(|(o, i)| {
+            ends_contain(&o.min, &i.min, BinaryOp::Le) && ends_contain(&o.max, &i.max, BinaryOp::Ge)
+        })
+}
+
+/// For every Func, image and buffer that `e` reads: the region it reads, with the variables
+/// in `scope` ranging over their intervals.
+pub fn boxes_required(e: &Expr, scope: &Scope) -> HashMap<Symbol, Box> {
+    let mut c = BoxCollector::new(scope, Regions::Required);
+    c.visit_expr(e);
+    c.boxes
+}
+
+/// For every Func, image and buffer that `s` reads: the region it reads. Loop variables
+/// range over their loops, lets over their values' bounds, and each branch of an `if` is
+/// analysed under its condition.
+pub fn boxes_required_stmt(s: &Stmt, scope: &Scope) -> HashMap<Symbol, Box> {
+    let mut c = BoxCollector::new(scope, Regions::Required);
+    c.visit_stmt(s);
+    c.boxes
+}
+
+/// For every Func and buffer that `s` writes (by `Provide` or `Store`): the region written.
+pub fn boxes_provided_stmt(s: &Stmt, scope: &Scope) -> HashMap<Symbol, Box> {
+    let mut c = BoxCollector::new(scope, Regions::Provided);
+    c.visit_stmt(s);
+    c.boxes
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Regions {
+    Required,
+    Provided,
+}
+
+struct BoxCollector<'a> {
+    bounder: Bounder<'a>,
+    regions: Regions,
+    /// True whenever the code being visited runs (`None`: always), in terms of the scope.
+    guard: Option<Expr>,
+    boxes: HashMap<Symbol, Box>,
+}
+
+impl<'a> BoxCollector<'a> {
+    fn new(scope: &'a Scope, regions: Regions) -> BoxCollector<'a> {
+        BoxCollector {
+            bounder: Bounder::new(scope),
+            regions,
+            guard: None,
+            boxes: HashMap::new(),
+        }
+    }
+
+    fn record(&mut self, name: Symbol, coordinates: &[Expr]) {
+        let bounds = coordinates
+            .iter()
+            .map(|c| simplified(self.bounder.bounds(c)))
+            .collect();
+        let region = Box {
+            bounds,
+            used: self.guard.as_ref().map(simplify),
+        };
+        match self.boxes.entry(name) {
+            Entry::Occupied(mut o) => {
+                let merged = box_union(o.get(), &region);
+                *o.get_mut() = merged;
+            }
+            Entry::Vacant(v) => {
+                v.insert(region);
+            }
+        }
+    }
+
+    /// Records a flat access to `buffer[index]`, made only where `predicate` holds.
+    fn record_flat(&mut self, buffer: Symbol, index: &Expr, predicate: &Option<Expr>) {
+        let index = std::slice::from_ref(index);
+        match predicate {
+            Some(p) => self.guarded(p, true, |c| c.record(buffer, index)),
+            None => self.record(buffer, index),
+        }
+    }
+
+    /// Runs `f` for code that executes only when `condition == truth`: variables the
+    /// condition restricts are narrowed, and regions found are guarded by it. Code that can
+    /// never run is skipped.
+    fn guarded(&mut self, condition: &Expr, truth: bool, f: impl FnOnce(&mut Self)) {
+        let c = self.bounder.bounds(condition);
+        let possible = if truth {
+            c.max
+        } else {
+            c.min.and_then(|m| fold::unary(UnaryOp::Not, &m))
+        };
+        let possible = possible.unwrap_or_else(|| Expr::bool_(true));
+        let guard = match possible.as_int_const() {
+            Some(0) => return,
+            Some(_) => self.guard.clone(),
+            None => match &self.guard {
+                Some(g) => fold::binary(BinaryOp::And, g, &possible),
+                None => Some(possible),
+            },
+        };
+        let outer_guard = std::mem::replace(&mut self.guard, guard);
+        let pushed = self.bounder.restrict(condition, truth);
+        f(self);
+        for _ in 0..pushed {
+            self.bounder.pop();
+        }
+        self.guard = outer_guard;
+    }
+
+    /// Runs `f` with `name` ranging over `interval`.
+    fn bound(&mut self, name: Symbol, interval: Interval, f: impl FnOnce(&mut Self)) {
+        self.bounder.push(name, interval);
+        f(self);
+        self.bounder.pop();
+    }
+
+    fn visit_expr(&mut self, e: &Expr) {
+        if self.regions == Regions::Provided {
+            return;
+        }
+        match e.kind() {
+            ExprKind::Let(name, value, body) => {
+                self.visit_expr(value);
+                let v = self.bounder.bounds(value);
+                self.bound(*name, v, |c| c.visit_expr(body));
+            }
+            ExprKind::Select(cond, t, f) => {
+                self.visit_expr(cond);
+                self.guarded(cond, true, |c| c.visit_expr(t));
+                self.guarded(cond, false, |c| c.visit_expr(f));
+            }
+            ExprKind::Call {
+                name,
+                kind: CallKind::Func(_) | CallKind::Image,
+                args,
+                ..
+            } => {
+                args.iter().for_each(|a| self.visit_expr(a));
+                self.record(*name, args);
+            }
+            ExprKind::Load {
+                buffer,
+                index,
+                predicate,
+            } => {
+                self.visit_expr(index);
+                if let Some(p) = predicate {
+                    self.visit_expr(p);
+                }
+                self.record_flat(*buffer, index, predicate);
+            }
+            _ => e.for_each_child(|child| self.visit_expr(child)),
+        }
+    }
+
+    fn visit_stmt(&mut self, s: &Stmt) {
+        match s.kind() {
+            StmtKind::LetStmt { name, value, body } => {
+                self.visit_expr(value);
+                let v = self.bounder.bounds(value);
+                self.bound(*name, v, |c| c.visit_stmt(body));
+            }
+            StmtKind::For {
+                name,
+                min,
+                extent,
+                body,
+                ..
+            } => {
+                self.visit_expr(min);
+                self.visit_expr(extent);
+                let one = Expr::one(min.ty());
+                let last = Expr::binary(
+                    BinaryOp::Sub,
+                    Expr::binary(BinaryOp::Add, min.clone(), extent.clone()),
+                    one,
+                );
+                let range = Interval {
+                    min: self.bounder.bounds(min).min,
+                    max: self.bounder.bounds(&last).max,
+                };
+                let runs = Expr::binary(BinaryOp::Gt, extent.clone(), Expr::zero(extent.ty()));
+                self.guarded(&runs, true, |c| {
+                    c.bound(*name, range, |c| c.visit_stmt(body))
+                });
+            }
+            StmtKind::IfThenElse {
+                condition,
+                then_case,
+                else_case,
+            } => {
+                self.visit_expr(condition);
+                self.guarded(condition, true, |c| c.visit_stmt(then_case));
+                if let Some(e) = else_case {
+                    self.guarded(condition, false, |c| c.visit_stmt(e));
+                }
+            }
+            StmtKind::Provide { func, args, values } => {
+                args.iter().chain(values).for_each(|e| self.visit_expr(e));
+                if self.regions == Regions::Provided {
+                    self.record(*func, args);
+                }
+            }
+            StmtKind::Store {
+                buffer,
+                index,
+                value,
+                predicate,
+            } => {
+                self.visit_expr(index);
+                self.visit_expr(value);
+                if let Some(p) = predicate {
+                    self.visit_expr(p);
+                }
+                if self.regions == Regions::Provided {
+                    self.record_flat(*buffer, index, predicate);
+                }
+            }
+            _ => {
+                let mut exprs = Vec::new();
+                let mut stmts = Vec::new();
+                s.for_each_child(|e| exprs.push(e.clone()), |c| stmts.push(c.clone()));
+                exprs.iter().for_each(|e| self.visit_expr(e));
+                stmts.iter().for_each(|c| self.visit_stmt(c));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{ForKind, Type};
+    use crate::lang::func::Func;
+    use crate::lang::image_param::ImageParam;
+    use crate::lang::operators::ExprOps;
+    use crate::lang::var::Var;
+
+    fn range(v: Var, lo: i64, hi: i64) -> (Symbol, Interval) {
+        (v.name(), Interval::from_consts(Type::i32(), lo, hi))
+    }
+
+    fn region(boxes: &HashMap<Symbol, Box>, name: &str) -> String {
+        boxes[&Symbol::new(name)].to_string()
+    }
+
+    #[test]
+    fn blur_requires_a_halo() {
+        let (x, y) = (Var::new("x"), Var::new("y"));
+        let input = ImageParam::new(Type::u16(), 2, "input");
+        let blur_x = Func::new("blur_x");
+        let value = input.at([x - 1, y.expr()])
+            + input.at([x.expr(), y.expr()])
+            + input.at([x + 1, y.expr()]);
+        blur_x.define([x, y], value.clone()).unwrap();
+        let blur_y = blur_x.at([x.expr(), y.expr()])
+            + blur_x.at([x.expr(), y + 1])
+            + blur_x.at([x.expr(), y + 2]);
+        let s: Scope = [range(x, 0, 99), range(y, 0, 49)].into_iter().collect();
+        let required = boxes_required(&blur_y, &s);
+        assert_eq!(required.len(), 1);
+        assert_eq!(region(&required, "blur_x"), "[0, 99] x [0, 51]");
+        let consumed: Scope = [range(x, 0, 99), range(y, 0, 51)].into_iter().collect();
+        let required = boxes_required(&value, &consumed);
+        assert_eq!(region(&required, "input"), "[-1, 100] x [0, 51]");
+    }
+
+    #[test]
+    fn selects_guard_and_narrow_what_they_read() {
+        let x = Var::new("x");
+        let (f, g) = (
+            ImageParam::new(Type::f32(), 1, "f"),
+            ImageParam::new(Type::f32(), 1, "g"),
+        );
+        let e = crate::lang::math::select(x.lt(10), f.at([x.expr()]), g.at([x * 2]));
+        let s: Scope = [range(x, 0, 99)].into_iter().collect();
+        let required = boxes_required(&e, &s);
+        assert_eq!(region(&required, "f"), "[0, 9]");
+        assert_eq!(region(&required, "g"), "[20, 198]");
+        // A branch that cannot run reads nothing.
+        let s: Scope = [range(x, 0, 5)].into_iter().collect();
+        assert!(!boxes_required(&e, &s).contains_key(&Symbol::new("g")));
+    }
+
+    #[test]
+    fn nested_loops_with_branches() {
+        let (x, y, n) = (Var::new("x"), Var::new("y"), Var::new("n"));
+        let f = ImageParam::new(Type::i32(), 2, "f");
+        let g = ImageParam::new(Type::i32(), 1, "g");
+        let out = Symbol::new("out");
+        // for y in [0, 50): for x in [0, 100):
+        //   if x < 10 { out(x, y) = f(x - 1, 2 * y) } else { out(x, y) = g(x + 1) }
+        //   buf[x + n] = out(x, y)
+        let provide = |value: Expr| {
+            Stmt::new(StmtKind::Provide {
+                func: out,
+                args: vec![x.expr(), y.expr()],
+                values: vec![value],
+            })
+        };
+        let branch = Stmt::new(StmtKind::IfThenElse {
+            condition: x.lt(10),
+            then_case: provide(f.at([x - 1, y * 2])),
+            else_case: Some(provide(g.at([x + 1]))),
+        });
+        let store = Stmt::new(StmtKind::Store {
+            buffer: Symbol::new("buf"),
+            index: x + n,
+            value: Expr::load(Type::i32(), Symbol::new("lut"), x * 3),
+            predicate: None,
+        });
+        let inner = Stmt::for_loop(
+            x.name(),
+            Expr::i32(0),
+            Expr::i32(100),
+            ForKind::Serial,
+            Stmt::block([branch, store]),
+        );
+        let nest = Stmt::for_loop(
+            y.name(),
+            Expr::i32(0),
+            Expr::i32(50),
+            ForKind::Serial,
+            inner,
+        );
+        let required = boxes_required_stmt(&nest, &Scope::new());
+        assert_eq!(region(&required, "f"), "[-1, 8] x [0, 98]");
+        assert_eq!(region(&required, "g"), "[11, 100]");
+        assert_eq!(region(&required, "lut"), "[0, 297]");
+        assert!(!required.contains_key(&out) && !required.contains_key(&Symbol::new("buf")));
+        let provided = boxes_provided_stmt(&nest, &Scope::new());
+        assert_eq!(region(&provided, "out"), "[0, 99] x [0, 49]");
+        assert_eq!(region(&provided, "buf"), "[n, (n + 99)]");
+        assert_eq!(provided.len(), 2);
+
+        // A loop with a symbolic extent runs only if the extent is positive.
+        let call = Stmt::new(StmtKind::Evaluate(g.at([x.expr()])));
+        let symbolic = Stmt::for_loop(x.name(), Expr::i32(0), n.expr(), ForKind::Serial, call);
+        let required = boxes_required_stmt(&symbolic, &Scope::new());
+        assert_eq!(region(&required, "g"), "[0, (n - 1)] if (0 < n)");
+    }
+
+    #[test]
+    fn union_and_containment() {
+        let i = |lo, hi| Interval::from_consts(Type::i32(), lo, hi);
+        let a = Box::new(vec![i(0, 10), i(5, 6)]);
+        let b = Box::new(vec![i(-2, 3), i(0, 1)]);
+        let u = box_union(&a, &b);
+        assert_eq!(u.to_string(), "[-2, 10] x [0, 6]");
+        assert!(box_contains(&u, &a) && box_contains(&u, &b));
+        assert!(!box_contains(&a, &u));
+        let open = Box::new(vec![Interval::everything(), i(0, 6)]);
+        assert!(box_contains(&open, &u) && !box_contains(&u, &open));
+        let c = Symbol::new("c");
+        let conditional = Box {
+            used: Some(Expr::var(c, Type::bool_())),
+            ..u.clone()
+        };
+        assert!(box_contains(&u, &conditional) && !box_contains(&conditional, &u));
+        assert!(box_contains(&conditional, &conditional));
+        assert_eq!(box_union(&conditional, &conditional).used, conditional.used);
+        assert_eq!(box_union(&conditional, &a).used, None);
+    }
+}

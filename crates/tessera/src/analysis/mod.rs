@@ -1,0 +1,14 @@
+//! Program analyses over the IR: interval analysis of expressions (`bounds`) and the regions
+//! of Funcs and buffers that expressions and statements read or write (`boxes`), which drive
+//! bounds inference.
+
+pub mod bounds;
+pub mod boxes;
+mod fold;
+pub mod interval;
+
+pub use bounds::{bounds_of_expr, bounds_of_expr_unsimplified, Scope};
+pub use boxes::{
+    box_contains, box_union, boxes_provided_stmt, boxes_required, boxes_required_stmt, Box,
+};
+pub use interval::Interval;

@@ -1,0 +1,44 @@
+//! Casts. Only exact rewrites: a cast of a constant folds (through `eval::value::cast`), a
+//! cast of a broadcast becomes a broadcast of a cast, and a chain of two casts becomes one
+//! cast when the intermediate type loses nothing the outer cast would see. Casts depend on
+//! the types involved, which the rule notation does not express, so this family is code.
+
+use super::Simplifier;
+use crate::ir::{Expr, ExprKind, Type, TypeCode};
+
+pub(super) fn simplify(s: &mut Simplifier, e: &Expr) -> Option<Expr> {
+    let ExprKind::Cast(inner) = e.kind() else {
+        return None;
+    };
+    let to = e.ty();
+    match inner.kind() {
+        ExprKind::Broadcast(v) => {
+            let lanes = to.lanes / v.ty().lanes;
+            let cast = s.make(Expr::cast(to.element().with_lanes(v.ty().lanes), v.clone()));
+            Some(s.make(cast.broadcast_to(lanes)))
+        }
+        ExprKind::Cast(x) if chain_is_one_cast(x.ty(), inner.ty(), to) => {
+            Some(s.make(Expr::cast(to, x.clone())))
+        }
+        _ => None,
+    }
+}
+
+fn integral(t: Type) -> bool {
+    t.code != TypeCode::Float
+}
+
+/// Whether `to(via(x))` equals `to(x)` for every `x` of type `from`.
+fn chain_is_one_cast(from: Type, via: Type, to: Type) -> bool {
+    // The first cast keeps the value: then only the value reaches the second cast, unless
+    // the two casts convert differently (integers wrap, floats saturate into integers), which
+    // matters only if the value might not fit `to`.
+    let keeps_value = via.can_represent_type(from);
+    let same_conversion = integral(from) == integral(via);
+    if keeps_value && (same_conversion || to.can_represent_type(from)) {
+        return true;
+    }
+    // Integer truncation: the low bits of an extension or truncation are the low bits of
+    // the original, as long as the intermediate keeps at least the bits the result keeps.
+    [from, via, to].iter().all(|t| t.is_int_or_uint()) && to.bits <= via.bits
+}

@@ -1,0 +1,230 @@
+//! Statements: every expression simplified; `if` with a constant condition replaced by the
+//! branch taken; loops that run no iteration, empty blocks, empty branches and lets whose
+//! name is unused dropped; lets of constants and variables substituted. Inside a loop its
+//! variable is known to lie in `[min, min + extent - 1]`, and inside an `if` branch its
+//! condition (split at `&&`, or at `||` in the else branch) is known, both as a fact about
+//! the condition's expressions and as bounds on variables compared with constants.
+
+use super::info::Info;
+use super::{Binding, Fact, Simplifier};
+use crate::ir::substitute::uses_var;
+use crate::ir::visit::visit_stmt_exprs;
+use crate::ir::{BinaryOp, Expr, ExprKind, Stmt, StmtKind, Symbol, UnaryOp};
+
+fn stmt_uses_var(s: &Stmt, name: Symbol) -> bool {
+    let mut found = false;
+    visit_stmt_exprs(s, &mut |e| {
+        found |= uses_var(e, name);
+        !found
+    });
+    found
+}
+
+impl Simplifier {
+    pub(super) fn stmt(&mut self, s: &Stmt) -> Stmt {
+        match s.kind() {
+            StmtKind::LetStmt { name, value, body } => {
+                let v = self.expr(value);
+                let substitutable = v.is_const() || v.as_var().is_some();
+                let info = self.info(&v);
+                self.push_binding(Binding::new_variable(
+                    *name,
+                    substitutable.then(|| v.clone()),
+                    info,
+                ));
+                let b = self.stmt(body);
+                self.pop_binding();
+                if b.is_empty() || !stmt_uses_var(&b, *name) {
+                    b
+                } else {
+                    Stmt::let_stmt(*name, v, b)
+                }
+            }
+            StmtKind::IfThenElse {
+                condition,
+                then_case,
+                else_case,
+            } => self.if_then_else(condition, then_case, else_case.as_ref()),
+            StmtKind::For {
+                name,
+                min,
+                extent,
+                kind,
+                body,
+            } => {
+                let (min, extent) = (self.expr(min), self.expr(extent));
+                let (m, x) = (self.info(&min), self.info(&extent));
+                if x.hi <= 0 {
+                    return Stmt::empty();
+                }
+                let bounds = Info::bounded_untyped(m.lo, m.hi.saturating_add(x.hi - 1));
+                self.push_binding(Binding::new_variable(*name, None, bounds));
+                let body = self.stmt(body);
+                self.pop_binding();
+                if body.is_empty() {
+                    return body;
+                }
+                Stmt::for_loop(*name, min, extent, *kind, body)
+            }
+            StmtKind::Block(stmts) => {
+                Stmt::block(stmts.iter().map(|c| self.stmt(c)).collect::<Vec<_>>())
+            }
+            StmtKind::Evaluate(e) => {
+                let e = self.expr(e);
+                if e.is_const() {
+                    Stmt::empty()
+                } else {
+                    Stmt::new(StmtKind::Evaluate(e))
+                }
+            }
+            StmtKind::Assert { .. } => {
+                let r = s.map_children(|e| self.expr(e), |c| c.clone());
+                match r.kind() {
+                    StmtKind::Assert { condition, .. } if is_true(condition) => Stmt::empty(),
+                    _ => r,
+                }
+            }
+            StmtKind::ProducerConsumer { body, .. }
+            | StmtKind::Allocate { body, .. }
+            | StmtKind::Realize { body, .. } => {
+                let b = self.stmt(body);
+                if b.is_empty() {
+                    return b;
+                }
+                s.map_children(|e| self.expr(e), |_| b.clone())
+            }
+            StmtKind::Store { .. } | StmtKind::Provide { .. } => {
+                s.map_children(|e| self.expr(e), |c| c.clone())
+            }
+        }
+    }
+
+    fn if_then_else(
+        &mut self,
+        condition: &Expr,
+        then_case: &Stmt,
+        else_case: Option<&Stmt>,
+    ) -> Stmt {
+        let c = self.expr(condition);
+        if c.is_const() {
+            return if is_true(&c) {
+                self.stmt(then_case)
+            } else {
+                else_case.map_or_else(Stmt::empty, |e| self.stmt(e))
+            };
+        }
+        let then_s = self.with_facts(&c, true, |s| s.stmt(then_case));
+        let else_s = else_case
+            .map(|e| self.with_facts(&c, false, |s| s.stmt(e)))
+            .filter(|e| !e.is_empty());
+        if then_s.is_empty() && else_s.is_none() {
+            return Stmt::empty();
+        }
+        if then_s.is_empty() {
+            let negated = self.make(Expr::unary(UnaryOp::Not, c));
+            return Stmt::if_then(negated, else_s.expect("checked above"));
+        }
+        Stmt::new(StmtKind::IfThenElse {
+            condition: c,
+            then_case: then_s,
+            else_case: else_s,
+        })
+    }
+
+    /// Runs `f` knowing that `condition` has the value `holds`.
+    fn with_facts<T>(
+        &mut self,
+        condition: &Expr,
+        holds: bool,
+        f: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        let mut learned = Vec::new();
+        split(condition, holds, &mut learned);
+        let (facts_before, scope_before) = (self.facts.len(), self.scope.len());
+        for (condition, value) in learned {
+            if let Some((name, lo, hi)) = var_bound(&condition, value) {
+                self.push_binding(Binding::refinement(name, Info::bounded_untyped(lo, hi)));
+            }
+            self.facts.push(Fact {
+                condition,
+                value,
+                scope_len: self.scope.len(),
+            });
+        }
+        let r = f(self);
+        self.facts.truncate(facts_before);
+        self.truncate_scope(scope_before);
+        r
+    }
+}
+
+fn is_true(e: &Expr) -> bool {
+    e.as_int_const() == Some(1)
+}
+
+/// The conjuncts (or, for a false condition, disjuncts) of a condition, with their values.
+fn split(c: &Expr, holds: bool, out: &mut Vec<(Expr, bool)>) {
+    match c.kind() {
+        ExprKind::Binary(BinaryOp::And, a, b) if holds => {
+            split(a, true, out);
+            split(b, true, out);
+        }
+        ExprKind::Binary(BinaryOp::Or, a, b) if !holds => {
+            split(a, false, out);
+            split(b, false, out);
+        }
+        ExprKind::Unary(UnaryOp::Not, a) => split(a, !holds, out),
+        _ => out.push((c.clone(), holds)),
+    }
+}
+
+/// The bounds a scalar integer variable gets from a comparison with a constant.
+fn var_bound(fact: &Expr, holds: bool) -> Option<(Symbol, i128, i128)> {
+    let ExprKind::Binary(op, a, b) = fact.kind() else {
+        return None;
+    };
+    if !a.ty().is_int_or_uint() || a.ty().is_vector() {
+        return None;
+    }
+    let (op, var, c, var_on_left) =
+        match (a.as_var(), b.as_int_const(), b.as_var(), a.as_int_const()) {
+            (Some(v), Some(c), _, _) => (*op, v, c, true),
+            (_, _, Some(v), Some(c)) => (*op, v, c, false),
+            _ => return None,
+        };
+    // Normalize to `var op c` holding.
+    use BinaryOp::*;
+    let op = if var_on_left {
+        op
+    } else {
+        match op {
+            Lt => Gt,
+            Le => Ge,
+            Gt => Lt,
+            Ge => Le,
+            other => other,
+        }
+    };
+    let op = if holds {
+        op
+    } else {
+        match op {
+            Lt => Ge,
+            Le => Gt,
+            Gt => Le,
+            Ge => Lt,
+            Eq => Ne,
+            Ne => Eq,
+            other => other,
+        }
+    };
+    let (lo, hi) = match op {
+        Lt => (i128::MIN, c - 1),
+        Le => (i128::MIN, c),
+        Gt => (c + 1, i128::MAX),
+        Ge => (c, i128::MAX),
+        Eq => (c, c),
+        _ => return None,
+    };
+    Some((var, lo, hi))
+}
