@@ -202,6 +202,35 @@ fn division_modulo_and_shifts_by_constants() {
 }
 
 #[test]
+fn division_by_vectors_with_constant_zero_lanes() {
+    // `a / select(c, ramp(2, -2), 1)`: a constant arm with a zero lane (and -1 lanes) behind a
+    // select, which LLVM's simplifier once folded to poison for every lane.
+    let (mut rng, _) = seeded_rng(7);
+    for ty in Type::ALL_SCALARS.into_iter().filter(|t| t.is_int_or_uint()) {
+        let ops: Vec<Operation> = [BinaryOp::Div, BinaryOp::Mod]
+            .into_iter()
+            .map(|op| Operation {
+                name: format!("{op:?}"),
+                args: vec![ty, Type::bool_()],
+                result: ty,
+                build: Box::new(move |a: &[Expr]| {
+                    let lanes = a[0].ty().lanes;
+                    let divisor = Expr::select(
+                        a[1].clone(),
+                        Expr::ramp(Expr::make_const(ty, 2), Expr::make_const(ty, -1), lanes),
+                        Expr::make_const(ty, 1).broadcast_to(lanes),
+                    );
+                    Expr::binary(op, a[0].clone(), divisor)
+                }),
+            })
+            .collect();
+        for lanes in [8, 16, 3] {
+            elementwise_case(&ops, lanes, &mut rng, RANDOM).check();
+        }
+    }
+}
+
+#[test]
 fn euclidean_division_edge_cases() {
     let t = Type::i32();
     let (mut rng, _) = seeded_rng(5);

@@ -1,4 +1,4 @@
-//! Ahead-of-time output: an object file (or assembly text) holding the pipeline's entry point
+//! Ahead-of-time output: an object file (or assembly or LLVM IR text) holding the pipeline's entry point
 //! and its task functions, and the C header declaring it together with the buffer ABI and the
 //! runtime functions the object calls, which the program linking it provides.
 
@@ -44,6 +44,19 @@ pub fn emit_assembly(
         .write_to_memory_buffer(&module, FileType::Assembly)
         .map_err(|e| Error::Codegen(format!("LLVM cannot emit assembly: {e}")))?;
     Ok(String::from_utf8_lossy(buffer.as_slice()).into_owned())
+}
+
+/// The optimized LLVM IR of the compiled pipeline, as text.
+pub fn emit_llvm_ir(
+    stmt: &Stmt,
+    signature: &Signature,
+    target: &Target,
+    name: &str,
+) -> Result<String> {
+    check_name(name)?;
+    let ctx = Context::create();
+    let module = llvm::compile_module(&ctx, stmt, signature, target, name)?;
+    Ok(module.print_to_string().to_string())
 }
 
 /// The C header of a pipeline compiled by `emit_object` under `name`.

@@ -53,7 +53,10 @@ impl std::fmt::Debug for CompiledPipeline {
         f.debug_struct("CompiledPipeline")
             .field("signature", &self.signature)
             .field("compile_ms", &self.compile_ms)
-            .field("threads", &self.pool.as_ref().map(|p| p.current_num_threads()))
+            .field(
+                "threads",
+                &self.pool.as_ref().map(|p| p.current_num_threads()),
+            )
             .finish_non_exhaustive()
     }
 }

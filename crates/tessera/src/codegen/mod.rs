@@ -9,7 +9,7 @@ pub mod llvm;
 pub mod signature;
 pub mod target;
 
-pub use aot::{c_header, emit_assembly, emit_object};
+pub use aot::{c_header, emit_assembly, emit_llvm_ir, emit_object};
 pub use jit::{compile_jit, CompiledPipeline};
 pub use signature::{BufferArgument, ScalarArgument, Signature};
 pub use target::Target;

@@ -94,6 +94,12 @@ impl<'ctx> Codegen<'ctx> {
             Mul => self.binop(Op::Mul, a, b),
             Div | Mod => match divisor {
                 Some(c) => self.div_mod_by_constant(op == Div, a, b, ty, c),
+                // x86 has no vector integer division, so this costs nothing, and it keeps
+                // LLVM 19's simplifier from folding a vector division whose divisor is a select
+                // with a constant arm holding a zero lane to poison, guarded lanes included.
+                None if ty.is_vector() => self.map_lanes(&[a, b], ty, |cg, lanes| {
+                    cg.div_mod(op == Div, lanes[0], lanes[1], ty.element())
+                }),
                 None => self.div_mod(op == Div, a, b, ty),
             },
             Min => self.select(cmp(pred(IntPredicate::SLT, IntPredicate::ULT)), a, b),
@@ -161,15 +167,15 @@ impl<'ctx> Codegen<'ctx> {
         }
     }
 
-    /// Euclidean division or modulo by a run-time divisor: a divisor of 0 (and the
-    /// overflowing INT_MIN / -1) divides by 1 instead, which LLVM defines, then the quotient of
-    /// a zero divisor becomes 0; INT_MIN / 1 is the wrapped INT_MIN / -1.
+    /// Euclidean division or modulo by a run-time (scalar) divisor. A zero divisor divides by 1
+    /// instead (then the quotient becomes 0), and INT_MIN / -1 divides INT_MIN + 1 (then the
+    /// quotient gains 1, wrapping to INT_MIN): no division LLVM could see as undefined.
     fn div_mod(&self, is_div: bool, a: Value<'ctx>, b: Value<'ctx>, ty: Type) -> Value<'ctx> {
         let zero = self.zero(ty);
-        let one = self.int_const(ty, 1);
+        let llvm_ty = self.llvm_type(ty);
         let b_is_zero = self.icmp(IntPredicate::EQ, b, zero);
+        let safe = self.binop(Op::Or, b, self.convert(Op::ZExt, b_is_zero, llvm_ty));
         if !ty.is_int() {
-            let safe = self.select(b_is_zero, one, b);
             return if is_div {
                 let q = self.binop(Op::UDiv, a, safe);
                 self.select(b_is_zero, zero, q)
@@ -179,14 +185,19 @@ impl<'ctx> Codegen<'ctx> {
         }
         let a_is_min = self.icmp(IntPredicate::EQ, a, self.int_const(ty, ty.int_min() as i64));
         let b_is_minus_one = self.icmp(IntPredicate::EQ, b, self.int_const(ty, -1));
-        let overflow = self.binop(Op::And, a_is_min, b_is_minus_one);
-        let replace = self.binop(Op::Or, b_is_zero, overflow);
-        let safe = self.select(replace, one, b);
+        let overflow = self.convert(
+            Op::ZExt,
+            self.binop(Op::And, a_is_min, b_is_minus_one),
+            llvm_ty,
+        );
+        let a = self.binop(Op::Add, a, overflow);
         let q = self.binop(Op::SDiv, a, safe);
         let r = self.binop(Op::SRem, a, safe);
         let negative = self.icmp(IntPredicate::SLT, r, zero);
         let b_negative = self.icmp(IntPredicate::SLT, safe, zero);
+        let one = self.int_const(ty, 1);
         if is_div {
+            let q = self.binop(Op::Add, q, overflow);
             let toward = self.select(
                 b_negative,
                 self.binop(Op::Add, q, one),

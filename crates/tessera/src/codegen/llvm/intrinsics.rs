@@ -136,20 +136,10 @@ impl<'ctx> Codegen<'ctx> {
             self.module
                 .add_function(name, fn_ty, Some(Linkage::External))
         });
-        if ty.is_scalar() {
-            return self
-                .call(f, args)
-                .expect("internal error: libm returns a value");
-        }
-        let mut out = self.llvm_type(ty).into_vector_type().get_poison().into();
-        for lane in 0..ty.lanes as u32 {
-            let lane_args: Vec<Value<'ctx>> = args.iter().map(|&v| self.extract(v, lane)).collect();
-            let r = self
-                .call(f, &lane_args)
-                .expect("internal error: libm returns a value");
-            out = self.insert(out, r, lane);
-        }
-        out
+        self.map_lanes(args, ty, |cg, lanes| {
+            cg.call(f, lanes)
+                .expect("internal error: libm returns a value")
+        })
     }
 
     /// `|a - b|` for operands of type `ty`, as result type `result` (unsigned for integers,

@@ -169,6 +169,25 @@ impl<'ctx> Codegen<'ctx> {
             .into()
     }
 
+    /// `f` applied to the scalars of each lane of `args`, giving a value of type `ty` (`f`
+    /// applied to `args` themselves for scalars).
+    pub(super) fn map_lanes(
+        &self,
+        args: &[Value<'ctx>],
+        ty: Type,
+        f: impl Fn(&Self, &[Value<'ctx>]) -> Value<'ctx>,
+    ) -> Value<'ctx> {
+        if ty.is_scalar() {
+            return f(self, args);
+        }
+        let mut out = self.llvm_type(ty).into_vector_type().get_poison().into();
+        for lane in 0..ty.lanes as u32 {
+            let scalars: Vec<Value<'ctx>> = args.iter().map(|&v| self.extract(v, lane)).collect();
+            out = self.insert(out, f(self, &scalars), lane);
+        }
+        out
+    }
+
     /// The lanes of `a` and `b` picked by the constant `indices` (lanes of `b` numbered after
     /// those of `a`).
     pub(super) fn shuffle(&self, a: Value<'ctx>, b: Value<'ctx>, indices: &[u32]) -> Value<'ctx> {
