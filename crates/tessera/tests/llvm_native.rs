@@ -161,6 +161,60 @@ fn baseline_x86_64_computes_what_the_interpreter_computes() {
         .check_on(&baseline);
 }
 
+#[test]
+fn flattened_indices_through_vector_lets_stay_dense() {
+    use tessera::codegen::emit_llvm_ir;
+    use tessera::ir::BinaryOp;
+    // let xs = ramp(x * 16, 1, 16) in a parallel loop's parent; inside the task the index is
+    // (xs - x16(m)) * x16(1) + x16(y * 64): stride 1, so a dense access, not a gather.
+    let lanes = 16;
+    let xs = Expr::ramp(mul(var("x"), int(16)), int(1), lanes);
+    let m = Expr::new(Type::i32(), ExprKind::Param(sym("m")));
+    let index = |buffer_row: Expr| {
+        add(
+            mul(
+                Expr::binary(
+                    BinaryOp::Sub,
+                    Expr::var("xs", xs.ty()),
+                    m.clone().broadcast_to(lanes),
+                ),
+                int(1).broadcast_to(lanes),
+            ),
+            mul(buffer_row, int(64)).broadcast_to(lanes),
+        )
+    };
+    let t = Type::f32().with_lanes(lanes);
+    let body = store(
+        "out",
+        index(var("y")),
+        mul(
+            load(t, "in", index(var("y"))),
+            Expr::f32(3.0).broadcast_to(lanes),
+        ),
+    );
+    let s = serial(
+        "x",
+        int(0),
+        int(4),
+        let_stmt("xs", xs, parallel("y", int(0), int(8), body)),
+    );
+    let case = Case::new(s)
+        .image("in", Buffer::<f32>::from_fn(&[0], &[512], |c| c[0] as f32))
+        .output("out", Buffer::<f32>::new(&[512]))
+        .param("m", Type::i32(), tessera::eval::value::Value::Int(0));
+    case.check();
+    let ir =
+        emit_llvm_ir(&case.stmt, &case.signature(), &Target::host(), "dense").expect("compiles");
+    assert!(
+        !ir.contains("masked.gather") && !ir.contains("masked.scatter"),
+        "{ir}"
+    );
+    assert!(
+        ir.contains("load <16 x float>") && ir.contains("store <16 x float>"),
+        "{ir}"
+    );
+}
+
 const DRIVER: &str = r#"
 #include <stdio.h>
 #include <stdlib.h>

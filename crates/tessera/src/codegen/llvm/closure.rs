@@ -1,16 +1,17 @@
 //! Parallel loops: the body is outlined into a task function `i32 task(ptr closure, i32 i)`
 //! that the runtime's `tessera_parallel_for` calls for every index. The closure is a struct on
 //! the caller's stack holding what the body uses from outside: the user context, the values of
-//! the names it reads (lets, loop variables, parameters, buffer fields; vectors too) and the
-//! base pointers of the buffers it accesses. Nested parallel loops nest task functions.
+//! the names it reads (lets, loop variables, parameters, buffer fields; vectors too, with their
+//! linear forms) and the base pointers of the buffers it accesses. Nested parallel loops nest task functions.
 
 use std::collections::HashSet;
 
 use inkwell::types::BasicTypeEnum;
 use inkwell::AddressSpace;
 
+use super::linear::Linear;
 use super::values::{Built, Value};
-use super::{Codegen, Storage};
+use super::{Binding, Codegen, Storage};
 use crate::error::{Error, Result};
 use crate::ir::visit::{walk_expr, walk_stmt, Visitor};
 use crate::ir::{Expr, ExprKind, Stmt, StmtKind, Symbol, Type};
@@ -44,6 +45,27 @@ impl Visitor for References {
     }
 }
 
+/// Whether `v` is a constant (valid in every function of the module).
+fn is_constant(v: Value<'_>) -> bool {
+    match v {
+        Value::IntValue(x) => x.is_const(),
+        Value::FloatValue(x) => x.is_const(),
+        Value::VectorValue(x) => x.is_const(),
+        Value::PointerValue(x) => x.is_const(),
+        _ => false,
+    }
+}
+
+/// What a captured binding is stored as: its value, then its linear form's parts.
+fn binding_parts<'ctx>(b: &Binding<'ctx>) -> Vec<Value<'ctx>> {
+    let mut parts = vec![b.value];
+    if let Some(l) = b.linear {
+        parts.push(l.base);
+        parts.extend(l.stride);
+    }
+    parts
+}
+
 impl<'ctx> Codegen<'ctx> {
     /// `parallel for name in [min, min + extent)`.
     pub(super) fn parallel_for(
@@ -67,7 +89,7 @@ impl<'ctx> Codegen<'ctx> {
         refs.visit_stmt(body);
         // Innermost bindings only, in scope order (deterministic code).
         let mut seen = HashSet::new();
-        let values: Vec<(Symbol, Value<'ctx>)> = self
+        let values: Vec<(Symbol, Binding<'ctx>)> = self
             .f
             .names
             .iter()
@@ -86,16 +108,19 @@ impl<'ctx> Codegen<'ctx> {
             .collect();
 
         let ptr = self.ctx.ptr_type(AddressSpace::default());
-        let fields: Vec<BasicTypeEnum<'ctx>> = std::iter::once(ptr.into())
-            .chain(values.iter().map(|(_, v)| v.get_type()))
-            .chain(buffers.iter().map(|_| ptr.into()))
+        // Constants need no field: the task uses them directly (and sees them as constants,
+        // which keeps a captured index's unit stride visible).
+        let captured = values
+            .iter()
+            .flat_map(|(_, b)| binding_parts(b))
+            .chain(buffers.iter().map(|(_, s)| s.base.into()))
+            .filter(|v| !is_constant(*v));
+        let contents: Vec<Value<'ctx>> = std::iter::once(self.f.user_context.into())
+            .chain(captured)
             .collect();
+        let fields: Vec<BasicTypeEnum<'ctx>> = contents.iter().map(|v| v.get_type()).collect();
         let closure_ty = self.ctx.struct_type(&fields, false);
         let closure = self.entry_alloca(closure_ty, None, "closure");
-        let contents: Vec<Value<'ctx>> = std::iter::once(self.f.user_context.into())
-            .chain(values.iter().map(|(_, v)| *v))
-            .chain(buffers.iter().map(|(_, s)| s.base.into()))
-            .collect();
         for (i, v) in contents.iter().enumerate() {
             let field = self
                 .builder
@@ -130,7 +155,7 @@ impl<'ctx> Codegen<'ctx> {
         &mut self,
         task: inkwell::values::FunctionValue<'ctx>,
         closure_ty: inkwell::types::StructType<'ctx>,
-        values: &[(Symbol, Value<'ctx>)],
+        values: &[(Symbol, Binding<'ctx>)],
         buffers: &[(Symbol, Storage<'ctx>)],
         loop_var: Symbol,
         body: &Stmt,
@@ -142,21 +167,42 @@ impl<'ctx> Codegen<'ctx> {
         let index = task
             .get_nth_param(1)
             .expect("internal error: a task takes its index");
-        let field = |cg: &Self, i: usize, ty: BasicTypeEnum<'ctx>| {
-            let p = cg
-                .builder
-                .build_struct_gep(closure_ty, closure, i as u32, "")
-                .built();
-            cg.builder.build_load(ty, p, "").built()
+        let fields: Vec<Value<'ctx>> = closure_ty
+            .get_field_types()
+            .into_iter()
+            .enumerate()
+            .map(|(i, ty)| {
+                let p = self
+                    .builder
+                    .build_struct_gep(closure_ty, closure, i as u32, "")
+                    .built();
+                self.builder.build_load(ty, p, "").built()
+            })
+            .collect();
+        let mut fields = fields.into_iter();
+        let mut next = || {
+            fields
+                .next()
+                .expect("internal error: a closure field is missing")
         };
-        let ptr: BasicTypeEnum<'ctx> = self.ctx.ptr_type(AddressSpace::default()).into();
-        self.f.user_context = field(self, 0, ptr).into_pointer_value();
-        for (i, (name, v)) in values.iter().enumerate() {
-            let loaded = field(self, 1 + i, v.get_type());
-            self.f.names.push((*name, loaded));
+        self.f.user_context = next().into_pointer_value();
+        let mut unpack = |captured: Value<'ctx>| {
+            if is_constant(captured) {
+                captured
+            } else {
+                next()
+            }
+        };
+        for (name, captured) in values {
+            let value = unpack(captured.value);
+            let linear = captured.linear.map(|l| Linear {
+                base: unpack(l.base),
+                stride: l.stride.map(&mut unpack),
+            });
+            self.f.names.push((*name, Binding { value, linear }));
         }
-        for (i, (name, s)) in buffers.iter().enumerate() {
-            let base = field(self, 1 + values.len() + i, ptr).into_pointer_value();
+        for (name, s) in buffers {
+            let base = unpack(s.base.into()).into_pointer_value();
             self.f.buffers.push((*name, Storage { base, elem: s.elem }));
         }
         self.with_name(loop_var, index, |cg| cg.stmt(body))?;

@@ -40,8 +40,8 @@ impl<'ctx> Codegen<'ctx> {
                 self.select(c, t, f)
             }
             ExprKind::Let(name, value, body) => {
-                let v = self.expr(value)?;
-                return self.with_name(*name, v, |cg| cg.expr(body));
+                let b = self.let_binding(value)?;
+                return self.with_name(*name, b, |cg| cg.expr(body));
             }
             ExprKind::Ramp(base, stride) => {
                 let (b, s) = (self.expr(base)?, self.expr(stride)?);

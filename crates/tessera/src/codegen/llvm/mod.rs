@@ -14,13 +14,14 @@
 //!
 //! Modules: `values` (a type-uniform layer over inkwell), `expr` and `arith` (expressions and
 //! the exact integer semantics), `intrinsics` (math functions and the other intrinsics),
-//! `vector` (loads and stores), `stmt` (control flow, allocations, assertions), `closure`
+//! `linear` (integer vectors as base + stride * lane), `vector` (loads and stores), `stmt` (control flow, allocations, assertions), `closure`
 //! (parallel loop bodies outlined into task functions), `passes` (the optimization pipeline).
 
 mod arith;
 mod closure;
 mod expr;
 mod intrinsics;
+mod linear;
 mod passes;
 mod stmt;
 mod values;
@@ -65,6 +66,23 @@ struct Storage<'ctx> {
     elem: Type,
 }
 
+/// A name in scope: its value and, for an integer vector `base + stride * [0, 1, ...]`, that
+/// linear form (so accesses indexed through it stay dense; see `linear`).
+#[derive(Clone, Copy)]
+struct Binding<'ctx> {
+    value: BasicValueEnum<'ctx>,
+    linear: Option<linear::Linear<'ctx>>,
+}
+
+impl<'ctx> From<BasicValueEnum<'ctx>> for Binding<'ctx> {
+    fn from(value: BasicValueEnum<'ctx>) -> Self {
+        Binding {
+            value,
+            linear: None,
+        }
+    }
+}
+
 /// The state of one generated function.
 struct FunctionState<'ctx> {
     function: FunctionValue<'ctx>,
@@ -74,7 +92,7 @@ struct FunctionState<'ctx> {
     user_context: PointerValue<'ctx>,
     /// Scalar and vector names in scope (lets, loop variables, parameters, buffer fields),
     /// innermost last.
-    names: Vec<(Symbol, BasicValueEnum<'ctx>)>,
+    names: Vec<(Symbol, Binding<'ctx>)>,
     /// Buffers in scope (external buffers and allocations), innermost last.
     buffers: Vec<(Symbol, Storage<'ctx>)>,
     /// Heap allocations live at the current point, innermost last: freed when an error
@@ -255,7 +273,7 @@ impl<'ctx> Codegen<'ctx> {
                         .built();
                     let name = crate::lang::image_param::buffer_field(b.name, field_name, d);
                     let v = self.builder.build_load(i32t, p, name.as_str()).built();
-                    self.f.names.push((name, v));
+                    self.f.names.push((name, v.into()));
                 }
             }
             self.f.buffers.push((
@@ -274,7 +292,7 @@ impl<'ctx> Codegen<'ctx> {
                 .build_load(self.storage_type(p.ty), at, p.name.as_str())
                 .built();
             let v = self.loaded_value(stored, p.ty);
-            self.f.names.push((p.name, v));
+            self.f.names.push((p.name, v.into()));
         }
         self.f.user_context = arg(self, signature.argument_count() - 1, "user_context");
         Ok(())
@@ -314,12 +332,17 @@ impl<'ctx> Codegen<'ctx> {
 
     /// The value of `name` (innermost binding).
     fn lookup(&self, name: Symbol) -> Result<BasicValueEnum<'ctx>> {
+        self.binding(name).map(|b| b.value)
+    }
+
+    /// The innermost binding of `name`.
+    fn binding(&self, name: Symbol) -> Result<Binding<'ctx>> {
         self.f
             .names
             .iter()
             .rev()
             .find(|(n, _)| *n == name)
-            .map(|(_, v)| *v)
+            .map(|(_, b)| *b)
             .ok_or_else(|| {
                 Error::Codegen(format!(
                     "{name} is not defined here (not a loop variable, let, parameter or buffer field)"
@@ -346,10 +369,10 @@ impl<'ctx> Codegen<'ctx> {
     fn with_name<T>(
         &mut self,
         name: Symbol,
-        value: BasicValueEnum<'ctx>,
+        value: impl Into<Binding<'ctx>>,
         f: impl FnOnce(&mut Self) -> Result<T>,
     ) -> Result<T> {
-        self.f.names.push((name, value));
+        self.f.names.push((name, value.into()));
         let result = f(self);
         self.f.names.pop();
         result

@@ -24,8 +24,8 @@ impl<'ctx> Codegen<'ctx> {
     pub(super) fn stmt(&mut self, s: &Stmt) -> Result<()> {
         match s.kind() {
             StmtKind::LetStmt { name, value, body } => {
-                let v = self.expr(value)?;
-                self.with_name(*name, v, |cg| cg.stmt(body))
+                let b = self.let_binding(value)?;
+                self.with_name(*name, b, |cg| cg.stmt(body))
             }
             StmtKind::Assert { condition, message } => self.assert(condition, message),
             StmtKind::ProducerConsumer { body, .. } => self.stmt(body),

@@ -1,7 +1,7 @@
-//! Loads and stores, chosen by the shape of the index: a scalar access; a dense vector access
-//! for a unit-stride ramp (`llvm.masked.load`/`store` when predicated); a dense load of the
-//! covering span plus a shuffle for small constant strides; a scalar load broadcast for a
-//! broadcast index; gathers and scatters (`llvm.masked.gather`/`scatter`, lanes stored in
+//! Loads and stores, chosen by the index's linear form (`linear`): a scalar access; a dense
+//! vector access for stride 1 (`llvm.masked.load`/`store` when predicated); dense loads of the
+//! covering span plus shuffles for small constant strides; a scalar load broadcast for a
+//! uniform index; gathers and scatters (`llvm.masked.gather`/`scatter`, lanes stored in
 //! order, so the last of equal indices wins) otherwise. Predicated-off lanes of a load read
 //! as zero, as in the evaluator. Bools are bytes in memory.
 
@@ -9,45 +9,28 @@ use inkwell::basic_block::BasicBlock;
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{BasicValue, PointerValue};
 
+use super::linear::Linear;
 use super::values::{Built, Value};
 use super::{Codegen, Storage};
 use crate::error::{Error, Result};
-use crate::ir::{Expr, ExprKind, Symbol, Type};
+use crate::ir::{Expr, Symbol, Type};
 
 /// Largest constant stride loaded densely and shuffled, and the largest span loaded so.
 const MAX_SHUFFLED_STRIDE: i128 = 4;
 const MAX_SHUFFLED_SPAN: i128 = 256;
 
-/// How the lanes of an access are laid out in memory.
-enum Layout<'e> {
-    Scalar,
-    /// Consecutive elements from the given (scalar) index.
-    Dense(&'e Expr),
-    /// Elements `stride` apart from the given (scalar) index.
-    Strided(&'e Expr, u32),
-    /// Every lane at the given (scalar) index.
-    Uniform(&'e Expr),
-    Gather,
-}
-
-fn layout(index: &Expr) -> Layout<'_> {
-    if index.ty().is_scalar() {
-        return Layout::Scalar;
-    }
-    match index.kind() {
-        ExprKind::Ramp(base, stride) if base.ty().is_scalar() => match stride.as_int_const() {
-            Some(1) => Layout::Dense(base),
-            Some(s)
-                if (2..=MAX_SHUFFLED_STRIDE).contains(&s)
-                    && (index.ty().lanes as i128 - 1) * s < MAX_SHUFFLED_SPAN =>
-            {
-                Layout::Strided(base, s as u32)
-            }
-            _ => Layout::Gather,
-        },
-        ExprKind::Broadcast(i) if i.ty().is_scalar() => Layout::Uniform(i),
-        _ => Layout::Gather,
-    }
+/// How the lanes of an access are laid out in memory, with the compiled index.
+enum Layout<'ctx> {
+    /// One element at the (scalar) index.
+    Scalar(Value<'ctx>),
+    /// Consecutive elements from the (scalar) index.
+    Dense(Value<'ctx>),
+    /// Elements `stride` apart from the (scalar) index.
+    Strided(Value<'ctx>, u32),
+    /// Every lane at the (scalar) index.
+    Uniform(Value<'ctx>),
+    /// Each lane at its own index (a vector).
+    Gather(Value<'ctx>),
 }
 
 impl<'ctx> Codegen<'ctx> {
@@ -82,6 +65,49 @@ impl<'ctx> Codegen<'ctx> {
         Ok(s)
     }
 
+    /// The compiled index of an access, classified by its linear form.
+    fn layout(&mut self, index: &Expr) -> Result<Layout<'ctx>> {
+        let ty = index.ty();
+        if ty.is_scalar() {
+            return Ok(Layout::Scalar(self.expr(index)?));
+        }
+        let Some(linear) = self.linear(index)? else {
+            return Ok(Layout::Gather(self.expr(index)?));
+        };
+        let Some(stride) = linear.stride else {
+            return Ok(Layout::Uniform(linear.base));
+        };
+        let constant = match stride {
+            Value::IntValue(s) => s.get_sign_extended_constant(),
+            _ => None,
+        };
+        Ok(match constant.map(i128::from) {
+            Some(1) => Layout::Dense(linear.base),
+            Some(0) => Layout::Uniform(linear.base),
+            Some(s)
+                if (2..=MAX_SHUFFLED_STRIDE).contains(&s)
+                    && (ty.lanes as i128 - 1) * s < MAX_SHUFFLED_SPAN =>
+            {
+                Layout::Strided(linear.base, s as u32)
+            }
+            _ => Layout::Gather(self.materialize(linear, ty)),
+        })
+    }
+
+    /// The index of every lane of an access (for a gather or scatter).
+    fn lane_indices(&self, layout: Layout<'ctx>, index_ty: Type) -> Value<'ctx> {
+        let linear = |base, stride: i64| Linear {
+            base,
+            stride: Some(self.int_const(index_ty.element(), stride)),
+        };
+        match layout {
+            Layout::Gather(v) => v,
+            Layout::Scalar(b) | Layout::Uniform(b) => self.splat(b, index_ty.lanes),
+            Layout::Dense(b) => self.materialize(linear(b, 1), index_ty),
+            Layout::Strided(b, s) => self.materialize(linear(b, s as i64), index_ty),
+        }
+    }
+
     fn alignment(ty: Type) -> u32 {
         ty.bytes() as u32
     }
@@ -102,24 +128,21 @@ impl<'ctx> Codegen<'ctx> {
             Some(p) => Some(self.expr(p)?),
             None => None,
         };
-        let raw = match (layout(index), predicate) {
-            (Layout::Scalar, None) => {
-                let i = self.expr(index)?;
-                self.load_scalar(elem, storage.base, i, align)
-            }
-            (Layout::Scalar, Some(p)) => {
-                let i = self.expr(index)?;
+        let layout = self.layout(index)?;
+        let raw = match (layout, predicate) {
+            (Layout::Scalar(i), None) => self.load_scalar(elem, storage.base, i, align),
+            (Layout::Scalar(i), Some(p)) => {
                 let zero = mem.const_zero();
                 self.if_else_value(p, mem, zero, |cg| {
                     cg.load_scalar(elem, storage.base, i, align)
                 })
             }
             (Layout::Dense(base), None) => {
-                let ptr = self.element_ptr_at(elem, storage.base, base)?;
+                let ptr = self.element_ptr(elem, storage.base, base);
                 self.aligned_load(mem, ptr, align)
             }
             (Layout::Dense(base), Some(mask)) => {
-                let ptr = self.element_ptr_at(elem, storage.base, base)?;
+                let ptr = self.element_ptr(elem, storage.base, base);
                 let align_v = self.i32_const(align as i32).into();
                 self.call_intrinsic(
                     "llvm.masked.load",
@@ -128,17 +151,16 @@ impl<'ctx> Codegen<'ctx> {
                 )
             }
             (Layout::Strided(base, stride), None) => {
-                let ptr = self.element_ptr_at(elem, storage.base, base)?;
+                let ptr = self.element_ptr(elem, storage.base, base);
                 self.strided_load(mem, elem, ptr, ty.lanes as u32, stride, align)
             }
             (Layout::Uniform(i), None) => {
-                let i = self.expr(i)?;
                 let scalar = self.load_scalar(elem, storage.base, i, align);
                 self.splat(scalar, ty.lanes)
             }
-            (_, mask) => {
-                let i = self.expr(index)?;
-                let ptrs = self.element_ptrs(elem, storage.base, i);
+            (layout, mask) => {
+                let indices = self.lane_indices(layout, index.ty());
+                let ptrs = self.element_ptrs(elem, storage.base, indices);
                 let mask =
                     mask.unwrap_or_else(|| self.int_const(Type::bool_().with_lanes(ty.lanes), 1));
                 let align_v = self.i32_const(align as i32).into();
@@ -170,9 +192,9 @@ impl<'ctx> Codegen<'ctx> {
             Some(p) => Some(self.expr(p)?),
             None => None,
         };
-        match (layout(index), predicate) {
-            (Layout::Scalar, p) => {
-                let i = self.expr(index)?;
+        let layout = self.layout(index)?;
+        match (layout, predicate) {
+            (Layout::Scalar(i), p) => {
                 let ptr = self.element_ptr(elem, storage.base, i);
                 match p {
                     None => self.aligned_store(v, ptr, align),
@@ -183,11 +205,11 @@ impl<'ctx> Codegen<'ctx> {
                 }
             }
             (Layout::Dense(base), None) => {
-                let ptr = self.element_ptr_at(elem, storage.base, base)?;
+                let ptr = self.element_ptr(elem, storage.base, base);
                 self.aligned_store(v, ptr, align);
             }
             (Layout::Dense(base), Some(mask)) => {
-                let ptr = self.element_ptr_at(elem, storage.base, base)?;
+                let ptr = self.element_ptr(elem, storage.base, base);
                 let align_v = self.i32_const(align as i32).into();
                 self.call_intrinsic_void(
                     "llvm.masked.store",
@@ -195,9 +217,9 @@ impl<'ctx> Codegen<'ctx> {
                     &[v, ptr.into(), align_v, mask],
                 );
             }
-            (_, mask) => {
-                let i = self.expr(index)?;
-                let ptrs = self.element_ptrs(elem, storage.base, i);
+            (layout, mask) => {
+                let indices = self.lane_indices(layout, index.ty());
+                let ptrs = self.element_ptrs(elem, storage.base, indices);
                 let mask =
                     mask.unwrap_or_else(|| self.int_const(Type::bool_().with_lanes(ty.lanes), 1));
                 let align_v = self.i32_const(align as i32).into();
@@ -253,17 +275,6 @@ impl<'ctx> Codegen<'ctx> {
             picked = self.shuffle(picked, chunk, &indices);
         }
         picked
-    }
-
-    /// The address of element `index` (a scalar index expression).
-    fn element_ptr_at(
-        &mut self,
-        elem: BasicTypeEnum<'ctx>,
-        base: PointerValue<'ctx>,
-        index: &Expr,
-    ) -> Result<PointerValue<'ctx>> {
-        let i = self.expr(index)?;
-        Ok(self.element_ptr(elem, base, i))
     }
 
     fn load_scalar(
