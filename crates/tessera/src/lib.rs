@@ -6,15 +6,16 @@
 //! backend is checked against. See ARCHITECTURE.md for the whole picture.
 
 pub mod analysis;
+pub mod codegen;
 pub mod error;
 pub mod eval;
 pub mod interp;
 pub mod ir;
 pub mod lang;
 pub mod lower;
-pub mod codegen;
-pub mod runtime;
+pub mod pipeline;
 pub mod prelude;
+pub mod runtime;
 pub mod simplify;
 pub mod testing;
 

@@ -62,10 +62,16 @@ impl Inputs {
         }
         for p in &args.params {
             let Some(binding) = self.params.iter().find(|b| b.name == p.name) else {
-                return Err(Error::Buffer(format!("the pipeline uses parameter {} ({}) but no value was given for it", p.name, p.ty)));
+                return Err(Error::Buffer(format!(
+                    "the pipeline uses parameter {} ({}) but no value was given for it",
+                    p.name, p.ty
+                )));
             };
             if binding.ty != p.ty {
-                return Err(Error::Type(format!("parameter {} is {} but the value given is {}", p.name, p.ty, binding.ty)));
+                return Err(Error::Type(format!(
+                    "parameter {} is {} but the value given is {}",
+                    p.name, p.ty, binding.ty
+                )));
             }
         }
         Ok(())
@@ -87,7 +93,9 @@ pub struct Realization {
 
 impl Pipeline {
     pub fn new(output: &Func) -> Pipeline {
-        Pipeline { output: output.clone() }
+        Pipeline {
+            output: output.clone(),
+        }
     }
     pub fn output(&self) -> &Func {
         &self.output
@@ -103,7 +111,12 @@ impl Pipeline {
     }
 
     /// Runs the lowered pipeline on the interpreter over the box `[mins, mins + extents)`.
-    pub fn realize_interp(&self, inputs: &Inputs, mins: &[i64], extents: &[i64]) -> Result<Realization> {
+    pub fn realize_interp(
+        &self,
+        inputs: &Inputs,
+        mins: &[i64],
+        extents: &[i64],
+    ) -> Result<Realization> {
         let lowered = self.lower(&LowerOptions::default())?;
         run_interp(&lowered, &lowered.stmt, inputs, mins, extents, 0)
     }
@@ -111,7 +124,14 @@ impl Pipeline {
 
 /// Runs `stmt` (the lowered pipeline, or its IR after any pass) on the interpreter, with
 /// parallel loops permuted by `parallel_seed`.
-pub fn run_interp(lowered: &Lowered, stmt: &crate::ir::Stmt, inputs: &Inputs, mins: &[i64], extents: &[i64], parallel_seed: u64) -> Result<Realization> {
+pub fn run_interp(
+    lowered: &Lowered,
+    stmt: &crate::ir::Stmt,
+    inputs: &Inputs,
+    mins: &[i64],
+    extents: &[i64],
+    parallel_seed: u64,
+) -> Result<Realization> {
     inputs.check(&lowered.arguments)?;
     let out = lowered.env.func(lowered.env.output).read();
     if mins.len() != out.args.len() || extents.len() != out.args.len() {
@@ -130,12 +150,20 @@ pub fn run_interp(lowered: &Lowered, stmt: &crate::ir::Stmt, inputs: &Inputs, mi
     for p in &inputs.params {
         interp.bind_param(p.name, p.value);
     }
-    let names: Vec<Symbol> = (0..out.output_types.len()).map(|i| value_buffer(out.name, i, out.output_types.len())).collect();
+    let names: Vec<Symbol> = (0..out.output_types.len())
+        .map(|i| value_buffer(out.name, i, out.output_types.len()))
+        .collect();
     for (name, ty) in names.iter().zip(&out.output_types) {
         interp.bind_buffer(*name, AnyBuffer::with_mins(*ty, mins, extents)?);
     }
     drop(out);
     interp.run(stmt)?;
-    let buffers = names.iter().map(|n| interp.take_buffer(*n).expect("output buffer bound above")).collect();
-    Ok(Realization { buffers, stats: interp.stats().clone() })
+    let buffers = names
+        .iter()
+        .map(|n| interp.take_buffer(*n).expect("output buffer bound above"))
+        .collect();
+    Ok(Realization {
+        buffers,
+        stats: interp.stats().clone(),
+    })
 }

@@ -11,6 +11,7 @@ use std::fmt;
 use super::bounds::{simplified, Bounder, Scope};
 use super::fold;
 use super::interval::Interval;
+use crate::ir::substitute::{free_vars, substitute, uses_var};
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Stmt, StmtKind, Symbol, UnaryOp};
 use crate::simplify::simplify;
 
@@ -133,6 +134,14 @@ struct BoxCollector<'a> {
     /// True whenever the code being visited runs (`None`: always), in terms of the scope.
     guard: Option<Expr>,
     boxes: HashMap<Symbol, Box>,
+    /// Lets in effect whose values vary inside the visited code, innermost last.
+    /// Coordinates are expanded through them before bounding, so correlated lets (a region's
+    /// min and max, defined from the same loop variables) cancel instead of each widening to
+    /// its own interval.
+    varying_lets: Vec<(Symbol, Expr)>,
+    /// Varying lets that a condition in effect narrows (a `GuardWithIf` tail tests the
+    /// variable its split rebuilds): expanding them would lose the narrowing.
+    narrowed_lets: Vec<Symbol>,
 }
 
 impl<'a> BoxCollector<'a> {
@@ -142,13 +151,52 @@ impl<'a> BoxCollector<'a> {
             regions,
             guard: None,
             boxes: HashMap::new(),
+            varying_lets: Vec::new(),
+            narrowed_lets: Vec::new(),
+        }
+    }
+
+    /// `e` with the varying lets substituted, simplified.
+    fn expand(&self, e: &Expr) -> Expr {
+        if self.varying_lets.is_empty() {
+            return e.clone();
+        }
+        let mut e = e.clone();
+        for (name, value) in self.varying_lets.iter().rev() {
+            if uses_var(&e, *name) {
+                e = substitute(&e, *name, value);
+            }
+        }
+        simplify(&e)
+    }
+
+    /// The bounds of `e`, looking through the varying lets (and, for the lets a condition
+    /// narrows, also at their narrowed ranges).
+    fn bounds_of(&mut self, e: &Expr) -> Interval {
+        let expanded = self.bounder.bounds(&self.expand(e));
+        if self.narrowed_lets.iter().any(|n| uses_var(e, *n)) {
+            return expanded.intersect(&self.bounder.bounds(e));
+        }
+        expanded
+    }
+
+    /// Runs `f` with `name` bound to `value`.
+    fn with_let(&mut self, name: Symbol, value: &Expr, f: impl FnOnce(&mut Self)) {
+        let interval = self.bounds_of(value);
+        let varying = !interval.is_single_point();
+        if varying {
+            self.varying_lets.push((name, value.clone()));
+        }
+        self.bound(name, interval, f);
+        if varying {
+            self.varying_lets.pop();
         }
     }
 
     fn record(&mut self, name: Symbol, coordinates: &[Expr]) {
         let bounds = coordinates
             .iter()
-            .map(|c| simplified(self.bounder.bounds(c)))
+            .map(|c| simplified(self.bounds_of(c)))
             .collect();
         let region = Box {
             bounds,
@@ -195,7 +243,13 @@ impl<'a> BoxCollector<'a> {
         };
         let outer_guard = std::mem::replace(&mut self.guard, guard);
         let pushed = self.bounder.restrict(condition, truth);
+        let outer_narrowed = self.narrowed_lets.len();
+        let narrowed = free_vars(condition)
+            .into_iter()
+            .filter(|v| self.varying_lets.iter().any(|(n, _)| n == v));
+        self.narrowed_lets.extend(narrowed);
         f(self);
+        self.narrowed_lets.truncate(outer_narrowed);
         for _ in 0..pushed {
             self.bounder.pop();
         }
@@ -216,8 +270,7 @@ impl<'a> BoxCollector<'a> {
         match e.kind() {
             ExprKind::Let(name, value, body) => {
                 self.visit_expr(value);
-                let v = self.bounder.bounds(value);
-                self.bound(*name, v, |c| c.visit_expr(body));
+                self.with_let(*name, value, |c| c.visit_expr(body));
             }
             ExprKind::Select(cond, t, f) => {
                 self.visit_expr(cond);
@@ -252,8 +305,7 @@ impl<'a> BoxCollector<'a> {
         match s.kind() {
             StmtKind::LetStmt { name, value, body } => {
                 self.visit_expr(value);
-                let v = self.bounder.bounds(value);
-                self.bound(*name, v, |c| c.visit_stmt(body));
+                self.with_let(*name, value, |c| c.visit_stmt(body));
             }
             StmtKind::For {
                 name,
@@ -271,8 +323,8 @@ impl<'a> BoxCollector<'a> {
                     one,
                 );
                 let range = Interval {
-                    min: self.bounder.bounds(min).min,
-                    max: self.bounder.bounds(&last).max,
+                    min: self.bounds_of(min).min,
+                    max: self.bounds_of(&last).max,
                 };
                 let runs = Expr::binary(BinaryOp::Gt, extent.clone(), Expr::zero(extent.ty()));
                 self.guarded(&runs, true, |c| {

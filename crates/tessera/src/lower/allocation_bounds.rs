@@ -29,11 +29,21 @@ pub fn allocation_bounds(s: &Stmt, env: &Environment) -> Result<Stmt> {
     };
     let f = env.func(*func).read();
     let touched = union_boxes(func_box(body, *func, true), func_box(body, *func, false))
-        .ok_or_else(|| Error::Schedule(format!("internal error: {func} is realized but never touched")))?;
+        .ok_or_else(|| {
+            Error::Schedule(format!(
+                "internal error: {func} is realized but never touched"
+            ))
+        })?;
     let mut out = s.clone();
     for (d, arg) in f.args.iter().enumerate().rev() {
-        let (min, max) = bounded(&touched[d], || format!("the storage of {func} in dimension {d} ({arg})"))?;
-        let extent = simplify(&Expr::binary(BinaryOp::Add, Expr::binary(BinaryOp::Sub, max, min.clone()), Expr::i32(1)));
+        let (min, max) = bounded(&touched[d], || {
+            format!("the storage of {func} in dimension {d} ({arg})")
+        })?;
+        let extent = simplify(&Expr::binary(
+            BinaryOp::Add,
+            Expr::binary(BinaryOp::Sub, max, min.clone()),
+            Expr::i32(1),
+        ));
         out = Stmt::let_stmt(realized_extent(*func, *arg), extent, out);
         out = Stmt::let_stmt(realized_min(*func, *arg), min, out);
     }

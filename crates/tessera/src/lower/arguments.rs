@@ -32,7 +32,11 @@ pub struct Arguments {
 impl Arguments {
     /// Whether `name` is a field (`min`/`extent`/`stride`) of one of the images.
     pub fn is_image_field(&self, name: Symbol) -> bool {
-        self.images.iter().any(|i| name.as_str().strip_prefix(i.name.as_str()).is_some_and(|rest| rest.starts_with('.')))
+        self.images.iter().any(|i| {
+            name.as_str()
+                .strip_prefix(i.name.as_str())
+                .is_some_and(|rest| rest.starts_with('.'))
+        })
     }
 }
 
@@ -43,11 +47,20 @@ fn definition_exprs(env: &Environment) -> Vec<Expr> {
             out.extend(d.args.iter().chain(&d.values).cloned());
             if let Some(r) = &d.rdom {
                 out.extend(r.predicates.iter().cloned());
-                out.extend(r.vars.iter().flat_map(|v| [v.min.clone(), v.extent.clone()]));
+                out.extend(
+                    r.vars
+                        .iter()
+                        .flat_map(|v| [v.min.clone(), v.extent.clone()]),
+                );
             }
         }
         let c = env.func(*name).read();
-        out.extend(c.schedule.bounds.iter().flat_map(|b| [b.min.clone(), b.extent.clone()]));
+        out.extend(
+            c.schedule
+                .bounds
+                .iter()
+                .flat_map(|b| [b.min.clone(), b.extent.clone()]),
+        );
         for def in c.pure.iter().chain(&c.updates) {
             for split in &def.schedule.splits {
                 if let crate::lang::schedule::SplitDirective::Split { factor, .. } = split {
@@ -66,19 +79,37 @@ pub fn infer_arguments(env: &Environment) -> Result<Arguments> {
     for e in definition_exprs(env) {
         visit_exprs(&e, &mut |n| {
             match n.kind() {
-                ExprKind::Call { name, kind: CallKind::Image, args, .. } => {
-                    let arg = ImageArgument { name: *name, ty: n.ty(), dims: args.len() };
+                ExprKind::Call {
+                    name,
+                    kind: CallKind::Image,
+                    args,
+                    ..
+                } => {
+                    let arg = ImageArgument {
+                        name: *name,
+                        ty: n.ty(),
+                        dims: args.len(),
+                    };
                     if let Some(prev) = images.insert(name.as_str(), arg.clone()) {
                         if prev != arg {
-                            conflict.get_or_insert(format!("image {name} is used as {} with {} dimensions and as {} with {}", prev.ty, prev.dims, arg.ty, arg.dims));
+                            conflict.get_or_insert(format!(
+                                "image {name} is used as {} with {} dimensions and as {} with {}",
+                                prev.ty, prev.dims, arg.ty, arg.dims
+                            ));
                         }
                     }
                 }
                 ExprKind::Param(name) => {
-                    let arg = ParamArgument { name: *name, ty: n.ty() };
+                    let arg = ParamArgument {
+                        name: *name,
+                        ty: n.ty(),
+                    };
                     if let Some(prev) = params.insert(name.as_str(), arg.clone()) {
                         if prev != arg {
-                            conflict.get_or_insert(format!("parameter {name} is used as {} and as {}", prev.ty, arg.ty));
+                            conflict.get_or_insert(format!(
+                                "parameter {name} is used as {} and as {}",
+                                prev.ty, arg.ty
+                            ));
                         }
                     }
                 }
@@ -90,7 +121,13 @@ pub fn infer_arguments(env: &Environment) -> Result<Arguments> {
     if let Some(c) = conflict {
         return Err(Error::Definition(c));
     }
-    let mut args = Arguments { images: images.into_values().collect(), params: Vec::new() };
-    args.params = params.into_values().filter(|p| !args.is_image_field(p.name)).collect();
+    let mut args = Arguments {
+        images: images.into_values().collect(),
+        params: Vec::new(),
+    };
+    args.params = params
+        .into_values()
+        .filter(|p| !args.is_image_field(p.name))
+        .collect();
     Ok(args)
 }

@@ -21,7 +21,11 @@ use crate::simplify::simplify;
 /// The per-dimension region of `func` a statement uses (`required`) or writes (`provided`).
 pub fn func_box(s: &Stmt, func: Symbol, provided: bool) -> Option<Vec<Interval>> {
     let scope = Scope::new();
-    let boxes = if provided { boxes_provided_stmt(s, &scope) } else { boxes_required_stmt(s, &scope) };
+    let boxes = if provided {
+        boxes_provided_stmt(s, &scope)
+    } else {
+        boxes_required_stmt(s, &scope)
+    };
     boxes.get(&func).map(|b| b.bounds.clone())
 }
 
@@ -54,7 +58,11 @@ pub fn bounds_inference(s: &Stmt, env: &Environment) -> Result<Stmt> {
         for (d, &arg) in out.args.iter().enumerate() {
             let min = i32_var(buffer_field(buffer, "min", d));
             let extent = i32_var(buffer_field(buffer, "extent", d));
-            let max = Expr::binary(BinaryOp::Sub, Expr::binary(BinaryOp::Add, min.clone(), extent), Expr::i32(1));
+            let max = Expr::binary(
+                BinaryOp::Sub,
+                Expr::binary(BinaryOp::Add, min.clone(), extent),
+                Expr::i32(1),
+            );
             lets.push((region_min(out.name, k, arg), min));
             lets.push((region_max(out.name, k, arg), max));
         }
@@ -63,7 +71,9 @@ pub fn bounds_inference(s: &Stmt, env: &Environment) -> Result<Stmt> {
 }
 
 fn wrap_lets(lets: Vec<(Symbol, Expr)>, body: Stmt) -> Stmt {
-    lets.into_iter().rev().fold(body, |b, (n, v)| Stmt::let_stmt(n, v, b))
+    lets.into_iter()
+        .rev()
+        .fold(body, |b, (n, v)| Stmt::let_stmt(n, v, b))
 }
 
 fn infer(s: &Stmt, env: &Environment) -> Result<Stmt> {
@@ -86,8 +96,21 @@ fn infer(s: &Stmt, env: &Environment) -> Result<Stmt> {
     let mut out = Vec::with_capacity(stmts.len());
     let mut i = 0;
     while i < stmts.len() {
-        if let (StmtKind::ProducerConsumer { name, is_producer: true, body: produce }, Some(next)) = (stmts[i].kind(), stmts.get(i + 1)) {
-            if let StmtKind::ProducerConsumer { name: consumer, is_producer: false, body: consume } = next.kind() {
+        if let (
+            StmtKind::ProducerConsumer {
+                name,
+                is_producer: true,
+                body: produce,
+            },
+            Some(next),
+        ) = (stmts[i].kind(), stmts.get(i + 1))
+        {
+            if let StmtKind::ProducerConsumer {
+                name: consumer,
+                is_producer: false,
+                body: consume,
+            } = next.kind()
+            {
                 if consumer == name {
                     let pair = Stmt::block([stmts[i].clone(), next.clone()]);
                     out.push(define_regions(*name, produce, consume, pair, env)?);
@@ -99,23 +122,50 @@ fn infer(s: &Stmt, env: &Environment) -> Result<Stmt> {
         out.push(stmts[i].clone());
         i += 1;
     }
-    Ok(Stmt::new(StmtKind::Block(out)))
+    Ok(Stmt::block(out))
 }
 
 /// Wraps `pair` (produce f; consume f) in the lets defining the regions of f's stages.
-fn define_regions(func: Symbol, produce: &Stmt, consume: &Stmt, pair: Stmt, env: &Environment) -> Result<Stmt> {
+fn define_regions(
+    func: Symbol,
+    produce: &Stmt,
+    consume: &Stmt,
+    pair: Stmt,
+    env: &Environment,
+) -> Result<Stmt> {
     let f = env.func(func).read();
     let dim_name = |d: usize| format!("{func} in dimension {} ({})", d, f.args[d]);
     let Some(required) = func_box(consume, func, false) else {
-        return Err(Error::Schedule(format!("internal error: {func} is produced but not used")));
+        return Err(Error::Schedule(format!(
+            "internal error: {func} is produced but not used"
+        )));
     };
-    let mut required: Vec<(Expr, Expr)> = required.iter().enumerate().map(|(d, i)| bounded(i, || dim_name(d))).collect::<Result<_>>()?;
+    let mut required: Vec<(Expr, Expr)> = required
+        .iter()
+        .enumerate()
+        .map(|(d, i)| bounded(i, || dim_name(d)))
+        .collect::<Result<_>>()?;
     let mut checks = Vec::new();
     for b in &f.schedule.bounds {
-        let d = f.args.iter().position(|a| *a == b.var).expect("validated bound");
-        let (min, max) = (b.min.clone(), simplify(&Expr::binary(BinaryOp::Sub, Expr::binary(BinaryOp::Add, b.min.clone(), b.extent.clone()), Expr::i32(1))));
+        let d = f
+            .args
+            .iter()
+            .position(|a| *a == b.var)
+            .expect("validated bound");
+        let (min, max) = (
+            b.min.clone(),
+            simplify(&Expr::binary(
+                BinaryOp::Sub,
+                Expr::binary(BinaryOp::Add, b.min.clone(), b.extent.clone()),
+                Expr::i32(1),
+            )),
+        );
         let (req_min, req_max) = required[d].clone();
-        let covers = Expr::binary(BinaryOp::And, Expr::binary(BinaryOp::Le, min.clone(), req_min.clone()), Expr::binary(BinaryOp::Ge, max.clone(), req_max.clone()));
+        let covers = Expr::binary(
+            BinaryOp::And,
+            Expr::binary(BinaryOp::Le, min.clone(), req_min.clone()),
+            Expr::binary(BinaryOp::Ge, max.clone(), req_max.clone()),
+        );
         checks.push(Stmt::new(StmtKind::Assert {
             condition: covers,
             message: vec![
@@ -152,8 +202,17 @@ fn define_regions(func: Symbol, produce: &Stmt, consume: &Stmt, pair: Stmt, env:
     let scope: HashMap<Symbol, Expr> = lets.iter().cloned().collect();
     let mut touched: Option<Vec<Interval>> = None;
     for update in stages.iter().skip(1) {
-        let with_lets = wrap_lets(scope.iter().map(|(a, b)| (*a, b.clone())).collect(), update.clone());
-        touched = union_boxes(touched, union_boxes(func_box(&with_lets, func, true), func_box(&with_lets, func, false)));
+        let with_lets = wrap_lets(
+            scope.iter().map(|(a, b)| (*a, b.clone())).collect(),
+            update.clone(),
+        );
+        touched = union_boxes(
+            touched,
+            union_boxes(
+                func_box(&with_lets, func, true),
+                func_box(&with_lets, func, false),
+            ),
+        );
     }
     let region: Vec<(Expr, Expr)> = match touched {
         None => required,
@@ -161,12 +220,19 @@ fn define_regions(func: Symbol, produce: &Stmt, consume: &Stmt, pair: Stmt, env:
             .iter()
             .zip(&t)
             .enumerate()
-            .map(|(d, ((min, max), t))| bounded(&Interval::new(min.clone(), max.clone()).union(t), || format!("the region the updates of {} write", dim_name(d))))
+            .map(|(d, ((min, max), t))| {
+                bounded(&Interval::new(min.clone(), max.clone()).union(t), || {
+                    format!("the region the updates of {} write", dim_name(d))
+                })
+            })
             .collect::<Result<_>>()?,
     };
     for (d, &arg) in f.args.iter().enumerate() {
         lets.push((region_min(func, 0, arg), region[d].0.clone()));
         lets.push((region_max(func, 0, arg), region[d].1.clone()));
     }
-    Ok(wrap_lets(lets, Stmt::block(checks.into_iter().chain([pair]))))
+    Ok(wrap_lets(
+        lets,
+        Stmt::block(checks.into_iter().chain([pair])),
+    ))
 }

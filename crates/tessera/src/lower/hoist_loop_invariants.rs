@@ -10,7 +10,14 @@ use crate::ir::{CallKind, Expr, ExprKind, Stmt, StmtKind, Symbol};
 fn loads(e: &Expr) -> bool {
     let mut found = false;
     visit_exprs(e, &mut |n| {
-        found |= matches!(n.kind(), ExprKind::Load { .. } | ExprKind::Call { kind: CallKind::Func(_) | CallKind::Image, .. });
+        found |= matches!(
+            n.kind(),
+            ExprKind::Load { .. }
+                | ExprKind::Call {
+                    kind: CallKind::Func(_) | CallKind::Image,
+                    ..
+                }
+        );
         !found
     });
     found
@@ -18,7 +25,14 @@ fn loads(e: &Expr) -> bool {
 
 pub fn hoist_loop_invariants(s: &Stmt) -> Stmt {
     let s = s.map_children(|e| e.clone(), hoist_loop_invariants);
-    let StmtKind::For { name, min, extent, kind, body } = s.kind() else {
+    let StmtKind::For {
+        name,
+        min,
+        extent,
+        kind,
+        body,
+    } = s.kind()
+    else {
         return s;
     };
     // Names whose values vary with the loop: the loop variable and lets depending on it.
@@ -26,7 +40,12 @@ pub fn hoist_loop_invariants(s: &Stmt) -> Stmt {
     let mut hoisted = Vec::new();
     let mut kept = Vec::new();
     let mut cur = body.clone();
-    while let StmtKind::LetStmt { name: n, value, body } = cur.kind() {
+    while let StmtKind::LetStmt {
+        name: n,
+        value,
+        body,
+    } = cur.kind()
+    {
         // A load may read what the loop stores, so lets that load stay inside.
         if free_vars(value).iter().any(|v| varying.contains(v)) || loads(value) {
             varying.insert(*n);
@@ -39,7 +58,13 @@ pub fn hoist_loop_invariants(s: &Stmt) -> Stmt {
     if hoisted.is_empty() {
         return s;
     }
-    let inner = kept.into_iter().rev().fold(cur, |b, (n, v)| Stmt::let_stmt(n, v, b));
+    let inner = kept
+        .into_iter()
+        .rev()
+        .fold(cur, |b, (n, v)| Stmt::let_stmt(n, v, b));
     let lp = Stmt::for_loop(*name, min.clone(), extent.clone(), *kind, inner);
-    hoisted.into_iter().rev().fold(lp, |b, (n, v)| Stmt::let_stmt(n, v, b))
+    hoisted
+        .into_iter()
+        .rev()
+        .fold(lp, |b, (n, v)| Stmt::let_stmt(n, v, b))
 }

@@ -14,8 +14,16 @@ use crate::lang::image_param::buffer_field;
 fn check(buffer: Symbol, role: &str, d: usize, min: Expr, max: Expr) -> Stmt {
     let field = |f: &str| Expr::var(buffer_field(buffer, f, d), crate::ir::Type::i32());
     let buf_min = field("min");
-    let buf_max = Expr::binary(BinaryOp::Sub, Expr::binary(BinaryOp::Add, field("min"), field("extent")), Expr::i32(1));
-    let ok = Expr::binary(BinaryOp::And, Expr::binary(BinaryOp::Ge, min.clone(), buf_min.clone()), Expr::binary(BinaryOp::Le, max.clone(), buf_max.clone()));
+    let buf_max = Expr::binary(
+        BinaryOp::Sub,
+        Expr::binary(BinaryOp::Add, field("min"), field("extent")),
+        Expr::i32(1),
+    );
+    let ok = Expr::binary(
+        BinaryOp::And,
+        Expr::binary(BinaryOp::Ge, min.clone(), buf_min.clone()),
+        Expr::binary(BinaryOp::Le, max.clone(), buf_max.clone()),
+    );
     let text = |t: String| MessagePart::Text(t.into());
     Stmt::new(StmtKind::Assert {
         condition: ok,
@@ -36,11 +44,17 @@ fn check(buffer: Symbol, role: &str, d: usize, min: Expr, max: Expr) -> Stmt {
 pub fn add_image_checks(s: &Stmt, env: &Environment, args: &Arguments) -> Result<Stmt> {
     // The output's region lets stay outside: the checks are expressed in terms of them.
     if let StmtKind::LetStmt { name, value, body } = s.kind() {
-        return Ok(Stmt::let_stmt(*name, value.clone(), add_image_checks(body, env, args)?));
+        return Ok(Stmt::let_stmt(
+            *name,
+            value.clone(),
+            add_image_checks(body, env, args)?,
+        ));
     }
     let mut checks = Vec::new();
     for image in &args.images {
-        let Some(region) = func_box(s, image.name, false) else { continue };
+        let Some(region) = func_box(s, image.name, false) else {
+            continue;
+        };
         for (d, i) in region.iter().enumerate() {
             let (min, max) = bounded(i, || format!("input image {} in dimension {d}", image.name))?;
             checks.push(check(image.name, "input", d, min, max));
@@ -52,7 +66,13 @@ pub fn add_image_checks(s: &Stmt, env: &Environment, args: &Arguments) -> Result
         for (d, i) in region.iter().enumerate() {
             let (min, max) = bounded(i, || format!("output {} in dimension {d}", out.name))?;
             for v in 0..out.output_types.len() {
-                checks.push(check(value_buffer(out.name, v, out.output_types.len()), "output", d, min.clone(), max.clone()));
+                checks.push(check(
+                    value_buffer(out.name, v, out.output_types.len()),
+                    "output",
+                    d,
+                    min.clone(),
+                    max.clone(),
+                ));
             }
         }
     }

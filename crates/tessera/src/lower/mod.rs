@@ -71,12 +71,25 @@ pub struct Lowered {
 impl Lowered {
     /// The IR recorded after pass `name` (requires `LowerOptions::record_ir`).
     pub fn ir_after(&self, name: &str) -> Option<&Stmt> {
-        self.passes.iter().rev().find(|p| p.name == name).and_then(|p| p.ir.as_ref())
+        self.passes
+            .iter()
+            .rev()
+            .find(|p| p.name == name)
+            .and_then(|p| p.ir.as_ref())
     }
 
     /// A table of the passes and the time each took.
     pub fn pass_timings(&self) -> String {
-        self.passes.iter().map(|p| format!("{:>24}  {:>9.3} ms\n", p.name, p.elapsed.as_secs_f64() * 1e3)).collect()
+        self.passes
+            .iter()
+            .map(|p| {
+                format!(
+                    "{:>24}  {:>9.3} ms\n",
+                    p.name,
+                    p.elapsed.as_secs_f64() * 1e3
+                )
+            })
+            .collect()
     }
 }
 
@@ -86,34 +99,73 @@ struct PassRunner {
 }
 
 impl PassRunner {
-    fn run(&mut self, name: &'static str, s: Stmt, pass: impl FnOnce(&Stmt) -> Result<Stmt>) -> Result<Stmt> {
+    fn run(
+        &mut self,
+        name: &'static str,
+        s: Stmt,
+        pass: impl FnOnce(&Stmt) -> Result<Stmt>,
+    ) -> Result<Stmt> {
         let start = Instant::now();
         let out = pass(&s)?;
         let ir = self.options.record_ir.then(|| out.clone());
-        self.records.push(PassRecord { name, elapsed: start.elapsed(), ir });
+        self.records.push(PassRecord {
+            name,
+            elapsed: start.elapsed(),
+            ir,
+        });
         Ok(out)
     }
 }
 
 /// Lowers the pipeline computing `output`.
 pub fn lower(output: &Func, options: &LowerOptions) -> Result<Lowered> {
-    let mut r = PassRunner { options: options.clone(), records: Vec::new() };
+    let mut r = PassRunner {
+        options: options.clone(),
+        records: Vec::new(),
+    };
     let start = Instant::now();
     let env = realization_order::realization_order(output.function())?;
     let arguments = arguments::infer_arguments(&env)?;
-    r.records.push(PassRecord { name: "realization_order", elapsed: start.elapsed(), ir: None });
-    let s = r.run("schedule_functions", Stmt::empty(), |_| schedule_functions::schedule_functions(&env))?;
-    let s = r.run("bounds_inference", s, |s| bounds_inference::bounds_inference(s, &env))?;
-    let s = r.run("allocation_bounds", s, |s| allocation_bounds::allocation_bounds(s, &env))?;
-    let s = r.run("storage_folding", s, |s| Ok(storage_folding::storage_folding(s, &env)))?;
-    let s = r.run("sliding_window", s, |s| Ok(sliding_window::sliding_window(s, &env)))?;
-    let s = r.run("image_checks", s, |s| image_checks::add_image_checks(s, &env, &arguments))?;
+    r.records.push(PassRecord {
+        name: "realization_order",
+        elapsed: start.elapsed(),
+        ir: None,
+    });
+    let s = r.run("schedule_functions", Stmt::empty(), |_| {
+        schedule_functions::schedule_functions(&env)
+    })?;
+    let s = r.run("bounds_inference", s, |s| {
+        bounds_inference::bounds_inference(s, &env)
+    })?;
+    let s = r.run("allocation_bounds", s, |s| {
+        allocation_bounds::allocation_bounds(s, &env)
+    })?;
+    let s = r.run("storage_folding", s, |s| {
+        Ok(storage_folding::storage_folding(s))
+    })?;
+    let s = r.run("sliding_window", s, |s| {
+        Ok(sliding_window::sliding_window(s, &env))
+    })?;
+    let s = r.run("image_checks", s, |s| {
+        image_checks::add_image_checks(s, &env, &arguments)
+    })?;
     let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
-    let s = r.run("storage_flattening", s, |s| Ok(storage_flattening::storage_flattening(s, &env)))?;
+    let s = r.run("storage_flattening", s, |s| {
+        Ok(storage_flattening::storage_flattening(s, &env))
+    })?;
     let s = r.run("unroll_loops", s, unroll_loops::unroll_loops)?;
     let s = r.run("vectorize_loops", s, vectorize_loops::vectorize_loops)?;
     let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
-    let s = r.run("hoist_loop_invariants", s, |s| Ok(hoist_loop_invariants::hoist_loop_invariants(s)))?;
-    let s = r.run("remove_dead_allocations", s, |s| Ok(remove_dead_allocations::remove_dead_allocations(s)))?;
-    Ok(Lowered { stmt: s, env, arguments, passes: r.records })
+    let s = r.run("hoist_loop_invariants", s, |s| {
+        Ok(hoist_loop_invariants::hoist_loop_invariants(s))
+    })?;
+    let s = r.run("remove_dead_allocations", s, |s| {
+        Ok(remove_dead_allocations::remove_dead_allocations(s))
+    })?;
+    Ok(Lowered {
+        stmt: s,
+        env,
+        arguments,
+        passes: r.records,
+    })
 }

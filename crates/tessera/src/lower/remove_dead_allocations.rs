@@ -25,7 +25,9 @@ fn drop_stores(s: &Stmt, buffer: Symbol) -> Stmt {
 pub fn remove_dead_allocations(s: &Stmt) -> Stmt {
     let s = s.map_children(|e| e.clone(), remove_dead_allocations);
     match s.kind() {
-        StmtKind::Allocate { buffer, body, .. } if !is_loaded(body, *buffer) => drop_stores(body, *buffer),
+        StmtKind::Allocate { buffer, body, .. } if !is_loaded(body, *buffer) => {
+            drop_stores(body, *buffer)
+        }
         _ => s,
     }
 }

@@ -12,11 +12,25 @@ use crate::simplify::can_prove;
 
 pub fn sliding_window(s: &Stmt, env: &Environment) -> Stmt {
     match s.kind() {
-        StmtKind::Realize { func, types, bounds, body } => {
+        StmtKind::Realize {
+            func,
+            types,
+            bounds,
+            body,
+        } => {
             let body = sliding_window(body, env);
             let slidable = env.func(*func).read().updates.is_empty();
-            let body = if slidable { slide_inside(&body, *func, env) } else { body };
-            Stmt::new(StmtKind::Realize { func: *func, types: types.clone(), bounds: bounds.clone(), body })
+            let body = if slidable {
+                slide_inside(&body, *func, env)
+            } else {
+                body
+            };
+            Stmt::new(StmtKind::Realize {
+                func: *func,
+                types: types.clone(),
+                bounds: bounds.clone(),
+                body,
+            })
         }
         _ => s.map_children(|e| e.clone(), |c| sliding_window(c, env)),
     }
@@ -25,20 +39,42 @@ pub fn sliding_window(s: &Stmt, env: &Environment) -> Stmt {
 /// Looks for the serial loop at whose top `func` is computed, below its storage.
 fn slide_inside(s: &Stmt, func: Symbol, env: &Environment) -> Stmt {
     match s.kind() {
-        StmtKind::For { name, min, extent, kind: ForKind::Serial, body } => {
+        StmtKind::For {
+            name,
+            min,
+            extent,
+            kind: ForKind::Serial,
+            body,
+        } => {
             if let Some(new_body) = slide_loop(*name, min, body, func, env) {
-                return Stmt::for_loop(*name, min.clone(), extent.clone(), ForKind::Serial, new_body);
+                return Stmt::for_loop(
+                    *name,
+                    min.clone(),
+                    extent.clone(),
+                    ForKind::Serial,
+                    new_body,
+                );
             }
             s.map_children(|e| e.clone(), |c| slide_inside(c, func, env))
         }
-        StmtKind::ProducerConsumer { name, is_producer: true, .. } if *name == func => s.clone(),
+        StmtKind::ProducerConsumer {
+            name,
+            is_producer: true,
+            ..
+        } if *name == func => s.clone(),
         _ => s.map_children(|e| e.clone(), |c| slide_inside(c, func, env)),
     }
 }
 
 /// If the lets at the top of `body` define `func`'s region and it slides monotonically with
 /// the loop variable `v` in exactly one dimension, the body with that region shrunk.
-fn slide_loop(v: Symbol, loop_min: &Expr, body: &Stmt, func: Symbol, env: &Environment) -> Option<Stmt> {
+fn slide_loop(
+    v: Symbol,
+    loop_min: &Expr,
+    body: &Stmt,
+    func: Symbol,
+    env: &Environment,
+) -> Option<Stmt> {
     let f = env.func(func).read();
     // The chain of lets at the top of the loop body, in order.
     let mut chain: Vec<(Symbol, Expr)> = Vec::new();
@@ -64,7 +100,13 @@ fn slide_loop(v: Symbol, loop_min: &Expr, body: &Stmt, func: Symbol, env: &Envir
         Some(e)
     };
     let v_expr = Expr::var(v, Type::i32());
-    let previous = |e: &Expr| substitute(e, v, &Expr::binary(BinaryOp::Sub, v_expr.clone(), Expr::i32(1)));
+    let previous = |e: &Expr| {
+        substitute(
+            e,
+            v,
+            &Expr::binary(BinaryOp::Sub, v_expr.clone(), Expr::i32(1)),
+        )
+    };
     let mut sliding = None;
     for &arg in &f.args {
         let (min_name, max_name) = (region_min(func, 0, arg), region_max(func, 0, arg));
@@ -72,7 +114,8 @@ fn slide_loop(v: Symbol, loop_min: &Expr, body: &Stmt, func: Symbol, env: &Envir
         if !uses_var(&min, v) && !uses_var(&max, v) {
             continue;
         }
-        let non_decreasing = |e: &Expr| can_prove(&Expr::binary(BinaryOp::Ge, e.clone(), previous(e)));
+        let non_decreasing =
+            |e: &Expr| can_prove(&Expr::binary(BinaryOp::Ge, e.clone(), previous(e)));
         if sliding.is_some() || !non_decreasing(&min) || !non_decreasing(&max) {
             return None;
         }
@@ -81,7 +124,11 @@ fn slide_loop(v: Symbol, loop_min: &Expr, body: &Stmt, func: Symbol, env: &Envir
     let (min_name, max) = sliding?;
     Some(replace_let(body, min_name, &|old_min| {
         let first = Expr::binary(BinaryOp::Le, v_expr.clone(), loop_min.clone());
-        let after_previous = Expr::binary(BinaryOp::Max, old_min.clone(), Expr::binary(BinaryOp::Add, previous(&max), Expr::i32(1)));
+        let after_previous = Expr::binary(
+            BinaryOp::Max,
+            old_min.clone(),
+            Expr::binary(BinaryOp::Add, previous(&max), Expr::i32(1)),
+        );
         Expr::select(first, old_min.clone(), after_previous)
     }))
 }
@@ -89,10 +136,21 @@ fn slide_loop(v: Symbol, loop_min: &Expr, body: &Stmt, func: Symbol, env: &Envir
 /// The consume part of a `produce g; consume g` pair (another Func computed at the same loop,
 /// whose consumers include our Func's lets).
 fn other_consumer_body(s: &Stmt) -> Option<Stmt> {
-    let StmtKind::Block(stmts) = s.kind() else { return None };
+    let StmtKind::Block(stmts) = s.kind() else {
+        return None;
+    };
     match stmts.as_slice() {
         [produce, consume] => match (produce.kind(), consume.kind()) {
-            (StmtKind::ProducerConsumer { is_producer: true, .. }, StmtKind::ProducerConsumer { is_producer: false, body, .. }) => Some(body.clone()),
+            (
+                StmtKind::ProducerConsumer {
+                    is_producer: true, ..
+                },
+                StmtKind::ProducerConsumer {
+                    is_producer: false,
+                    body,
+                    ..
+                },
+            ) => Some(body.clone()),
             _ => None,
         },
         _ => None,
@@ -103,11 +161,25 @@ fn other_consumer_body(s: &Stmt) -> Option<Stmt> {
 /// `new(old value)`.
 fn replace_let(s: &Stmt, name: Symbol, new: &dyn Fn(&Expr) -> Expr) -> Stmt {
     match s.kind() {
-        StmtKind::LetStmt { name: n, value, body } if *n == name => Stmt::let_stmt(*n, new(value), body.clone()),
-        StmtKind::LetStmt { name: n, value, body } => Stmt::let_stmt(*n, value.clone(), replace_let(body, name, new)),
+        StmtKind::LetStmt {
+            name: n,
+            value,
+            body,
+        } if *n == name => Stmt::let_stmt(*n, new(value), body.clone()),
+        StmtKind::LetStmt {
+            name: n,
+            value,
+            body,
+        } => Stmt::let_stmt(*n, value.clone(), replace_let(body, name, new)),
         StmtKind::Block(stmts) if other_consumer_body(s).is_some() => {
-            let StmtKind::ProducerConsumer { name: g, body, .. } = stmts[1].kind() else { unreachable!() };
-            let consume = Stmt::new(StmtKind::ProducerConsumer { name: *g, is_producer: false, body: replace_let(body, name, new) });
+            let StmtKind::ProducerConsumer { name: g, body, .. } = stmts[1].kind() else {
+                unreachable!()
+            };
+            let consume = Stmt::new(StmtKind::ProducerConsumer {
+                name: *g,
+                is_producer: false,
+                body: replace_let(body, name, new),
+            });
             Stmt::new(StmtKind::Block(vec![stmts[0].clone(), consume]))
         }
         _ => s.clone(),

@@ -4,30 +4,41 @@
 //! coordinate c is stored at c mod F. Sliding-window schedules thereby keep just a few rows.
 
 use super::bounds_inference::{func_box, union_boxes};
-use super::realization_order::Environment;
 use crate::ir::substitute::substitute;
 use crate::ir::visit::mutate_exprs;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol, Type};
 use crate::simplify::{can_prove, simplify};
 
-pub fn storage_folding(s: &Stmt, env: &Environment) -> Stmt {
+pub fn storage_folding(s: &Stmt) -> Stmt {
     match s.kind() {
-        StmtKind::Realize { func, types, bounds, body } => {
-            let body = storage_folding(body, env);
+        StmtKind::Realize {
+            func,
+            types,
+            bounds,
+            body,
+        } => {
+            let body = storage_folding(body);
             let mut bounds = bounds.clone();
             let mut body = body;
-            if let Some(v) = find_serial_loop(&body, *func) {
-                let dims = env.func(*func).read().args.len();
-                for d in 0..dims {
-                    if let Some(factor) = fold_factor(&v, *func, d) {
+            if let Some(l) = find_serial_loop(&body, *func) {
+                for (d, bound) in bounds.iter_mut().enumerate() {
+                    if let Some(factor) = fold_factor(&l, *func, d) {
                         body = fold_accesses(&body, *func, d, factor);
-                        bounds[d] = Range { min: Expr::i32(0), extent: Expr::i32(factor) };
+                        *bound = Range {
+                            min: Expr::i32(0),
+                            extent: Expr::i32(factor),
+                        };
                     }
                 }
             }
-            Stmt::new(StmtKind::Realize { func: *func, types: types.clone(), bounds, body })
+            Stmt::new(StmtKind::Realize {
+                func: *func,
+                types: types.clone(),
+                bounds,
+                body,
+            })
         }
-        _ => s.map_children(|e| e.clone(), |c| storage_folding(c, env)),
+        _ => s.map_children(|e| e.clone(), storage_folding),
     }
 }
 
@@ -35,8 +46,13 @@ pub fn storage_folding(s: &Stmt, env: &Environment) -> Stmt {
 /// every access to `func` in `s`.
 fn find_serial_loop(s: &Stmt, func: Symbol) -> Option<Stmt> {
     match s.kind() {
-        StmtKind::For { kind: ForKind::Serial, .. } => Some(s.clone()),
-        StmtKind::LetStmt { body, .. } | StmtKind::ProducerConsumer { body, .. } => find_serial_loop(body, func),
+        StmtKind::For {
+            kind: ForKind::Serial,
+            ..
+        } => Some(s.clone()),
+        StmtKind::LetStmt { body, .. } | StmtKind::ProducerConsumer { body, .. } => {
+            find_serial_loop(body, func)
+        }
         StmtKind::Block(stmts) => {
             let touching: Vec<&Stmt> = stmts.iter().filter(|c| touches(c, func)).collect();
             match touching.as_slice() {
@@ -54,13 +70,25 @@ fn touches(s: &Stmt, func: Symbol) -> bool {
 
 /// The fold factor for dimension `d` of `func` in serial loop `l`, if folding is valid.
 fn fold_factor(l: &Stmt, func: Symbol, d: usize) -> Option<i32> {
-    let StmtKind::For { name: v, body, .. } = l.kind() else { return None };
+    let StmtKind::For { name: v, body, .. } = l.kind() else {
+        return None;
+    };
     let window = union_boxes(func_box(body, func, true), func_box(body, func, false))?;
     let (min, max) = (window[d].min.clone()?, window[d].max.clone()?);
-    let extent = simplify(&Expr::binary(BinaryOp::Add, Expr::binary(BinaryOp::Sub, max.clone(), min.clone()), Expr::i32(1)));
+    let extent = simplify(&Expr::binary(
+        BinaryOp::Add,
+        Expr::binary(BinaryOp::Sub, max.clone(), min.clone()),
+        Expr::i32(1),
+    ));
     let e = extent.as_int_const()?;
     let v_expr = Expr::var(*v, Type::i32());
-    let next = |x: &Expr| substitute(x, *v, &Expr::binary(BinaryOp::Add, v_expr.clone(), Expr::i32(1)));
+    let next = |x: &Expr| {
+        substitute(
+            x,
+            *v,
+            &Expr::binary(BinaryOp::Add, v_expr.clone(), Expr::i32(1)),
+        )
+    };
     let moves_forward = |x: &Expr| can_prove(&Expr::binary(BinaryOp::Ge, next(x), x.clone()));
     if !(1..=1 << 20).contains(&e) || !moves_forward(&min) || !moves_forward(&max) {
         return None;
@@ -83,10 +111,18 @@ fn fold_factor(l: &Stmt, func: Symbol, d: usize) -> Option<i32> {
 fn fold_accesses(s: &Stmt, func: Symbol, d: usize, factor: i32) -> Stmt {
     let fold_expr = |e: &Expr| fold_accesses_expr(e, func, d, factor);
     match s.kind() {
-        StmtKind::Provide { func: f, args, values } if *f == func => {
+        StmtKind::Provide {
+            func: f,
+            args,
+            values,
+        } if *f == func => {
             let mut args: Vec<Expr> = args.iter().map(fold_expr).collect();
             args[d] = Expr::binary(BinaryOp::Mod, args[d].clone(), Expr::i32(factor));
-            Stmt::new(StmtKind::Provide { func: *f, args, values: values.iter().map(fold_expr).collect() })
+            Stmt::new(StmtKind::Provide {
+                func: *f,
+                args,
+                values: values.iter().map(fold_expr).collect(),
+            })
         }
         _ => s.map_children(fold_expr, |c| fold_accesses(c, func, d, factor)),
     }
@@ -94,10 +130,26 @@ fn fold_accesses(s: &Stmt, func: Symbol, d: usize, factor: i32) -> Stmt {
 
 fn fold_accesses_expr(e: &Expr, func: Symbol, d: usize, factor: i32) -> Expr {
     mutate_exprs(e, &mut |n| match n.kind() {
-        ExprKind::Call { name, kind: kind @ CallKind::Func(_), args, value_index } if *name == func => {
-            let mut args: Vec<Expr> = args.iter().map(|a| fold_accesses_expr(a, func, d, factor)).collect();
+        ExprKind::Call {
+            name,
+            kind: kind @ CallKind::Func(_),
+            args,
+            value_index,
+        } if *name == func => {
+            let mut args: Vec<Expr> = args
+                .iter()
+                .map(|a| fold_accesses_expr(a, func, d, factor))
+                .collect();
             args[d] = Expr::binary(BinaryOp::Mod, args[d].clone(), Expr::i32(factor));
-            Some(Expr::new(n.ty(), ExprKind::Call { name: *name, kind: kind.clone(), args, value_index: *value_index }))
+            Some(Expr::new(
+                n.ty(),
+                ExprKind::Call {
+                    name: *name,
+                    kind: kind.clone(),
+                    args,
+                    value_index: *value_index,
+                },
+            ))
         }
         _ => None,
     })
