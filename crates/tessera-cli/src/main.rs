@@ -1,9 +1,11 @@
 //! The `tessera` command (the project's command-line contract): `tessera apps` lists the
 //! built-in pipelines and their schedules, `tessera run` computes one with a schedule (or the
-//! definition-level evaluator), `tessera lower` prints its lowered loop nest. Every failure
+//! definition-level evaluator), `tessera lower` prints its lowered loop nest, `tessera bench`
+//! times its compiled code. Every failure
 //! ends the process with a one-line `error: ...` on stderr and a non-zero exit code (2 for a
 //! malformed command line, 1 for anything else).
 
+mod bench;
 mod io;
 mod lower;
 mod run;
@@ -33,6 +35,8 @@ enum Command {
     Run(run::RunArgs),
     /// Print an app's lowered loop nest under a schedule.
     Lower(lower::LowerArgs),
+    /// Compile an app once and time repeated runs (median and minimum).
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +54,7 @@ fn main() -> ExitCode {
         Command::Apps => list_apps(),
         Command::Run(args) => run::run(&args),
         Command::Lower(args) => lower::lower(&args),
+        Command::Bench(args) => bench::bench(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,13 +1,15 @@
 //! `tessera run APP`: computes an app on an input file or the app's built-in test image —
-//! lowered with a schedule and run on the Stmt interpreter, or evaluated from the definitions
-//! by the definition-level evaluator — optionally writes the output, and prints its checksum
-//! and the time taken.
+//! lowered with a schedule and compiled to native code (the default) or run on the Stmt
+//! interpreter, or evaluated from the definitions by the definition-level evaluator —
+//! optionally writes the output, and prints its checksum and the time taken.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
+use tessera::codegen::target::Target;
 use tessera::lang::param::ParamBinding;
+use tessera::pipeline::{Compiled, Pipeline};
 use tessera::prelude::*;
 use tessera_apps::params::parse_assignment;
 use tessera_apps::{checksum, App};
@@ -20,6 +22,8 @@ pub const DEFAULT_SCHEDULE: &str = "manual";
 /// What computes the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Backend {
+    /// The pipeline lowered with its schedule and compiled to native code by LLVM.
+    Jit,
     /// The pipeline lowered with its schedule and run on the Stmt interpreter.
     Interp,
     /// The definition-level evaluator (the correctness oracle; ignores schedules).
@@ -34,8 +38,11 @@ pub struct RunArgs {
     #[arg(long)]
     schedule: Option<String>,
     /// What computes the output.
-    #[arg(long, value_enum, default_value_t = Backend::Interp)]
+    #[arg(long, value_enum, default_value_t = Backend::Jit)]
     backend: Backend,
+    /// Worker threads for parallel loops (JIT backend; default: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    threads: usize,
     /// Input image (.npy or .png). Default: the app's built-in test image.
     #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
@@ -65,7 +72,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
             return Err("--schedule does not apply to --backend eval: the definition-level evaluator computes every value from the definitions alone".to_string())
         }
         (Backend::Eval, None) => None,
-        (Backend::Interp, s) => {
+        (Backend::Jit | Backend::Interp, s) => {
             let name = s.as_deref().unwrap_or(DEFAULT_SCHEDULE);
             Some(app.schedule_info(name).map_err(|e| e.to_string())?.name)
         }
@@ -104,13 +111,25 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
             .map_err(|e| format!("{source}: {e}"))?;
     }
     let pixels: i64 = extents.iter().product();
-    if pixels > SLOW_PIXELS {
+    if pixels > SLOW_PIXELS && args.backend != Backend::Jit {
         eprintln!(
-            "note: the interpreter and the evaluator are slow (no compiled backend yet); {pixels} pixels may take minutes. Pass --width/--height for a quick run."
+            "note: the interpreter and the evaluator are slow; {pixels} pixels may take minutes. Use the default JIT backend, or pass --width/--height for a quick run."
         );
     }
 
     let (output, how) = match schedule {
+        Some(schedule) if args.backend == Backend::Jit => {
+            let start = Instant::now();
+            let compiled = compile(app, schedule, args.threads)?;
+            let compile_seconds = start.elapsed().as_secs_f64();
+            let start = Instant::now();
+            let output = compiled.run(&input, &params, &mins, &extents)?;
+            let run_seconds = start.elapsed().as_secs_f64();
+            (
+                output,
+                format!("schedule {schedule}, compiled in {compile_seconds:.3} s, run in {run_seconds:.4} s (LLVM JIT)"),
+            )
+        }
         Some(schedule) => interpret(app, schedule, &input, &params, &mins, &extents)?,
         None => {
             let start = Instant::now();
@@ -139,6 +158,54 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
         checksum::sum(&output)
     );
     Ok(())
+}
+
+/// An app's pipeline with a schedule, compiled to native code.
+pub struct CompiledApp<'a> {
+    app: &'a dyn App,
+    pipeline: tessera_apps::AppPipeline,
+    compiled: Compiled,
+}
+
+impl CompiledApp<'_> {
+    pub fn compile_ms(&self) -> f64 {
+        self.compiled.compile_ms()
+    }
+
+    /// The output for `input` over `[mins, mins + extents)`.
+    pub fn run(
+        &self,
+        input: &AnyBuffer,
+        params: &[ParamBinding],
+        mins: &[i64],
+        extents: &[i64],
+    ) -> Result<AnyBuffer, String> {
+        let inputs = self.app.inputs(&self.pipeline, input, params);
+        let mut outputs = self
+            .compiled
+            .realize(&inputs, mins, extents)
+            .map_err(|e| e.to_string())?;
+        Ok(outputs.swap_remove(0))
+    }
+}
+
+/// Builds the app with `schedule` and compiles it for this machine, with `threads` workers
+/// (0: one per core).
+pub fn compile<'a>(
+    app: &'a dyn App,
+    schedule: &str,
+    threads: usize,
+) -> Result<CompiledApp<'a>, String> {
+    let pipeline = app.build_scheduled(schedule).map_err(|e| e.to_string())?;
+    let mut compiled = Pipeline::new(&pipeline.output)
+        .compile_jit(&Target::host())
+        .map_err(|e| e.to_string())?;
+    compiled.set_threads(threads).map_err(|e| e.to_string())?;
+    Ok(CompiledApp {
+        app,
+        pipeline,
+        compiled,
+    })
 }
 
 /// Lowers the app with `schedule` and runs it on the interpreter; returns the output and how
