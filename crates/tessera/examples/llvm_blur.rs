@@ -32,7 +32,9 @@ fn mul(a: Expr, b: Expr) -> Expr {
 fn for_loop(kind: ForKind, name: &str, extent: i32, body: Stmt) -> Stmt {
     Stmt::for_loop(Symbol::new(name), int(0), int(extent), kind, body)
 }
+/// Stores a vector at `LANES` consecutive elements from `index`.
 fn store(buffer: &str, index: Expr, value: Expr) -> Stmt {
+    let index = Expr::ramp(index, int(1), LANES);
     Stmt::new(StmtKind::Store {
         buffer: Symbol::new(buffer),
         index,

@@ -10,7 +10,7 @@ use tessera::eval::value::Value;
 use tessera::ir::{BinaryOp, Expr, Intrinsic, Type, TypeCode, UnaryOp};
 
 const LANES: [u16; 4] = [1, 8, 16, 3];
-const RANDOM: usize = 48;
+const RANDOM: usize = 32;
 
 fn binary_ops(ty: Type) -> Vec<BinaryOp> {
     use BinaryOp::*;

@@ -162,6 +162,43 @@ fn predicated_tails_and_scatters() {
 }
 
 #[test]
+fn unsigned_indices_address_past_the_signed_range() {
+    // u16 indices above 32767: a scalar, a dense vector and a gathered vector access.
+    let u16t = Type::u16();
+    let k = |v: i64| Expr::make_const(u16t, v);
+    let base = add_u16(k(33000), Expr::cast(u16t, mul(var("x"), int(8))));
+    let dense = Expr::ramp(base.clone(), k(1), 8);
+    let gathered = bin(
+        BinaryOp::Mul,
+        Expr::ramp(Expr::cast(u16t, var("x")), k(1), 8),
+        k(3900).broadcast_to(8),
+    );
+    let t = Type::u8().with_lanes(8);
+    let s = serial(
+        "x",
+        int(0),
+        int(4),
+        Stmt::block([
+            store(
+                "out",
+                dense.clone(),
+                add(load(t, "in", dense), load(t, "in", gathered)),
+            ),
+            store("out", base.clone(), load(Type::u8(), "in", base)),
+        ]),
+    );
+    let input = Buffer::<u8>::from_fn(&[0], &[40000], |c| (c[0] % 251) as u8);
+    Case::new(s)
+        .image("in", input)
+        .output("out", Buffer::<u8>::new(&[40000]))
+        .check();
+}
+
+fn add_u16(a: Expr, b: Expr) -> Expr {
+    bin(BinaryOp::Add, a, b)
+}
+
+#[test]
 fn odd_lane_counts() {
     for lanes in [2u16, 3, 5, 7, 32] {
         let t = Type::u8().with_lanes(lanes);

@@ -3,6 +3,7 @@
 //! on buffers — on a rayon pool, from any number of threads at once.
 
 use std::ffi::c_void;
+use std::sync::Arc;
 use std::time::Instant;
 
 use inkwell::context::Context;
@@ -44,7 +45,8 @@ pub struct CompiledPipeline {
     signature: Signature,
     compile_ms: f64,
     scratch: ScratchPool,
-    pool: Option<rayon::ThreadPool>,
+    /// The pool parallel loops run on (one worker per core unless `set_threads` chose).
+    pool: Arc<rayon::ThreadPool>,
     _code: JitCode,
 }
 
@@ -53,10 +55,7 @@ impl std::fmt::Debug for CompiledPipeline {
         f.debug_struct("CompiledPipeline")
             .field("signature", &self.signature)
             .field("compile_ms", &self.compile_ms)
-            .field(
-                "threads",
-                &self.pool.as_ref().map(|p| p.current_num_threads()),
-            )
+            .field("threads", &self.threads())
             .finish_non_exhaustive()
     }
 }
@@ -103,7 +102,7 @@ pub fn compile_jit(
         signature: signature.clone(),
         compile_ms: start.elapsed().as_secs_f64() * 1000.0,
         scratch: ScratchPool::new(),
-        pool: None,
+        pool: runtime::parallel::shared_pool(0)?,
         _code: JitCode {
             _engine: engine,
             _context: context,
@@ -142,11 +141,16 @@ impl CompiledPipeline {
         &self.signature
     }
 
-    /// Runs parallel loops on a pool of `threads` workers (0: one per core) instead of the
-    /// shared default pool.
+    /// Runs parallel loops on `threads` workers (0: one per core, the default). Pools are
+    /// shared between pipelines asking for the same count.
     pub fn set_threads(&mut self, threads: usize) -> Result<()> {
-        self.pool = Some(runtime::parallel::new_pool(threads)?);
+        self.pool = runtime::parallel::shared_pool(threads)?;
         Ok(())
+    }
+
+    /// The number of worker threads parallel loops run on.
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
     }
 
     /// Runs the pipeline: `outputs` in the Signature's order, images and parameters by name.
@@ -168,10 +172,7 @@ impl CompiledPipeline {
             let raw = &raw;
             unsafe { entry(raw.0) }
         };
-        let code = match &self.pool {
-            Some(pool) => pool.install(call),
-            None => runtime::parallel::default_pool()?.install(call),
-        };
+        let code = self.pool.install(call);
         if code == 0 {
             return Ok(());
         }

@@ -33,6 +33,15 @@ enum Layout<'ctx> {
     Gather(Value<'ctx>),
 }
 
+/// The type an index of type `ty` addresses memory in: itself, or i64 for unsigned indices.
+fn address_type(ty: Type) -> Type {
+    if ty.is_uint() {
+        Type::i64().with_lanes(ty.lanes)
+    } else {
+        ty
+    }
+}
+
 impl<'ctx> Codegen<'ctx> {
     /// The buffer's storage, checked to hold elements of type `ty`, for an access whose index
     /// and predicate must have `ty`'s lanes.
@@ -65,32 +74,43 @@ impl<'ctx> Codegen<'ctx> {
         Ok(s)
     }
 
-    /// The compiled index of an access, classified by its linear form.
+    /// The compiled index of an access, classified by its linear form. Unsigned indices are
+    /// zero-extended (addressing sign-extends narrower integers).
     fn layout(&mut self, index: &Expr) -> Result<Layout<'ctx>> {
         let ty = index.ty();
+        let widen = |cg: &Self, v: Value<'ctx>, lanes: u16| {
+            let to = address_type(ty).with_lanes(lanes);
+            cg.cast(v, ty.element().with_lanes(lanes), to)
+        };
         if ty.is_scalar() {
-            return Ok(Layout::Scalar(self.expr(index)?));
+            let i = self.expr(index)?;
+            return Ok(Layout::Scalar(widen(self, i, 1)));
         }
         let Some(linear) = self.linear(index)? else {
-            return Ok(Layout::Gather(self.expr(index)?));
+            let v = self.expr(index)?;
+            return Ok(Layout::Gather(widen(self, v, ty.lanes)));
         };
+        let base = widen(self, linear.base, 1);
         let Some(stride) = linear.stride else {
-            return Ok(Layout::Uniform(linear.base));
+            return Ok(Layout::Uniform(base));
         };
         let constant = match stride {
             Value::IntValue(s) => s.get_sign_extended_constant(),
             _ => None,
         };
         Ok(match constant.map(i128::from) {
-            Some(1) => Layout::Dense(linear.base),
-            Some(0) => Layout::Uniform(linear.base),
+            Some(1) => Layout::Dense(base),
+            Some(0) => Layout::Uniform(base),
             Some(s)
                 if (2..=MAX_SHUFFLED_STRIDE).contains(&s)
                     && (ty.lanes as i128 - 1) * s < MAX_SHUFFLED_SPAN =>
             {
-                Layout::Strided(linear.base, s as u32)
+                Layout::Strided(base, s as u32)
             }
-            _ => Layout::Gather(self.materialize(linear, ty)),
+            _ => {
+                let v = self.materialize(linear, ty);
+                Layout::Gather(widen(self, v, ty.lanes))
+            }
         })
     }
 
@@ -159,7 +179,7 @@ impl<'ctx> Codegen<'ctx> {
                 self.splat(scalar, ty.lanes)
             }
             (layout, mask) => {
-                let indices = self.lane_indices(layout, index.ty());
+                let indices = self.lane_indices(layout, address_type(index.ty()));
                 let ptrs = self.element_ptrs(elem, storage.base, indices);
                 let mask =
                     mask.unwrap_or_else(|| self.int_const(Type::bool_().with_lanes(ty.lanes), 1));
@@ -218,7 +238,7 @@ impl<'ctx> Codegen<'ctx> {
                 );
             }
             (layout, mask) => {
-                let indices = self.lane_indices(layout, index.ty());
+                let indices = self.lane_indices(layout, address_type(index.ty()));
                 let ptrs = self.element_ptrs(elem, storage.base, indices);
                 let mask =
                     mask.unwrap_or_else(|| self.int_const(Type::bool_().with_lanes(ty.lanes), 1));
