@@ -75,7 +75,7 @@ impl Simplifier {
                     |n| stmt_uses_var(body, n),
                 );
                 let b = self.stmt(body);
-                self.leave_let(scope, b, |b, n| stmt_uses_var(b, n), Stmt::let_stmt)
+                self.leave_let(scope, b, stmt_uses_var, Stmt::let_stmt)
             }
             StmtKind::IfThenElse {
                 condition,
