@@ -4,10 +4,11 @@
 //!
 //! - a value that is a constant or a variable, possibly inside ramps (with constant or
 //!   variable strides) and broadcasts, replaces the name everywhere;
-//! - any other value inside ramps and broadcasts is split (Halide's rule): the inside gets
-//!   its own let, `name.base`, and the name is replaced by the ramps and broadcasts around
-//!   that variable — so `let v = ramp(a, 1, 8) in v + x8(k)` becomes
-//!   `let v.base = a in ramp(v.base + k, 1, 8)`, and vector index arithmetic folds;
+//! - any other scalar inside ramps and broadcasts is split off (Halide's rule): it gets its
+//!   own let, `name.base`, and the name is replaced by the ramps and broadcasts around that
+//!   variable — so `let v = ramp(a, 1, 8) in v + x8(k)` becomes
+//!   `let v.base = a in ramp(v.base + k, 1, 8)`, and vector index arithmetic folds. (Lets
+//!   bind values as wide as their bodies or scalars: a let is evaluated lane by lane.)
 //! - another vector value replaces the name when the body uses it once (and the caller says
 //!   where that is safe).
 //!
@@ -139,7 +140,7 @@ impl Simplifier {
         let core = &chain[chain.len() - 1];
         let (replacement, base) = if is_simple(core) {
             (Some(value.clone()), None)
-        } else if chain.len() > 1 {
+        } else if chain.len() > 1 && core.ty().is_scalar() {
             let base = self.fresh_name(name, &taken);
             let core_info = self.info(core);
             self.push_binding(Binding::new_variable(base, None, core_info));
@@ -241,7 +242,7 @@ pub(super) fn let_expr(s: &mut Simplifier, e: &Expr) -> Expr {
     }
     // What was learned about the body inside the scope holds for the let (same value), and
     // for the body itself once it no longer names the variable.
-    let r = s.leave_let(scope, b, |b, n| uses_var(b, n), Expr::let_in);
+    let r = s.leave_let(scope, b, uses_var, Expr::let_in);
     s.set_info(&r, body_info);
     r
 }

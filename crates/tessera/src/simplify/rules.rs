@@ -194,7 +194,12 @@ fn try_rule(s: &mut Simplifier, rule: &Rule, m: &Match, e: &Expr) -> Option<Expr
             return None;
         }
     }
-    let mut build = Build { m, no_wrap: true };
+    let identity_in_integers = matches!(rule.section, Section::Int | Section::Exact);
+    let mut build = Build {
+        m,
+        no_wrap: true,
+        lanes_exact: lhs_no_wrap && identity_in_integers,
+    };
     let (result, fresh) = build.root(s, &rule.rhs, e)?;
     if rule.section == Section::Exact && !build.no_wrap {
         return None;
@@ -321,6 +326,7 @@ impl Match {
         let mut build = Build {
             m: self,
             no_wrap: true,
+            lanes_exact: false,
         };
         let ty = build.infer(p)?;
         build.build(s, p, ty)
@@ -419,6 +425,10 @@ struct Build<'a> {
     m: &'a Match,
     /// Whether every arithmetic node built (and every fold) was free of wraparound.
     no_wrap: bool,
+    /// Whether the matched expression's lanes are its values in unbounded integers (no
+    /// matched node wraps) and the rule is an identity in unbounded integers: then so are
+    /// the replacement's lanes.
+    lanes_exact: bool,
 }
 
 impl Build<'_> {
@@ -430,6 +440,12 @@ impl Build<'_> {
         match p {
             Pat::Wild(_) | Pat::Const(_) | Pat::Int(_) | Pat::Bool(_) | Pat::Fold(_) => {
                 Some((self.leaf(p, ty)?, false))
+            }
+            // The base of a ramp is its first lane: with exact lanes, an operation on matched
+            // parts computing it does not wrap (the base of `ramp(x, y) + broadcast(z)`
+            // rewritten is `x + z`, the exact first lane).
+            Pat::Ramp(base, stride, _) if self.lanes_exact && is_one_operation(base) => {
+                Some((self.ramp(s, base, stride, ty, Origin::Proven)?, true))
             }
             _ => Some((self.node(s, p, ty)?, true)),
         }
@@ -509,16 +525,41 @@ impl Build<'_> {
     }
 
     fn build(&mut self, s: &mut Simplifier, p: &Pat, ty: Type) -> Option<Expr> {
+        self.build_as(s, p, ty, Origin::Derived)
+    }
+
+    /// `build`, with what is known about the new node's wraparound.
+    fn build_as(&mut self, s: &mut Simplifier, p: &Pat, ty: Type, origin: Origin) -> Option<Expr> {
         match p {
             Pat::Wild(_) | Pat::Const(_) | Pat::Int(_) | Pat::Bool(_) | Pat::Fold(_) => {
                 self.leaf(p, ty)
             }
             _ => {
                 let e = self.node(s, p, ty)?;
-                self.no_wrap &= s.record(&e, Origin::Derived).no_wrap;
+                self.no_wrap &= s.record(&e, origin).no_wrap;
                 Some(s.rewrite(&e))
             }
         }
+    }
+
+    /// `ramp(base, stride)` of type `ty`, its base built as `base_origin` says.
+    fn ramp(
+        &mut self,
+        s: &mut Simplifier,
+        base: &Pat,
+        stride: &Pat,
+        ty: Type,
+        base_origin: Origin,
+    ) -> Option<Expr> {
+        let part = self.infer(base).unwrap_or(ty.element());
+        let count = lane_factor(ty.lanes, part.lanes)?;
+        let b = self.build_as(s, base, part, base_origin)?;
+        let st = self.build(s, stride, part)?;
+        if b.ty() != st.ty() {
+            return None;
+        }
+        let e = Expr::ramp(b, st, count);
+        (e.ty() == ty).then_some(e)
     }
 
     /// The node for `p` (of type `ty`) over simplified children.
@@ -544,15 +585,7 @@ impl Build<'_> {
                 let (t, f) = (self.build(s, t, ty)?, self.build(s, f, ty)?);
                 Expr::select(c, t, f)
             }
-            Pat::Ramp(base, stride, _) => {
-                let part = self.infer(base).unwrap_or(ty.element());
-                let count = lane_factor(lanes, part.lanes)?;
-                let (b, st) = (self.build(s, base, part)?, self.build(s, stride, part)?);
-                if b.ty() != st.ty() {
-                    return None;
-                }
-                Expr::ramp(b, st, count)
-            }
+            Pat::Ramp(base, stride, _) => self.ramp(s, base, stride, ty, Origin::Derived)?,
             Pat::Broadcast(a) => {
                 let part = self.infer(a).unwrap_or(ty.element());
                 let count = lane_factor(lanes, part.lanes)?;
@@ -568,6 +601,16 @@ impl Build<'_> {
             _ => return None,
         };
         (e.ty() == ty).then_some(e)
+    }
+}
+
+/// Whether `p` is one operator applied to matched parts and literals.
+fn is_one_operation(p: &Pat) -> bool {
+    let leaf = |p: &Pat| matches!(p, Pat::Wild(_) | Pat::Const(_) | Pat::Int(_));
+    match p {
+        Pat::Binary(_, a, b) => leaf(a) && leaf(b),
+        Pat::Unary(_, a) => leaf(a),
+        _ => false,
     }
 }
 

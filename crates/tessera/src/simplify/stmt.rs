@@ -3,10 +3,10 @@
 //! name is unused dropped; lets substituted or split as `let_and_vars.rs` says (a vector
 //! value used once is substituted only outside loops, so that it is still computed once, and
 //! only if it reads no memory, which a store between the let and the use could change).
-//! Inside a loop its
-//! variable is known to lie in `[min, min + extent - 1]`, and inside an `if` branch its
-//! condition (split at `&&`, or at `||` in the else branch) is known, both as a fact about
-//! the condition's expressions and as bounds on variables compared with constants.
+//! Inside a loop its variable is known to lie in `[min, min + extent - 1]`, and inside an
+//! `if` branch its condition (split at `&&`, or at `||` in the else branch) is known, both as
+//! a fact about the condition's expressions and as bounds on variables compared with
+//! constants.
 
 use super::info::Info;
 use super::let_and_vars::count_uses;
@@ -75,7 +75,7 @@ impl Simplifier {
                     |n| stmt_uses_var(body, n),
                 );
                 let b = self.stmt(body);
-                self.leave_let(scope, b, |b, n| stmt_uses_var(b, n), Stmt::let_stmt)
+                self.leave_let(scope, b, stmt_uses_var, Stmt::let_stmt)
             }
             StmtKind::IfThenElse {
                 condition,
