@@ -1,6 +1,7 @@
 //! The benchmark pipelines of Tessera, one module per app (its doc states the app's exact
-//! specification): each app is its algorithm written once in the embedded language, a
-//! deterministic default input, and a naive plain-Rust reference the tests compare against.
+//! specification): each app is its algorithm written once in the embedded language, its named
+//! schedules (`schedule`), a deterministic default input, and a naive plain-Rust reference the
+//! tests compare against.
 //! `apps()` lists them all; the `tessera` command and the benchmarks find apps here by name.
 
 pub mod app;
@@ -11,10 +12,11 @@ pub mod histeq;
 pub mod interpolate;
 pub mod layout;
 pub mod params;
+pub mod schedule;
 pub mod synthetic;
 pub mod unsharp;
 
-pub use app::{App, AppPipeline, ParamSpec};
+pub use app::{App, AppPipeline, LoweredApp, ParamSpec};
 
 use tessera::{Error, Result};
 

@@ -11,7 +11,7 @@ use std::fmt;
 use super::bounds::{simplified, Bounder, Scope};
 use super::fold;
 use super::interval::Interval;
-use crate::ir::substitute::{substitute, uses_var};
+use crate::ir::substitute::{free_vars, substitute, uses_var};
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Stmt, StmtKind, Symbol, UnaryOp};
 use crate::simplify::simplify;
 
@@ -139,6 +139,9 @@ struct BoxCollector<'a> {
     /// min and max, defined from the same loop variables) cancel instead of each widening to
     /// its own interval.
     varying_lets: Vec<(Symbol, Expr)>,
+    /// Varying lets that a condition in effect narrows (a `GuardWithIf` tail tests the
+    /// variable its split rebuilds): expanding them would lose the narrowing.
+    narrowed_lets: Vec<Symbol>,
 }
 
 impl<'a> BoxCollector<'a> {
@@ -149,6 +152,7 @@ impl<'a> BoxCollector<'a> {
             guard: None,
             boxes: HashMap::new(),
             varying_lets: Vec::new(),
+            narrowed_lets: Vec::new(),
         }
     }
 
@@ -166,10 +170,14 @@ impl<'a> BoxCollector<'a> {
         simplify(&e)
     }
 
-    /// The bounds of `e`, looking through the varying lets.
+    /// The bounds of `e`, looking through the varying lets (and, for the lets a condition
+    /// narrows, also at their narrowed ranges).
     fn bounds_of(&mut self, e: &Expr) -> Interval {
-        let e = self.expand(e);
-        self.bounder.bounds(&e)
+        let expanded = self.bounder.bounds(&self.expand(e));
+        if self.narrowed_lets.iter().any(|n| uses_var(e, *n)) {
+            return expanded.intersect(&self.bounder.bounds(e));
+        }
+        expanded
     }
 
     /// Runs `f` with `name` bound to `value`.
@@ -235,7 +243,13 @@ impl<'a> BoxCollector<'a> {
         };
         let outer_guard = std::mem::replace(&mut self.guard, guard);
         let pushed = self.bounder.restrict(condition, truth);
+        let outer_narrowed = self.narrowed_lets.len();
+        let narrowed = free_vars(condition)
+            .into_iter()
+            .filter(|v| self.varying_lets.iter().any(|(n, _)| n == v));
+        self.narrowed_lets.extend(narrowed);
         f(self);
+        self.narrowed_lets.truncate(outer_narrowed);
         for _ in 0..pushed {
             self.bounder.pop();
         }

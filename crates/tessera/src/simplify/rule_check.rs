@@ -144,7 +144,7 @@ impl Instantiator<'_> {
                 let c = self.build(c, Type::bool_().with_lanes(lanes))?;
                 Expr::select(c, self.build(t, want)?, self.build(f, want)?)
             }
-            Pat::Ramp(base, stride) if lanes > 1 => {
+            Pat::Ramp(base, stride, _) if lanes > 1 => {
                 let part = want.element();
                 Expr::ramp(self.build(base, part)?, self.build(stride, part)?, lanes)
             }

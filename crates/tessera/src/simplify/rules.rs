@@ -16,11 +16,14 @@
 //!   match constants of exactly that value (for floats, bit for bit: `0` is not `-0.0`).
 //! - Operators have Rust's precedence; `min`, `max`, `select`, `ramp`, `broadcast` and the
 //!   type-preserving intrinsics (`floor`, `ceil`, `round`, `trunc`, `sqrt`, `likely`) are
-//!   written as calls.
+//!   written as calls. A pattern's `ramp` may take a third argument, which matches its lane
+//!   count (the number of steps) as a constant, for predicates: `ramp(x, c0, c2)`.
 //! - In a replacement, `fold(e)` evaluates a constant expression with the evaluator's own
 //!   semantics (`eval::value`), so folding cannot disagree with evaluation.
 //! - A predicate is evaluated in exact integer arithmetic over the matched constants, plus
-//!   `lo(x)`/`hi(x)` (constant bounds of a match), `bits(x)`, `is_int(x)` and `is_float(x)`.
+//!   `lo(e)`/`hi(e)` (constant bounds of `e`: a match, or an expression over matches such as
+//!   `x % c1`, built and simplified as a replacement is), `bits(x)`, `is_int(x)` and
+//!   `is_float(x)`.
 //! - The section says which operand types a rule is valid for. `Any`: every type. `Int`:
 //!   integers of every width, wraparound included (folds wrap as the evaluator does); these
 //!   rules are also identities in unbounded integers, so that what is known about overflow
@@ -108,7 +111,8 @@ pub(super) enum Pat {
     Binary(BinaryOp, Box<Pat>, Box<Pat>),
     Unary(UnaryOp, Box<Pat>),
     Select(Box<Pat>, Box<Pat>, Box<Pat>),
-    Ramp(Box<Pat>, Box<Pat>),
+    /// Base, stride and (in patterns, optionally) the lane count.
+    Ramp(Box<Pat>, Box<Pat>, Option<Box<Pat>>),
     Broadcast(Box<Pat>),
     Intrinsic(Intrinsic, Vec<Pat>),
     Fold(Box<Pat>),
@@ -272,9 +276,13 @@ impl Match {
                 m.interior.push(e.clone());
                 m.extend_all(&[(&**pc, c), (&**pt, t), (&**pf, f)], float)
             }
-            (Pat::Ramp(pb, ps), ExprKind::Ramp(b, st)) => {
+            (Pat::Ramp(pb, ps, pl), ExprKind::Ramp(b, st)) => {
                 m.interior.push(e.clone());
-                m.extend_all(&[(&**pb, b), (&**ps, st)], float)
+                let count = Expr::i32(i32::from(e.ty().lanes / b.ty().lanes));
+                match pl {
+                    Some(pl) => m.extend_all(&[(&**pb, b), (&**ps, st), (&**pl, &count)], float),
+                    None => m.extend_all(&[(&**pb, b), (&**ps, st)], float),
+                }
             }
             (Pat::Broadcast(pa), ExprKind::Broadcast(a)) => {
                 m.interior.push(e.clone());
@@ -308,6 +316,16 @@ impl Match {
         states
     }
 
+    /// The (simplified) expression `p` stands for under this match, for a query about it.
+    fn instantiate(&self, s: &mut Simplifier, p: &Pat) -> Option<Expr> {
+        let mut build = Build {
+            m: self,
+            no_wrap: true,
+        };
+        let ty = build.infer(p)?;
+        build.build(s, p, ty)
+    }
+
     fn bound(&self, p: &Pat) -> Option<&Expr> {
         match p {
             Pat::Wild(i) => self.wild[*i].as_ref(),
@@ -327,7 +345,10 @@ impl Match {
             Pat::Int(v) => *v as i128,
             Pat::Bool(b) => *b as i128,
             Pat::Query(q, arg) => {
-                let e = self.bound(arg)?.clone();
+                let e = match self.bound(arg) {
+                    Some(e) => e.clone(),
+                    None => self.instantiate(s, arg)?,
+                };
                 match q {
                     Query::Lo | Query::Hi if e.ty().is_float() => return None,
                     Query::Lo => s.info(&e).lo,
@@ -523,7 +544,7 @@ impl Build<'_> {
                 let (t, f) = (self.build(s, t, ty)?, self.build(s, f, ty)?);
                 Expr::select(c, t, f)
             }
-            Pat::Ramp(base, stride) => {
+            Pat::Ramp(base, stride, _) => {
                 let part = self.infer(base).unwrap_or(ty.element());
                 let count = lane_factor(lanes, part.lanes)?;
                 let (b, st) = (self.build(s, base, part)?, self.build(s, stride, part)?);
@@ -752,10 +773,13 @@ impl<'a> Parser<'a> {
                 Ok(Pat::Select(Box::new(c), Box::new(tv), Box::new(f)))
             }
             "ramp" => {
-                arity(2, &args)?;
+                if !(2..=3).contains(&args.len()) {
+                    return Err("ramp takes 2 or 3 arguments".to_string());
+                }
+                let lanes = (args.len() == 3).then(|| Box::new(args.pop().expect("three")));
                 let s = args.pop().expect("two arguments");
                 let b = args.pop().expect("two arguments");
-                Ok(Pat::Ramp(Box::new(b), Box::new(s)))
+                Ok(Pat::Ramp(Box::new(b), Box::new(s), lanes))
             }
             "broadcast" => {
                 arity(1, &args)?;

@@ -1,0 +1,292 @@
+//! Helpers shared by the lowering tests: bind inputs once for both the pipeline and the
+//! definition-level evaluator, lower a scheduled pipeline, run it on the interpreter (the final
+//! IR under several parallel orders, and the multi-dimensional IR before storage flattening,
+//! where every access is checked against the realized box) and compare each run with the
+//! evaluator bit for bit.
+
+#![allow(dead_code)]
+
+#[path = "../eval_common/mod.rs"]
+mod eval_common;
+
+#[allow(unused_imports)]
+pub use eval_common::{random_buffer, seeded_rng};
+
+use tessera::eval::value::Value;
+use tessera::ir::visit::visit_stmt_exprs;
+use tessera::ir::{ForKind, Stmt, StmtKind, Symbol};
+use tessera::lang::param::ParamBinding;
+use tessera::lower::{LowerOptions, Lowered};
+use tessera::pipeline::{run_interp, Inputs, Pipeline, Realization};
+use tessera::prelude::*;
+
+/// The IR that is run before storage flattening: after the last pass that works on
+/// multi-dimensional `Realize`/`Provide`.
+pub const UNFLATTENED_PASS: &str = "image_checks";
+
+/// The parallel-order seeds a schedule with parallel loops is run with (results must not
+/// depend on the order).
+pub const PARALLEL_SEEDS: [u64; 3] = [0, 7, 12345];
+
+/// The images and scalar parameters of a test, bound the same way for the pipeline and the
+/// evaluator.
+#[derive(Clone, Default)]
+pub struct TestInputs {
+    images: Vec<(ImageParam, AnyBuffer)>,
+    params: Vec<ParamBinding>,
+}
+
+impl TestInputs {
+    pub fn new() -> TestInputs {
+        TestInputs::default()
+    }
+    pub fn image(mut self, image: &ImageParam, buffer: impl Into<AnyBuffer>) -> TestInputs {
+        self.images.push((image.clone(), buffer.into()));
+        self
+    }
+    pub fn param(mut self, binding: ParamBinding) -> TestInputs {
+        self.params.push(binding);
+        self
+    }
+    pub fn pipeline_inputs(&self) -> Inputs {
+        let with_images = self
+            .images
+            .iter()
+            .fold(Inputs::new(), |acc, (i, b)| acc.image(i, b.clone()));
+        self.params.iter().fold(with_images, |acc, p| acc.param(*p))
+    }
+    pub fn evaluator(&self) -> Evaluator {
+        let with_images = self
+            .images
+            .iter()
+            .fold(Evaluator::new(), |acc, (i, b)| acc.with_input(i, b.clone()));
+        self.params
+            .iter()
+            .fold(with_images, |acc, p| acc.with_param(*p))
+    }
+}
+
+/// Whether two values are the same bits (floats compared by representation).
+pub fn same_bits(a: Value, b: Value) -> bool {
+    match (a, b) {
+        (Value::F32(x), Value::F32(y)) => x.to_bits() == y.to_bits(),
+        (Value::F64(x), Value::F64(y)) => x.to_bits() == y.to_bits(),
+        _ => a == b,
+    }
+}
+
+/// The first point where `actual` differs from `expected` (same type and box required).
+pub fn compare_buffers(expected: &[AnyBuffer], actual: &[AnyBuffer]) -> Result<(), String> {
+    if expected.len() != actual.len() {
+        return Err(format!(
+            "{} output buffers, expected {}",
+            actual.len(),
+            expected.len()
+        ));
+    }
+    for (i, (e, a)) in expected.iter().zip(actual).enumerate() {
+        if e.ty() != a.ty() || e.dims() != a.dims() {
+            return Err(format!(
+                "output {i} is {} over {:?}, expected {} over {:?}",
+                a.ty(),
+                a.dims(),
+                e.ty(),
+                e.dims()
+            ));
+        }
+        let mins: Vec<i64> = e.dims().iter().map(|d| d.min).collect();
+        let extents: Vec<i64> = e.dims().iter().map(|d| d.extent).collect();
+        let mut mismatch = None;
+        tessera::lang::buffer::for_each_coord_in(&mins, &extents, &mut |p| {
+            if mismatch.is_none() {
+                let (want, got) = (e.get_value(p), a.get_value(p));
+                if !same_bits(want, got) {
+                    mismatch = Some(format!(
+                        "output {i} at {p:?} is {got:?}, the evaluator gives {want:?}"
+                    ));
+                }
+            }
+        });
+        if let Some(m) = mismatch {
+            return Err(m);
+        }
+    }
+    Ok(())
+}
+
+/// Whether `s` contains a loop of kind `kind`.
+pub fn has_loop_kind(s: &Stmt, kind: ForKind) -> bool {
+    let mut found = false;
+    walk_stmts(s, &mut |c| {
+        if let StmtKind::For { kind: k, .. } = c.kind() {
+            found |= *k == kind;
+        }
+    });
+    found
+}
+
+/// Calls `f` on `s` and every statement inside it.
+pub fn walk_stmts(s: &Stmt, f: &mut dyn FnMut(&Stmt)) {
+    f(s);
+    s.for_each_child(|_| {}, |c| walk_stmts(c, f));
+}
+
+/// Whether any expression of `s` mentions the name `name` (as a variable, load or call).
+pub fn mentions(s: &Stmt, name: &str) -> bool {
+    let mut found = false;
+    visit_stmt_exprs(s, &mut |e| {
+        found |= e.to_string().contains(name);
+        !found
+    });
+    found
+}
+
+/// A lowered pipeline, checked against the evaluator.
+pub struct Checked {
+    pub lowered: Lowered,
+    /// The run of the final IR with parallel seed 0.
+    pub realization: Realization,
+    /// The run of the IR before storage flattening.
+    pub unflattened: Realization,
+}
+
+impl Checked {
+    /// Points stored into `buffer` by the final IR (vector stores count their lanes).
+    pub fn stores(&self, buffer: &str) -> u64 {
+        let s = Symbol::new(buffer);
+        self.realization.stats.stores.get(&s).copied().unwrap_or(0)
+    }
+    /// Points `func` computed in the IR before flattening (each stage counted).
+    pub fn provides(&self, func: &str) -> u64 {
+        let s = Symbol::new(func);
+        self.unflattened
+            .stats
+            .provides
+            .get(&s)
+            .copied()
+            .unwrap_or(0)
+    }
+    /// The largest allocation of `buffer` in the final IR, in elements.
+    pub fn allocation(&self, buffer: &str) -> u64 {
+        let s = Symbol::new(buffer);
+        self.realization
+            .stats
+            .allocation_elements
+            .get(&s)
+            .copied()
+            .unwrap_or(0)
+    }
+    /// How many times `buffer` was allocated by the final IR.
+    pub fn allocations(&self, buffer: &str) -> u64 {
+        let s = Symbol::new(buffer);
+        self.realization
+            .stats
+            .allocations
+            .get(&s)
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+/// Lowers the pipeline computing `output`, runs it over `[mins, mins + extents)` and compares
+/// every run with the evaluator. Errors (from lowering, running or comparing) are described.
+pub fn try_check(
+    output: &Func,
+    inputs: &TestInputs,
+    mins: &[i64],
+    extents: &[i64],
+) -> Result<Checked, String> {
+    let expected = inputs
+        .evaluator()
+        .realize(output, mins, extents)
+        .map_err(|e| format!("the evaluator failed: {e}"))?;
+    let lowered = Pipeline::new(output)
+        .lower(&LowerOptions { record_ir: true })
+        .map_err(|e| format!("lowering failed: {e}"))?;
+    let pipeline_inputs = inputs.pipeline_inputs();
+    let unflattened_ir = lowered
+        .ir_after(UNFLATTENED_PASS)
+        .expect("the IR of every pass is recorded")
+        .clone();
+    let unflattened = run_interp(
+        &lowered,
+        &unflattened_ir,
+        &pipeline_inputs,
+        mins,
+        extents,
+        0,
+    )
+    .map_err(|e| format!("running the IR before flattening failed: {e}\n{unflattened_ir}"))?;
+    compare_buffers(&expected, &unflattened.buffers)
+        .map_err(|e| format!("the IR before flattening: {e}\n{unflattened_ir}"))?;
+    let seeds: &[u64] = if has_loop_kind(&lowered.stmt, ForKind::Parallel) {
+        &PARALLEL_SEEDS
+    } else {
+        &PARALLEL_SEEDS[..1]
+    };
+    let mut realization = None;
+    for &seed in seeds {
+        let r = run_interp(
+            &lowered,
+            &lowered.stmt,
+            &pipeline_inputs,
+            mins,
+            extents,
+            seed,
+        )
+        .map_err(|e| format!("running the lowered pipeline failed: {e}\n{}", lowered.stmt))?;
+        compare_buffers(&expected, &r.buffers).map_err(|e| {
+            format!(
+                "the lowered pipeline (parallel seed {seed}): {e}\n{}",
+                lowered.stmt
+            )
+        })?;
+        realization.get_or_insert(r);
+    }
+    Ok(Checked {
+        lowered,
+        realization: realization.expect("at least one seed runs"),
+        unflattened,
+    })
+}
+
+/// `try_check`, panicking with the description on failure.
+pub fn check(output: &Func, inputs: &TestInputs, mins: &[i64], extents: &[i64]) -> Checked {
+    try_check(output, inputs, mins, extents).unwrap_or_else(|e| panic!("{}: {e}", output.name()))
+}
+
+/// The schedule error lowering reports for `output` (panics if lowering succeeds or fails
+/// otherwise).
+pub fn schedule_error(output: &Func) -> String {
+    match Pipeline::new(output).lower(&LowerOptions::default()) {
+        Err(Error::Schedule(msg)) => msg,
+        Err(other) => panic!("expected a schedule error, got {other}"),
+        Ok(l) => panic!(
+            "expected a schedule error, but lowering succeeded:\n{}",
+            l.stmt
+        ),
+    }
+}
+
+/// A u16 image over `[mins, mins + extents)` with 12-bit values (sums of a few never wrap).
+pub fn u16_image(mins: &[i64], extents: &[i64], seed: u64) -> Buffer<u16> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    Buffer::from_fn(mins, extents, |_| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % 4096) as u16
+    })
+}
+
+/// A u8 image with values in `[lo, hi]`.
+pub fn u8_image(mins: &[i64], extents: &[i64], lo: u8, hi: u8, seed: u64) -> Buffer<u8> {
+    let span = u64::from(hi - lo) + 1;
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    Buffer::from_fn(mins, extents, |_| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        lo + (state % span) as u8
+    })
+}

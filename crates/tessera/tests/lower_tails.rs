@@ -1,0 +1,420 @@
+//! Splits whose factor does not divide the extent (Halide's split_by_non_factor,
+//! nested_tail_strategies, multi_splits_with_diff_tail_strategies, vectorize_guard_with_if):
+//! every tail strategy, alone and nested, on the output, on a producer computed at root and
+//! inside `compute_at`, and on vectorized and unrolled loops. Each schedule equals the
+//! evaluator, and computes exactly the points its tail strategy promises — counted by a
+//! plain-Rust enumeration of the split loops.
+
+mod lower_common;
+
+use lower_common::{check, u16_image, TestInputs};
+use tessera::lang::schedule::TailStrategy;
+use tessera::prelude::*;
+
+const TAILS: [TailStrategy; 4] = [
+    TailStrategy::Auto,
+    TailStrategy::GuardWithIf,
+    TailStrategy::ShiftInwards,
+    TailStrategy::RoundUp,
+];
+
+/// One split of a dimension for `offsets`: which loop it splits (the original dimension is
+/// loop 0; each split appends its outer and then its inner loop), by what, with what tail.
+#[derive(Clone, Copy, Debug)]
+struct SplitSpec {
+    loop_index: usize,
+    factor: i64,
+    tail: TailStrategy,
+}
+
+/// The offsets (from the region's min) a pure stage computes for a dimension of extent
+/// `extent` split as `splits` say, with multiplicity, in plain Rust: each split's outer loop
+/// runs `ceil(extent / factor)` times; the inner loop `factor` times; the split variable is
+/// `outer * factor + inner`, moved back to `extent - factor` for ShiftInwards and skipped past
+/// `extent` for GuardWithIf (Auto is ShiftInwards in a pure definition).
+fn offsets(extent: i64, splits: &[SplitSpec]) -> Vec<i64> {
+    // Loop extents; a split loop becomes derived from its outer and inner loops.
+    let mut extents = vec![extent];
+    let mut children: Vec<Option<(usize, usize, SplitSpec)>> = vec![None];
+    for s in splits {
+        let e = extents[s.loop_index];
+        let (outer, inner) = (extents.len(), extents.len() + 1);
+        extents.push((e + s.factor - 1) / s.factor);
+        extents.push(s.factor);
+        children.push(None);
+        children.push(None);
+        children[s.loop_index] = Some((outer, inner, *s));
+    }
+    let leaves: Vec<usize> = (0..extents.len())
+        .filter(|&i| children[i].is_none())
+        .collect();
+    // The value of loop `i` given the leaf loops' values; None when a guard skips it.
+    fn value(
+        i: usize,
+        leaf_values: &[(usize, i64)],
+        extents: &[i64],
+        children: &[Option<(usize, usize, SplitSpec)>],
+    ) -> Option<i64> {
+        match children[i] {
+            None => leaf_values.iter().find(|(l, _)| *l == i).map(|(_, v)| *v),
+            Some((outer, inner, s)) => {
+                let o = value(outer, leaf_values, extents, children)?;
+                let n = value(inner, leaf_values, extents, children)?;
+                let base = match s.tail {
+                    TailStrategy::ShiftInwards | TailStrategy::Auto => {
+                        (o * s.factor).min(extents[i] - s.factor)
+                    }
+                    _ => o * s.factor,
+                };
+                let v = base + n;
+                (s.tail != TailStrategy::GuardWithIf || v < extents[i]).then_some(v)
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let total: i64 = leaves.iter().map(|&l| extents[l]).product();
+    for mut k in 0..total {
+        let mut leaf_values = Vec::new();
+        for &l in &leaves {
+            leaf_values.push((l, k % extents[l]));
+            k /= extents[l];
+        }
+        if let Some(v) = value(0, &leaf_values, &extents, &children) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+fn one_split(factor: i64, tail: TailStrategy) -> Vec<SplitSpec> {
+    vec![SplitSpec {
+        loop_index: 0,
+        factor,
+        tail,
+    }]
+}
+
+/// Applies `splits` to dimension `dim` of `f`'s pure stage, naming loops `<dim>_<index>`.
+fn apply_splits(f: &Func, dim: &str, splits: &[SplitSpec]) {
+    let mut next = 1;
+    for s in splits {
+        let name = |i: usize| {
+            if i == 0 {
+                dim.to_string()
+            } else {
+                format!("{dim}_{i}")
+            }
+        };
+        f.split_with_tail(
+            name(s.loop_index).as_str(),
+            name(next).as_str(),
+            name(next + 1).as_str(),
+            s.factor as i32,
+            s.tail,
+        );
+        next += 2;
+    }
+}
+
+/// `producer(x, y) = input(x, y) * 3 + y`, `out(x, y) = producer(x, y) + producer(x + 1, y)`:
+/// out over `[-3, -3 + W) × [2, 2 + H)`, reading an input of exactly the size the algorithm
+/// needs (so a schedule that reads past it fails).
+struct Chain {
+    input: ImageParam,
+    producer: Func,
+    out: Func,
+    x: Var,
+    y: Var,
+}
+
+const MINS: [i64; 2] = [-3, 2];
+const W: i64 = 13;
+const H: i64 = 5;
+
+fn chain() -> Chain {
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let producer = Func::new("producer");
+    producer
+        .define((x, y), input.at((x, y)) * 3 + cast_to::<u16>(y))
+        .unwrap();
+    let out = Func::new("out");
+    out.define((x, y), producer.at((x, y)) + producer.at((x + 1, y)))
+        .unwrap();
+    Chain {
+        input,
+        producer,
+        out,
+        x,
+        y,
+    }
+}
+
+fn run_chain(c: &Chain, input_extra: i64) -> lower_common::Checked {
+    let image = u16_image(&MINS, &[W + 1 + input_extra, H], 5);
+    check(
+        &c.out,
+        &TestInputs::new().image(&c.input, image),
+        &MINS,
+        &[W, H],
+    )
+}
+
+#[test]
+fn enumeration_of_split_loops() {
+    let sorted = |mut v: Vec<i64>| {
+        v.sort_unstable();
+        v
+    };
+    let shift = one_split(4, TailStrategy::ShiftInwards);
+    assert_eq!(sorted(offsets(6, &shift)), vec![0, 1, 2, 2, 3, 3, 4, 5]);
+    assert_eq!(
+        offsets(6, &one_split(4, TailStrategy::GuardWithIf)).len(),
+        6
+    );
+    assert_eq!(
+        sorted(offsets(6, &one_split(4, TailStrategy::RoundUp))),
+        (0..8).collect::<Vec<_>>()
+    );
+    let guard_then_round_up = [
+        SplitSpec {
+            loop_index: 0,
+            factor: 4,
+            tail: TailStrategy::GuardWithIf,
+        },
+        SplitSpec {
+            loop_index: 2,
+            factor: 3,
+            tail: TailStrategy::RoundUp,
+        },
+    ];
+    assert_eq!(
+        sorted(offsets(6, &guard_then_round_up)),
+        vec![0, 1, 2, 3, 4, 4, 5, 5]
+    );
+}
+
+#[test]
+fn every_tail_on_the_output() {
+    for tail in TAILS {
+        if tail == TailStrategy::RoundUp {
+            continue; // it would write past the output buffer, which image checks refuse
+        }
+        let c = chain();
+        c.producer.compute_root();
+        c.out.split_with_tail(c.x, "xo", "xi", 4, tail);
+        let run = run_chain(&c, 0);
+        let per_row = offsets(W, &one_split(4, tail)).len() as u64;
+        assert_eq!(run.stores("out"), per_row * H as u64, "{tail:?}");
+    }
+}
+
+#[test]
+fn round_up_on_the_output_is_refused_when_it_would_write_past_the_buffer() {
+    let c = chain();
+    c.out
+        .split_with_tail(c.x, "xo", "xi", 4, TailStrategy::RoundUp);
+    let image = u16_image(&MINS, &[W + 4, H], 5);
+    let err = tessera::pipeline::Pipeline::new(&c.out)
+        .realize_interp(
+            &tessera::pipeline::Inputs::new().image(&c.input, image),
+            &MINS,
+            &[W, H],
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("output `out` needs dimension 0"), "{err}");
+}
+
+#[test]
+fn every_tail_on_a_root_producer() {
+    for tail in TAILS {
+        let c = chain();
+        c.producer
+            .compute_root()
+            .split_with_tail(c.x, "xo", "xi", 4, tail);
+        // The producer's region is W + 1 wide; RoundUp computes up to 3 points past it (and
+        // reads as far into the input).
+        let run = run_chain(&c, 3);
+        let per_row = offsets(W + 1, &one_split(4, tail));
+        assert_eq!(
+            run.stores("producer"),
+            per_row.len() as u64 * H as u64,
+            "{tail:?}"
+        );
+        let span = per_row.iter().max().unwrap() - per_row.iter().min().unwrap() + 1;
+        assert_eq!(run.allocation("producer"), (span * H) as u64, "{tail:?}");
+    }
+}
+
+#[test]
+fn guard_with_if_reads_no_more_input_than_the_algorithm() {
+    // With an input of exactly the needed size, a guarded split must not ask for more, on
+    // the output, on a producer, and on an update's reduction loop.
+    let c = chain();
+    c.out
+        .split_with_tail(c.x, "xo", "xi", 4, TailStrategy::GuardWithIf);
+    c.producer.compute_at(&c.out, c.y).split_with_tail(
+        c.x,
+        "xo",
+        "xi",
+        5,
+        TailStrategy::GuardWithIf,
+    );
+    run_chain(&c, 0);
+
+    let input = ImageParam::new(Type::u16(), 1, "input");
+    let x = Var::new("x");
+    let total = Func::new("total");
+    let r = RDom::named("r", [(input.min(0), input.extent(0))]);
+    total.define(x, cast_to::<u16>(Expr::from(0))).unwrap();
+    total
+        .update(x, total.at(x) + input.at(r.x()) * cast_to::<u16>(x + 1))
+        .unwrap();
+    total
+        .update_stage(0)
+        .split_with_tail("r.x", "ro", "ri", 4, TailStrategy::GuardWithIf);
+    let image = u16_image(&[-2], &[11], 9);
+    check(&total, &TestInputs::new().image(&input, image), &[0], &[3]);
+}
+
+#[test]
+fn nested_tails_on_a_root_producer() {
+    for outer in TAILS {
+        for inner in TAILS {
+            for (second_on, what) in [(2, "inner"), (1, "outer")] {
+                let splits = vec![
+                    SplitSpec {
+                        loop_index: 0,
+                        factor: 4,
+                        tail: outer,
+                    },
+                    SplitSpec {
+                        loop_index: second_on,
+                        factor: 3,
+                        tail: inner,
+                    },
+                ];
+                let c = chain();
+                c.producer.compute_root();
+                apply_splits(&c.producer, "x", &splits);
+                let run = run_chain(&c, 40);
+                let per_row = offsets(W + 1, &splits).len() as u64;
+                assert_eq!(
+                    run.stores("producer"),
+                    per_row * H as u64,
+                    "{outer:?} then {inner:?} on the {what} loop"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn nested_tails_inside_compute_at() {
+    for outer in TAILS {
+        for inner in TAILS {
+            let splits = vec![
+                SplitSpec {
+                    loop_index: 0,
+                    factor: 5,
+                    tail: outer,
+                },
+                SplitSpec {
+                    loop_index: 2,
+                    factor: 2,
+                    tail: inner,
+                },
+            ];
+            let c = chain();
+            // Computed per row of out, whose columns are split too.
+            c.out.split(c.x, "xo", "xi", 4);
+            c.producer.compute_at(&c.out, c.y);
+            apply_splits(&c.producer, "x", &splits);
+            let run = run_chain(&c, 40);
+            let per_row = offsets(W + 1, &splits).len() as u64;
+            assert_eq!(
+                run.stores("producer"),
+                per_row * H as u64,
+                "{outer:?} then {inner:?}"
+            );
+            assert_eq!(run.allocations("producer"), H as u64);
+        }
+    }
+}
+
+#[test]
+fn producer_computed_per_tile_of_a_split_consumer() {
+    // The producer is computed per 4-wide tile of out, which needs 5 of its columns. Of the 4
+    // tiles of 13 columns, the last one shifts inwards (ShiftInwards: 4 full tiles) or stops
+    // at the edge (GuardWithIf: it computes 1 column of out, needing 2 of the producer).
+    for (tail, per_row) in [
+        (TailStrategy::ShiftInwards, 4 * 5),
+        (TailStrategy::GuardWithIf, 3 * 5 + 2),
+    ] {
+        let c = chain();
+        c.out.split_with_tail(c.x, "xo", "xi", 4, tail);
+        c.producer.compute_at(&c.out, "xo");
+        let run = run_chain(&c, 0);
+        assert_eq!(run.allocations("producer"), 4 * H as u64, "{tail:?}");
+        assert_eq!(run.stores("producer"), per_row * H as u64, "{tail:?}");
+    }
+}
+
+#[test]
+fn vectorized_tails() {
+    for tail in [TailStrategy::GuardWithIf, TailStrategy::ShiftInwards] {
+        for width in [3, 4, 8] {
+            let c = chain();
+            c.out
+                .split_with_tail(c.x, c.x, "xv", width, tail)
+                .vectorize_loop("xv");
+            c.producer
+                .compute_root()
+                .split_with_tail(c.x, c.x, "xv", width, tail)
+                .vectorize_loop("xv");
+            let run = run_chain(&c, 0);
+            let out_row = offsets(W, &one_split(width as i64, tail)).len() as u64;
+            let producer_row = offsets(W + 1, &one_split(width as i64, tail)).len() as u64;
+            assert_eq!(run.stores("out"), out_row * H as u64, "{tail:?} {width}");
+            assert_eq!(
+                run.stores("producer"),
+                producer_row * H as u64,
+                "{tail:?} {width}"
+            );
+        }
+    }
+}
+
+#[test]
+fn unrolled_tails() {
+    for tail in [TailStrategy::GuardWithIf, TailStrategy::ShiftInwards] {
+        let c = chain();
+        c.out
+            .split_with_tail(c.x, c.x, "xu", 3, tail)
+            .unroll_loop("xu");
+        c.producer.compute_at(&c.out, c.y).unroll(c.x, 2);
+        let run = run_chain(&c, 0);
+        let out_row = offsets(W, &one_split(3, tail)).len() as u64;
+        assert_eq!(run.stores("out"), out_row * H as u64, "{tail:?}");
+    }
+}
+
+#[test]
+fn tails_on_both_dimensions_of_a_tile() {
+    for tail in [
+        TailStrategy::GuardWithIf,
+        TailStrategy::ShiftInwards,
+        TailStrategy::Auto,
+    ] {
+        let c = chain();
+        c.out
+            .split_with_tail(c.x, "xo", "xi", 4, tail)
+            .split_with_tail(c.y, "yo", "yi", 2, tail)
+            .reorder(&["xi".into(), "yi".into(), "xo".into(), "yo".into()]);
+        c.producer.compute_at(&c.out, "xo");
+        let run = run_chain(&c, 0);
+        let points = offsets(W, &one_split(4, tail)).len() * offsets(H, &one_split(2, tail)).len();
+        assert_eq!(run.stores("out"), points as u64, "{tail:?}");
+    }
+}
