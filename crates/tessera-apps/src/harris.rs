@@ -15,11 +15,15 @@
 //! ```
 //!
 //! All constants are f32 (−1/12 is f32(−1.0/12)); the output covers the input (W × H).
+//!
+//! Schedules: `manual` (Halide's: parallel strips of 32 rows, Ix and Iy a sliding window over
+//! each strip's rows, everything else inlined; 16-lane vectors), `root` and `inline`.
 
 use tessera::lang::param::ParamBinding;
 use tessera::prelude::*;
 
 use crate::app::{App, AppPipeline};
+use crate::schedule::{self, AppFuncs, Schedule, ScheduleInfo};
 use crate::synthetic;
 
 pub struct Harris;
@@ -83,9 +87,8 @@ pub struct HarrisFuncs {
     pub output: Func,
 }
 
-impl HarrisFuncs {
-    /// The pipeline these Funcs compute.
-    pub fn pipeline(&self) -> AppPipeline {
+impl AppFuncs for HarrisFuncs {
+    fn pipeline(&self) -> AppPipeline {
         AppPipeline {
             output: self.output.clone(),
             input: self.input.clone(),
@@ -166,6 +169,27 @@ pub fn funcs() -> Result<HarrisFuncs> {
 const VECTOR: i32 = 16;
 /// Rows per parallel strip in the manual schedule.
 const STRIP: i32 = 32;
+
+/// The f32 lanes of the `root` schedule's vectors (the natural width).
+const ROOT_VECTOR: i64 = 8;
+
+const SCHEDULES: &[Schedule<HarrisFuncs>] = &[
+    Schedule {
+        name: "manual",
+        min_output: (VECTOR as i64, STRIP as i64),
+        apply: manual,
+    },
+    Schedule {
+        name: "root",
+        min_output: (ROOT_VECTOR, 1),
+        apply: schedule::root,
+    },
+    Schedule {
+        name: "inline",
+        min_output: (1, 1),
+        apply: schedule::inline,
+    },
+];
 
 /// Halide's schedule: strips of 32 rows in parallel; within a strip, Ix and Iy are stored for
 /// the strip and computed one row at a time as the output's rows need them (a sliding
@@ -248,6 +272,12 @@ impl App for Harris {
     }
     fn build(&self) -> Result<AppPipeline> {
         funcs().map(|f| f.pipeline())
+    }
+    fn schedules(&self) -> Vec<ScheduleInfo> {
+        schedule::infos(SCHEDULES)
+    }
+    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
+        schedule::build(self.name(), SCHEDULES, schedule, funcs)
     }
     fn default_input(&self, width: i64, height: i64) -> AnyBuffer {
         synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED).into()

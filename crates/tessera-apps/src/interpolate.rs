@@ -27,6 +27,7 @@ use tessera::lang::param::ParamBinding;
 use tessera::prelude::*;
 
 use crate::app::{App, AppPipeline};
+use crate::schedule::{self, AppFuncs, Schedule, ScheduleInfo};
 use crate::synthetic;
 
 pub struct Interpolate;
@@ -49,9 +50,8 @@ pub struct InterpolateFuncs {
     pub output: Func,
 }
 
-impl InterpolateFuncs {
-    /// The pipeline these Funcs compute.
-    pub fn pipeline(&self) -> AppPipeline {
+impl AppFuncs for InterpolateFuncs {
+    fn pipeline(&self) -> AppPipeline {
         AppPipeline {
             output: self.output.clone(),
             input: self.input.clone(),
@@ -156,6 +156,31 @@ pub fn funcs() -> Result<InterpolateFuncs> {
 const VECTOR: i32 = 8;
 /// Rows per parallel task.
 const ROWS_PER_TASK: i32 = 8;
+
+/// The smallest output of the manual schedule: `VECTOR` columns of 2 × 2 tiles a vector and
+/// `ROWS_PER_TASK` rows of tiles a task, where a last tile sticking out shifts inwards by one
+/// pixel (so 15 pixels make 8 tiles).
+const MANUAL_MIN_OUTPUT: (i64, i64) = (2 * VECTOR as i64 - 1, 2 * ROWS_PER_TASK as i64 - 1);
+
+/// The schedules: `manual`, `root` and `inline`. Each applies to the pipeline with any number
+/// of levels.
+pub const SCHEDULES: &[Schedule<InterpolateFuncs>] = &[
+    Schedule {
+        name: "manual",
+        min_output: MANUAL_MIN_OUTPUT,
+        apply: manual,
+    },
+    Schedule {
+        name: "root",
+        min_output: (VECTOR as i64, 1),
+        apply: schedule::root,
+    },
+    Schedule {
+        name: "inline",
+        min_output: (1, 1),
+        apply: schedule::inline,
+    },
+];
 
 /// Halide's `f.parallel(y, rows)`: the rows of `f` in parallel tasks of `rows` rows each.
 fn parallel_rows(f: &Func, rows: i32) -> &Func {
@@ -387,6 +412,12 @@ impl App for Interpolate {
     }
     fn build(&self) -> Result<AppPipeline> {
         funcs().map(|f| f.pipeline())
+    }
+    fn schedules(&self) -> Vec<ScheduleInfo> {
+        schedule::infos(SCHEDULES)
+    }
+    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
+        schedule::build(self.name(), SCHEDULES, schedule, funcs)
     }
     fn default_input(&self, width: i64, height: i64) -> AnyBuffer {
         sampled_image(width, height, SAMPLE_DENSITY, synthetic::DEFAULT_SEED).into()

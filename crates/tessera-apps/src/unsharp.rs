@@ -12,11 +12,15 @@
 //! ```
 //!
 //! The output covers the input (W × H × 3). All arithmetic is f32.
+//!
+//! Schedules: `manual` (Halide's: parallel strips of 32 rows, channel by channel, blur_y
+//! computed per output row; 16-lane vectors), `root` and `inline`.
 
 use tessera::lang::param::ParamBinding;
 use tessera::prelude::*;
 
 use crate::app::{App, AppPipeline};
+use crate::schedule::{self, AppFuncs, Schedule, ScheduleInfo};
 use crate::synthetic;
 
 pub struct Unsharp;
@@ -44,9 +48,8 @@ pub struct UnsharpFuncs {
     pub output: Func,
 }
 
-impl UnsharpFuncs {
-    /// The pipeline these Funcs compute.
-    pub fn pipeline(&self) -> AppPipeline {
+impl AppFuncs for UnsharpFuncs {
+    fn pipeline(&self) -> AppPipeline {
         AppPipeline {
             output: self.output.clone(),
             input: self.input.clone(),
@@ -93,6 +96,27 @@ pub fn funcs() -> Result<UnsharpFuncs> {
 const VECTOR: i32 = 16;
 /// Rows per parallel strip in the manual schedule.
 const STRIP: i32 = 32;
+
+/// The f32 lanes of the `root` schedule's vectors (the natural width).
+const ROOT_VECTOR: i64 = 8;
+
+const SCHEDULES: &[Schedule<UnsharpFuncs>] = &[
+    Schedule {
+        name: "manual",
+        min_output: (VECTOR as i64, STRIP as i64),
+        apply: manual,
+    },
+    Schedule {
+        name: "root",
+        min_output: (ROOT_VECTOR, 1),
+        apply: schedule::root,
+    },
+    Schedule {
+        name: "inline",
+        min_output: (1, 1),
+        apply: schedule::inline,
+    },
+];
 
 /// Halide's schedule: strips of 32 rows in parallel, each strip channel by channel; each row of
 /// blur_y computed as the output's row needs it (blur_x and sharpen inlined).
@@ -165,6 +189,12 @@ impl App for Unsharp {
     }
     fn build(&self) -> Result<AppPipeline> {
         funcs().map(|f| f.pipeline())
+    }
+    fn schedules(&self) -> Vec<ScheduleInfo> {
+        schedule::infos(SCHEDULES)
+    }
+    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
+        schedule::build(self.name(), SCHEDULES, schedule, funcs)
     }
     fn default_input(&self, width: i64, height: i64) -> AnyBuffer {
         synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED).into()

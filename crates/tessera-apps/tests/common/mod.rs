@@ -2,6 +2,8 @@
 //! exact element-by-element comparison of two images that reports the first difference, and
 //! the comparison of float images within a tolerance relative to the largest magnitude.
 
+#![allow(dead_code)] // each test file uses some of these helpers
+
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use tessera::lang::buffer::for_each_coord_in;
@@ -48,7 +50,6 @@ pub fn assert_same_image(got: &AnyBuffer, want: &AnyBuffer, context: &str) {
 /// Panics unless the float images `got` and `want` have the same type and region, and every
 /// element of `got` is within `relative` times the largest magnitude in `want` of the
 /// reference's (NaN exactly where the reference has NaN).
-#[allow(dead_code)] // the integer apps' tests compare exactly
 pub fn assert_close_image(got: &AnyBuffer, want: &AnyBuffer, relative: f64, context: &str) {
     assert_same_shape(got, want, context);
     let (mins, extents) = region(want);
