@@ -6,10 +6,10 @@
 
 mod common;
 
-use common::{assert_same_image, seeded_rng};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use common::{assert_same_image, seeded_rng};
 use rand::rngs::SmallRng;
 use rand::Rng;
 use tessera::prelude::*;
