@@ -2,9 +2,12 @@
 //! plain-Rust reference exactly: at the schedule's minimum output, at odd sizes just above it,
 //! and at random sizes with random input values and shifted input mins. Each schedule's
 //! declared minimum is exact: one pixel narrower or shorter, the lowered pipeline refuses the
-//! buffers.
+//! buffers. Each schedule is lowered once, for all the tests (lowering dominates their time).
 
 mod common;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use common::{assert_same_image, seeded_rng};
 use rand::rngs::SmallRng;
@@ -41,6 +44,33 @@ fn random_input(app: &dyn App, rng: &mut SmallRng, width: i64, height: i64) -> A
     input
 }
 
+/// The apps whose schedules are lowered and run here: all but interpolate, whose ten pyramid
+/// levels take the lowering far too long for a test (tests/interpolate.rs checks the same
+/// schedules on its pipeline with fewer levels).
+fn lowered_apps() -> impl Iterator<Item = &'static dyn App> {
+    apps().iter().copied().filter(|a| a.name() != "interpolate")
+}
+
+/// Lowered pipelines by app and schedule name.
+type LoweredCache = Mutex<HashMap<(String, String), Arc<LoweredApp>>>;
+
+/// App `app` with schedule `schedule`, lowered on first use and then shared by every test.
+fn lowered(app: &dyn App, schedule: &str) -> Arc<LoweredApp> {
+    static LOWERED: OnceLock<LoweredCache> = OnceLock::new();
+    let mut cache = LOWERED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let key = (app.name().to_string(), schedule.to_string());
+    let entry = cache.entry(key).or_insert_with(|| {
+        let lowered = app
+            .lower(schedule)
+            .unwrap_or_else(|e| panic!("{} {schedule}: {e}", app.name()));
+        Arc::new(lowered)
+    });
+    Arc::clone(entry)
+}
+
 /// Runs `lowered` on `input` and compares with the reference.
 fn check(app: &dyn App, lowered: &LoweredApp, input: &AnyBuffer, context: &str) {
     let (mins, extents) = app.check_input(input).expect("the input fits the app");
@@ -65,20 +95,18 @@ fn sizes(schedule: &ScheduleInfo, rng: &mut SmallRng) -> Vec<(i64, i64)> {
 #[test]
 fn every_schedule_of_every_app_matches_the_reference() {
     let (seed, mut rng) = seeded_rng(0x5c4e);
-    for app in apps() {
+    for app in lowered_apps() {
         for schedule in app.schedules() {
-            let lowered = app
-                .lower(schedule.name)
-                .unwrap_or_else(|e| panic!("{} {}: {e}", app.name(), schedule.name));
+            let lowered = lowered(app, schedule.name);
             for (w, h) in sizes(&schedule, &mut rng) {
-                let input = random_input(*app, &mut rng, w, h);
+                let input = random_input(app, &mut rng, w, h);
                 let mins: Vec<i64> = input.dims().iter().map(|d| d.min).collect();
                 let context = format!(
                     "{} schedule {}, {w}x{h} output, input mins {mins:?}, seed {seed} (TESSERA_SEED={seed})",
                     app.name(),
                     schedule.name
                 );
-                check(*app, &lowered, &input, &context);
+                check(app, &lowered, &input, &context);
             }
         }
     }
@@ -86,11 +114,13 @@ fn every_schedule_of_every_app_matches_the_reference() {
 
 #[test]
 fn built_in_test_images_through_the_default_schedule() {
-    for app in apps() {
+    for app in lowered_apps() {
         let (w, h) = (40, 36);
         let input = app.default_input(w, h);
-        let got = app
-            .realize_interp("manual", &input, &[])
+        let (mins, extents) = app.check_input(&input).expect("the input fits the app");
+        let lowered = lowered(app, "manual");
+        let got = lowered
+            .run_interp(&app.inputs(&lowered.pipeline, &input, &[]), &mins, &extents)
             .unwrap_or_else(|e| panic!("{}: {e}", app.name()));
         let want = app.reference(&input, &[]).expect("reference");
         assert_same_image(&got, &want, &format!("{} default input", app.name()));
@@ -99,10 +129,10 @@ fn built_in_test_images_through_the_default_schedule() {
 
 #[test]
 fn declared_minimum_outputs_are_exact() {
-    for app in apps() {
+    for app in lowered_apps() {
         for schedule in app.schedules() {
             let (w, h) = schedule.min_output;
-            let lowered = app.lower(schedule.name).expect("lowers");
+            let lowered = lowered(app, schedule.name);
             let smaller = [(w - 1, h), (w, h - 1)];
             for (sw, sh) in smaller.into_iter().filter(|&(a, b)| a > 0 && b > 0) {
                 let input = app.default_input(sw, sh);
