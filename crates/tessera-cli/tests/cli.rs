@@ -119,11 +119,11 @@ fn run_built_in_image_prints_the_reference_checksum() {
     let text = stdout(&out);
     assert!(
         text.starts_with(
-            "blur: 37 x 33 u16 output from the built-in test image, schedule manual, lowered in "
+            "blur: 37 x 33 u16 output from the built-in test image, schedule manual, compiled in "
         ),
         "{text}"
     );
-    assert!(text.contains("(Stmt interpreter)"), "{text}");
+    assert!(text.contains("(LLVM JIT)"), "{text}");
     assert!(text.contains(&checksum_line(&want)), "{text}");
     let got: AnyBuffer = read_npy::<u16>(&out_path).into();
     assert_eq!(checksum::fnv1a64(&got), checksum::fnv1a64(&want));
@@ -141,11 +141,45 @@ fn run_with_the_evaluator_or_any_schedule_gives_the_same_checksum() {
         "{text}"
     );
     for schedule in ["manual", "root", "inline"] {
-        let out = tessera(&[&["run", "histeq", "--schedule", schedule], &size[..]].concat());
-        let text = stdout(&out);
+        for (backend, verb) in [("jit", "compiled in"), ("interp", "lowered in")] {
+            let args = [
+                "run",
+                "histeq",
+                "--schedule",
+                schedule,
+                "--backend",
+                backend,
+            ];
+            let out = tessera(&[&args[..], &size[..]].concat());
+            let text = stdout(&out);
+            assert!(
+                text.contains(&format!("schedule {schedule}, {verb}")) && text.contains(&want),
+                "{schedule} on {backend}: {text}"
+            );
+        }
+    }
+    let out = tessera(
+        &[
+            &["bench", "histeq", "--runs", "3", "--threads", "1", "--json"],
+            &size[..],
+        ]
+        .concat(),
+    );
+    let json = stdout(&out);
+    for key in [
+        "\"app\":\"histeq\"",
+        "\"schedule\":\"manual\"",
+        "\"width\":33",
+        "\"height\":9",
+        "\"threads\":1",
+        "\"compile_ms\":",
+        "\"median_ms\":",
+        "\"min_ms\":",
+        "\"runs\":3",
+    ] {
         assert!(
-            text.contains(&format!("schedule {schedule}, lowered in")) && text.contains(&want),
-            "{schedule}: {text}"
+            json.trim().starts_with('{') && json.contains(key),
+            "{key} missing: {json}"
         );
     }
 }
@@ -349,8 +383,8 @@ fn bad_inputs_fail_with_one_line_errors() {
         e.contains("--schedule does not apply to --backend eval"),
         "{e}"
     );
-    let e = failure(&["run", "blur", "--backend", "jit"]);
-    assert!(e.contains("invalid value 'jit'"), "{e}");
+    let e = failure(&["run", "blur", "--backend", "gpu"]);
+    assert!(e.contains("invalid value 'gpu'"), "{e}");
     let e = failure(&["run", "blur", "--width", "4"]);
     assert!(e.contains("--height"), "{e}");
     let e = failure(&["run", "blur", "--width", "0", "--height", "4"]);
