@@ -66,7 +66,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def machine() -> dict:
     """What the numbers were measured on."""
     with open("/proc/cpuinfo") as cpuinfo:
-        models = [line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")]
+        models = [line.split(":", 1)[1].strip() for line in cpuinfo
+                  if line.startswith("model name")]
     return {"cpu": models[0] if models else platform.processor(), "cpus": os.cpu_count(),
             "halide": importlib.metadata.version("halide"), "python": platform.python_version(),
             "target": str(hl.get_jit_target_from_environment()), "load_average": os.getloadavg()}

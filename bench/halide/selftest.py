@@ -49,7 +49,8 @@ REFERENCES = {"blur": blur_reference, "histeq": histeq_reference}
 def disagreement(app: str, expected: np.ndarray, actual: np.ndarray) -> str | None:
     """Why `actual` is not an acceptable output of `app` given `expected`, or None."""
     if expected.shape != actual.shape or expected.dtype != actual.dtype:
-        return f"shape/type {actual.shape} {actual.dtype}, expected {expected.shape} {expected.dtype}"
+        return (f"shape/type {actual.shape} {actual.dtype},"
+                f" expected {expected.shape} {expected.dtype}")
     if app in ("blur", "histeq"):
         wrong = np.count_nonzero(expected != actual)
         return f"{wrong} pixels differ" if wrong else None

@@ -4,9 +4,9 @@
                              [--save-output FILE.npy] [--save-schedule FILE] [--malloc reuse]
 
 Prints exactly one JSON object on stdout, the shape of `tessera bench --json` plus `impl`,
-`autoschedule_ms` and `malloc`. The thread count is fixed for the life of a process (Halide's
-runtime reads HL_NUM_THREADS when it starts its thread pool), which is why the driver starts
-one worker per variant and thread count.
+`autoschedule_ms`, `malloc` and `times_ms` (every timed run, for judging noise). The thread
+count is fixed for the life of a process (Halide's runtime reads HL_NUM_THREADS when it starts
+its thread pool), which is why the driver starts one worker per variant and thread count.
 
 Protocol: compile once (timed: `compile_ms`; autoscheduling is timed apart), run once untimed
 (thread pool start-up, first touch of the output), then R timed runs into the same output
@@ -74,7 +74,7 @@ def measure(args: argparse.Namespace) -> dict:
     image = images.load_input(args.input, app.input_dtype, app.input_channels)
     width, height = app.output_size_of(image)
     output_extents = [width, height] + ([app.output_channels] if app.output_channels else [])
-    input_buffer, _owner = images.to_halide(image)
+    input_buffer, _owner = images.to_halide(image)  # _owner holds the memory: keep it alive
     input_extents = [input_buffer.dim(d).extent() for d in range(input_buffer.dimensions())]
 
     target = hl.get_jit_target_from_environment()
@@ -102,7 +102,7 @@ def measure(args: argparse.Namespace) -> dict:
             "height": height, "threads": args.threads, "compile_ms": round(compile_ms, 3),
             "autoschedule_ms": round(scheduled.autoschedule_ms, 3),
             "median_ms": round(statistics.median(times), 4), "min_ms": round(min(times), 4),
-            "runs": args.runs, "malloc": args.malloc}
+            "runs": args.runs, "malloc": args.malloc, "times_ms": [round(t, 4) for t in times]}
 
 
 def main() -> None:

@@ -42,13 +42,14 @@ def define() -> Algorithm:
 
 
 def schedule_manual(alg: Algorithm) -> None:
-    # Strips of 32 rows in parallel. Ix and Iy slide down the strip one row at a time (each
-    # gradient row computed once, kept in a 3-row window) in one fused loop that reads the
-    # input once for both; everything else is inlined into the output row.
+    # Strips of 32 rows in parallel, two AVX-512 vectors wide (measured better than one). Ix
+    # and Iy slide down the strip one row at a time (each gradient row computed once, kept in
+    # a 3-row window) in one fused loop that reads the input once for both; everything else
+    # is inlined into the output row.
     ix, iy = alg.stages["Ix"], alg.stages["Iy"]
-    alg.output.split(y, y, yi, 32).parallel(y).vectorize(x, 16)
+    alg.output.split(y, y, yi, 32).parallel(y).vectorize(x, 32)
     for gradient in (ix, iy):
-        gradient.store_at(alg.output, y).compute_at(alg.output, yi).vectorize(x, 16)
+        gradient.store_at(alg.output, y).compute_at(alg.output, yi).vectorize(x, 32)
     ix.compute_with(iy, x)
 
 

@@ -1,4 +1,4 @@
-"""interpolate: multi-scale interpolation of sparse RGBA samples (/work/shared/apps/interpolate.md)."""
+"""interpolate: multi-scale interpolation of RGBA samples (/work/shared/apps/interpolate.md)."""
 
 import halide as hl
 import numpy as np
@@ -23,7 +23,8 @@ def define() -> Algorithm:
     for level in range(1, LEVELS):
         d = downsampled[level - 1]
         downx, down = hl.Func(f"downx{level}"), hl.Func(f"downsampled{level}")
-        downx[x, y, c] = (d[2 * x - 1, y, c] + 2 * d[2 * x, y, c] + d[2 * x + 1, y, c]) * hl.f32(0.25)
+        downx[x, y, c] = (d[2 * x - 1, y, c] + 2 * d[2 * x, y, c]
+                          + d[2 * x + 1, y, c]) * hl.f32(0.25)
         down[x, y, c] = (downx[x, 2 * y - 1, c] + 2 * downx[x, 2 * y, c]
                          + downx[x, 2 * y + 1, c]) * hl.f32(0.25)
         downsampled.append(down)
@@ -36,7 +37,8 @@ def define() -> Algorithm:
         upx[x, y, c] = (coarse[x / 2, y, c] + coarse[(x + 1) / 2, y, c]) / 2
         up[x, y, c] = (upx[x, y / 2, c] + upx[x, (y + 1) / 2, c]) / 2
         fine = hl.Func(f"interpolated{level}")
-        fine[x, y, c] = downsampled[level][x, y, c] + (1 - downsampled[level][x, y, 3]) * up[x, y, c]
+        fine[x, y, c] = (downsampled[level][x, y, c]
+                         + (1 - downsampled[level][x, y, 3]) * up[x, y, c])
         interpolated[level] = fine
 
     output = hl.Func("output")
@@ -49,16 +51,21 @@ def schedule_manual(alg: Algorithm) -> None:
     # Every level of both pyramids is computed whole, in parallel rows, vectorized (the finest
     # downsampled level is inlined into its consumers); interpolated levels are unrolled 2x2
     # so the four phases of the upsampling share their loads. The output is tiled 2x2 with
-    # its three channels unrolled.
+    # its three channels unrolled. The first level reads the clamped input: its four channels
+    # are computed together (each alpha value loaded once for all of them) and its x loop is
+    # always partitioned, so the steady state does dense loads instead of clamped gathers.
+    # 8-lane vectors measured faster than 16 here (stride-2 loads fill one AVX-512 register).
+    # Together these halve the hint schedule's time on this machine.
     st = alg.stages
     for level in range(1, LEVELS):
-        st["downsampled"][level].compute_root().parallel(y, 8).vectorize(x, 16)
+        st["downsampled"][level].compute_root().parallel(y, 8).vectorize(x, 8)
+    st["downsampled"][1].reorder(c, x, y).bound(c, 0, 4).unroll(c).always_partition([x])
     # interpolated[LEVELS - 1] is downsampled[LEVELS - 1] itself, scheduled above.
     for level in range(1, LEVELS - 1):
         st["interpolated"][level].compute_root().parallel(y, 8).unroll(x, 2).unroll(y, 2) \
-            .vectorize(x, 16)
+            .vectorize(x, 8)
     alg.output.reorder(c, x, y).bound(c, 0, 3).unroll(c).tile(x, y, xi, yi, 2, 2) \
-        .unroll(xi).unroll(yi).parallel(y, 8).vectorize(x, 16)
+        .unroll(xi).unroll(yi).parallel(y, 8).vectorize(x, 8)
 
 
 def make_input(width: int, height: int) -> np.ndarray:
