@@ -1,6 +1,7 @@
 //! The `App` trait every benchmark pipeline implements, and what is shared by all of them:
-//! checking an input against the app's description, counting stages, and evaluating the
-//! pipeline with the definition-level evaluator.
+//! checking an input against the app's description (and against a schedule's minimum output),
+//! counting stages, evaluating the pipeline with the definition-level evaluator, and running a
+//! scheduled pipeline, lowered, on the Stmt interpreter.
 
 use std::collections::HashSet;
 
@@ -10,7 +11,11 @@ use tessera::ir::visit::visit_exprs;
 use tessera::ir::{CallKind, ExprKind, Symbol};
 use tessera::lang::function::Function;
 use tessera::lang::param::ParamBinding;
+use tessera::lower::{LowerOptions, Lowered};
+use tessera::pipeline::{run_interp, Inputs, Pipeline};
 use tessera::prelude::*;
+
+use crate::schedule::{unknown_schedule, ScheduleInfo};
 
 /// A runtime scalar parameter of an app (`--param NAME=VALUE`).
 #[derive(Clone, Debug, PartialEq)]
@@ -60,8 +65,13 @@ pub trait App: Send + Sync {
     /// The output extents for an input of `input_extents` (same dimensionality as the
     /// input), or `None` when the input is too small to produce any output.
     fn output_extents(&self, input_extents: &[i64]) -> Option<Vec<i64>>;
-    /// The algorithm, written once and shared by every schedule.
+    /// The algorithm, written once and shared by every schedule, with no schedule applied.
     fn build(&self) -> Result<AppPipeline>;
+    /// The app's named schedules, `manual` (the expert schedule) first.
+    fn schedules(&self) -> Vec<ScheduleInfo>;
+    /// The algorithm, freshly built, with schedule `schedule` applied; an unknown name is an
+    /// error listing the schedules.
+    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline>;
     /// A deterministic synthetic input (smooth regions, edges and noise) for an output of
     /// `width × height`.
     fn default_input(&self, width: i64, height: i64) -> AnyBuffer;
@@ -113,6 +123,79 @@ pub trait App: Send + Sync {
         Ok((dims.iter().map(|d| d.min).collect(), out))
     }
 
+    /// What is known of schedule `name`, or an error listing the app's schedules.
+    fn schedule_info(&self, name: &str) -> Result<ScheduleInfo> {
+        let schedules = self.schedules();
+        schedules
+            .iter()
+            .find(|s| s.name == name)
+            .copied()
+            .ok_or_else(|| unknown_schedule(self.name(), schedules.iter().map(|s| s.name), name))
+    }
+
+    /// Whether schedule `schedule` can compute an output of `output_extents` (x, y, ...); an
+    /// error names the smallest output it computes and the schedules that fit.
+    fn check_schedule_fits(&self, schedule: &str, output_extents: &[i64]) -> Result<()> {
+        let info = self.schedule_info(schedule)?;
+        let &[width, height, ..] = output_extents else {
+            return Err(Error::Buffer(format!(
+                "an output of app {} has x and y extents, not {output_extents:?}",
+                self.name()
+            )));
+        };
+        let fits = |s: &ScheduleInfo| width >= s.min_output.0 && height >= s.min_output.1;
+        if fits(&info) {
+            return Ok(());
+        }
+        let fitting: Vec<&str> = self
+            .schedules()
+            .iter()
+            .filter(|s| fits(s))
+            .map(|s| s.name)
+            .collect();
+        Err(Error::Buffer(format!(
+            "schedule `{schedule}` of app {} computes outputs of at least {} x {} (whole vectors and tiles), but this output is {width} x {height}; use a larger image or a schedule that fits: {}",
+            self.name(),
+            info.min_output.0,
+            info.min_output.1,
+            fitting.join(", ")
+        )))
+    }
+
+    /// The input image and parameters bound for `pipeline` (parameters not in `params` take
+    /// their defaults).
+    fn inputs(&self, pipeline: &AppPipeline, input: &AnyBuffer, params: &[ParamBinding]) -> Inputs {
+        complete_params(&self.params(), params).into_iter().fold(
+            Inputs::new().image(&pipeline.input, input.clone()),
+            Inputs::param,
+        )
+    }
+
+    /// The pipeline with schedule `schedule`, lowered to its loop nest.
+    fn lower(&self, schedule: &str) -> Result<LoweredApp> {
+        let pipeline = self.build_scheduled(schedule)?;
+        let lowered = Pipeline::new(&pipeline.output).lower(&LowerOptions::default())?;
+        Ok(LoweredApp { pipeline, lowered })
+    }
+
+    /// The output for `input`, computed by the pipeline with schedule `schedule`, lowered and
+    /// run on the Stmt interpreter. Parameters not in `params` take their defaults.
+    fn realize_interp(
+        &self,
+        schedule: &str,
+        input: &AnyBuffer,
+        params: &[ParamBinding],
+    ) -> Result<AnyBuffer> {
+        let (mins, extents) = self.check_input(input)?;
+        self.check_schedule_fits(schedule, &extents)?;
+        let lowered = self.lower(schedule)?;
+        lowered.run_interp(
+            &self.inputs(&lowered.pipeline, input, params),
+            &mins,
+            &extents,
+        )
+    }
+
     /// The output for `input`, computed by the definition-level evaluator. Parameters not in
     /// `params` take their defaults.
     fn evaluate(&self, input: &AnyBuffer, params: &[ParamBinding]) -> Result<AnyBuffer> {
@@ -124,6 +207,21 @@ pub trait App: Send + Sync {
         }
         let mut outputs = evaluator.realize(&pipeline.output, &mins, &extents)?;
         Ok(outputs.swap_remove(0))
+    }
+}
+
+/// An app's pipeline with a schedule, lowered once, to run on any number of inputs.
+pub struct LoweredApp {
+    pub pipeline: AppPipeline,
+    pub lowered: Lowered,
+}
+
+impl LoweredApp {
+    /// The output over `[mins, mins + extents)`, computed by the Stmt interpreter.
+    pub fn run_interp(&self, inputs: &Inputs, mins: &[i64], extents: &[i64]) -> Result<AnyBuffer> {
+        let lowered = &self.lowered;
+        let mut realization = run_interp(lowered, &lowered.stmt, inputs, mins, extents, 0)?;
+        Ok(realization.buffers.swap_remove(0))
     }
 }
 

@@ -7,17 +7,39 @@
 //!
 //! A W × H output reads a (W+2) × (H+2) input, so there is no boundary condition. Sums wrap
 //! in u16; test inputs use 12-bit values, where they cannot.
+//!
+//! Schedules: `manual` (Halide's best: parallel strips of 32 rows, a sliding window within
+//! each), `root`, `inline`, and the five strategies of the Halide paper: `breadth_first`,
+//! `full_fusion`, `sliding_window`, `tiled` (32 × 32 tiles), `sliding_tiles` (strips of 8
+//! rows). Every stage is vectorized over x, 16 lanes, and parallel where the strategy allows.
 
 use tessera::lang::param::ParamBinding;
 use tessera::prelude::*;
 
 use crate::app::{App, AppPipeline};
+use crate::schedule::{self, parallel_vectorized, AppFuncs, Schedule, ScheduleInfo};
 use crate::synthetic;
 
 pub struct Blur;
 
+/// The Funcs of the blur pipeline.
+pub struct BlurFuncs {
+    pub input: ImageParam,
+    pub blur_x: Func,
+    pub blur_y: Func,
+}
+
+impl AppFuncs for BlurFuncs {
+    fn pipeline(&self) -> AppPipeline {
+        AppPipeline {
+            output: self.blur_y.clone(),
+            input: self.input.clone(),
+        }
+    }
+}
+
 /// The algorithm: `blur_x` averages three columns, `blur_y` three rows of `blur_x`.
-pub fn pipeline() -> Result<AppPipeline> {
+pub fn funcs() -> Result<BlurFuncs> {
     let input = ImageParam::new(Type::u16(), 2, "input");
     let (x, y) = (Var::new("x"), Var::new("y"));
     let blur_x = Func::new("blur_x");
@@ -30,10 +52,114 @@ pub fn pipeline() -> Result<AppPipeline> {
         (x, y),
         (blur_x.at((x, y)) + blur_x.at((x, y + 1)) + blur_x.at((x, y + 2))) / 3,
     )?;
-    Ok(AppPipeline {
-        output: blur_y,
+    Ok(BlurFuncs {
         input,
+        blur_x,
+        blur_y,
     })
+}
+
+/// u16 lanes in a 256-bit vector.
+const VECTOR: i32 = 16;
+/// The rows of a strip in `manual` and in `sliding_tiles`.
+const MANUAL_STRIP: i32 = 32;
+const SLIDING_TILES_STRIP: i32 = 8;
+/// The side of blur_y's square tiles in `tiled`.
+const TILE: i32 = 32;
+
+/// The schedules: `manual`, `root`, `inline`, then the five strategies of the Halide paper
+/// (§3.1, Fig. 3), each with the same thread and vector parallelism where it allows them.
+const SCHEDULES: &[Schedule<BlurFuncs>] = &[
+    Schedule {
+        name: "manual",
+        min_output: (VECTOR as i64, MANUAL_STRIP as i64),
+        apply: manual,
+    },
+    Schedule {
+        name: "root",
+        min_output: (VECTOR as i64, 1),
+        apply: schedule::root,
+    },
+    Schedule {
+        name: "inline",
+        min_output: (1, 1),
+        apply: schedule::inline,
+    },
+    // With two stages, breadth-first is exactly `root`: blur_x computed at root.
+    Schedule {
+        name: "breadth_first",
+        min_output: (VECTOR as i64, 1),
+        apply: schedule::root,
+    },
+    Schedule {
+        name: "full_fusion",
+        min_output: (VECTOR as i64, 1),
+        apply: full_fusion,
+    },
+    Schedule {
+        name: "sliding_window",
+        min_output: (VECTOR as i64, 1),
+        apply: sliding_window,
+    },
+    Schedule {
+        name: "tiled",
+        min_output: (TILE as i64, TILE as i64),
+        apply: tiled,
+    },
+    Schedule {
+        name: "sliding_tiles",
+        min_output: (VECTOR as i64, SLIDING_TILES_STRIP as i64),
+        apply: sliding_tiles,
+    },
+];
+
+/// Halide's best: strips of 32 rows in parallel, each a sliding window over its rows.
+fn manual(p: &BlurFuncs) {
+    sliding_window_in_strips(p, MANUAL_STRIP);
+}
+
+/// blur_x inlined into blur_y: each output recomputes the three blur_x values it reads.
+fn full_fusion(p: &BlurFuncs) {
+    p.blur_x.compute_inline();
+    parallel_vectorized(&p.blur_y);
+}
+
+/// blur_x stored for the whole image but computed one row at a time as blur_y's y loop needs
+/// it, so each row is computed once; the y loop must stay serial, and storage folds to the few
+/// rows alive at once.
+fn sliding_window(p: &BlurFuncs) {
+    p.blur_y.vectorize("x", VECTOR);
+    p.blur_x
+        .store_root()
+        .compute_at(&p.blur_y, "y")
+        .vectorize("x", VECTOR);
+}
+
+/// blur_y in parallel rows of 32 × 32 tiles; blur_x computed per tile, with its two-row halo.
+fn tiled(p: &BlurFuncs) {
+    p.blur_y
+        .tile("x", "y", "xo", "yo", "xi", "yi", TILE, TILE)
+        .vectorize("xi", VECTOR)
+        .parallel("yo");
+    p.blur_x.compute_at(&p.blur_y, "xo").vectorize("x", VECTOR);
+}
+
+/// Strips of 8 rows in parallel, each a sliding window over its rows.
+fn sliding_tiles(p: &BlurFuncs) {
+    sliding_window_in_strips(p, SLIDING_TILES_STRIP);
+}
+
+/// blur_y split into parallel strips of `rows` rows; blur_x stored per strip and computed per
+/// row, so within a strip each row is computed once (two rows are recomputed per strip).
+fn sliding_window_in_strips(p: &BlurFuncs, rows: i32) {
+    p.blur_y
+        .split("y", "y", "yi", rows)
+        .parallel("y")
+        .vectorize("x", VECTOR);
+    p.blur_x
+        .store_at(&p.blur_y, "y")
+        .compute_at(&p.blur_y, "yi")
+        .vectorize("x", VECTOR);
 }
 
 /// The blur in plain Rust loops: a `(W-2) × (H-2)` output at the input's mins, every sum
@@ -84,7 +210,13 @@ impl App for Blur {
         out.iter().all(|&e| e > 0).then_some(out)
     }
     fn build(&self) -> Result<AppPipeline> {
-        pipeline()
+        funcs().map(|f| f.pipeline())
+    }
+    fn schedules(&self) -> Vec<ScheduleInfo> {
+        schedule::infos(SCHEDULES)
+    }
+    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
+        schedule::build(self.name(), SCHEDULES, schedule, funcs)
     }
     /// 12-bit values, as the spec's test inputs, so the u16 sums do not wrap.
     fn default_input(&self, width: i64, height: i64) -> AnyBuffer {

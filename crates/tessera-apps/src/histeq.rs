@@ -11,17 +11,42 @@
 //! lut(i) = u8(clamp(round(f32(cdf(i) - cmin()) * scale), 0.0, 255.0))   // half to even
 //! output(x, y) = lut(i32(input(x, y)))
 //! ```
+//!
+//! Schedules: `manual` (hist, cdf, cmin and lut computed at root, their pure definitions
+//! vectorized; the histogram's update is a serial scatter and the CDF's a serial scan; the
+//! output parallel over rows and vectorized over x), `root`, and `inline` (lut inlined; the
+//! Funcs with updates — hist, cdf, cmin — computed at root).
 
 use tessera::lang::param::ParamBinding;
 use tessera::prelude::*;
 
 use crate::app::{App, AppPipeline};
+use crate::schedule::{self, AppFuncs, Schedule, ScheduleInfo};
 use crate::synthetic;
 
 pub struct Histeq;
 
+/// The Funcs of the histeq pipeline.
+pub struct HisteqFuncs {
+    pub input: ImageParam,
+    pub hist: Func,
+    pub cdf: Func,
+    pub cmin: Func,
+    pub lut: Func,
+    pub output: Func,
+}
+
+impl AppFuncs for HisteqFuncs {
+    fn pipeline(&self) -> AppPipeline {
+        AppPipeline {
+            output: self.output.clone(),
+            input: self.input.clone(),
+        }
+    }
+}
+
 /// The algorithm. `n` is the pixel count; `cmin` the CDF at the darkest occupied bin.
-pub fn pipeline() -> Result<AppPipeline> {
+pub fn funcs() -> Result<HisteqFuncs> {
     let input = ImageParam::new(Type::u8(), 2, "input");
     let (x, y, i) = (Var::new("x"), Var::new("y"), Var::new("i"));
     let n = input.width() * input.height();
@@ -61,7 +86,46 @@ pub fn pipeline() -> Result<AppPipeline> {
 
     let output = Func::new("output");
     output.define((x, y), lut.at(cast_to::<i32>(input.at((x, y)))))?;
-    Ok(AppPipeline { output, input })
+    Ok(HisteqFuncs {
+        input,
+        hist,
+        cdf,
+        cmin,
+        lut,
+        output,
+    })
+}
+
+/// u8 lanes in a 256-bit vector: the output's vector width.
+const OUTPUT_VECTOR: i32 = 32;
+
+const SCHEDULES: &[Schedule<HisteqFuncs>] = &[
+    Schedule {
+        name: "manual",
+        min_output: (OUTPUT_VECTOR as i64, 1),
+        apply: manual,
+    },
+    Schedule {
+        name: "root",
+        min_output: (OUTPUT_VECTOR as i64, 1),
+        apply: schedule::root,
+    },
+    Schedule {
+        name: "inline",
+        min_output: (1, 1),
+        apply: schedule::inline,
+    },
+];
+
+/// The 256-entry tables at root, their pure definitions in 8-lane (i32 and f32) vectors; the
+/// histogram's update scatters and the CDF's scans, so both stay serial. The output, a gather
+/// from the lookup table, runs rows in parallel, 32 pixels a vector.
+fn manual(p: &HisteqFuncs) {
+    p.hist.compute_root().vectorize("i", 8);
+    p.cdf.compute_root().vectorize("i", 8);
+    p.cmin.compute_root();
+    p.lut.compute_root().vectorize("i", 8);
+    p.output.parallel("y").vectorize("x", OUTPUT_VECTOR);
 }
 
 /// Histogram equalization in plain Rust loops, with the pipeline's int32 wrapping arithmetic
@@ -120,7 +184,13 @@ impl App for Histeq {
             .then(|| input_extents.to_vec())
     }
     fn build(&self) -> Result<AppPipeline> {
-        pipeline()
+        funcs().map(|f| f.pipeline())
+    }
+    fn schedules(&self) -> Vec<ScheduleInfo> {
+        schedule::infos(SCHEDULES)
+    }
+    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
+        schedule::build(self.name(), SCHEDULES, schedule, funcs)
     }
     /// A low-contrast image (values 40..=160), which equalization visibly stretches.
     fn default_input(&self, width: i64, height: i64) -> AnyBuffer {

@@ -1,9 +1,13 @@
 //! The `tessera` command (the project's command-line contract): `tessera apps` lists the
-//! built-in pipelines and `tessera run` evaluates one. Every failure ends the process with a
-//! one-line `error: ...` on stderr and a non-zero exit code (2 for a malformed command line,
-//! 1 for anything else).
+//! built-in pipelines and their schedules, `tessera run` computes one with a schedule (or the
+//! definition-level evaluator), `tessera lower` prints its lowered loop nest, `tessera bench`
+//! times its compiled code. Every failure
+//! ends the process with a one-line `error: ...` on stderr and a non-zero exit code (2 for a
+//! malformed command line, 1 for anything else).
 
+mod bench;
 mod io;
+mod lower;
 mod run;
 
 use std::process::ExitCode;
@@ -24,11 +28,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List the built-in apps: name, stage count, input.
+    /// List the built-in apps: name, stage count, input, schedules.
     Apps,
-    /// Evaluate an app on an image file or its built-in test image; print the output's
+    /// Compute an app on an image file or its built-in test image; print the output's
     /// checksum and the time taken.
     Run(run::RunArgs),
+    /// Print an app's lowered loop nest under a schedule.
+    Lower(lower::LowerArgs),
+    /// Compile an app once and time repeated runs (median and minimum).
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +53,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Apps => list_apps(),
         Command::Run(args) => run::run(&args),
+        Command::Lower(args) => lower::lower(&args),
+        Command::Bench(args) => bench::bench(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -71,10 +81,12 @@ fn list_apps() -> Result<(), String> {
     for app in tessera_apps::apps() {
         let stages = app.stage_count().map_err(|e| e.to_string())?;
         let (w, h) = app.default_size();
+        let schedules: Vec<&str> = app.schedules().iter().map(|s| s.name).collect();
         println!(
-            "{:<10} {stages:>3} stages   input: {}   default output {w} x {h}",
+            "{:<10} {stages:>3} stages   input: {}   default output {w} x {h}   schedules: {}",
             app.name(),
-            app.input_description()
+            app.input_description(),
+            schedules.join(", ")
         );
     }
     Ok(())

@@ -1,21 +1,48 @@
-//! `tessera run APP`: evaluates an app with the definition-level evaluator on an input file or
-//! the app's built-in test image, optionally writes the output, and prints its checksum and
-//! the evaluation time.
+//! `tessera run APP`: computes an app on an input file or the app's built-in test image —
+//! lowered with a schedule and compiled to native code (the default) or run on the Stmt
+//! interpreter, or evaluated from the definitions by the definition-level evaluator —
+//! optionally writes the output, and prints its checksum and the time taken.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
+use tessera::codegen::target::Target;
+use tessera::lang::param::ParamBinding;
+use tessera::pipeline::{Compiled, Pipeline};
 use tessera::prelude::*;
 use tessera_apps::params::parse_assignment;
 use tessera_apps::{checksum, App};
 
 use crate::io::{self, Format};
 
+/// The schedule `run` and `lower` use unless told otherwise: the app's expert schedule.
+pub const DEFAULT_SCHEDULE: &str = "manual";
+
+/// What computes the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// The pipeline lowered with its schedule and compiled to native code by LLVM.
+    Jit,
+    /// The pipeline lowered with its schedule and run on the Stmt interpreter.
+    Interp,
+    /// The definition-level evaluator (the correctness oracle; ignores schedules).
+    Eval,
+}
+
 #[derive(Args)]
 pub struct RunArgs {
     /// The app to run (`tessera apps` lists them).
     app: String,
+    /// The schedule (`tessera apps` lists each app's). Default: manual.
+    #[arg(long)]
+    schedule: Option<String>,
+    /// What computes the output.
+    #[arg(long, value_enum, default_value_t = Backend::Jit)]
+    backend: Backend,
+    /// Worker threads for parallel loops (JIT backend; default: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    threads: usize,
     /// Input image (.npy or .png). Default: the app's built-in test image.
     #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
@@ -35,11 +62,21 @@ pub struct RunArgs {
     height: Option<i64>,
 }
 
-/// Output sizes above this many pixels take the definition-level evaluator minutes.
+/// Output sizes above this many pixels take the interpreter or the evaluator minutes.
 const SLOW_PIXELS: i64 = 1 << 20;
 
 pub fn run(args: &RunArgs) -> Result<(), String> {
     let app = tessera_apps::find(&args.app).map_err(|e| e.to_string())?;
+    let schedule = match (args.backend, &args.schedule) {
+        (Backend::Eval, Some(_)) => {
+            return Err("--schedule does not apply to --backend eval: the definition-level evaluator computes every value from the definitions alone".to_string())
+        }
+        (Backend::Eval, None) => None,
+        (Backend::Jit | Backend::Interp, s) => {
+            let name = s.as_deref().unwrap_or(DEFAULT_SCHEDULE);
+            Some(app.schedule_info(name).map_err(|e| e.to_string())?.name)
+        }
+    };
     let params = args
         .params
         .iter()
@@ -66,27 +103,51 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
             )
         }
     };
-    let (_, extents) = app
+    let (mins, extents) = app
         .check_input(&input)
         .map_err(|e| format!("{source}: {e}"))?;
+    if let Some(schedule) = schedule {
+        app.check_schedule_fits(schedule, &extents)
+            .map_err(|e| format!("{source}: {e}"))?;
+    }
     let pixels: i64 = extents.iter().product();
-    if pixels > SLOW_PIXELS {
+    if pixels > SLOW_PIXELS && args.backend != Backend::Jit {
         eprintln!(
-            "note: the definition-level evaluator is slow (no compiled backend yet); {} pixels may take minutes. Pass --width/--height for a quick run.",
-            pixels
+            "note: the interpreter and the evaluator are slow; {pixels} pixels may take minutes. Use the default JIT backend, or pass --width/--height for a quick run."
         );
     }
 
-    let start = Instant::now();
-    let output = app.evaluate(&input, &params).map_err(|e| e.to_string())?;
-    let seconds = start.elapsed().as_secs_f64();
+    let (output, how) = match schedule {
+        Some(schedule) if args.backend == Backend::Jit => {
+            let start = Instant::now();
+            let compiled = compile(app, schedule, args.threads)?;
+            let compile_seconds = start.elapsed().as_secs_f64();
+            let start = Instant::now();
+            let output = compiled.run(&input, &params, &mins, &extents)?;
+            let run_seconds = start.elapsed().as_secs_f64();
+            (
+                output,
+                format!("schedule {schedule}, compiled in {compile_seconds:.3} s, run in {run_seconds:.4} s (LLVM JIT)"),
+            )
+        }
+        Some(schedule) => interpret(app, schedule, &input, &params, &mins, &extents)?,
+        None => {
+            let start = Instant::now();
+            let output = app.evaluate(&input, &params).map_err(|e| e.to_string())?;
+            let seconds = start.elapsed().as_secs_f64();
+            (
+                output,
+                format!("evaluated in {seconds:.3} s (definition-level evaluator)"),
+            )
+        }
+    };
     if let Some(path) = &args.output {
         io::write_image(path, &output).map_err(|e| e.to_string())?;
     }
 
     let size: Vec<String> = extents.iter().map(i64::to_string).collect();
     println!(
-        "{}: {} {} output from {source}, evaluated in {seconds:.3} s (definition-level evaluator)",
+        "{}: {} {} output from {source}, {how}",
         app.name(),
         size.join(" x "),
         output.ty()
@@ -97,6 +158,79 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
         checksum::sum(&output)
     );
     Ok(())
+}
+
+/// An app's pipeline with a schedule, compiled to native code.
+pub struct CompiledApp<'a> {
+    app: &'a dyn App,
+    pipeline: tessera_apps::AppPipeline,
+    compiled: Compiled,
+}
+
+impl CompiledApp<'_> {
+    pub fn compile_ms(&self) -> f64 {
+        self.compiled.compile_ms()
+    }
+
+    /// The output for `input` over `[mins, mins + extents)`.
+    pub fn run(
+        &self,
+        input: &AnyBuffer,
+        params: &[ParamBinding],
+        mins: &[i64],
+        extents: &[i64],
+    ) -> Result<AnyBuffer, String> {
+        let inputs = self.app.inputs(&self.pipeline, input, params);
+        let mut outputs = self
+            .compiled
+            .realize(&inputs, mins, extents)
+            .map_err(|e| e.to_string())?;
+        Ok(outputs.swap_remove(0))
+    }
+}
+
+/// Builds the app with `schedule` and compiles it for this machine, with `threads` workers
+/// (0: one per core).
+pub fn compile<'a>(
+    app: &'a dyn App,
+    schedule: &str,
+    threads: usize,
+) -> Result<CompiledApp<'a>, String> {
+    let pipeline = app.build_scheduled(schedule).map_err(|e| e.to_string())?;
+    let mut compiled = Pipeline::new(&pipeline.output)
+        .compile_jit(&Target::host())
+        .map_err(|e| e.to_string())?;
+    compiled.set_threads(threads).map_err(|e| e.to_string())?;
+    Ok(CompiledApp {
+        app,
+        pipeline,
+        compiled,
+    })
+}
+
+/// Lowers the app with `schedule` and runs it on the interpreter; returns the output and how
+/// it was computed, with the time each step took.
+fn interpret(
+    app: &dyn App,
+    schedule: &str,
+    input: &AnyBuffer,
+    params: &[ParamBinding],
+    mins: &[i64],
+    extents: &[i64],
+) -> Result<(AnyBuffer, String), String> {
+    let start = Instant::now();
+    let lowered = app.lower(schedule).map_err(|e| e.to_string())?;
+    let lower_seconds = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let inputs = app.inputs(&lowered.pipeline, input, params);
+    let output = lowered
+        .run_interp(&inputs, mins, extents)
+        .map_err(|e| e.to_string())?;
+    let run_seconds = start.elapsed().as_secs_f64();
+    Ok((
+        output,
+        format!("schedule {schedule}, lowered in {lower_seconds:.3} s, run in {run_seconds:.3} s (Stmt interpreter)"),
+    ))
 }
 
 /// Fails early (before a long evaluation) when the output could not be written there.

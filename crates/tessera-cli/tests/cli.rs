@@ -1,6 +1,8 @@
-//! The `tessera` binary as a user runs it: `apps` lists every app, `run` evaluates an app on
-//! its built-in image or an `.npy` file and writes `.npy` output equal to the plain-Rust
-//! reference, and every kind of bad input fails with a one-line error and a non-zero exit.
+//! The `tessera` binary as a user runs it: `apps` lists every app and its schedules, `run`
+//! computes an app (with a schedule on the interpreter, or with the evaluator) on its built-in
+//! image or an `.npy` file and writes `.npy` output equal to the plain-Rust reference, `lower`
+//! prints the loop nest a schedule gives, and every kind of bad input fails with a one-line
+//! error and a non-zero exit.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -69,9 +71,28 @@ fn apps_lists_every_app_with_its_stages_and_input() {
     );
     assert!(lines[0].contains("u16 grayscale, (W+2) x (H+2)"), "{text}");
     assert!(
+        lines[0].ends_with(
+            "schedules: manual, root, inline, breadth_first, full_fusion, sliding_window, tiled, sliding_tiles"
+        ),
+        "{text}"
+    );
+    assert!(
         lines[1].starts_with("histeq") && lines[1].contains(" 5 stages"),
         "{text}"
     );
+    assert!(
+        lines[1].ends_with("schedules: manual, root, inline"),
+        "{text}"
+    );
+}
+
+/// The checksum line `run` prints for an output.
+fn checksum_line(output: &AnyBuffer) -> String {
+    format!(
+        "checksum: fnv1a64={:016x} sum={}",
+        checksum::fnv1a64(output),
+        checksum::sum(output)
+    )
 }
 
 #[test]
@@ -82,9 +103,9 @@ fn run_built_in_image_prints_the_reference_checksum() {
         "run",
         "blur",
         "--width",
-        "12",
+        "37",
         "--height",
-        "7",
+        "33",
         "--output",
         out_path.to_str().expect("utf-8"),
     ]);
@@ -93,37 +114,87 @@ fn run_built_in_image_prints_the_reference_checksum() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let input = tessera_apps::blur::Blur.default_input(12, 7);
-    let want = tessera_apps::blur::Blur
-        .reference(&input, &[])
-        .expect("reference");
+    let input = blur::Blur.default_input(37, 33);
+    let want = blur::Blur.reference(&input, &[]).expect("reference");
     let text = stdout(&out);
     assert!(
-        text.starts_with("blur: 12 x 7 u16 output from the built-in test image"),
+        text.starts_with(
+            "blur: 37 x 33 u16 output from the built-in test image, schedule manual, compiled in "
+        ),
         "{text}"
     );
-    assert!(
-        text.contains(&format!("fnv1a64={:016x}", checksum::fnv1a64(&want))),
-        "{text}"
-    );
+    assert!(text.contains("(LLVM JIT)"), "{text}");
+    assert!(text.contains(&checksum_line(&want)), "{text}");
     let got: AnyBuffer = read_npy::<u16>(&out_path).into();
     assert_eq!(checksum::fnv1a64(&got), checksum::fnv1a64(&want));
+}
+
+#[test]
+fn run_with_the_evaluator_or_any_schedule_gives_the_same_checksum() {
+    let input = histeq::Histeq.default_input(33, 9);
+    let want = checksum_line(&histeq::Histeq.reference(&input, &[]).expect("reference"));
+    let size = ["--width", "33", "--height", "9"];
+    let out = tessera(&[&["run", "histeq", "--backend", "eval"], &size[..]].concat());
+    let text = stdout(&out);
+    assert!(
+        text.contains("evaluated in") && text.contains(&want),
+        "{text}"
+    );
+    for schedule in ["manual", "root", "inline"] {
+        for (backend, verb) in [("jit", "compiled in"), ("interp", "lowered in")] {
+            let args = [
+                "run",
+                "histeq",
+                "--schedule",
+                schedule,
+                "--backend",
+                backend,
+            ];
+            let out = tessera(&[&args[..], &size[..]].concat());
+            let text = stdout(&out);
+            assert!(
+                text.contains(&format!("schedule {schedule}, {verb}")) && text.contains(&want),
+                "{schedule} on {backend}: {text}"
+            );
+        }
+    }
+    let out = tessera(
+        &[
+            &["bench", "histeq", "--runs", "3", "--threads", "1", "--json"],
+            &size[..],
+        ]
+        .concat(),
+    );
+    let json = stdout(&out);
+    for key in [
+        "\"app\":\"histeq\"",
+        "\"schedule\":\"manual\"",
+        "\"width\":33",
+        "\"height\":9",
+        "\"threads\":1",
+        "\"compile_ms\":",
+        "\"median_ms\":",
+        "\"min_ms\":",
+        "\"runs\":3",
+    ] {
+        assert!(
+            json.trim().starts_with('{') && json.contains(key),
+            "{key} missing: {json}"
+        );
+    }
 }
 
 #[test]
 fn run_reads_and_writes_npy_files() {
     let dir = TempDir::new().expect("temp dir");
     let (in_path, out_path) = (dir.path().join("in.npy"), dir.path().join("out.npy"));
-    let input = Buffer::<u8>::from_fn(&[0, 0], &[9, 5], |c| (c[0] * 29 + c[1] * 7) as u8 % 50);
-    write_npy(&in_path, &input, &[5, 9]);
-    let out = tessera(&[
-        "run",
-        "histeq",
-        "--input",
+    let (in_arg, out_arg) = (
         in_path.to_str().expect("utf-8"),
-        "--output",
         out_path.to_str().expect("utf-8"),
-    ]);
+    );
+    let input = Buffer::<u8>::from_fn(&[0, 0], &[35, 5], |c| (c[0] * 29 + c[1] * 7) as u8 % 50);
+    write_npy(&in_path, &input, &[5, 35]);
+    let out = tessera(&["run", "histeq", "--input", in_arg, "--output", out_arg]);
     assert!(
         out.status.success(),
         "{}",
@@ -131,22 +202,111 @@ fn run_reads_and_writes_npy_files() {
     );
     assert_eq!(read_npy::<u8>(&out_path), histeq::reference(&input));
 
-    let blur_in = Buffer::<u16>::from_fn(&[0, 0], &[6, 4], |c| (c[0] * 1000 + c[1] * 77) as u16);
-    write_npy(&in_path, &blur_in, &[4, 6]);
-    let out = tessera(&[
-        "run",
-        "blur",
-        "--input",
-        in_path.to_str().expect("utf-8"),
-        "--output",
-        out_path.to_str().expect("utf-8"),
-    ]);
+    // Every schedule of blur, and the evaluator, on one 38 x 36 input (a 36 x 34 output).
+    let blur_in = Buffer::<u16>::from_fn(&[0, 0], &[38, 36], |c| (c[0] * 1000 + c[1] * 77) as u16);
+    write_npy(&in_path, &blur_in, &[36, 38]);
+    let want = blur::reference(&blur_in);
+    let mut runs: Vec<Vec<&str>> = blur::Blur
+        .schedules()
+        .iter()
+        .map(|s| vec!["--schedule", s.name])
+        .collect();
+    runs.push(vec!["--backend", "eval"]);
+    for how in runs {
+        std::fs::remove_file(&out_path).ok();
+        let args = [
+            &["run", "blur", "--input", in_arg, "--output", out_arg],
+            &how[..],
+        ]
+        .concat();
+        let out = tessera(&args);
+        assert!(
+            out.status.success(),
+            "{how:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(read_npy::<u16>(&out_path), want, "{how:?}");
+    }
+}
+
+#[test]
+fn lower_prints_the_loop_nest_of_each_schedule() {
+    let lower = |args: &[&str]| {
+        let out = tessera(&[&["lower"], args].concat());
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout(&out)
+    };
+    // manual: parallel strips of rows; x vectorized into 16-lane ramps.
+    let manual = lower(&["blur"]);
+    assert!(manual.contains("parallel for (blur_y.s0.y.y, "), "{manual}");
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        manual.contains("ramp(") && manual.contains("x16("),
+        "{manual}"
     );
-    assert_eq!(read_npy::<u16>(&out_path), blur::reference(&blur_in));
+
+    // sliding_window: blur_x folded to 4 rows of storage, the y loop serial.
+    let sliding = lower(&["blur", "--schedule", "sliding_window"]);
+    assert!(
+        sliding
+            .lines()
+            .any(|l| l.trim_start().starts_with("alloc blur_x[u16 * ") && l.ends_with(" * 4] {")),
+        "{sliding}"
+    );
+    assert!(
+        sliding.contains("for (blur_y.s0.y, ") && !sliding.contains("parallel"),
+        "{sliding}"
+    );
+
+    // tiled: a 32 x 34 blur_x (the tile and its two-row halo) allocated inside the tile loop.
+    let tiled = lower(&["blur", "--schedule", "tiled"]);
+    let line_of = |text: &str, pattern: &str| {
+        text.lines()
+            .position(|l| l.contains(pattern))
+            .unwrap_or_else(|| panic!("no `{pattern}` in {text}"))
+    };
+    let tile_loop = line_of(&tiled, "for (blur_y.s0.x.xo, ");
+    let alloc = line_of(&tiled, "alloc blur_x[u16 * 32 * 34] {");
+    assert!(tile_loop < alloc, "{tiled}");
+    assert!(tiled.contains("parallel for (blur_y.s0.y.yo, "), "{tiled}");
+
+    // inline: blur_x has no storage at all; nothing parallel or vectorized.
+    let inline = lower(&["blur", "--schedule", "inline"]);
+    assert!(
+        !inline.contains("alloc blur_x")
+            && !inline.contains("parallel")
+            && !inline.contains("ramp("),
+        "{inline}"
+    );
+
+    // histeq manual: the histogram's scatter serial, the output parallel over rows, 32 lanes.
+    let histeq = lower(&["histeq", "--schedule", "manual"]);
+    assert!(
+        histeq
+            .lines()
+            .any(|l| l.trim_start().starts_with("for (hist.s1.r.y, ")),
+        "{histeq}"
+    );
+    assert!(histeq.contains("parallel for (output.s0.y, "), "{histeq}");
+    assert!(histeq.contains("x32("), "{histeq}");
+
+    // --passes: the loop nest, then one line per pass with its time.
+    let passes = lower(&["histeq", "--schedule", "root", "--passes"]);
+    let table = passes
+        .split("lowering passes of histeq (schedule root):\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no pass table in {passes}"));
+    for pass in ["schedule_functions", "bounds_inference", "vectorize_loops"] {
+        assert!(
+            table
+                .lines()
+                .any(|l| l.trim_start().starts_with(pass) && l.ends_with(" ms")),
+            "{pass}: {table}"
+        );
+    }
 }
 
 #[test]
@@ -199,6 +359,32 @@ fn bad_inputs_fail_with_one_line_errors() {
         &path("out.bmp"),
     ]);
     assert!(e.contains("unknown image format"), "{e}");
+    let e = failure(&["run", "blur", "--schedule", "fastest"]);
+    assert!(
+        e.contains("app blur has no schedule `fastest`; its schedules are: manual, root, inline, breadth_first"),
+        "{e}"
+    );
+    let e = failure(&["lower", "histeq", "--schedule", "tiled"]);
+    assert!(
+        e.contains("app histeq has no schedule `tiled`; its schedules are: manual, root, inline"),
+        "{e}"
+    );
+    let e = failure(&["lower", "sharpen"]);
+    assert!(e.contains("no app named `sharpen`"), "{e}");
+    let e = failure(&["run", "blur", "--width", "12", "--height", "7"]);
+    assert!(
+        e.contains("schedule `manual` of app blur computes outputs of at least 16 x 32")
+            && e.contains("this output is 12 x 7")
+            && e.contains("a schedule that fits: inline"),
+        "{e}"
+    );
+    let e = failure(&["run", "blur", "--backend", "eval", "--schedule", "root"]);
+    assert!(
+        e.contains("--schedule does not apply to --backend eval"),
+        "{e}"
+    );
+    let e = failure(&["run", "blur", "--backend", "gpu"]);
+    assert!(e.contains("invalid value 'gpu'"), "{e}");
     let e = failure(&["run", "blur", "--width", "4"]);
     assert!(e.contains("--height"), "{e}");
     let e = failure(&["run", "blur", "--width", "0", "--height", "4"]);

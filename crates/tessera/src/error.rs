@@ -20,6 +20,10 @@ pub enum Error {
     /// A pipeline failed while running (an assertion in generated code, a missing input).
     #[error("runtime error: {0}")]
     Runtime(String),
+    /// The native backend could not compile a statement (a construct it does not support, or
+    /// an LLVM failure).
+    #[error("code generation error: {0}")]
+    Codegen(String),
     /// Reading or writing a file failed.
     #[error("I/O error: {0}")]
     Io(String),

@@ -6,6 +6,7 @@
 //! backend is checked against. See ARCHITECTURE.md for the whole picture.
 
 pub mod analysis;
+pub mod codegen;
 pub mod error;
 pub mod eval;
 pub mod interp;
@@ -14,6 +15,7 @@ pub mod lang;
 pub mod lower;
 pub mod pipeline;
 pub mod prelude;
+pub mod runtime;
 pub mod simplify;
 pub mod testing;
 

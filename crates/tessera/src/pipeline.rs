@@ -1,8 +1,11 @@
 //! `Pipeline`: the output Func of a pipeline, lowered and run. Inputs and scalar parameters are
 //! bound by name through `Inputs`; the output buffers are created over the requested box.
-//! For now pipelines run on the Stmt interpreter; the native backend plugs in behind the same
-//! interface.
+//! A pipeline runs on the Stmt interpreter (`realize_interp`, exact and checked, for tests) or
+//! compiled to native code by the LLVM JIT (`compile_jit`, compile once and run many times).
 
+use crate::codegen::jit::{compile_jit, CompiledPipeline};
+use crate::codegen::signature::{BufferArgument, ScalarArgument, Signature};
+use crate::codegen::target::Target;
 use crate::error::{Error, Result};
 use crate::interp::{InterpStats, Interpreter};
 use crate::ir::Symbol;
@@ -110,6 +113,13 @@ impl Pipeline {
         Ok(self.lower(&LowerOptions::default())?.stmt.to_string())
     }
 
+    /// Lowers and compiles the pipeline to native code for `target`.
+    pub fn compile_jit(&self, target: &Target) -> Result<Compiled> {
+        let lowered = self.lower(&LowerOptions::default())?;
+        let jit = compile_jit(&lowered.stmt, &signature(&lowered), target)?;
+        Ok(Compiled { lowered, jit })
+    }
+
     /// Runs the lowered pipeline on the interpreter over the box `[mins, mins + extents)`.
     pub fn realize_interp(
         &self,
@@ -166,4 +176,103 @@ pub fn run_interp(
         buffers,
         stats: interp.stats().clone(),
     })
+}
+
+/// The arguments of the lowered pipeline's entry point: the output buffers (one per value),
+/// the input images and the scalar parameters.
+pub fn signature(lowered: &Lowered) -> Signature {
+    let out = lowered.env.func(lowered.env.output).read();
+    let n = out.output_types.len();
+    let outputs = out
+        .output_types
+        .iter()
+        .enumerate()
+        .map(|(i, ty)| BufferArgument {
+            name: value_buffer(out.name, i, n),
+            ty: *ty,
+            dims: out.args.len(),
+        })
+        .collect();
+    let images = lowered
+        .arguments
+        .images
+        .iter()
+        .map(|i| BufferArgument {
+            name: i.name,
+            ty: i.ty,
+            dims: i.dims,
+        })
+        .collect();
+    let params = lowered
+        .arguments
+        .params
+        .iter()
+        .map(|p| ScalarArgument {
+            name: p.name,
+            ty: p.ty,
+        })
+        .collect();
+    Signature {
+        outputs,
+        images,
+        params,
+    }
+}
+
+/// A pipeline compiled to native code.
+#[derive(Debug)]
+pub struct Compiled {
+    lowered: Lowered,
+    jit: CompiledPipeline,
+}
+
+impl Compiled {
+    pub fn lowered(&self) -> &Lowered {
+        &self.lowered
+    }
+    /// Milliseconds LLVM took to compile the lowered pipeline.
+    pub fn compile_ms(&self) -> f64 {
+        self.jit.compile_ms()
+    }
+    /// Runs parallel loops on `threads` workers (0: one per core).
+    pub fn set_threads(&mut self, threads: usize) -> Result<()> {
+        self.jit.set_threads(threads)
+    }
+
+    /// Runs the pipeline over the output box `[mins, mins + extents)` into fresh buffers.
+    pub fn realize(
+        &self,
+        inputs: &Inputs,
+        mins: &[i64],
+        extents: &[i64],
+    ) -> Result<Vec<AnyBuffer>> {
+        let sig = self.jit.signature();
+        let mut outputs = sig
+            .outputs
+            .iter()
+            .map(|o| {
+                if mins.len() != o.dims || extents.len() != o.dims {
+                    return Err(Error::Buffer(format!(
+                        "{} has {} dimensions but the output box has {} mins and {} extents",
+                        o.name,
+                        o.dims,
+                        mins.len(),
+                        extents.len()
+                    )));
+                }
+                AnyBuffer::with_mins(o.ty, mins, extents)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.realize_into(inputs, &mut outputs)?;
+        Ok(outputs)
+    }
+
+    /// Runs the pipeline into existing output buffers (one per value of the output Func).
+    pub fn realize_into(&self, inputs: &Inputs, outputs: &mut [AnyBuffer]) -> Result<()> {
+        inputs.check(&self.lowered.arguments)?;
+        let images: Vec<(Symbol, &AnyBuffer)> =
+            inputs.images().iter().map(|(n, b)| (*n, b)).collect();
+        let mut refs: Vec<&mut AnyBuffer> = outputs.iter_mut().collect();
+        self.jit.run(&mut refs, &images, inputs.params())
+    }
 }

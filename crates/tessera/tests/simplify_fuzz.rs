@@ -2,7 +2,9 @@
 //! vector) are evaluated lane by lane before and after simplification under random
 //! assignments, and must agree bit for bit — except where the ORIGINAL expression overflows
 //! signed 32/64-bit arithmetic, which the simplifier may assume never happens. Also measures
-//! how often simplification changes an expression and whether it is idempotent.
+//! how often simplification changes an expression and whether it is idempotent. Vector index
+//! arithmetic (ramps, broadcasts, and arithmetic on them, as vectorized loops produce) gets
+//! its own tests, on expressions and on statements with vector lets and stores.
 //!
 //! Re-run a failing seed with `TESSERA_SEED=<seed> cargo test --test simplify_fuzz`.
 
@@ -11,9 +13,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use tessera::eval::expr::ExprEval;
+use tessera::eval::expr::{EvalContext, ExprEval};
 use tessera::eval::value::Value;
-use tessera::ir::{BinaryOp, Expr, ForKind, Stmt, StmtKind, Symbol, Type};
+use tessera::ir::{BinaryOp, Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol, Type};
 use tessera::prelude::{ExprOps, Var};
 use tessera::simplify::{simplify, simplify_stmt};
 use tessera::testing::{edge_values, random_assignment, random_expr_with, GenOptions};
@@ -50,11 +52,13 @@ fn case(rng: &mut SmallRng) -> (Type, GenOptions, Vec<(Symbol, Type)>) {
         1
     };
     let homogeneous = rng.random_bool(0.5);
+    let index_arithmetic = vectors && rng.random_bool(0.5);
     let (options, vars) = if homogeneous {
         // Mostly one type, so arithmetic on the same variables cancels and combines.
         let operand = if ty.is_bool() { Type::i32() } else { ty };
         let options = GenOptions {
             types: vec![operand, operand, Type::bool_()],
+            index_arithmetic,
             ..GenOptions::default()
         };
         let vars = vec![
@@ -76,7 +80,11 @@ fn case(rng: &mut SmallRng) -> (Type, GenOptions, Vec<(Symbol, Type)>) {
         ]
         .map(|(n, t)| (Symbol::new(n), t))
         .to_vec();
-        (GenOptions::default(), vars)
+        let options = GenOptions {
+            index_arithmetic,
+            ..GenOptions::default()
+        };
+        (options, vars)
     };
     (ty.with_lanes(lanes), options, vars)
 }
@@ -138,6 +146,94 @@ fn simplification_preserves_values() {
         "seed {seed}: {CASES} expressions, {compared} evaluations compared, {skipped} skipped \
          (signed overflow), {:.1}% changed by simplification, {:.2}% idempotent, {:.2?}",
         100.0 * changed as f64 / CASES as f64,
+        100.0 * idempotent as f64 / CASES as f64,
+        start.elapsed()
+    );
+    for example in &not_idempotent {
+        println!("not idempotent: {example}");
+    }
+    assert!(compared > CASES * ASSIGNMENTS / 2, "too many skipped cases");
+    assert!(
+        idempotent as f64 >= 0.99 * CASES as f64,
+        "simplify is not idempotent often enough (seed {seed}): {idempotent}/{CASES}\n{}",
+        not_idempotent.join("\n")
+    );
+}
+
+/// Vector index arithmetic: ramps (with small constant strides over often aligned bases),
+/// broadcasts, and sums, differences, products, quotients and remainders of them with
+/// broadcasts, with vector lets, casts and selects around — in i32 (where the simplifier may
+/// assume no overflow) and in the types that wrap. Compared lane by lane.
+#[test]
+fn vector_index_arithmetic_preserves_values() {
+    const INDEX_TYPES: [Type; 7] = [
+        Type::i32(),
+        Type::i32(),
+        Type::i64(),
+        Type::i16(),
+        Type::u8(),
+        Type::u16(),
+        Type::u32(),
+    ];
+    let seed = seed();
+    let start = Instant::now();
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let (mut compared, mut skipped, mut idempotent, mut affine_before, mut affine_after) =
+        (0usize, 0usize, 0usize, 0usize, 0usize);
+    let mut not_idempotent = Vec::new();
+    for i in 0..CASES {
+        let ty = INDEX_TYPES[rng.random_range(0..INDEX_TYPES.len())];
+        let lanes = [2, 4, 8, 16][rng.random_range(0..4)];
+        let options = GenOptions {
+            types: vec![ty, ty, Type::i32(), Type::bool_()],
+            index_arithmetic: true,
+            intrinsics: false,
+            ..GenOptions::default()
+        };
+        let vars = vec![
+            (Symbol::new("x"), ty),
+            (Symbol::new("y"), ty),
+            (Symbol::new("i"), Type::i32()),
+            (Symbol::new("p"), Type::bool_()),
+        ];
+        let depth = rng.random_range(2..=4);
+        let e = random_expr_with(&mut rng, ty.with_lanes(lanes), depth, &vars, &options);
+        let s = simplify(&e);
+        assert_eq!(
+            s.ty(),
+            e.ty(),
+            "seed {seed}, case {i}: type changed: {e} -> {s}"
+        );
+        affine_before += is_affine(&e) as usize;
+        affine_after += is_affine(&s) as usize;
+        let again = simplify(&s);
+        if again == s {
+            idempotent += 1;
+        } else if not_idempotent.len() < 5 {
+            not_idempotent.push(format!("{e}\n    -> {s}\n    -> {again}"));
+        }
+        for _ in 0..ASSIGNMENTS {
+            let env = random_assignment(&mut rng, &vars);
+            let (before, overflowed) = evaluate(&e, &env);
+            if overflowed {
+                skipped += 1;
+                continue;
+            }
+            let (after, _) = evaluate(&s, &env);
+            compared += 1;
+            let same = before.iter().zip(&after).all(|(a, b)| a.bits_eq(*b));
+            assert!(
+                same,
+                "simplification changed a value (TESSERA_SEED={seed}, case {i})\n  \
+                 expression: {e}\n  simplified: {s}\n  assignment: {env:?}\n  \
+                 before: {before:?}\n  after:  {after:?}"
+            );
+        }
+    }
+    println!(
+        "seed {seed}: {CASES} vector expressions, {compared} evaluations compared lane by lane, \
+         {skipped} skipped (signed overflow); a ramp or broadcast of scalars: {affine_before} \
+         before, {affine_after} after; {:.2}% idempotent, {:.2?}",
         100.0 * idempotent as f64 / CASES as f64,
         start.elapsed()
     );
@@ -255,7 +351,32 @@ fn linear_reasoning_preserves_values() {
     assert!(compared > CASES * ASSIGNMENTS, "too many skipped cases");
 }
 
-/// A statement run's record: every store, in order.
+/// Variable values for statement runs, one per lane (a scalar has one).
+#[derive(Clone, Debug, Default)]
+struct Lanes(HashMap<Symbol, Vec<Value>>);
+
+impl EvalContext for Lanes {
+    fn lookup(&self, name: Symbol, lane: usize) -> Option<Value> {
+        let values = self.0.get(&name)?;
+        Some(values[lane % values.len()])
+    }
+}
+
+impl Lanes {
+    /// Binds `name` to `values` and returns what it was bound to.
+    fn bind(&mut self, name: Symbol, values: Vec<Value>) -> Option<Vec<Value>> {
+        self.0.insert(name, values)
+    }
+
+    fn restore(&mut self, name: Symbol, outer: Option<Vec<Value>>) {
+        match outer {
+            Some(v) => self.0.insert(name, v),
+            None => self.0.remove(&name),
+        };
+    }
+}
+
+/// A statement run's record: every store, lane by lane, in order.
 struct Run {
     trace: Vec<(i64, Value)>,
     /// Whether to stop (returning `None`) when signed 32/64-bit arithmetic overflows.
@@ -263,11 +384,15 @@ struct Run {
 }
 
 /// Runs a statement (loops, ifs, lets, blocks and stores into `out`).
-fn run(s: &Stmt, env: &mut HashMap<Symbol, Value>, r: &mut Run) -> Option<()> {
+fn run(s: &Stmt, env: &mut Lanes, r: &mut Run) -> Option<()> {
     let stop = r.stop_on_overflow;
-    let eval = |e: &Expr, env: &HashMap<Symbol, Value>| {
-        let (v, overflowed) = evaluate(e, env);
-        (!(stop && overflowed)).then(|| v[0])
+    let eval = |e: &Expr, env: &Lanes| {
+        let mut ctx = env.clone();
+        let mut ev = ExprEval::new(&mut ctx);
+        let lanes = ev
+            .eval_lanes(e)
+            .unwrap_or_else(|err| panic!("evaluating {e}: {err}"));
+        (!(stop && ev.signed_overflow)).then_some(lanes)
     };
     match s.kind() {
         StmtKind::Block(stmts) => stmts.iter().try_for_each(|c| run(c, env, r)),
@@ -278,21 +403,18 @@ fn run(s: &Stmt, env: &mut HashMap<Symbol, Value>, r: &mut Run) -> Option<()> {
             body,
             ..
         } => {
-            let lo = eval(min, env)?.as_i128()? as i64;
-            let n = eval(extent, env)?.as_i128()? as i64;
+            let lo = eval(min, env)?[0].as_i128()? as i64;
+            let n = eval(extent, env)?[0].as_i128()? as i64;
             // A loop variable past the i32 range overflows like `min + extent` would.
             if stop && lo.saturating_add(n - 1) > i32::MAX as i64 {
                 return None;
             }
-            let outer = env.get(name).copied();
+            let outer = env.0.get(name).cloned();
             for v in lo..lo + n {
-                env.insert(*name, Value::Int(v));
+                env.bind(*name, vec![Value::Int(v)]);
                 run(body, env, r)?;
             }
-            match outer {
-                Some(v) => env.insert(*name, v),
-                None => env.remove(name),
-            };
+            env.restore(*name, outer);
             Some(())
         }
         StmtKind::IfThenElse {
@@ -300,7 +422,7 @@ fn run(s: &Stmt, env: &mut HashMap<Symbol, Value>, r: &mut Run) -> Option<()> {
             then_case,
             else_case,
         } => {
-            if eval(condition, env)?.is_true() {
+            if eval(condition, env)?[0].is_true() {
                 run(then_case, env, r)
             } else {
                 else_case.as_ref().map_or(Some(()), |e| run(e, env, r))
@@ -308,18 +430,16 @@ fn run(s: &Stmt, env: &mut HashMap<Symbol, Value>, r: &mut Run) -> Option<()> {
         }
         StmtKind::LetStmt { name, value, body } => {
             let v = eval(value, env)?;
-            let outer = env.insert(*name, v);
+            let outer = env.bind(*name, v);
             let result = run(body, env, r);
-            match outer {
-                Some(v) => env.insert(*name, v),
-                None => env.remove(name),
-            };
+            env.restore(*name, outer);
             result
         }
         StmtKind::Store { index, value, .. } => {
-            let i = eval(index, env)?.as_i128()? as i64;
-            let v = eval(value, env)?;
-            r.trace.push((i, v));
+            let (indices, values) = (eval(index, env)?, eval(value, env)?);
+            for (i, v) in indices.iter().zip(values) {
+                r.trace.push((i.as_i128()? as i64, v));
+            }
             Some(())
         }
         other => panic!("the statement fuzzer does not generate {other:?}"),
@@ -327,20 +447,30 @@ fn run(s: &Stmt, env: &mut HashMap<Symbol, Value>, r: &mut Run) -> Option<()> {
 }
 
 /// A random loop nest over i32 variables, with ifs on conditions involving the loop
-/// variables, lets and stores.
-fn random_stmt(rng: &mut SmallRng, depth: u32, vars: &mut Vec<(Symbol, Type)>) -> Stmt {
+/// variables, lets and stores. With `lanes` > 1, as in a vectorized loop, stores are of
+/// `lanes`-wide vectors and there are vector lets: ramps (with small constant strides) and
+/// broadcasts of scalars, and other vectors.
+fn random_stmt(rng: &mut SmallRng, depth: u32, vars: &mut Vec<(Symbol, Type)>, lanes: u16) -> Stmt {
     let options = GenOptions {
         types: vec![Type::i32(), Type::i32(), Type::bool_()],
         intrinsics: false,
         ..GenOptions::default()
     };
+    let vector_options = GenOptions {
+        index_arithmetic: true,
+        ..options.clone()
+    };
     let int = |rng: &mut SmallRng, vars: &[(Symbol, Type)], d: u32| {
         random_expr_with(rng, Type::i32(), d, vars, &options)
     };
+    let vector = |rng: &mut SmallRng, vars: &[(Symbol, Type)], d: u32| {
+        random_expr_with(rng, Type::i32().with_lanes(lanes), d, vars, &vector_options)
+    };
+    let shapes = if lanes > 1 { 6 } else { 5 };
     let choice = if depth == 0 {
         4
     } else {
-        rng.random_range(0..5)
+        rng.random_range(0..shapes)
     };
     match choice {
         0 => {
@@ -352,14 +482,19 @@ fn random_stmt(rng: &mut SmallRng, depth: u32, vars: &mut Vec<(Symbol, Type)>) -
             };
             let extent = Expr::i32(rng.random_range(-1..4));
             vars.push((name, Type::i32()));
-            let body = random_stmt(rng, depth - 1, vars);
+            let body = random_stmt(rng, depth - 1, vars, lanes);
             vars.pop();
             Stmt::for_loop(name, min, extent, ForKind::Serial, body)
         }
         1 => {
             // Conditions mostly compare variables with small constants, which the
             // simplifier turns into bounds.
-            let (v, _) = vars[rng.random_range(0..vars.len())];
+            let scalars: Vec<Symbol> = vars
+                .iter()
+                .filter(|(_, t)| t.is_scalar())
+                .map(|(n, _)| *n)
+                .collect();
+            let v = scalars[rng.random_range(0..scalars.len())];
             let k = Expr::i32(rng.random_range(-3..4));
             let condition = match rng.random_range(0..4) {
                 0 => Var::new(v.as_str()).expr().lt(k),
@@ -367,10 +502,10 @@ fn random_stmt(rng: &mut SmallRng, depth: u32, vars: &mut Vec<(Symbol, Type)>) -
                 2 => Var::new(v.as_str()).expr().eq_(k),
                 _ => random_expr_with(rng, Type::bool_(), 2, vars, &options),
             };
-            let then_case = random_stmt(rng, depth - 1, vars);
+            let then_case = random_stmt(rng, depth - 1, vars, lanes);
             let else_case = rng
                 .random_bool(0.5)
-                .then(|| random_stmt(rng, depth - 1, vars));
+                .then(|| random_stmt(rng, depth - 1, vars, lanes));
             Stmt::new(StmtKind::IfThenElse {
                 condition,
                 then_case,
@@ -382,40 +517,101 @@ fn random_stmt(rng: &mut SmallRng, depth: u32, vars: &mut Vec<(Symbol, Type)>) -
             let value_depth = rng.random_range(0..3);
             let value = int(rng, vars, value_depth);
             vars.push((name, Type::i32()));
-            let body = random_stmt(rng, depth - 1, vars);
+            let body = random_stmt(rng, depth - 1, vars, lanes);
             vars.pop();
             Stmt::let_stmt(name, value, body)
         }
         3 => Stmt::block(vec![
-            random_stmt(rng, depth - 1, vars),
-            random_stmt(rng, depth - 1, vars),
+            random_stmt(rng, depth - 1, vars, lanes),
+            random_stmt(rng, depth - 1, vars, lanes),
         ]),
-        _ => Stmt::new(StmtKind::Store {
+        4 if lanes > 1 => Stmt::new(StmtKind::Store {
+            buffer: Symbol::new("out"),
+            index: vector(rng, vars, 2),
+            value: vector(rng, vars, 2),
+            predicate: None,
+        }),
+        4 => Stmt::new(StmtKind::Store {
             buffer: Symbol::new("out"),
             index: int(rng, vars, 1),
             value: int(rng, vars, 3),
             predicate: None,
         }),
+        _ => {
+            let name = Symbol::new(&format!("v{}", vars.len()));
+            let value = match rng.random_range(0..4) {
+                0 | 1 => {
+                    let stride = [1, 1, 2, 3, -1, 0][rng.random_range(0..6)];
+                    Expr::ramp(int(rng, vars, 2), Expr::i32(stride), lanes)
+                }
+                2 => int(rng, vars, 2).broadcast_to(lanes),
+                _ => vector(rng, vars, 2),
+            };
+            vars.push((name, value.ty()));
+            let body = random_stmt(rng, depth - 1, vars, lanes);
+            vars.pop();
+            Stmt::let_stmt(name, value, body)
+        }
     }
 }
 
-#[test]
-fn statement_simplification_preserves_stores() {
-    let seed = seed();
+/// What statement runs compared.
+#[derive(Default)]
+struct StatementTally {
+    compared: usize,
+    stores: usize,
+    /// Stores whose index was a ramp or broadcast of scalars, before and after simplification.
+    affine_before: usize,
+    affine_after: usize,
+}
+
+/// Whether `e` is a ramp or broadcast of scalars (what code generation turns into a dense,
+/// strided or uniform access).
+fn is_affine(e: &Expr) -> bool {
+    match e.kind() {
+        ExprKind::Ramp(base, _) | ExprKind::Broadcast(base) => base.ty().is_scalar(),
+        _ => false,
+    }
+}
+
+/// Counts the stores in `s` into `stores`; returns how many have a ramp or broadcast index.
+fn count_affine_stores(s: &Stmt, stores: &mut usize) -> usize {
+    let mut affine = 0;
+    if let StmtKind::Store { index, .. } = s.kind() {
+        *stores += 1;
+        affine += is_affine(index) as usize;
+    }
+    s.for_each_child(|_| {}, |c| affine += count_affine_stores(c, stores));
+    affine
+}
+
+/// Random statements with `lanes`-wide stores (1: scalar), simplified, run before and after
+/// from random boundary values of `x` and `y`: the stores must be the same.
+fn check_statements(seed: u64, lanes: &[u16]) -> StatementTally {
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut compared = 0;
+    let mut tally = StatementTally::default();
     for i in 0..CASES / 4 {
+        let width = lanes[rng.random_range(0..lanes.len())];
         let mut vars = vec![
             (Symbol::new("x"), Type::i32()),
             (Symbol::new("y"), Type::i32()),
         ];
-        let s = random_stmt(&mut rng, 4, &mut vars);
+        let s = random_stmt(&mut rng, 4, &mut vars, width);
         let simplified = simplify_stmt(&s);
+        let mut stores = 0;
+        tally.affine_before += count_affine_stores(&s, &mut stores);
+        tally.stores += stores;
+        tally.affine_after += count_affine_stores(&simplified, &mut 0);
         for _ in 0..ASSIGNMENTS {
-            let mut env = HashMap::from([
-                (Symbol::new("x"), boundary_value(&mut rng, Type::i32())),
-                (Symbol::new("y"), boundary_value(&mut rng, Type::i32())),
-            ]);
+            let mut env = Lanes::default();
+            env.bind(
+                Symbol::new("x"),
+                vec![boundary_value(&mut rng, Type::i32())],
+            );
+            env.bind(
+                Symbol::new("y"),
+                vec![boundary_value(&mut rng, Type::i32())],
+            );
             let mut before = Run {
                 trace: Vec::new(),
                 stop_on_overflow: true,
@@ -429,9 +625,9 @@ fn statement_simplification_preserves_stores() {
                 trace: Vec::new(),
                 stop_on_overflow: false,
             };
-            run(&simplified, &mut env, &mut after);
+            run(&simplified, &mut env.clone(), &mut after);
             let (before, after) = (before.trace, after.trace);
-            compared += 1;
+            tally.compared += 1;
             let same = before.len() == after.len()
                 && before
                     .iter()
@@ -445,5 +641,23 @@ fn statement_simplification_preserves_stores() {
             );
         }
     }
-    assert!(compared > CASES / 4, "too many skipped cases");
+    tally
+}
+
+#[test]
+fn statement_simplification_preserves_stores() {
+    let tally = check_statements(seed(), &[1]);
+    assert!(tally.compared > CASES / 4, "too many skipped cases");
+}
+
+#[test]
+fn vector_statement_simplification_preserves_stores() {
+    let seed = seed();
+    let tally = check_statements(seed, &[2, 4, 8]);
+    println!(
+        "seed {seed}: {} vector statement runs compared; {} stores, {} with a ramp or \
+         broadcast index before simplification, {} after",
+        tally.compared, tally.stores, tally.affine_before, tally.affine_after
+    );
+    assert!(tally.compared > CASES / 4, "too many skipped cases");
 }

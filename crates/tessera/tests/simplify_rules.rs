@@ -294,26 +294,353 @@ fn casts_and_intrinsics() {
     ]);
 }
 
+fn i32x(lanes: u16) -> Type {
+    Type::i32().with_lanes(lanes)
+}
+/// `ramp(base, stride, 8)` with an i32 constant stride.
+fn ramp8(base: Expr, stride: i32) -> Expr {
+    Expr::ramp(base, Expr::i32(stride), 8)
+}
+fn x8(e: Expr) -> Expr {
+    e.broadcast_to(8)
+}
+
 #[test]
-fn vectors() {
-    let r = Expr::ramp(x(), Expr::i32(1), 4);
-    let b = |e: Expr| e.broadcast_to(4);
+fn broadcasts_lift_through_every_operation() {
+    use BinaryOp::*;
+    let (p, q) = (var("p", Type::bool_()), var("q", Type::bool_()));
+    let mut cases: Vec<(Expr, Expr)> = [
+        Add, Sub, Mul, Div, Mod, Min, Max, Lt, Le, Eq, Ne, BitAnd, BitOr, BitXor, Shl, Shr,
+    ]
+    .into_iter()
+    .map(|op| (bin(op, x8(x()), x8(y())), x8(bin(op, x(), y()))))
+    .collect();
+    cases.extend([
+        (bin(Gt, x8(x()), x8(y())), x8(y().lt(x()))),
+        (bin(Ge, x8(x()), x8(y())), x8(y().le(x()))),
+        (
+            bin(And, x8(p.clone()), x8(q.clone())),
+            x8(p.clone().and(q.clone())),
+        ),
+        (
+            bin(Or, x8(p.clone()), x8(q.clone())),
+            x8(p.clone().or(q.clone())),
+        ),
+        (
+            select(x8(p.clone()), x8(x()), x8(y())),
+            x8(select(p.clone(), x(), y())),
+        ),
+        (-x8(x()), x8(-x())),
+        (!x8(p.clone()), x8(!p.clone())),
+        (
+            Expr::unary(tessera::ir::UnaryOp::BitNot, x8(x())),
+            x8(Expr::unary(tessera::ir::UnaryOp::BitNot, x())),
+        ),
+        (
+            cast(Type::i64().with_lanes(8), x8(x())),
+            x8(cast(Type::i64(), x())),
+        ),
+        // The scalar operation is simplified in turn.
+        (-(x8(x()) - x8(y())), x8(y() - x())),
+        (bin(Sub, x8(x() + 3), x8(x())), x8(Expr::i32(3))),
+    ]);
+    check(cases);
+}
+
+#[test]
+fn ramp_arithmetic() {
+    use BinaryOp::*;
+    let v = var("v", i32x(8));
     check(vec![
+        (bin(Add, ramp8(x(), 1), x8(y())), ramp8(x() + y(), 1)),
+        (bin(Add, x8(y()), ramp8(x(), 1)), ramp8(x() + y(), 1)),
+        (bin(Sub, ramp8(x(), 1), x8(y())), ramp8(x() - y(), 1)),
+        (bin(Sub, x8(y()), ramp8(x(), 1)), ramp8(y() - x(), -1)),
+        (bin(Add, ramp8(x(), 1), ramp8(y(), 2)), ramp8(x() + y(), 3)),
+        (bin(Sub, ramp8(x(), 2), ramp8(y(), 2)), x8(x() - y())),
+        (bin(Sub, ramp8(x(), 1), ramp8(x(), 1)), c(i32x(8), 0)),
+        (bin(Mul, ramp8(x(), 1), x8(Expr::i32(4))), ramp8(x() * 4, 4)),
         (
-            bin(BinaryOp::Add, r.clone(), b(y())),
-            Expr::ramp(x() + y(), Expr::i32(1), 4),
+            bin(Mul, ramp8(x(), 2), x8(y())),
+            Expr::ramp(x() * y(), y() * 2, 8),
         ),
-        (bin(BinaryOp::Add, b(x()), b(y())), b(x() + y())),
+        (-ramp8(x(), 2), ramp8(-x(), -2)),
+        (ramp8(x(), 0), x8(x())),
+        // In a sum with other vectors, the ramps, broadcasts and constants become one ramp.
         (
-            bin(BinaryOp::Sub, r.clone(), r.clone()),
-            c(Type::i32().with_lanes(4), 0),
+            bin(Sub, bin(Add, v.clone(), ramp8(x(), 1)), x8(y())),
+            v.clone() + ramp8(x() - y(), 1),
         ),
-        (Expr::ramp(x(), Expr::i32(0), 4), b(x())),
         (
-            bin(BinaryOp::Mul, r.clone(), b(Expr::i32(2))),
-            Expr::ramp(x() * 2, Expr::i32(2), 4),
+            bin(
+                Sub,
+                bin(
+                    Mul,
+                    bin(Add, ramp8(x(), 1), x8(Expr::i32(3))),
+                    x8(Expr::i32(2)),
+                ),
+                x8(x() * 2),
+            ),
+            ramp8(Expr::i32(6), 2),
         ),
     ]);
+}
+
+#[test]
+fn casts_of_ramps() {
+    let u = var("u", Type::u8());
+    let u8_ramp = |base: Expr| Expr::ramp(base, c(Type::u8(), 1), 8);
+    check(vec![
+        (
+            cast(Type::i64().with_lanes(8), ramp8(x(), 1)),
+            Expr::ramp(cast(Type::i64(), x()), c(Type::i64(), 1), 8),
+        ),
+        // Narrowing keeps every lane modulo 2^bits, wrapping or not.
+        (
+            cast(Type::u8().with_lanes(8), ramp8(x(), 1)),
+            u8_ramp(cast(Type::u8(), x())),
+        ),
+        // Widening a u8 ramp whose lanes provably stay below 256.
+        (
+            cast(i32x(8), u8_ramp(u.clone() / c(Type::u8(), 2))),
+            ramp8(cast(Type::i32(), u.clone() / c(Type::u8(), 2)), 1),
+        ),
+    ]);
+    unchanged(vec![
+        // u + 7 may wrap in u8: widened lanes would not.
+        cast(i32x(8), u8_ramp(u.clone())),
+        cast(Type::f32().with_lanes(8), ramp8(x(), 1)),
+    ]);
+}
+
+#[test]
+fn division_and_modulo_of_ramps() {
+    use BinaryOp::*;
+    let k = |v: i32| x8(Expr::i32(v));
+    let u = var("u", Type::u8());
+    check(vec![
+        // Every lane in the block of 8 values x*8 starts: the quotient is uniform.
+        (bin(Div, ramp8(x() * 8, 1), k(8)), x8(x())),
+        (bin(Mod, ramp8(x() * 8, 1), k(8)), ramp8(Expr::i32(0), 1)),
+        (
+            bin(
+                Div,
+                Expr::ramp(x() * 8 + 3, Expr::i32(1), 4),
+                Expr::i32(8).broadcast_to(4),
+            ),
+            x().broadcast_to(4),
+        ),
+        (
+            bin(
+                Mod,
+                Expr::ramp(x() * 8 + 3, Expr::i32(1), 4),
+                Expr::i32(8).broadcast_to(4),
+            ),
+            Expr::ramp(Expr::i32(3), Expr::i32(1), 4),
+        ),
+        (bin(Div, ramp8(x() * 8 + 7, -1), k(8)), x8(x())),
+        (bin(Div, ramp8(x() * 8, 1), k(-8)), x8(-x())),
+        (
+            bin(Div, bin(Add, ramp8(x() * 8, 1), k(16)), k(8)),
+            x8(x() + 2),
+        ),
+        // A stride the divisor divides.
+        (bin(Div, ramp8(x(), 4), k(2)), ramp8(x() / 2, 2)),
+        (bin(Mod, ramp8(x(), 4), k(2)), x8(x() % 2)),
+    ]);
+    unchanged(vec![
+        // The lanes cross a multiple of 8, or may.
+        bin(Div, ramp8(x() * 8 + 1, 1), k(8)),
+        bin(Mod, ramp8(x() * 8 + 3, 1), k(-8)),
+        bin(Div, ramp8(x(), 1), k(8)),
+        // A u8 ramp may wrap (250, 254, 2, 6): its quotients by 4 are not a ramp.
+        bin(
+            Div,
+            Expr::ramp(u.clone(), c(Type::u8(), 4), 4),
+            c(Type::u8().with_lanes(4), 4),
+        ),
+    ]);
+}
+
+#[test]
+fn vector_lets_are_split_and_substituted() {
+    use BinaryOp::*;
+    let t = Symbol::new("t");
+    let tv = Expr::var(t, i32x(8));
+    let base = Expr::var(Symbol::new("t.base"), Type::i32());
+    let product = bin(Mul, ramp8(x(), 1), ramp8(y(), 1));
+    check(vec![
+        // A ramp of a non-trivial scalar: the scalar gets a let, the ramp is substituted.
+        (
+            Expr::let_in(
+                t,
+                ramp8(x() + y(), 1),
+                bin(Sub, bin(Add, tv.clone(), x8(Expr::i32(3))), x8(y())),
+            ),
+            Expr::let_in(
+                Symbol::new("t.base"),
+                x() + y(),
+                ramp8((base.clone() - y()) + 3, 1),
+            ),
+        ),
+        (
+            Expr::let_in(t, x8(x() * y()), bin(Add, tv.clone(), tv.clone())),
+            Expr::let_in(Symbol::new("t.base"), x() * y(), x8(base.clone() * 2)),
+        ),
+        // A ramp of a variable is substituted whole.
+        (
+            Expr::let_in(t, ramp8(x(), 1), bin(Mul, tv.clone(), x8(Expr::i32(2)))),
+            ramp8(x() * 2, 2),
+        ),
+        // Another vector is substituted when used once.
+        (
+            Expr::let_in(t, product.clone(), bin(Add, tv.clone(), x8(Expr::i32(1)))),
+            bin(Add, product.clone(), x8(Expr::i32(1))),
+        ),
+    ]);
+    unchanged(vec![Expr::let_in(t, product, bin(Mul, tv.clone(), tv))]);
+}
+
+/// The index arithmetic of the vectorized blur (`blur_y.vectorize(x, 8)`, `blur_x` computed
+/// per row into 4 folded rows), as vectorization leaves it.
+struct BlurIndices {
+    v: Symbol,
+    /// The vectorized variable's value is `ramp(base, 1, 8)`, with this base:
+    /// `min + min(max - min - 7, xo * 8)`.
+    base: Expr,
+    /// `blur_x[((v + x8(extent * (y % 4))) - x8(min_realized))]`
+    load_index: Expr,
+    /// `blur_y[(((v - x8(min0)) * x8(stride0)) + x8(stride1 * (y - min1)))]`
+    store_index: Expr,
+}
+
+fn blur_indices() -> BlurIndices {
+    use BinaryOp::*;
+    let int = |name: &str| var(name, Type::i32());
+    let v = Symbol::new("blur_y.s0.x");
+    let vv = Expr::var(v, i32x(8));
+    let (min0, xmax, xo) = (
+        int("blur_y.min.0"),
+        int("blur_y.s0.x.max"),
+        int("blur_y.s0.x.x"),
+    );
+    let y = int("blur_y.s0.y");
+    let base = min0.clone() + min((xmax - min0.clone()) - 7, xo * 8);
+    let load_index = bin(
+        Sub,
+        bin(
+            Add,
+            vv.clone(),
+            x8(int("blur_x.x.extent_realized") * (y.clone() % 4)),
+        ),
+        x8(int("blur_x.x.min_realized")),
+    );
+    let store_index = bin(
+        Add,
+        bin(Mul, bin(Sub, vv, x8(min0)), x8(int("blur_y.stride.0"))),
+        x8(int("blur_y.stride.1") * (y - int("blur_y.min.1"))),
+    );
+    BlurIndices {
+        v,
+        base,
+        load_index,
+        store_index,
+    }
+}
+
+/// The base and stride of `e` if it is a ramp with a scalar base.
+fn as_ramp(e: &Expr) -> Option<(Expr, Expr)> {
+    match e.kind() {
+        tessera::ir::ExprKind::Ramp(base, stride) if base.ty().is_scalar() => {
+            Some((base.clone(), stride.clone()))
+        }
+        _ => None,
+    }
+}
+
+#[test]
+fn blur_indices_become_single_ramps() {
+    let blur = blur_indices();
+    let base = Symbol::new("blur_y.s0.x.base");
+    let bv = var("blur_y.s0.x.base", Type::i32());
+    let int = |name: &str| var(name, Type::i32());
+    let y = int("blur_y.s0.y");
+    let ramp = ramp8(blur.base.clone(), 1);
+    let dense = ramp8(
+        (bv.clone() + int("blur_x.x.extent_realized") * (y.clone() % 4))
+            - int("blur_x.x.min_realized"),
+        1,
+    );
+    check(vec![(
+        Expr::let_in(blur.v, ramp.clone(), blur.load_index.clone()),
+        Expr::let_in(base, blur.base.clone(), dense),
+    )]);
+    // The store's stride is the output's (unknown) stride in x.
+    let store = simplify(&Expr::let_in(blur.v, ramp, blur.store_index.clone()));
+    let tessera::ir::ExprKind::Let(name, value, body) = store.kind() else {
+        panic!("expected a let of the ramp's base, got {store}")
+    };
+    assert_eq!((*name, value), (base, &blur.base));
+    let (_, stride) = as_ramp(body).unwrap_or_else(|| panic!("not a ramp: {body}"));
+    assert_eq!(stride, int("blur_y.stride.0"), "{store}");
+}
+
+#[test]
+fn blur_statement_gets_dense_and_strided_accesses() {
+    let blur = blur_indices();
+    let stride0 = Symbol::new("blur_y.stride.0");
+    let value = Expr::load(
+        Type::u16().with_lanes(8),
+        Symbol::new("blur_x"),
+        blur.load_index,
+    );
+    let store = Stmt::new(tessera::ir::StmtKind::Store {
+        buffer: Symbol::new("blur_y"),
+        index: blur.store_index,
+        value,
+        predicate: None,
+    });
+    let lowered = Stmt::let_stmt(blur.v, ramp8(blur.base, 1), store);
+    // Every access's index, with its stride, after simplification.
+    let strides = |s: &Stmt| {
+        let mut found = Vec::new();
+        tessera::ir::visit::visit_stmt_exprs(s, &mut |e| {
+            if let tessera::ir::ExprKind::Load { index, .. } = e.kind() {
+                found.push(("load", index.clone()));
+            }
+            true
+        });
+        let mut stores = Vec::new();
+        collect_store_indices(s, &mut stores);
+        found.extend(stores.into_iter().map(|i| ("store", i)));
+        found
+            .into_iter()
+            .map(|(what, i)| {
+                let (_, stride) =
+                    as_ramp(&i).unwrap_or_else(|| panic!("{what} index {i} is not a ramp"));
+                (what, stride)
+            })
+            .collect::<Vec<_>>()
+    };
+    let one = Expr::i32(1);
+    let stride_var = var("blur_y.stride.0", Type::i32());
+    assert_eq!(
+        strides(&simplify_stmt(&lowered)),
+        vec![("load", one.clone()), ("store", stride_var)]
+    );
+    // With a dense output (stride 1 in x), the store is dense too.
+    let dense_output = Stmt::let_stmt(stride0, Expr::i32(1), lowered);
+    assert_eq!(
+        strides(&simplify_stmt(&dense_output)),
+        vec![("load", one.clone()), ("store", one)]
+    );
+}
+
+fn collect_store_indices(s: &Stmt, out: &mut Vec<Expr>) {
+    if let tessera::ir::StmtKind::Store { index, .. } = s.kind() {
+        out.push(index.clone());
+    }
+    s.for_each_child(|_| {}, |c| collect_store_indices(c, out));
 }
 
 #[test]

@@ -53,6 +53,9 @@ pub struct ExprEval<'a> {
     /// negation overflowed (the value still wraps). Randomized tests skip such cases, since the
     /// simplifier, like Halide's, may assume they do not happen.
     pub signed_overflow: bool,
+    /// Whether to compute `signed_overflow` (a noticeable cost on hot evaluation paths that
+    /// do not need it).
+    track_overflow: bool,
 }
 
 impl<'a> ExprEval<'a> {
@@ -61,6 +64,15 @@ impl<'a> ExprEval<'a> {
             ctx,
             lets: Vec::new(),
             signed_overflow: false,
+            track_overflow: true,
+        }
+    }
+
+    /// An evaluator that does not track signed overflow (the values are the same).
+    pub fn untracked(ctx: &'a mut dyn EvalContext) -> ExprEval<'a> {
+        ExprEval {
+            track_overflow: false,
+            ..ExprEval::new(ctx)
         }
     }
 
@@ -102,7 +114,7 @@ impl<'a> ExprEval<'a> {
             ExprKind::Cast(a) => Ok(value::cast(self.eval(a, lane)?, a.ty().element(), ty)),
             ExprKind::Unary(op, a) => {
                 let v = self.eval(a, lane)?;
-                if *op == crate::ir::UnaryOp::Neg {
+                if self.track_overflow && *op == crate::ir::UnaryOp::Neg {
                     self.signed_overflow |=
                         value::signed_overflow(BinaryOp::Sub, Value::zero(ty), v, ty);
                 }
@@ -117,7 +129,9 @@ impl<'a> ExprEval<'a> {
                 }
                 let y = self.eval(b, lane)?;
                 let operand_ty = a.ty().element();
-                self.signed_overflow |= value::signed_overflow(*op, x, y, operand_ty);
+                if self.track_overflow {
+                    self.signed_overflow |= value::signed_overflow(*op, x, y, operand_ty);
+                }
                 Ok(value::binary(*op, x, y, operand_ty))
             }
             ExprKind::Select(c, t, f) => {
@@ -147,8 +161,10 @@ impl<'a> ExprEval<'a> {
                 let step = Value::Int((lane / inner) as i64);
                 let step = value::cast(step, Type::i64(), ty);
                 let offset = value::binary(BinaryOp::Mul, s, step, ty);
-                self.signed_overflow |= value::signed_overflow(BinaryOp::Mul, s, step, ty)
-                    || value::signed_overflow(BinaryOp::Add, b, offset, ty);
+                if self.track_overflow {
+                    self.signed_overflow |= value::signed_overflow(BinaryOp::Mul, s, step, ty)
+                        || value::signed_overflow(BinaryOp::Add, b, offset, ty);
+                }
                 Ok(value::binary(BinaryOp::Add, b, offset, ty))
             }
             ExprKind::Load {

@@ -418,7 +418,7 @@ impl Evaluator {
             vars: &vars,
             stage: None,
         };
-        let mut eval = ExprEval::new(&mut frame);
+        let mut eval = ExprEval::untracked(&mut frame);
         let values = f
             .pure
             .values
@@ -467,7 +467,7 @@ impl Evaluator {
                 vars: &[],
                 stage: None,
             };
-            let mut eval = ExprEval::new(&mut frame);
+            let mut eval = ExprEval::untracked(&mut frame);
             for v in &r.vars {
                 mins.push(integer(f.name, &v.min, eval.eval(&v.min, 0)?)?);
                 extents.push(integer(f.name, &v.extent, eval.eval(&v.extent, 0)?)?);
@@ -494,7 +494,7 @@ impl Evaluator {
                     written: &written,
                 }),
             };
-            let mut eval = ExprEval::new(&mut frame);
+            let mut eval = ExprEval::untracked(&mut frame);
             let step = (|| {
                 for p in predicates {
                     if !eval.eval(p, 0)?.is_true() {

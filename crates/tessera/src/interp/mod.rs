@@ -279,7 +279,7 @@ impl Interpreter {
     fn exec_provide(&mut self, func: Symbol, args: &[Expr], values: &[Expr]) -> Result<()> {
         let lanes = common_lanes(args.iter().chain(values), || format!("Provide to {func}"))?;
         let mut points = Vec::with_capacity(lanes);
-        let mut ev = ExprEval::new(&mut self.state);
+        let mut ev = ExprEval::untracked(&mut self.state);
         for lane in 0..lanes {
             let coords = args
                 .iter()
@@ -322,7 +322,7 @@ impl Interpreter {
             )));
         }
         let mut writes = Vec::with_capacity(lanes);
-        let mut ev = ExprEval::new(&mut self.state);
+        let mut ev = ExprEval::untracked(&mut self.state);
         for lane in 0..lanes {
             if let Some(p) = predicate {
                 if !ev.eval(p, lane)?.is_true() {
@@ -368,14 +368,14 @@ impl Interpreter {
     }
 
     fn eval_lanes(&mut self, e: &Expr) -> Result<Vec<Value>> {
-        ExprEval::new(&mut self.state).eval_lanes(e)
+        ExprEval::untracked(&mut self.state).eval_lanes(e)
     }
 
     fn eval_scalar(&mut self, e: &Expr, what: &str) -> Result<Value> {
         if e.ty().is_vector() {
             return Err(malformed(format!("{what} {e} is a vector")));
         }
-        ExprEval::new(&mut self.state).eval(e, 0)
+        ExprEval::untracked(&mut self.state).eval(e, 0)
     }
 
     fn eval_int(&mut self, e: &Expr, what: impl Fn() -> String) -> Result<i64> {

@@ -194,6 +194,7 @@ fn describe(what: &str, e: &Expr, err: Error) -> String {
         | Error::Schedule(m)
         | Error::Buffer(m)
         | Error::Runtime(m)
+        | Error::Codegen(m)
         | Error::Io(m) => m,
     };
     if text.starts_with(what) {

@@ -27,6 +27,12 @@ fn div(a: Expr, b: Expr) -> Expr {
     Expr::binary(BinaryOp::Div, a, b)
 }
 
+/// `value` clamped to `[min, min + extent - 1]`.
+fn clamp_to(value: Expr, min: Expr, extent: Expr) -> Expr {
+    let max = sub(add(min.clone(), extent), i32c(1));
+    Expr::binary(BinaryOp::Max, Expr::binary(BinaryOp::Min, value, max), min)
+}
+
 /// The effective tail strategy of a split (Halide's `Auto`: shift inwards in pure
 /// definitions, guard in updates, where recomputing a point would apply the update twice).
 pub fn resolve_tail(tail: TailStrategy, is_update: bool) -> TailStrategy {
@@ -115,16 +121,20 @@ pub fn build_stage(f: &FunctionContents, stage: usize) -> Stmt {
             } => {
                 let (inner_min, inner_extent) = bounds[inner].clone();
                 let (outer_min, outer_extent) = bounds[outer].clone();
-                bounds.insert(*fused, (i32c(0), mul(inner_extent.clone(), outer_extent)));
+                bounds.insert(
+                    *fused,
+                    (i32c(0), mul(inner_extent.clone(), outer_extent.clone())),
+                );
                 let f = var_of(*fused);
-                derived.push((
-                    *inner,
-                    add(
-                        inner_min,
-                        Expr::binary(BinaryOp::Mod, f.clone(), inner_extent.clone()),
-                    ),
-                ));
-                derived.push((*outer, add(outer_min, div(f, inner_extent))));
+                let inner_value = add(
+                    inner_min.clone(),
+                    Expr::binary(BinaryOp::Mod, f.clone(), inner_extent.clone()),
+                );
+                let outer_value = add(outer_min.clone(), div(f, inner_extent.clone()));
+                // The clamps never change a value, but they tell bounds inference each
+                // dimension's own range: dividing by an extent of unknown sign would not.
+                derived.push((*inner, clamp_to(inner_value, inner_min, inner_extent)));
+                derived.push((*outer, clamp_to(outer_value, outer_min, outer_extent)));
             }
         }
     }

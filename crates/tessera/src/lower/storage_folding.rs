@@ -4,13 +4,12 @@
 //! coordinate c is stored at c mod F. Sliding-window schedules thereby keep just a few rows.
 
 use super::bounds_inference::{func_box, union_boxes};
-use super::realization_order::Environment;
 use crate::ir::substitute::substitute;
 use crate::ir::visit::mutate_exprs;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol, Type};
 use crate::simplify::{can_prove, simplify};
 
-pub fn storage_folding(s: &Stmt, env: &Environment) -> Stmt {
+pub fn storage_folding(s: &Stmt) -> Stmt {
     match s.kind() {
         StmtKind::Realize {
             func,
@@ -18,15 +17,14 @@ pub fn storage_folding(s: &Stmt, env: &Environment) -> Stmt {
             bounds,
             body,
         } => {
-            let body = storage_folding(body, env);
+            let body = storage_folding(body);
             let mut bounds = bounds.clone();
             let mut body = body;
-            if let Some(v) = find_serial_loop(&body, *func) {
-                let dims = env.func(*func).read().args.len();
-                for d in 0..dims {
-                    if let Some(factor) = fold_factor(&v, *func, d) {
+            if let Some(l) = find_serial_loop(&body, *func) {
+                for (d, bound) in bounds.iter_mut().enumerate() {
+                    if let Some(factor) = fold_factor(&l, *func, d) {
                         body = fold_accesses(&body, *func, d, factor);
-                        bounds[d] = Range {
+                        *bound = Range {
                             min: Expr::i32(0),
                             extent: Expr::i32(factor),
                         };
@@ -40,7 +38,7 @@ pub fn storage_folding(s: &Stmt, env: &Environment) -> Stmt {
                 body,
             })
         }
-        _ => s.map_children(|e| e.clone(), |c| storage_folding(c, env)),
+        _ => s.map_children(|e| e.clone(), storage_folding),
     }
 }
 

@@ -1,5 +1,6 @@
 //! Casts. Only exact rewrites: a cast of a constant folds (through `eval::value::cast`), a
-//! cast of a broadcast becomes a broadcast of a cast, and a chain of two casts becomes one
+//! cast of a broadcast becomes a broadcast of a cast, an integer cast of an integer ramp
+//! becomes a ramp when no lane can wrap differently, and a chain of two casts becomes one
 //! cast when the intermediate type loses nothing the outer cast would see. Casts depend on
 //! the types involved, which the rule notation does not express, so this family is code.
 
@@ -17,11 +18,38 @@ pub(super) fn simplify(s: &mut Simplifier, e: &Expr) -> Option<Expr> {
             let cast = s.make(Expr::cast(to.element().with_lanes(v.ty().lanes), v.clone()));
             Some(s.make(cast.broadcast_to(lanes)))
         }
+        ExprKind::Ramp(..) => ramp(s, e, inner),
         ExprKind::Cast(x) if chain_is_one_cast(x.ty(), inner.ty(), to) => {
             Some(s.make(Expr::cast(to, x.clone())))
         }
         _ => None,
     }
+}
+
+/// `cast(ramp(base, stride))` as `ramp(cast(base), cast(stride))`, for integer types.
+///
+/// An integer cast keeps a value modulo 2^bits of the result type, and a ramp of that type
+/// computes its lanes modulo 2^bits too. Casting to at most as many bits, lane `i` is
+/// `base + i*stride` modulo 2^bits either way. Casting to more bits, it is only when the
+/// source ramp's lanes did not wrap: then they are the exact `base + i*stride`. (The new ramp
+/// may still wrap, when it is unsigned and lanes are negative: its bounds tell.)
+fn ramp(s: &mut Simplifier, e: &Expr, ramp: &Expr) -> Option<Expr> {
+    let ExprKind::Ramp(base, stride) = ramp.kind() else {
+        return None;
+    };
+    let (from, to) = (base.ty(), e.ty());
+    if !from.is_int_or_uint() || !to.is_int_or_uint() {
+        return None;
+    }
+    let widening = to.bits > from.bits;
+    if widening && !s.info(ramp).no_wrap {
+        return None;
+    }
+    let part = to.element().with_lanes(from.lanes);
+    let base = s.make(Expr::cast(part, base.clone()));
+    let stride = s.make(Expr::cast(part, stride.clone()));
+    let lanes = to.lanes / from.lanes;
+    Some(s.finish_rewrite(e, &Expr::ramp(base, stride, lanes), false))
 }
 
 fn integral(t: Type) -> bool {

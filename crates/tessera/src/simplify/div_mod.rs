@@ -41,6 +41,18 @@ pub(super) fn rules() -> &'static RuleSet {
                 "(x / c0) / c1" => "x / fold(c0 * c1)" if "c0 > 0 && c1 > 0";
                 "(x * c0) / c1" => "x / fold(c1 / c0)" if "c0 > 0 && c1 > 0 && c1 % c0 == 0";
                 "(x * c0) % c1" => "(x % fold(c1 / c0)) * c0" if "c0 > 0 && c1 > 0 && c1 % c0 == 0";
+                // Ramps, lane by lane `(x + i*c0) / c1`: a stride the divisor divides moves
+                // every lane by whole quotients; and when all lanes stay in the block of
+                // `|c1|` consecutive values that x is in (x's alignment or bounds tell), the
+                // quotient is the same for every lane and the remainders are a ramp.
+                "ramp(x, c0) / c1" => "ramp(x / c1, fold(c0 / c1))" if "c1 != 0 && c0 % c1 == 0";
+                "ramp(x, c0) % c1" => "broadcast(x % c1)" if "c1 != 0 && c0 % c1 == 0";
+                "ramp(x, c0, c2) / c1" => "broadcast(x / c1)" if "c1 != 0
+                    && lo(x % c1) + min(c0 * (c2 - 1), 0) >= 0
+                    && hi(x % c1) + max(c0 * (c2 - 1), 0) < max(c1, -c1)";
+                "ramp(x, c0, c2) % c1" => "ramp(x % c1, c0)" if "c1 != 0
+                    && lo(x % c1) + min(c0 * (c2 - 1), 0) >= 0
+                    && hi(x % c1) + max(c0 * (c2 - 1), 0) < max(c1, -c1)";
             }
         }
     })

@@ -6,7 +6,9 @@
 //! - canonical sums: `+`, `-`, unary `-` and `* constant` are rewritten by collecting their
 //!   linear form and rebuilding it in one order. Wrapping integer arithmetic is a ring, so
 //!   this never changes a value, whatever the type and whether or not something overflows.
-//!   This is what makes `(x + 10) - (x + 3)` become `7`.
+//!   This is what makes `(x + 10) - (x + 3)` become `7`. In a vector sum, the ramps and
+//!   broadcasts of scalars and the constant are one ramp (or broadcast) term:
+//!   `(v + ramp(a, 1, 8)) - x8(b)` becomes `v + ramp(a - b, 1, 8)`.
 //! - exact differences: when both sides are `linear_exact` (see `info.rs`) the difference of
 //!   their forms is their difference in unbounded integers, which decides comparisons,
 //!   `min`/`max` and divisions the bounds alone cannot.
@@ -155,6 +157,53 @@ impl LinearForm {
             terms,
             constant: self.constant.checked_sub(other.constant)?,
         };
+        form.normalize();
+        Some(form)
+    }
+
+    /// For a vector form: its ramps and broadcasts of scalars and its constant, merged into
+    /// one term, `ramp(Σ k*base + Σ k*value + constant, Σ k*stride)` (a broadcast without
+    /// ramps), lane by lane the same sum modulo 2^bits. `None` if there is nothing to merge.
+    fn merge_lanes(&self, s: &mut Simplifier, ty: Type) -> Option<LinearForm> {
+        let scalar = ty.element();
+        let affine = |t: &Expr| match t.kind() {
+            ExprKind::Ramp(b, _) | ExprKind::Broadcast(b) => b.ty().is_scalar(),
+            _ => false,
+        };
+        let (merged, rest): (Vec<_>, Vec<_>) =
+            self.terms.iter().cloned().partition(|(t, _)| affine(t));
+        if merged.is_empty() || merged.len() + usize::from(self.constant != 0) < 2 {
+            return None;
+        }
+        // `acc + e * k`, simplified (coefficients reduced modulo 2^bits: the sum is too).
+        let add_scaled = |s: &mut Simplifier, acc: Expr, e: &Expr, k: i128| {
+            let k = Expr::make_const(scalar, k as i64);
+            let product = s.make(Expr::binary(BinaryOp::Mul, e.clone(), k));
+            s.make(Expr::binary(BinaryOp::Add, acc, product))
+        };
+        let zero = Expr::make_const(scalar, 0);
+        let mut base = Expr::make_const(scalar, self.constant as i64);
+        let mut stride = None;
+        for (t, k) in &merged {
+            match t.kind() {
+                ExprKind::Ramp(b, st) => {
+                    base = add_scaled(s, base, b, *k);
+                    let acc = stride.take().unwrap_or_else(|| zero.clone());
+                    stride = Some(add_scaled(s, acc, st, *k));
+                }
+                ExprKind::Broadcast(b) => base = add_scaled(s, base, b, *k),
+                _ => unreachable!("internal error: merged a term that is not a ramp or broadcast"),
+            }
+        }
+        let term = match stride {
+            Some(stride) => s.make(Expr::ramp(base, stride, ty.lanes)),
+            None => s.make(base.broadcast_to(ty.lanes)),
+        };
+        let mut form = LinearForm {
+            terms: rest,
+            constant: 0,
+        };
+        form.add(&term, 1)?;
         form.normalize();
         Some(form)
     }
@@ -312,12 +361,19 @@ pub(super) fn canonicalize(s: &mut Simplifier, e: &Expr) -> Option<Expr> {
         return None;
     }
     let form = LinearForm::of(e)?;
-    let mut rebuilt = rebuild(s, &form, e.ty());
+    let merged = if e.ty().is_vector() {
+        form.merge_lanes(s, e.ty())
+    } else {
+        None
+    };
+    let same_form = merged.is_none();
+    let mut rebuilt = rebuild(s, merged.as_ref().unwrap_or(&form), e.ty());
     if rebuilt.expr == *e {
         return None;
     }
-    // Same linear form (when no coefficient was reduced), so the same unbounded value too.
-    rebuilt.exact &= s.info(e).linear_exact;
+    // Same linear form (when no coefficient was reduced and no lanes merged), so the same
+    // unbounded value too.
+    rebuilt.exact &= same_form && s.info(e).linear_exact;
     Some(s.refine_rebuilt(e, rebuilt))
 }
 

@@ -217,8 +217,13 @@ impl Simplifier {
             return v;
         }
         let e = &self.canonical_operand_order(e);
+        if e.ty().is_vector() {
+            if let Some(r) = vector::simplify(self, e) {
+                return r;
+            }
+        }
         let r = match e.kind() {
-            ExprKind::Binary(op, ..) => vector::lift_broadcasts(self, e).or_else(|| match op {
+            ExprKind::Binary(op, ..) => match op {
                 BinaryOp::Add => add::simplify(self, e),
                 BinaryOp::Sub => sub::simplify(self, e),
                 BinaryOp::Mul => mul::simplify(self, e),
@@ -231,13 +236,12 @@ impl Simplifier {
                 | BinaryOp::Shl
                 | BinaryOp::Shr => bitwise::simplify(self, e),
                 _ => compare::simplify(self, e),
-            }),
+            },
             ExprKind::Unary(UnaryOp::Neg, _) => sub::simplify(self, e),
             ExprKind::Unary(UnaryOp::Not, _) => logical::simplify(self, e),
             ExprKind::Unary(UnaryOp::BitNot, _) => bitwise::simplify(self, e),
             ExprKind::Select(..) => select::simplify(self, e),
             ExprKind::Cast(_) => cast::simplify(self, e),
-            ExprKind::Ramp(..) | ExprKind::Broadcast(_) => vector::simplify(self, e),
             ExprKind::Call {
                 kind: crate::ir::CallKind::Intrinsic(_),
                 ..

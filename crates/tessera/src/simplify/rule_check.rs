@@ -1,9 +1,11 @@
 //! Every rule of every family, checked on its own: its pattern is instantiated many times with
 //! random operands (variables, small expressions, edge-biased constants) of every type its
-//! section admits, the rule alone is applied, and the result must evaluate bit for bit like
-//! the instance under random assignments (skipping those where the instance overflows signed
-//! 32/64-bit arithmetic). Random whole expressions rarely contain a given rule's shape, so
-//! this is what catches a rule that is wrong for some type or some edge value.
+//! section admits (vectors of 2, 4 or 8 lanes where it mentions ramps or broadcasts), the
+//! rule alone is applied, and the result must evaluate bit for bit like the instance under
+//! random assignments (skipping those where the instance overflows signed 32/64-bit
+//! arithmetic). Random whole expressions rarely contain a given rule's shape, so this is what
+//! catches a rule that is wrong for some type or some edge value. The vector and cast
+//! rewrites written as code are checked the same way.
 //!
 //! Re-run a failing seed with `TESSERA_SEED=<seed>`.
 
@@ -15,10 +17,10 @@ use rand::{Rng, SeedableRng};
 
 use super::info::Origin;
 use super::rules::{Pat, Rule, Section};
-use super::{families, Simplifier};
+use super::{cast, families, vector, Simplifier};
 use crate::eval::expr::ExprEval;
 use crate::eval::value::Value;
-use crate::ir::{Expr, Symbol, Type, UnaryOp};
+use crate::ir::{BinaryOp, Expr, Symbol, Type, UnaryOp};
 use crate::testing::{random_assignment, random_expr_with, random_value, GenOptions};
 
 const INSTANCES_PER_RULE: usize = 300;
@@ -69,7 +71,17 @@ struct Instantiator<'a> {
     constants: HashMap<usize, Expr>,
 }
 
-impl Instantiator<'_> {
+impl<'a> Instantiator<'a> {
+    fn new(rng: &'a mut SmallRng, compared: Type, vars: &[(Symbol, Type)]) -> Instantiator<'a> {
+        Instantiator {
+            rng,
+            compared,
+            vars: vars.to_vec(),
+            wild: HashMap::new(),
+            constants: HashMap::new(),
+        }
+    }
+
     fn operand(&mut self, want: Type) -> Expr {
         let depth = if self.rng.random_bool(0.6) { 0 } else { 1 };
         let options = GenOptions {
@@ -144,7 +156,7 @@ impl Instantiator<'_> {
                 let c = self.build(c, Type::bool_().with_lanes(lanes))?;
                 Expr::select(c, self.build(t, want)?, self.build(f, want)?)
             }
-            Pat::Ramp(base, stride) if lanes > 1 => {
+            Pat::Ramp(base, stride, _) if lanes > 1 => {
                 let part = want.element();
                 Expr::ramp(self.build(base, part)?, self.build(stride, part)?, lanes)
             }
@@ -201,65 +213,86 @@ fn check_rule(rule: &Rule, rng: &mut SmallRng, seed: u64) -> usize {
             ty
         };
         let lanes = if vector_rule || rng.random_bool(0.2) {
-            4
+            random_lanes(rng)
         } else {
             1
         };
-        let vars = vec![
-            (Symbol::new("x"), ty),
-            (Symbol::new("y"), ty),
-            (Symbol::new("p"), Type::bool_()),
-            (Symbol::new("k"), compared),
-        ];
-        let mut inst = Instantiator {
-            rng,
-            compared,
-            vars: vars.clone(),
-            wild: HashMap::new(),
-            constants: HashMap::new(),
-        };
+        let vars = variables(ty, compared);
+        let mut inst = Instantiator::new(rng, compared, &vars);
         let want = root_type(&rule.lhs, ty).with_lanes(lanes);
         let Some(e) = inst.build(&rule.lhs, want) else {
             continue;
         };
-        // The rule sees its operands simplified, as in the simplifier.
-        let mut s = Simplifier::new();
-        let n = e.map_children(|c| s.expr(c));
-        s.record(&n, Origin::Input);
-        let Some(r) = rule.apply(&mut s, &n) else {
-            continue;
-        };
-        fired += 1;
-        assert_eq!(r.ty(), e.ty(), "{}: {e} -> {r} changed the type", rule.text);
-        for _ in 0..ASSIGNMENTS {
-            let env = random_assignment(rng, &vars);
-            let (before, overflowed) = evaluate(&e, &env);
-            if overflowed {
-                continue;
-            }
-            let (after, _) = evaluate(&r, &env);
-            let same = before.iter().zip(&after).all(|(a, b)| a.bits_eq(*b));
-            assert!(
-                same,
-                "rule changed a value (TESSERA_SEED={seed})\n  rule: {}\n  instance: {e}\n  \
-                 operands simplified: {n}\n  rewritten: {r}\n  assignment: {env:?}\n  \
-                 before: {before:?}\n  after:  {after:?}",
-                rule.text
-            );
-        }
+        let apply = |s: &mut Simplifier, n: &Expr| rule.apply(s, n);
+        fired += check_instance(&e, &vars, apply, rng, seed, &rule.text) as usize;
     }
     fired
 }
 
-#[test]
-fn every_rule_preserves_values() {
-    let seed = match std::env::var("TESSERA_SEED") {
+fn random_lanes(rng: &mut SmallRng) -> u16 {
+    *[2, 4, 8].choose(rng).expect("nonempty")
+}
+
+/// The free variables of an instance: `x` and `y` of the section's type, a bool `p`, and
+/// `k` of the type compared.
+fn variables(ty: Type, compared: Type) -> Vec<(Symbol, Type)> {
+    vec![
+        (Symbol::new("x"), ty),
+        (Symbol::new("y"), ty),
+        (Symbol::new("p"), Type::bool_()),
+        (Symbol::new("k"), compared),
+    ]
+}
+
+/// Applies `rewrite` alone to instance `e` (its operands simplified first, as the simplifier
+/// does) and, if it fires, checks that the result has the instance's value under random
+/// assignments. Returns whether it fired.
+fn check_instance(
+    e: &Expr,
+    vars: &[(Symbol, Type)],
+    rewrite: impl FnOnce(&mut Simplifier, &Expr) -> Option<Expr>,
+    rng: &mut SmallRng,
+    seed: u64,
+    what: &str,
+) -> bool {
+    let mut s = Simplifier::new();
+    let n = e.map_children(|c| s.expr(c));
+    s.record(&n, Origin::Input);
+    let Some(r) = rewrite(&mut s, &n) else {
+        return false;
+    };
+    assert_eq!(r.ty(), e.ty(), "{what}: {e} -> {r} changed the type");
+    for _ in 0..ASSIGNMENTS {
+        let env = random_assignment(rng, vars);
+        let (before, overflowed) = evaluate(e, &env);
+        if overflowed {
+            continue;
+        }
+        let (after, _) = evaluate(&r, &env);
+        let same = before.iter().zip(&after).all(|(a, b)| a.bits_eq(*b));
+        assert!(
+            same,
+            "rewrite changed a value (TESSERA_SEED={seed})\n  rule: {what}\n  instance: {e}\n  \
+             operands simplified: {n}\n  rewritten: {r}\n  assignment: {env:?}\n  \
+             before: {before:?}\n  after:  {after:?}"
+        );
+    }
+    true
+}
+
+fn seed() -> u64 {
+    match std::env::var("TESSERA_SEED") {
         Ok(s) => s.parse().expect("TESSERA_SEED must be an integer"),
         Err(_) => std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(0),
-    };
+    }
+}
+
+#[test]
+fn every_rule_preserves_values() {
+    let seed = seed();
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut never = Vec::new();
     let mut total = 0;
@@ -285,5 +318,105 @@ fn every_rule_preserves_values() {
         never.is_empty(),
         "rules that never fired:\n{}",
         never.join("\n")
+    );
+}
+
+/// A rewrite written as code, by the shape of its instances.
+#[derive(Clone, Copy, Debug)]
+enum CodeRewrite {
+    /// `cast(ramp(x, y))` to any integer type (`cast.rs`).
+    CastOfRamp,
+    /// `cast(broadcast(x))` to any type (`cast.rs`).
+    CastOfBroadcast,
+    /// `broadcast(x) op broadcast(y)`, for one operator (`vector.rs`).
+    Lift(BinaryOp),
+}
+
+impl CodeRewrite {
+    fn all() -> Vec<CodeRewrite> {
+        use BinaryOp::*;
+        let ops = [
+            Add, Sub, Mul, Div, Mod, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And, Or, BitAnd, BitOr,
+            BitXor, Shl, Shr,
+        ];
+        let mut all = vec![CodeRewrite::CastOfRamp, CodeRewrite::CastOfBroadcast];
+        all.extend(ops.map(CodeRewrite::Lift));
+        all
+    }
+
+    /// A random instance of `lanes` lanes over `x` and `y` of type `ty` (and `p`), or `None`
+    /// if the shape has none of that type.
+    fn instance(self, inst: &mut Instantiator, ty: Type, lanes: u16) -> Option<Expr> {
+        let all_types = || {
+            let mut all = INT_TYPES.to_vec();
+            all.extend([Type::f32(), Type::f64(), Type::bool_()]);
+            all
+        };
+        Some(match self {
+            CodeRewrite::CastOfRamp => {
+                let to = *INT_TYPES.choose(inst.rng).expect("nonempty");
+                let ramp = Expr::ramp(inst.operand(ty), inst.operand(ty), lanes);
+                Expr::cast(to.with_lanes(lanes), ramp)
+            }
+            CodeRewrite::CastOfBroadcast => {
+                let to = *all_types().choose(inst.rng).expect("nonempty");
+                Expr::cast(to.with_lanes(lanes), inst.operand(ty).broadcast_to(lanes))
+            }
+            CodeRewrite::Lift(op) => {
+                let logical = matches!(op, BinaryOp::And | BinaryOp::Or);
+                if logical != ty.is_bool() || (ty.is_float() && !float_operator(op)) {
+                    return None;
+                }
+                let (a, b) = (inst.operand(ty), inst.operand(ty));
+                Expr::binary(op, a.broadcast_to(lanes), b.broadcast_to(lanes))
+            }
+        })
+    }
+
+    fn apply(self, s: &mut Simplifier, e: &Expr) -> Option<Expr> {
+        match self {
+            CodeRewrite::CastOfRamp | CodeRewrite::CastOfBroadcast => cast::simplify(s, e),
+            CodeRewrite::Lift(_) => vector::lift_broadcasts(s, e),
+        }
+    }
+}
+
+fn float_operator(op: BinaryOp) -> bool {
+    use BinaryOp::*;
+    !matches!(op, BitAnd | BitOr | BitXor | Shl | Shr | And | Or)
+}
+
+#[test]
+fn code_rewrites_preserve_values() {
+    let seed = seed();
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut never = Vec::new();
+    for rewrite in CodeRewrite::all() {
+        let what = format!("{rewrite:?}");
+        let mut fired = 0;
+        for _ in 0..INSTANCES_PER_RULE {
+            let ty = *section_types(Section::Any)
+                .choose(&mut rng)
+                .expect("nonempty");
+            let ty = match rewrite {
+                CodeRewrite::CastOfRamp if !ty.is_int_or_uint() => Type::i32(),
+                _ => ty,
+            };
+            let lanes = random_lanes(&mut rng);
+            let vars = variables(ty, ty);
+            let mut inst = Instantiator::new(&mut rng, ty, &vars);
+            let Some(e) = rewrite.instance(&mut inst, ty, lanes) else {
+                continue;
+            };
+            let apply = |s: &mut Simplifier, n: &Expr| rewrite.apply(s, n);
+            fired += check_instance(&e, &vars, apply, &mut rng, seed, &what) as usize;
+        }
+        if fired == 0 {
+            never.push(what);
+        }
+    }
+    assert!(
+        never.is_empty(),
+        "rewrites that never fired (TESSERA_SEED={seed}): {never:?}"
     );
 }

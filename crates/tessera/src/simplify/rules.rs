@@ -16,11 +16,14 @@
 //!   match constants of exactly that value (for floats, bit for bit: `0` is not `-0.0`).
 //! - Operators have Rust's precedence; `min`, `max`, `select`, `ramp`, `broadcast` and the
 //!   type-preserving intrinsics (`floor`, `ceil`, `round`, `trunc`, `sqrt`, `likely`) are
-//!   written as calls.
+//!   written as calls. A pattern's `ramp` may take a third argument, which matches its lane
+//!   count (the number of steps) as a constant, for predicates: `ramp(x, c0, c2)`.
 //! - In a replacement, `fold(e)` evaluates a constant expression with the evaluator's own
 //!   semantics (`eval::value`), so folding cannot disagree with evaluation.
 //! - A predicate is evaluated in exact integer arithmetic over the matched constants, plus
-//!   `lo(x)`/`hi(x)` (constant bounds of a match), `bits(x)`, `is_int(x)` and `is_float(x)`.
+//!   `lo(e)`/`hi(e)` (constant bounds of `e`: a match, or an expression over matches such as
+//!   `x % c1`, built and simplified as a replacement is), `bits(x)`, `is_int(x)` and
+//!   `is_float(x)`.
 //! - The section says which operand types a rule is valid for. `Any`: every type. `Int`:
 //!   integers of every width, wraparound included (folds wrap as the evaluator does); these
 //!   rules are also identities in unbounded integers, so that what is known about overflow
@@ -108,7 +111,8 @@ pub(super) enum Pat {
     Binary(BinaryOp, Box<Pat>, Box<Pat>),
     Unary(UnaryOp, Box<Pat>),
     Select(Box<Pat>, Box<Pat>, Box<Pat>),
-    Ramp(Box<Pat>, Box<Pat>),
+    /// Base, stride and (in patterns, optionally) the lane count.
+    Ramp(Box<Pat>, Box<Pat>, Option<Box<Pat>>),
     Broadcast(Box<Pat>),
     Intrinsic(Intrinsic, Vec<Pat>),
     Fold(Box<Pat>),
@@ -190,7 +194,12 @@ fn try_rule(s: &mut Simplifier, rule: &Rule, m: &Match, e: &Expr) -> Option<Expr
             return None;
         }
     }
-    let mut build = Build { m, no_wrap: true };
+    let identity_in_integers = matches!(rule.section, Section::Int | Section::Exact);
+    let mut build = Build {
+        m,
+        no_wrap: true,
+        lanes_exact: lhs_no_wrap && identity_in_integers,
+    };
     let (result, fresh) = build.root(s, &rule.rhs, e)?;
     if rule.section == Section::Exact && !build.no_wrap {
         return None;
@@ -272,9 +281,13 @@ impl Match {
                 m.interior.push(e.clone());
                 m.extend_all(&[(&**pc, c), (&**pt, t), (&**pf, f)], float)
             }
-            (Pat::Ramp(pb, ps), ExprKind::Ramp(b, st)) => {
+            (Pat::Ramp(pb, ps, pl), ExprKind::Ramp(b, st)) => {
                 m.interior.push(e.clone());
-                m.extend_all(&[(&**pb, b), (&**ps, st)], float)
+                let count = Expr::i32(i32::from(e.ty().lanes / b.ty().lanes));
+                match pl {
+                    Some(pl) => m.extend_all(&[(&**pb, b), (&**ps, st), (&**pl, &count)], float),
+                    None => m.extend_all(&[(&**pb, b), (&**ps, st)], float),
+                }
             }
             (Pat::Broadcast(pa), ExprKind::Broadcast(a)) => {
                 m.interior.push(e.clone());
@@ -308,6 +321,17 @@ impl Match {
         states
     }
 
+    /// The (simplified) expression `p` stands for under this match, for a query about it.
+    fn instantiate(&self, s: &mut Simplifier, p: &Pat) -> Option<Expr> {
+        let mut build = Build {
+            m: self,
+            no_wrap: true,
+            lanes_exact: false,
+        };
+        let ty = build.infer(p)?;
+        build.build(s, p, ty)
+    }
+
     fn bound(&self, p: &Pat) -> Option<&Expr> {
         match p {
             Pat::Wild(i) => self.wild[*i].as_ref(),
@@ -327,7 +351,10 @@ impl Match {
             Pat::Int(v) => *v as i128,
             Pat::Bool(b) => *b as i128,
             Pat::Query(q, arg) => {
-                let e = self.bound(arg)?.clone();
+                let e = match self.bound(arg) {
+                    Some(e) => e.clone(),
+                    None => self.instantiate(s, arg)?,
+                };
                 match q {
                     Query::Lo | Query::Hi if e.ty().is_float() => return None,
                     Query::Lo => s.info(&e).lo,
@@ -398,6 +425,10 @@ struct Build<'a> {
     m: &'a Match,
     /// Whether every arithmetic node built (and every fold) was free of wraparound.
     no_wrap: bool,
+    /// Whether the matched expression's lanes are its values in unbounded integers (no
+    /// matched node wraps) and the rule is an identity in unbounded integers: then so are
+    /// the replacement's lanes.
+    lanes_exact: bool,
 }
 
 impl Build<'_> {
@@ -409,6 +440,12 @@ impl Build<'_> {
         match p {
             Pat::Wild(_) | Pat::Const(_) | Pat::Int(_) | Pat::Bool(_) | Pat::Fold(_) => {
                 Some((self.leaf(p, ty)?, false))
+            }
+            // The base of a ramp is its first lane: with exact lanes, an operation on matched
+            // parts computing it does not wrap (the base of `ramp(x, y) + broadcast(z)`
+            // rewritten is `x + z`, the exact first lane).
+            Pat::Ramp(base, stride, _) if self.lanes_exact && is_one_operation(base) => {
+                Some((self.ramp(s, base, stride, ty, Origin::Proven)?, true))
             }
             _ => Some((self.node(s, p, ty)?, true)),
         }
@@ -488,16 +525,41 @@ impl Build<'_> {
     }
 
     fn build(&mut self, s: &mut Simplifier, p: &Pat, ty: Type) -> Option<Expr> {
+        self.build_as(s, p, ty, Origin::Derived)
+    }
+
+    /// `build`, with what is known about the new node's wraparound.
+    fn build_as(&mut self, s: &mut Simplifier, p: &Pat, ty: Type, origin: Origin) -> Option<Expr> {
         match p {
             Pat::Wild(_) | Pat::Const(_) | Pat::Int(_) | Pat::Bool(_) | Pat::Fold(_) => {
                 self.leaf(p, ty)
             }
             _ => {
                 let e = self.node(s, p, ty)?;
-                self.no_wrap &= s.record(&e, Origin::Derived).no_wrap;
+                self.no_wrap &= s.record(&e, origin).no_wrap;
                 Some(s.rewrite(&e))
             }
         }
+    }
+
+    /// `ramp(base, stride)` of type `ty`, its base built as `base_origin` says.
+    fn ramp(
+        &mut self,
+        s: &mut Simplifier,
+        base: &Pat,
+        stride: &Pat,
+        ty: Type,
+        base_origin: Origin,
+    ) -> Option<Expr> {
+        let part = self.infer(base).unwrap_or(ty.element());
+        let count = lane_factor(ty.lanes, part.lanes)?;
+        let b = self.build_as(s, base, part, base_origin)?;
+        let st = self.build(s, stride, part)?;
+        if b.ty() != st.ty() {
+            return None;
+        }
+        let e = Expr::ramp(b, st, count);
+        (e.ty() == ty).then_some(e)
     }
 
     /// The node for `p` (of type `ty`) over simplified children.
@@ -523,15 +585,7 @@ impl Build<'_> {
                 let (t, f) = (self.build(s, t, ty)?, self.build(s, f, ty)?);
                 Expr::select(c, t, f)
             }
-            Pat::Ramp(base, stride) => {
-                let part = self.infer(base).unwrap_or(ty.element());
-                let count = lane_factor(lanes, part.lanes)?;
-                let (b, st) = (self.build(s, base, part)?, self.build(s, stride, part)?);
-                if b.ty() != st.ty() {
-                    return None;
-                }
-                Expr::ramp(b, st, count)
-            }
+            Pat::Ramp(base, stride, _) => self.ramp(s, base, stride, ty, Origin::Derived)?,
             Pat::Broadcast(a) => {
                 let part = self.infer(a).unwrap_or(ty.element());
                 let count = lane_factor(lanes, part.lanes)?;
@@ -547,6 +601,16 @@ impl Build<'_> {
             _ => return None,
         };
         (e.ty() == ty).then_some(e)
+    }
+}
+
+/// Whether `p` is one operator applied to matched parts and literals.
+fn is_one_operation(p: &Pat) -> bool {
+    let leaf = |p: &Pat| matches!(p, Pat::Wild(_) | Pat::Const(_) | Pat::Int(_));
+    match p {
+        Pat::Binary(_, a, b) => leaf(a) && leaf(b),
+        Pat::Unary(_, a) => leaf(a),
+        _ => false,
     }
 }
 
@@ -752,10 +816,13 @@ impl<'a> Parser<'a> {
                 Ok(Pat::Select(Box::new(c), Box::new(tv), Box::new(f)))
             }
             "ramp" => {
-                arity(2, &args)?;
+                if !(2..=3).contains(&args.len()) {
+                    return Err("ramp takes 2 or 3 arguments".to_string());
+                }
+                let lanes = (args.len() == 3).then(|| Box::new(args.pop().expect("three")));
                 let s = args.pop().expect("two arguments");
                 let b = args.pop().expect("two arguments");
-                Ok(Pat::Ramp(Box::new(b), Box::new(s)))
+                Ok(Pat::Ramp(Box::new(b), Box::new(s), lanes))
             }
             "broadcast" => {
                 arity(1, &args)?;

@@ -1,15 +1,19 @@
 //! Statements: every expression simplified; `if` with a constant condition replaced by the
 //! branch taken; loops that run no iteration, empty blocks, empty branches and lets whose
-//! name is unused dropped; lets of constants and variables substituted. Inside a loop its
-//! variable is known to lie in `[min, min + extent - 1]`, and inside an `if` branch its
-//! condition (split at `&&`, or at `||` in the else branch) is known, both as a fact about
-//! the condition's expressions and as bounds on variables compared with constants.
+//! name is unused dropped; lets substituted or split as `let_and_vars.rs` says (a vector
+//! value used once is substituted only outside loops, so that it is still computed once, and
+//! only if it reads no memory, which a store between the let and the use could change).
+//! Inside a loop its variable is known to lie in `[min, min + extent - 1]`, and inside an
+//! `if` branch its condition (split at `&&`, or at `||` in the else branch) is known, both as
+//! a fact about the condition's expressions and as bounds on variables compared with
+//! constants.
 
 use super::info::Info;
+use super::let_and_vars::count_uses;
 use super::{Binding, Fact, Simplifier};
 use crate::ir::substitute::uses_var;
-use crate::ir::visit::visit_stmt_exprs;
-use crate::ir::{BinaryOp, Expr, ExprKind, Stmt, StmtKind, Symbol, UnaryOp};
+use crate::ir::visit::{visit_exprs, visit_stmt_exprs};
+use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Stmt, StmtKind, Symbol, UnaryOp};
 
 fn stmt_uses_var(s: &Stmt, name: Symbol) -> bool {
     let mut found = false;
@@ -20,25 +24,58 @@ fn stmt_uses_var(s: &Stmt, name: Symbol) -> bool {
     found
 }
 
+/// How many times `s` uses variable `name`, a use inside a loop body counting as two (a value
+/// substituted there would be computed on every iteration). Counting stops early at 2.
+fn use_count(s: &Stmt, name: Symbol) -> usize {
+    if let StmtKind::For {
+        min, extent, body, ..
+    } = s.kind()
+    {
+        let in_loop = if stmt_uses_var(body, name) { 2 } else { 0 };
+        return count_uses(min, name) + count_uses(extent, name) + in_loop;
+    }
+    let (mut in_exprs, mut in_stmts) = (0, 0);
+    s.for_each_child(
+        |e| in_exprs += count_uses(e, name),
+        |c| {
+            if in_stmts < 2 {
+                in_stmts += use_count(c, name)
+            }
+        },
+    );
+    in_exprs + in_stmts
+}
+
+/// Whether `e` reads memory (loads, or calls to Funcs and images).
+fn reads_memory(e: &Expr) -> bool {
+    let mut found = false;
+    visit_exprs(e, &mut |n| {
+        found |= matches!(
+            n.kind(),
+            ExprKind::Load { .. }
+                | ExprKind::Call {
+                    kind: CallKind::Func(_) | CallKind::Image,
+                    ..
+                }
+        );
+        !found
+    });
+    found
+}
+
 impl Simplifier {
     pub(super) fn stmt(&mut self, s: &Stmt) -> Stmt {
         match s.kind() {
             StmtKind::LetStmt { name, value, body } => {
                 let v = self.expr(value);
-                let substitutable = v.is_const() || v.as_var().is_some();
-                let info = self.info(&v);
-                self.push_binding(Binding::new_variable(
+                let scope = self.enter_let(
                     *name,
-                    substitutable.then(|| v.clone()),
-                    info,
-                ));
+                    &v,
+                    || !reads_memory(&v) && use_count(body, *name) == 1,
+                    |n| stmt_uses_var(body, n),
+                );
                 let b = self.stmt(body);
-                self.pop_binding();
-                if b.is_empty() || !stmt_uses_var(&b, *name) {
-                    b
-                } else {
-                    Stmt::let_stmt(*name, v, b)
-                }
+                self.leave_let(scope, b, stmt_uses_var, Stmt::let_stmt)
             }
             StmtKind::IfThenElse {
                 condition,

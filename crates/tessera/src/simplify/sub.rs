@@ -24,6 +24,7 @@ pub(super) fn rules() -> &'static RuleSet {
                 "ramp(x, y) - broadcast(z)" => "ramp(x - z, y)";
                 "broadcast(z) - ramp(x, y)" => "ramp(z - x, 0 - y)";
                 "ramp(x, y) - ramp(z, w)" => "ramp(x - z, y - w)";
+                "-ramp(x, y)" => "ramp(-x, -y)";
             }
             Exact {
                 // A window [x / c1, (x + c0) / c1] (a region of a downsampled Func) has an

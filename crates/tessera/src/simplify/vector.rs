@@ -1,6 +1,9 @@
 //! Vector nodes: a ramp with stride zero is a broadcast, a broadcast of a broadcast is one
-//! broadcast, and an operator applied to broadcasts is a broadcast of the scalar operation
-//! (every operation is lane-wise). Ramp arithmetic lives with `+`, `-` and `*`.
+//! broadcast, and an operation applied to broadcasts only — binary operators (comparisons and
+//! min/max included), unary operators, selects — is a broadcast of the scalar operation
+//! (every operation is lane-wise). Together with the ramp arithmetic of `+`, `-`, `*`, `/`,
+//! `%` and casts (in their families), this puts vector index arithmetic in the canonical form
+//! code generation needs: `ramp(base, stride, lanes)` with a scalar base and stride.
 
 use std::sync::OnceLock;
 
@@ -13,21 +16,30 @@ pub(super) fn rules() -> &'static RuleSet {
     static RULES: OnceLock<RuleSet> = OnceLock::new();
     RULES.get_or_init(|| {
         rules! {
+            Any {
+                "-broadcast(x)" => "broadcast(-x)";
+                "select(broadcast(x), broadcast(y), broadcast(z))" => "broadcast(select(x, y, z))";
+            }
+            Bool {
+                "!broadcast(x)" => "broadcast(!x)";
+            }
             Int {
                 // Not for floats: x + 0.0 is not x when x is -0.0.
                 "ramp(x, 0)" => "broadcast(x)";
+                "~broadcast(x)" => "broadcast(~x)";
             }
         }
     })
 }
 
+/// Simplifies vector node `e` (of any kind), if one of the vector rewrites applies.
 pub(super) fn simplify(s: &mut Simplifier, e: &Expr) -> Option<Expr> {
     if let ExprKind::Broadcast(inner) = e.kind() {
         if let ExprKind::Broadcast(x) = inner.kind() {
             return Some(s.make(x.clone().broadcast_to(e.ty().lanes / x.ty().lanes)));
         }
     }
-    rules().apply(s, e)
+    lift_broadcasts(s, e).or_else(|| rules().apply(s, e))
 }
 
 /// `broadcast(a) op broadcast(b)` as `broadcast(a op b)`.

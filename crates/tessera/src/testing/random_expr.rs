@@ -30,6 +30,10 @@ pub struct GenOptions {
     /// Whether the intrinsics abs, absd, floor, ceil, round, trunc, sqrt, saturating_cast and
     /// lerp are generated.
     pub intrinsics: bool,
+    /// Whether integer vectors favor the shapes of vectorized index arithmetic: ramps with
+    /// small constant strides (often over bases aligned to a power of two), broadcasts, and
+    /// sums, differences, products, quotients and remainders of these with broadcasts.
+    pub index_arithmetic: bool,
 }
 
 impl Default for GenOptions {
@@ -40,6 +44,7 @@ impl Default for GenOptions {
             lane_counts: vec![2, 4, 8],
             lets: true,
             intrinsics: true,
+            index_arithmetic: false,
         }
     }
 }
@@ -203,6 +208,8 @@ enum Shape {
     Sqrt,
     SaturatingCast,
     Lerp,
+    /// `e op broadcast(k)` or `broadcast(k) op e` (with `index_arithmetic`).
+    IndexOp,
 }
 
 impl Generator<'_> {
@@ -236,6 +243,9 @@ impl Generator<'_> {
             shapes.push(Broadcast);
             if ty.is_int_or_uint() {
                 shapes.push(Ramp);
+                if self.options.index_arithmetic {
+                    shapes.extend([Ramp, Ramp, Broadcast, IndexOp, IndexOp, IndexOp, IndexOp]);
+                }
             }
         }
         let intrinsics = self.options.intrinsics;
@@ -318,8 +328,25 @@ impl Generator<'_> {
             Shape::Ramp => {
                 let inner = self.divisor_of(lanes);
                 let part = ty.with_lanes(inner);
-                let (base, stride) = (self.expr(part, depth), self.expr(part, depth));
+                let (base, stride) = if self.options.index_arithmetic {
+                    (self.index_base(part, depth), self.index_stride(part, depth))
+                } else {
+                    (self.expr(part, depth), self.expr(part, depth))
+                };
                 Expr::ramp(base, stride, lanes / inner)
+            }
+            Shape::IndexOp => {
+                let op = *[Add, Add, Sub, Sub, Mul, Div, Mod]
+                    .choose(self.rng)
+                    .unwrap();
+                let e = self.expr(ty, depth);
+                let k = self.index_operand(ty, depth);
+                let commutes = matches!(op, Add | Mul);
+                if (commutes || op == Sub) && self.rng.random_bool(0.3) {
+                    Expr::binary(op, k, e)
+                } else {
+                    Expr::binary(op, e, k)
+                }
             }
             Shape::Abs => {
                 let arg = self.same_width_signed_or_not(ty);
@@ -428,6 +455,45 @@ impl Generator<'_> {
             return Expr::cast(ty, Expr::var(name, var_ty));
         }
         random_value(self.rng, ty).to_expr(ty)
+    }
+
+    /// The base of an index ramp: often `e * 2^k + c`, whose alignment is known.
+    fn index_base(&mut self, ty: Type, depth: u32) -> Expr {
+        let e = self.expr(ty, depth);
+        if !self.rng.random_bool(0.4) {
+            return e;
+        }
+        let scale = Expr::make_const(ty, *[2, 4, 8, 16].choose(self.rng).unwrap());
+        let scaled = Expr::binary(BinaryOp::Mul, e, scale);
+        if self.rng.random_bool(0.5) {
+            let offset = Expr::make_const(ty, self.rng.random_range(0..=9));
+            Expr::binary(BinaryOp::Add, scaled, offset)
+        } else {
+            scaled
+        }
+    }
+
+    /// The stride of an index ramp: usually a small constant.
+    fn index_stride(&mut self, ty: Type, depth: u32) -> Expr {
+        if self.rng.random_bool(0.75) {
+            let v = *[1, 1, 1, 2, 3, 4, 8, -1, -2, 0].choose(self.rng).unwrap();
+            Expr::make_const(ty, v)
+        } else {
+            self.expr(ty, depth)
+        }
+    }
+
+    /// The broadcast operand of index arithmetic: a small constant (often a power of two),
+    /// or a broadcast scalar.
+    fn index_operand(&mut self, ty: Type, depth: u32) -> Expr {
+        let part = ty.with_lanes(self.divisor_of(ty.lanes));
+        let scalar = if self.rng.random_bool(0.6) {
+            let v = *[1, 2, 3, 4, 8, 16, -1, -4, 0].choose(self.rng).unwrap();
+            Expr::make_const(part, v)
+        } else {
+            self.expr(part, depth)
+        };
+        scalar.broadcast_to(ty.lanes / part.lanes)
     }
 
     fn small_const(&mut self, ty: Type) -> Expr {

@@ -12,12 +12,13 @@ mod eval_common;
 #[allow(unused_imports)]
 pub use eval_common::{random_buffer, seeded_rng};
 
+use tessera::codegen::target::Target;
 use tessera::eval::value::Value;
 use tessera::ir::visit::visit_stmt_exprs;
 use tessera::ir::{ForKind, Stmt, StmtKind, Symbol};
 use tessera::lang::param::ParamBinding;
 use tessera::lower::{LowerOptions, Lowered};
-use tessera::pipeline::{run_interp, Inputs, Pipeline, Realization};
+use tessera::pipeline::{run_interp, signature, Inputs, Pipeline, Realization};
 use tessera::prelude::*;
 
 /// The IR that is run before storage flattening: after the last pass that works on
@@ -243,6 +244,27 @@ pub fn try_check(
         })?;
         realization.get_or_insert(r);
     }
+    // The same lowered pipeline compiled to native code must agree too.
+    let compiled =
+        tessera::codegen::jit::compile_jit(&lowered.stmt, &signature(&lowered), &Target::host())
+            .map_err(|e| format!("JIT compilation failed: {e}\n{}", lowered.stmt))?;
+    let mut outputs = expected
+        .iter()
+        .map(|b| AnyBuffer::with_mins(b.ty(), mins, extents).expect("output buffer"))
+        .collect::<Vec<_>>();
+    {
+        let images: Vec<(Symbol, &AnyBuffer)> = pipeline_inputs
+            .images()
+            .iter()
+            .map(|(n, b)| (*n, b))
+            .collect();
+        let mut refs: Vec<&mut AnyBuffer> = outputs.iter_mut().collect();
+        compiled
+            .run(&mut refs, &images, pipeline_inputs.params())
+            .map_err(|e| format!("running the JIT-compiled pipeline failed: {e}"))?;
+    }
+    compare_buffers(&expected, &outputs)
+        .map_err(|e| format!("the JIT-compiled pipeline: {e}\n{}", lowered.stmt))?;
     Ok(Checked {
         lowered,
         realization: realization.expect("at least one seed runs"),

@@ -1,0 +1,72 @@
+"""histeq: histogram equalization of a uint8 image (/work/shared/apps/histeq.md)."""
+
+import halide as hl
+import numpy as np
+
+from hbench import images
+from hbench.app import Algorithm, App
+
+STRIP_ROWS = 256
+
+i, x, y, strip = hl.Var("i"), hl.Var("x"), hl.Var("y"), hl.Var("strip")
+
+
+def define() -> Algorithm:
+    image = hl.ImageParam(hl.UInt(8), 2, "input")
+    n = image.width() * image.height()
+    hist, cdf, cmin = hl.Func("hist"), hl.Func("cdf"), hl.Func("cmin")
+    lut, output = hl.Func("lut"), hl.Func("output")
+
+    r = hl.RDom([hl.Range(0, image.width()), hl.Range(0, image.height())], "r")
+    hist[i] = 0
+    hist[hl.i32(image[r.x, r.y])] += 1
+
+    s = hl.RDom([hl.Range(1, 255)], "s")
+    cdf[i] = hist[i]
+    cdf[s.x] = cdf[s.x - 1] + cdf[s.x]
+
+    b = hl.RDom([hl.Range(0, 256)], "b")
+    cmin[()] = n
+    cmin[()] = hl.min(cmin[()], hl.select(hist[b.x] > 0, cdf[b.x], n))
+
+    scale = hl.f32(255) / hl.f32(hl.max(n - cmin[()], 1))
+    level = hl.round(hl.f32(cdf[i] - cmin[()]) * scale)
+    lut[i] = hl.u8(hl.clamp(level, hl.f32(0), hl.f32(255)))
+    output[x, y] = lut[hl.i32(image[x, y])]
+    return Algorithm(image, output, stages={"hist": hist, "cdf": cdf, "cmin": cmin, "lut": lut,
+                                            "r": r})
+
+
+def schedule_manual(alg: Algorithm) -> None:
+    # The histogram is factored into one partial histogram per strip of STRIP_ROWS rows
+    # (rfactor), built in parallel and then summed in vectorized passes over the 256 bins.
+    # The tiny scan, minimum and table are computed once; the gather runs in parallel rows.
+    hist, r = alg.stages["hist"], alg.stages["r"]
+    ry_outer, ry_inner = hl.RVar("ry_outer"), hl.RVar("ry_inner")
+    hist.update().split(r.y, ry_outer, ry_inner, STRIP_ROWS)
+    partial = hist.update().rfactor(ry_outer, strip)
+    partial.compute_root().vectorize(i, 16).parallel(strip)
+    partial.update().parallel(strip)
+    hist.compute_root().vectorize(i, 16)
+    hist.update().reorder(i, ry_outer).vectorize(i, 16)
+    for stage in ("cdf", "cmin", "lut"):
+        alg.stages[stage].compute_root()
+    alg.output.parallel(y, 8).vectorize(x, 64)
+
+
+def make_input(width: int, height: int) -> np.ndarray:
+    """A low-contrast image (levels 51..204), so equalization has work to do."""
+    return images.quantize(0.2 + 0.6 * images.synthetic(width, height, None), np.uint8, 255)
+
+
+APP = App(
+    name="histeq",
+    default_width=4096,
+    default_height=4096,
+    input_dtype=np.uint8,
+    input_channels=None,
+    output_channels=None,
+    define=define,
+    schedule_manual=schedule_manual,
+    make_input=make_input,
+)

@@ -1,0 +1,171 @@
+//! Named schedules. An app's algorithm is written once, as a struct of its Funcs (`AppFuncs`);
+//! a schedule is a function applying directives to the Funcs of a freshly built pipeline,
+//! listed with its name and the smallest output it can compute. Here are also the schedules
+//! every app has in the same form — `root` and `inline` — and the helpers schedules share.
+
+use tessera::ir::Type;
+use tessera::prelude::*;
+
+use crate::app::{pipeline_functions, AppPipeline};
+
+/// The Funcs of an app's algorithm, each by name, for its schedules to direct.
+pub trait AppFuncs {
+    /// The pipeline these Funcs compute (the output and the input image it reads).
+    fn pipeline(&self) -> AppPipeline;
+}
+
+/// One named schedule of an app whose Funcs are `F`.
+pub struct Schedule<F> {
+    pub name: &'static str,
+    /// The smallest output `(width, height)` the schedule computes. Like Halide's, schedules
+    /// compute whole vectors, strips and tiles (a split's last iteration shifts inwards rather
+    /// than being guarded), so an output narrower than a vector or shorter than a strip does not
+    /// fit.
+    pub min_output: (i64, i64),
+    pub apply: fn(&F),
+}
+
+/// What callers of an app know of one of its schedules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScheduleInfo {
+    pub name: &'static str,
+    pub min_output: (i64, i64),
+}
+
+/// The names and minimum outputs of `schedules`, in order.
+pub fn infos<F>(schedules: &[Schedule<F>]) -> Vec<ScheduleInfo> {
+    schedules
+        .iter()
+        .map(|s| ScheduleInfo {
+            name: s.name,
+            min_output: s.min_output,
+        })
+        .collect()
+}
+
+/// The error for a schedule `name` that app `app` does not have, listing those it has.
+pub fn unknown_schedule<'a>(app: &str, names: impl Iterator<Item = &'a str>, name: &str) -> Error {
+    let names: Vec<&str> = names.collect();
+    Error::Schedule(format!(
+        "app {app} has no schedule `{name}`; its schedules are: {}",
+        names.join(", ")
+    ))
+}
+
+/// The schedule of app `app` called `name`, or an error listing the schedules it has.
+pub fn find<'a, F>(app: &str, schedules: &'a [Schedule<F>], name: &str) -> Result<&'a Schedule<F>> {
+    schedules
+        .iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| unknown_schedule(app, schedules.iter().map(|s| s.name), name))
+}
+
+/// A freshly built pipeline (`funcs`) with schedule `name` of app `app` applied.
+pub fn build<F: AppFuncs>(
+    app: &str,
+    schedules: &[Schedule<F>],
+    name: &str,
+    funcs: fn() -> Result<F>,
+) -> Result<AppPipeline> {
+    let schedule = find(app, schedules, name)?;
+    let f = funcs()?;
+    (schedule.apply)(&f);
+    Ok(f.pipeline())
+}
+
+/// The lanes of a vector of `ty` in 256-bit registers (AVX2, the native backend's target).
+pub fn natural_vector_width(ty: Type) -> i32 {
+    (32 / ty.bytes() as i32).max(1)
+}
+
+/// The vector width of Func `f`: the natural width of its widest value type.
+pub fn vector_width(f: &Func) -> i32 {
+    f.output_types()
+        .into_iter()
+        .map(natural_vector_width)
+        .min()
+        .unwrap_or(1)
+}
+
+/// `f`'s pure definition parallel over its outermost Var (when it has two or more; a
+/// one-dimensional Func is only vectorized) and vectorized over its innermost at the natural
+/// width. Updates stay serial: whether their loops may run in parallel depends on the update.
+pub fn parallel_vectorized(f: &Func) {
+    let args = f.args();
+    if let [_, .., outer] = args.as_slice() {
+        f.parallel(outer);
+    }
+    if let Some(inner) = args.first() {
+        f.vectorize(inner, vector_width(f));
+    }
+}
+
+/// `root`: every Func computed at root (breadth-first), each pure definition parallel over its
+/// outermost dimension and vectorized over its innermost (`parallel_vectorized`).
+pub fn root<F: AppFuncs>(funcs: &F) {
+    for function in pipeline_functions(&funcs.pipeline().output) {
+        let f = Func::from_function(function);
+        f.compute_root();
+        parallel_vectorized(&f);
+    }
+}
+
+/// `inline`: every Func that can be inlined is, and the output is computed in plain serial
+/// loops — the pipeline as written, with no schedule. A Func with update definitions
+/// (a reduction or scan) cannot be substituted into its uses; Halide would compute it right
+/// around every statement using it, recomputing a whole reduction per point, so here it is
+/// computed once, at root.
+pub fn inline<F: AppFuncs>(funcs: &F) {
+    let output = funcs.pipeline().output;
+    for function in pipeline_functions(&output) {
+        let f = Func::from_function(function);
+        if f.name() == output.name() {
+            continue;
+        }
+        if f.update_count() > 0 {
+            f.compute_root();
+        } else {
+            f.compute_inline();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_widths_fill_256_bits() {
+        let widths: Vec<i32> = [Type::u8(), Type::u16(), Type::i32(), Type::f64()]
+            .into_iter()
+            .map(natural_vector_width)
+            .collect();
+        assert_eq!(widths, vec![32, 16, 8, 4]);
+    }
+
+    #[test]
+    fn unknown_schedules_are_refused_with_the_list() {
+        struct NoFuncs;
+        let schedules = [
+            Schedule::<NoFuncs> {
+                name: "manual",
+                min_output: (1, 1),
+                apply: |_| {},
+            },
+            Schedule::<NoFuncs> {
+                name: "root",
+                min_output: (1, 1),
+                apply: |_| {},
+            },
+        ];
+        assert_eq!(find("app", &schedules, "root").map(|s| s.name), Ok("root"));
+        let e = find("app", &schedules, "fast")
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            e.contains("app app has no schedule `fast`; its schedules are: manual, root"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,198 @@
+//! Every schedule of every app, lowered once and run on the Stmt interpreter, equals the app's
+//! plain-Rust reference exactly: at the schedule's minimum output, at odd sizes just above it,
+//! and at random sizes with random input values and shifted input mins. Each schedule's
+//! declared minimum is exact: one pixel narrower or shorter, the lowered pipeline refuses the
+//! buffers. Each schedule is lowered once, for all the tests (lowering dominates their time).
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use common::{assert_same_image, seeded_rng};
+use rand::rngs::SmallRng;
+use rand::Rng;
+use tessera::prelude::*;
+use tessera_apps::schedule::ScheduleInfo;
+use tessera_apps::{apps, App, LoweredApp};
+
+/// A random input for an output of `width × height`, its mins shifted at random. Integer
+/// inputs take values in a random subrange of their type (so histograms are wide, narrow or
+/// constant, and sums may wrap); float inputs values in [0, 1].
+fn random_input(app: &dyn App, rng: &mut SmallRng, width: i64, height: i64) -> AnyBuffer {
+    let extents = app.input_extents(width, height);
+    let mins: Vec<i64> = extents.iter().map(|_| rng.random_range(-20..=20)).collect();
+    let ty = app.input_type();
+    let mut input = AnyBuffer::with_mins(ty, &mins, &extents).expect("input type has buffers");
+    let (lo, hi) = if ty.is_int_or_uint() {
+        let lo = rng.random_range(ty.int_min()..=ty.int_max());
+        (lo, rng.random_range(lo..=ty.int_max()))
+    } else {
+        (0, 0)
+    };
+    tessera::lang::buffer::for_each_coord_in(&mins, &extents, &mut |c| {
+        let v = if ty.is_uint() {
+            Value::UInt(rng.random_range(lo..=hi) as u64)
+        } else if ty.is_int() {
+            Value::Int(rng.random_range(lo..=hi) as i64)
+        } else {
+            let v = Value::F64(rng.random_range(0.0..=1.0));
+            tessera::eval::value::cast(v, Type::f64(), ty)
+        };
+        input.set_value(c, v);
+    });
+    input
+}
+
+/// The apps whose schedules are lowered and run here: all but interpolate, whose ten pyramid
+/// levels take the lowering far too long for a test (tests/interpolate.rs checks the same
+/// schedules on its pipeline with fewer levels).
+fn lowered_apps() -> impl Iterator<Item = &'static dyn App> {
+    apps().iter().copied().filter(|a| a.name() != "interpolate")
+}
+
+/// Lowered pipelines by app and schedule name.
+type LoweredCache = Mutex<HashMap<(String, String), Arc<LoweredApp>>>;
+
+/// App `app` with schedule `schedule`, lowered on first use and then shared by every test.
+fn lowered(app: &dyn App, schedule: &str) -> Arc<LoweredApp> {
+    static LOWERED: OnceLock<LoweredCache> = OnceLock::new();
+    let mut cache = LOWERED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let key = (app.name().to_string(), schedule.to_string());
+    let entry = cache.entry(key).or_insert_with(|| {
+        let lowered = app
+            .lower(schedule)
+            .unwrap_or_else(|e| panic!("{} {schedule}: {e}", app.name()));
+        Arc::new(lowered)
+    });
+    Arc::clone(entry)
+}
+
+/// Runs `lowered` on `input` and compares with the reference.
+fn check(app: &dyn App, lowered: &LoweredApp, input: &AnyBuffer, context: &str) {
+    let (mins, extents) = app.check_input(input).expect("the input fits the app");
+    let inputs = app.inputs(&lowered.pipeline, input, &[]);
+    let got = lowered
+        .run_interp(&inputs, &mins, &extents)
+        .unwrap_or_else(|e| panic!("{e}; {context}"));
+    let want = app.reference(input, &[]).expect("reference");
+    assert_same_image(&got, &want, context);
+}
+
+/// Output sizes for `schedule`: its minimum, odd sizes just above, and five random sizes.
+fn sizes(schedule: &ScheduleInfo, rng: &mut SmallRng) -> Vec<(i64, i64)> {
+    let (w, h) = schedule.min_output;
+    let mut sizes = vec![(w, h), (w + 1, h + 2), (w + 7, h + 3)];
+    for _ in 0..5 {
+        sizes.push((w + rng.random_range(0..40), h + rng.random_range(0..40)));
+    }
+    sizes
+}
+
+#[test]
+fn every_schedule_of_every_app_matches_the_reference() {
+    let (seed, mut rng) = seeded_rng(0x5c4e);
+    for app in lowered_apps() {
+        for schedule in app.schedules() {
+            let lowered = lowered(app, schedule.name);
+            for (w, h) in sizes(&schedule, &mut rng) {
+                let input = random_input(app, &mut rng, w, h);
+                let mins: Vec<i64> = input.dims().iter().map(|d| d.min).collect();
+                let context = format!(
+                    "{} schedule {}, {w}x{h} output, input mins {mins:?}, seed {seed} (TESSERA_SEED={seed})",
+                    app.name(),
+                    schedule.name
+                );
+                check(app, &lowered, &input, &context);
+            }
+        }
+    }
+}
+
+#[test]
+fn built_in_test_images_through_the_default_schedule() {
+    for app in lowered_apps() {
+        let (w, h) = (40, 36);
+        let input = app.default_input(w, h);
+        let (mins, extents) = app.check_input(&input).expect("the input fits the app");
+        let lowered = lowered(app, "manual");
+        let got = lowered
+            .run_interp(&app.inputs(&lowered.pipeline, &input, &[]), &mins, &extents)
+            .unwrap_or_else(|e| panic!("{}: {e}", app.name()));
+        let want = app.reference(&input, &[]).expect("reference");
+        assert_same_image(&got, &want, &format!("{} default input", app.name()));
+    }
+}
+
+#[test]
+fn declared_minimum_outputs_are_exact() {
+    for app in lowered_apps() {
+        for schedule in app.schedules() {
+            let (w, h) = schedule.min_output;
+            let lowered = lowered(app, schedule.name);
+            let smaller = [(w - 1, h), (w, h - 1)];
+            for (sw, sh) in smaller.into_iter().filter(|&(a, b)| a > 0 && b > 0) {
+                let input = app.default_input(sw, sh);
+                let (mins, extents) = app.check_input(&input).expect("fits the app");
+                let refused = app
+                    .check_schedule_fits(schedule.name, &extents)
+                    .err()
+                    .map(|e| e.to_string())
+                    .unwrap_or_default();
+                assert!(
+                    refused.contains(&format!("computes outputs of at least {w} x {h}")),
+                    "{} {} at {sw}x{sh}: {refused}",
+                    app.name(),
+                    schedule.name
+                );
+                let inputs = app.inputs(&lowered.pipeline, &input, &[]);
+                let ran = lowered.run_interp(&inputs, &mins, &extents);
+                assert!(
+                    matches!(&ran, Err(Error::Runtime(m)) if m.contains("needs dimension")),
+                    "{} {} runs at {sw}x{sh}, below its declared minimum {w}x{h}: {ran:?}",
+                    app.name(),
+                    schedule.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_app_has_the_common_schedules_and_refuses_unknown_ones() {
+    for app in apps() {
+        let names: Vec<&str> = app.schedules().iter().map(|s| s.name).collect();
+        assert_eq!(names[..3], ["manual", "root", "inline"], "{}", app.name());
+        let e = app
+            .build_scheduled("fastest")
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        let wanted = format!(
+            "app {} has no schedule `fastest`; its schedules are: {}",
+            app.name(),
+            names.join(", ")
+        );
+        assert!(e.contains(&wanted), "{e}");
+        let e = app.schedule_info("fastest").err().map(|e| e.to_string());
+        assert!(e.unwrap_or_default().contains(&wanted));
+    }
+    let blur: Vec<&str> = tessera_apps::blur::Blur
+        .schedules()
+        .iter()
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(
+        blur[3..],
+        [
+            "breadth_first",
+            "full_fusion",
+            "sliding_window",
+            "tiled",
+            "sliding_tiles"
+        ]
+    );
+}

@@ -1,0 +1,86 @@
+//! `tessera bench APP`: compiles an app once with a schedule and times R runs on its built-in
+//! test image, printing the median and minimum run time and the compile time — as text, or
+//! with `--json` as exactly one JSON object on stdout (the DESIGN.md §6 contract).
+
+use std::time::Instant;
+
+use clap::Args;
+
+use crate::run::{compile, DEFAULT_SCHEDULE};
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// The app to benchmark (`tessera apps` lists them).
+    app: String,
+    /// The schedule. Default: manual.
+    #[arg(long)]
+    schedule: Option<String>,
+    /// Output width (default: the app's benchmark size).
+    #[arg(long, requires = "height", value_parser = clap::value_parser!(i64).range(1..=1 << 20))]
+    width: Option<i64>,
+    /// Output height.
+    #[arg(long, requires = "width", value_parser = clap::value_parser!(i64).range(1..=1 << 20))]
+    height: Option<i64>,
+    /// Worker threads for parallel loops (default: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    threads: usize,
+    /// How many timed runs.
+    #[arg(long, value_name = "R", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    runs: u32,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn bench(args: &BenchArgs) -> Result<(), String> {
+    let app = tessera_apps::find(&args.app).map_err(|e| e.to_string())?;
+    let schedule = app
+        .schedule_info(args.schedule.as_deref().unwrap_or(DEFAULT_SCHEDULE))
+        .map_err(|e| e.to_string())?
+        .name;
+    let (w, h) = match (args.width, args.height) {
+        (Some(w), Some(h)) => (w, h),
+        _ => app.default_size(),
+    };
+    let input = app.default_input(w, h);
+    let (mins, extents) = app.check_input(&input).map_err(|e| e.to_string())?;
+    app.check_schedule_fits(schedule, &extents)
+        .map_err(|e| e.to_string())?;
+    let compiled = compile(app, schedule, args.threads)?;
+    let threads = if args.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        args.threads
+    };
+    // One untimed run first: it faults in the output and scratch memory.
+    compiled.run(&input, &[], &mins, &extents)?;
+    let mut times = Vec::with_capacity(args.runs as usize);
+    for _ in 0..args.runs {
+        let start = Instant::now();
+        compiled.run(&input, &[], &mins, &extents)?;
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
+    let median = if times.len() % 2 == 1 {
+        times[times.len() / 2]
+    } else {
+        (times[times.len() / 2 - 1] + times[times.len() / 2]) / 2.0
+    };
+    let min = times[0];
+    if args.json {
+        println!(
+            "{{\"app\":\"{}\",\"schedule\":\"{schedule}\",\"width\":{w},\"height\":{h},\"threads\":{threads},\"compile_ms\":{:.3},\"median_ms\":{median:.3},\"min_ms\":{min:.3},\"runs\":{}}}",
+            app.name(),
+            compiled.compile_ms(),
+            args.runs
+        );
+    } else {
+        println!(
+            "{} ({schedule}, {w} x {h}, {threads} threads): median {median:.3} ms, min {min:.3} ms over {} runs; compiled in {:.1} ms",
+            app.name(),
+            args.runs,
+            compiled.compile_ms()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,255 @@
+//! In-process compilation: `compile_jit` turns a lowered statement into machine code (LLVM's
+//! MCJIT, with the runtime and libm functions mapped by name), and `CompiledPipeline` runs it
+//! on buffers — on a rayon pool, from any number of threads at once.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+use std::time::Instant;
+
+use inkwell::context::Context;
+use inkwell::execution_engine::ExecutionEngine;
+use inkwell::OptimizationLevel;
+
+use super::llvm;
+use super::signature::{BufferArgument, Signature};
+use super::target::Target;
+use crate::error::{Error, Result};
+use crate::ir::{Stmt, Symbol};
+use crate::lang::buffer::AnyBuffer;
+use crate::lang::param::ParamBinding;
+use crate::runtime;
+use crate::runtime::buffer::BoundBuffer;
+use crate::runtime::context::RunContext;
+use crate::runtime::memory::ScratchPool;
+
+/// The name of the generated entry point in JIT modules.
+const ENTRY: &str = "tessera_pipeline";
+
+type EntryFn = unsafe extern "C" fn(args: *const *const c_void) -> i32;
+
+/// The LLVM objects owning the machine code. The engine borrows the context, so it is
+/// declared first and dropped first; the context is boxed so it never moves.
+struct JitCode {
+    _engine: ExecutionEngine<'static>,
+    _context: Box<Context>,
+}
+
+// The engine and context are only touched when compiling (on one thread) and when dropped;
+// running the code they own reads nothing of theirs.
+unsafe impl Send for JitCode {}
+unsafe impl Sync for JitCode {}
+
+/// A pipeline compiled to native code, ready to run many times.
+pub struct CompiledPipeline {
+    entry: EntryFn,
+    signature: Signature,
+    compile_ms: f64,
+    scratch: ScratchPool,
+    /// The pool parallel loops run on (one worker per core unless `set_threads` chose).
+    pool: Arc<rayon::ThreadPool>,
+    _code: JitCode,
+}
+
+impl std::fmt::Debug for CompiledPipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledPipeline")
+            .field("signature", &self.signature)
+            .field("compile_ms", &self.compile_ms)
+            .field("threads", &self.threads())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Compiles `stmt`, whose arguments `signature` describes, for `target`.
+pub fn compile_jit(
+    stmt: &Stmt,
+    signature: &Signature,
+    target: &Target,
+) -> Result<CompiledPipeline> {
+    let start = Instant::now();
+    let context = Box::new(Context::create());
+    // SAFETY: the context lives in `JitCode` next to the engine, which is dropped first; no
+    // other borrow escapes this function.
+    let ctx: &'static Context = unsafe { &*(context.as_ref() as *const Context) };
+    let module = llvm::compile_module(ctx, stmt, signature, target, ENTRY)?;
+    // Instruction selection at -O2: -O3 costs more compile time for no gain on code whose
+    // vectors and loops are already explicit.
+    let engine = module
+        .create_jit_execution_engine(OptimizationLevel::Default)
+        .map_err(|e| Error::Codegen(format!("cannot create the LLVM JIT: {e}")))?;
+    for f in module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() == 0)
+    {
+        let name = f.get_name().to_string_lossy().into_owned();
+        if name.starts_with("llvm.") {
+            continue;
+        }
+        let address = resolve_symbol(&name).ok_or_else(|| {
+            Error::Codegen(format!(
+                "internal error: generated code calls unknown {name}"
+            ))
+        })?;
+        engine.add_global_mapping(&f, address);
+    }
+    let address = engine
+        .get_function_address(ENTRY)
+        .map_err(|e| Error::Codegen(format!("the JIT did not produce the pipeline: {e}")))?;
+    // SAFETY: the entry point has this signature (see `codegen::llvm`).
+    let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(address) };
+    Ok(CompiledPipeline {
+        entry,
+        signature: signature.clone(),
+        compile_ms: start.elapsed().as_secs_f64() * 1000.0,
+        scratch: ScratchPool::new(),
+        pool: runtime::parallel::shared_pool(0)?,
+        _code: JitCode {
+            _engine: engine,
+            _context: context,
+        },
+    })
+}
+
+/// The address of a function generated code may call by name.
+fn resolve_symbol(name: &str) -> Option<usize> {
+    runtime::runtime_functions()
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, a)| a)
+        .or_else(|| runtime::libm::address(name))
+}
+
+/// The argument array of one call, and what its pointers point to.
+struct CallArguments {
+    _buffers: Vec<BoundBuffer>,
+    _params: Vec<u64>,
+    pointers: Vec<*const c_void>,
+}
+
+/// Raw argument pointers handed to a worker thread of the pool.
+struct SendPointers(*const *const c_void);
+unsafe impl Send for SendPointers {}
+unsafe impl Sync for SendPointers {}
+
+impl CompiledPipeline {
+    /// Milliseconds `compile_jit` took (code generation, optimization and machine code).
+    pub fn compile_ms(&self) -> f64 {
+        self.compile_ms
+    }
+
+    pub fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    /// Runs parallel loops on `threads` workers (0: one per core, the default). Pools are
+    /// shared between pipelines asking for the same count.
+    pub fn set_threads(&mut self, threads: usize) -> Result<()> {
+        self.pool = runtime::parallel::shared_pool(threads)?;
+        Ok(())
+    }
+
+    /// The number of worker threads parallel loops run on.
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
+    /// Runs the pipeline: `outputs` in the Signature's order, images and parameters by name.
+    pub fn run(
+        &self,
+        outputs: &mut [&mut AnyBuffer],
+        images: &[(Symbol, &AnyBuffer)],
+        params: &[ParamBinding],
+    ) -> Result<()> {
+        let args = self.arguments(outputs, images, params)?;
+        let context = RunContext::new(&self.scratch);
+        let mut pointers = args.pointers.clone();
+        pointers.push(&context as *const RunContext<'_> as *const c_void);
+        let raw = SendPointers(pointers.as_ptr());
+        let entry = self.entry;
+        // SAFETY: the arguments match the signature, were checked against it, and outlive the
+        // call; the context outlives it too.
+        let call = move || {
+            let raw = &raw;
+            unsafe { entry(raw.0) }
+        };
+        let code = self.pool.install(call);
+        if code == 0 {
+            return Ok(());
+        }
+        Err(Error::Runtime(context.take_error().unwrap_or_else(|| {
+            format!("the pipeline failed with code {code}")
+        })))
+    }
+
+    fn arguments(
+        &self,
+        outputs: &mut [&mut AnyBuffer],
+        images: &[(Symbol, &AnyBuffer)],
+        params: &[ParamBinding],
+    ) -> Result<CallArguments> {
+        let sig = &self.signature;
+        if outputs.len() != sig.outputs.len() {
+            return Err(Error::Buffer(format!(
+                "the pipeline writes {} output buffers but {} were given",
+                sig.outputs.len(),
+                outputs.len()
+            )));
+        }
+        let mut buffers = Vec::with_capacity(sig.outputs.len() + sig.images.len());
+        for (arg, buffer) in sig.outputs.iter().zip(outputs.iter_mut()) {
+            check_buffer("output", arg, buffer)?;
+            buffers.push(BoundBuffer::output(arg.name, buffer)?);
+        }
+        for arg in &sig.images {
+            let (_, buffer) = images.iter().find(|(n, _)| *n == arg.name).ok_or_else(|| {
+                Error::Buffer(format!(
+                    "the pipeline reads image {} ({}, {} dimensions) but no buffer was given for it",
+                    arg.name, arg.ty, arg.dims
+                ))
+            })?;
+            check_buffer("image", arg, buffer)?;
+            buffers.push(BoundBuffer::input(arg.name, buffer)?);
+        }
+        let mut values = Vec::with_capacity(sig.params.len());
+        for p in &sig.params {
+            let binding = params.iter().find(|b| b.name == p.name).ok_or_else(|| {
+                Error::Buffer(format!(
+                    "the pipeline uses parameter {} ({}) but no value was given for it",
+                    p.name, p.ty
+                ))
+            })?;
+            if binding.ty != p.ty {
+                return Err(Error::Type(format!(
+                    "parameter {} is {} but the value given is {}",
+                    p.name, p.ty, binding.ty
+                )));
+            }
+            // Little-endian: the low bytes of the u64 hold the value at any width.
+            values.push(binding.value.to_bits());
+        }
+        let pointers = buffers
+            .iter()
+            .map(|b| b.abi() as *const _ as *const c_void)
+            .chain(values.iter().map(|v| v as *const u64 as *const c_void))
+            .collect();
+        Ok(CallArguments {
+            _buffers: buffers,
+            _params: values,
+            pointers,
+        })
+    }
+}
+
+fn check_buffer(role: &str, arg: &BufferArgument, buffer: &AnyBuffer) -> Result<()> {
+    if buffer.ty() != arg.ty || buffer.dims().len() != arg.dims {
+        return Err(Error::Buffer(format!(
+            "{role} {} is {} with {} dimensions, but the buffer given holds {} with {} dimensions",
+            arg.name,
+            arg.ty,
+            arg.dims,
+            buffer.ty(),
+            buffer.dims().len()
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,220 @@
+//! Intrinsic calls: math functions (exact ones as LLVM intrinsics; the transcendental ones as
+//! calls of the same libm functions Rust's `f32`/`f64` methods use, lane by lane, so results
+//! agree with the evaluator bit for bit), abs/absd, saturating casts, lerp, bit counts and
+//! reinterpretation, each as `eval::value::intrinsic` defines it.
+
+use inkwell::module::Linkage;
+use inkwell::types::BasicType;
+use inkwell::{FloatPredicate, IntPredicate};
+
+use super::values::{Op, Value};
+use super::Codegen;
+use crate::error::{Error, Result};
+use crate::ir::{BinaryOp, Expr, Intrinsic, Type, TypeCode};
+
+/// The libm function computing `op` in `bits`-bit floats, for the intrinsics that are libm
+/// calls.
+pub(crate) fn libm_function(op: Intrinsic, bits: u8) -> Option<&'static str> {
+    use Intrinsic::*;
+    let (single, double) = match op {
+        Exp => ("expf", "exp"),
+        Log => ("logf", "log"),
+        Pow => ("powf", "pow"),
+        Sin => ("sinf", "sin"),
+        Cos => ("cosf", "cos"),
+        Tan => ("tanf", "tan"),
+        Asin => ("asinf", "asin"),
+        Acos => ("acosf", "acos"),
+        Atan => ("atanf", "atan"),
+        Atan2 => ("atan2f", "atan2"),
+        Sinh => ("sinhf", "sinh"),
+        Cosh => ("coshf", "cosh"),
+        Tanh => ("tanhf", "tanh"),
+        Hypot => ("hypotf", "hypot"),
+        _ => return None,
+    };
+    Some(if bits == 32 { single } else { double })
+}
+
+impl<'ctx> Codegen<'ctx> {
+    /// The call `op(args)` with result type `ty`.
+    pub(super) fn intrinsic(
+        &mut self,
+        op: Intrinsic,
+        args: &[Expr],
+        ty: Type,
+    ) -> Result<Value<'ctx>> {
+        use Intrinsic::*;
+        let arity = match op {
+            Pow | Atan2 | Hypot | Absd => 2,
+            Lerp => 3,
+            _ => 1,
+        };
+        if args.len() != arity {
+            return Err(Error::Codegen(format!(
+                "{} takes {arity} arguments, not {}",
+                op.name(),
+                args.len()
+            )));
+        }
+        let values = args
+            .iter()
+            .map(|a| self.expr(a))
+            .collect::<Result<Vec<_>>>()?;
+        let (a, arg_ty) = (values[0], args[0].ty());
+        let float_arg = arg_ty.is_float();
+        let llvm = |cg: &Self, name: &str| cg.call_intrinsic(name, &[cg.llvm_type(arg_ty)], &[a]);
+        if let Some(name) = libm_function(op, arg_ty.bits).filter(|_| float_arg) {
+            return Ok(self.libm_call(name, &values, arg_ty));
+        }
+        Ok(match op {
+            Abs if float_arg => llvm(self, "llvm.fabs"),
+            Abs if arg_ty.is_int() => {
+                let poison_on_min = self.ctx.bool_type().const_zero().into();
+                self.call_intrinsic("llvm.abs", &[self.llvm_type(arg_ty)], &[a, poison_on_min])
+            }
+            Abs | Likely => a,
+            Absd => self.absd(a, values[1], arg_ty, ty),
+            Sqrt => llvm(self, "llvm.sqrt"),
+            Floor => llvm(self, "llvm.floor"),
+            Ceil => llvm(self, "llvm.ceil"),
+            Round => llvm(self, "llvm.roundeven"),
+            Trunc => llvm(self, "llvm.trunc"),
+            IsNan | IsInf | IsFinite if !float_arg => self.int_const(ty, (op == IsFinite) as i64),
+            IsNan => self.fcmp(FloatPredicate::UNO, a, a),
+            IsInf | IsFinite => {
+                let magnitude = llvm(self, "llvm.fabs");
+                let infinity = self.float_const(arg_ty, f64::INFINITY);
+                let p = if op == IsInf {
+                    FloatPredicate::OEQ
+                } else {
+                    FloatPredicate::ONE
+                };
+                self.fcmp(p, magnitude, infinity)
+            }
+            SaturatingCast => self.saturating_cast(a, arg_ty, ty),
+            Lerp => self.lerp(a, values[1], values[2], arg_ty, args[2].ty()),
+            PopCount | CountLeadingZeros | CountTrailingZeros => {
+                let count = match op {
+                    PopCount => llvm(self, "llvm.ctpop"),
+                    _ => {
+                        let name = if op == CountLeadingZeros {
+                            "llvm.ctlz"
+                        } else {
+                            "llvm.cttz"
+                        };
+                        let zero_is_poison = self.ctx.bool_type().const_zero().into();
+                        self.call_intrinsic(name, &[self.llvm_type(arg_ty)], &[a, zero_is_poison])
+                    }
+                };
+                self.cast(count, arg_ty.with_code(TypeCode::UInt), ty)
+            }
+            Reinterpret => {
+                let total = |t: Type| t.bits as u32 * t.lanes as u32;
+                if total(arg_ty) != total(ty) || arg_ty.is_bool() || ty.is_bool() {
+                    return Err(Error::Codegen(format!(
+                        "cannot reinterpret {arg_ty} as {ty}"
+                    )));
+                }
+                self.convert(Op::BitCast, a, self.llvm_type(ty))
+            }
+            _ => {
+                return Err(Error::Codegen(format!(
+                    "{} is not defined on {arg_ty}",
+                    op.name()
+                )))
+            }
+        })
+    }
+
+    /// A libm function applied lane by lane.
+    fn libm_call(&self, name: &str, args: &[Value<'ctx>], ty: Type) -> Value<'ctx> {
+        let scalar = self.llvm_type(ty.element());
+        let f = self.module.get_function(name).unwrap_or_else(|| {
+            let params = vec![scalar.into(); args.len()];
+            let fn_ty = scalar.fn_type(&params, false);
+            self.module
+                .add_function(name, fn_ty, Some(Linkage::External))
+        });
+        self.map_lanes(args, ty, |cg, lanes| {
+            cg.call(f, lanes)
+                .expect("internal error: libm returns a value")
+        })
+    }
+
+    /// `|a - b|` for operands of type `ty`, as result type `result` (unsigned for integers,
+    /// where the difference of n-bit operands always fits in n unsigned bits).
+    fn absd(&self, a: Value<'ctx>, b: Value<'ctx>, ty: Type, result: Type) -> Value<'ctx> {
+        if ty.is_float() {
+            let d = self.binop(Op::FSub, a, b);
+            return self.call_intrinsic("llvm.fabs", &[self.llvm_type(ty)], &[d]);
+        }
+        let greater = self.binary(BinaryOp::Gt, a, b, ty, None);
+        let d = self.select(
+            greater,
+            self.binop(Op::Sub, a, b),
+            self.binop(Op::Sub, b, a),
+        );
+        self.cast(d, ty.with_code(TypeCode::UInt), result)
+    }
+
+    /// Conversion that clamps into the range of `to` first (eval::value::saturating_cast).
+    pub(super) fn saturating_cast(&self, v: Value<'ctx>, from: Type, to: Type) -> Value<'ctx> {
+        if from.is_float() && to.is_float() && to.bits < from.bits {
+            // NaN fails both comparisons and stays NaN.
+            let max = self.float_const(from, f32::MAX as f64);
+            let min = self.float_const(from, -(f32::MAX as f64));
+            let v = self.select(self.fcmp(FloatPredicate::OGT, v, max), max, v);
+            let v = self.select(self.fcmp(FloatPredicate::OLT, v, min), min, v);
+            return self.cast(v, from, to);
+        }
+        if from.is_float() || to.is_float() || to.is_bool() {
+            return self.cast(v, from, to);
+        }
+        let mut v = v;
+        if from.int_max() > to.int_max() {
+            let hi = self.int_const(from, to.int_max() as i64);
+            let p = if from.is_int() {
+                IntPredicate::SGT
+            } else {
+                IntPredicate::UGT
+            };
+            v = self.select(self.icmp(p, v, hi), hi, v);
+        }
+        if from.int_min() < to.int_min() {
+            let lo = self.int_const(from, to.int_min() as i64);
+            v = self.select(self.icmp(IntPredicate::SLT, v, lo), lo, v);
+        }
+        self.cast(v, from, to)
+    }
+
+    /// `a * (1 - w) + b * w`: in the operands' float type, or for integer operands in f64,
+    /// rounded half to even and converted with saturation.
+    fn lerp(
+        &self,
+        a: Value<'ctx>,
+        b: Value<'ctx>,
+        w: Value<'ctx>,
+        ty: Type,
+        weight_ty: Type,
+    ) -> Value<'ctx> {
+        let compute = if ty.is_float() {
+            ty
+        } else {
+            Type::f64().with_lanes(ty.lanes)
+        };
+        let (a, b) = (self.cast(a, ty, compute), self.cast(b, ty, compute));
+        let w = self.cast(w, weight_ty, compute);
+        let one_minus_w = self.binop(Op::FSub, self.float_const(compute, 1.0), w);
+        let r = self.binop(
+            Op::FAdd,
+            self.binop(Op::FMul, a, one_minus_w),
+            self.binop(Op::FMul, b, w),
+        );
+        if ty.is_float() {
+            return r;
+        }
+        let rounded = self.call_intrinsic("llvm.roundeven", &[self.llvm_type(compute)], &[r]);
+        self.cast(rounded, compute, ty)
+    }
+}

@@ -1,0 +1,21 @@
+//! The optimization pipeline run on generated modules: a short function pipeline (promote
+//! closures and message arrays to registers, combine instructions, simplify control flow,
+//! number values, hoist loop invariants) instead of `default<O3>`, which costs tens of
+//! milliseconds and re-vectorizes code that is already vectorized. Instruction selection
+//! (in the JIT or the target machine) still strength-reduces loop addressing.
+
+use inkwell::module::Module;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::TargetMachine;
+
+use crate::error::{Error, Result};
+
+const PIPELINE: &str = "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,\
+loop-mssa(licm),gvn,instcombine<no-verify-fixpoint>,simplifycfg,dce)";
+
+pub(super) fn optimize(module: &Module<'_>, machine: &TargetMachine) -> Result<()> {
+    let options = PassBuilderOptions::create();
+    module
+        .run_passes(PIPELINE, machine, options)
+        .map_err(|e| Error::Codegen(format!("internal error: LLVM passes failed: {e}")))
+}

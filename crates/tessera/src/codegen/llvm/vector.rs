@@ -1,0 +1,368 @@
+//! Loads and stores, chosen by the index's linear form (`linear`): a scalar access; a dense
+//! vector access for stride 1 (`llvm.masked.load`/`store` when predicated); dense loads of the
+//! covering span plus shuffles for small constant strides; a scalar load broadcast for a
+//! uniform index; gathers and scatters (`llvm.masked.gather`/`scatter`, lanes stored in
+//! order, so the last of equal indices wins) otherwise. Predicated-off lanes of a load read
+//! as zero, as in the evaluator. Bools are bytes in memory.
+
+use inkwell::basic_block::BasicBlock;
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{BasicValue, PointerValue};
+
+use super::linear::Linear;
+use super::values::{Built, Value};
+use super::{Codegen, Storage};
+use crate::error::{Error, Result};
+use crate::ir::{Expr, Symbol, Type};
+
+/// Largest constant stride loaded densely and shuffled, and the largest span loaded so.
+const MAX_SHUFFLED_STRIDE: i128 = 4;
+const MAX_SHUFFLED_SPAN: i128 = 256;
+
+/// How the lanes of an access are laid out in memory, with the compiled index.
+enum Layout<'ctx> {
+    /// One element at the (scalar) index.
+    Scalar(Value<'ctx>),
+    /// Consecutive elements from the (scalar) index.
+    Dense(Value<'ctx>),
+    /// Elements `stride` apart from the (scalar) index.
+    Strided(Value<'ctx>, u32),
+    /// Every lane at the (scalar) index.
+    Uniform(Value<'ctx>),
+    /// Each lane at its own index (a vector).
+    Gather(Value<'ctx>),
+}
+
+/// The type an index of type `ty` addresses memory in: itself, or i64 for unsigned indices.
+fn address_type(ty: Type) -> Type {
+    if ty.is_uint() {
+        Type::i64().with_lanes(ty.lanes)
+    } else {
+        ty
+    }
+}
+
+impl<'ctx> Codegen<'ctx> {
+    /// The buffer's storage, checked to hold elements of type `ty`, for an access whose index
+    /// and predicate must have `ty`'s lanes.
+    fn typed_storage(
+        &self,
+        buffer: Symbol,
+        ty: Type,
+        access: &str,
+        index: &Expr,
+        predicate: Option<&Expr>,
+    ) -> Result<Storage<'ctx>> {
+        if let Some(e) = [Some(index), predicate]
+            .into_iter()
+            .flatten()
+            .find(|e| e.ty().lanes != ty.lanes)
+        {
+            return Err(Error::Codegen(format!(
+                "{access} {buffer} of {ty} has the operand {e} of {} lanes",
+                e.ty().lanes
+            )));
+        }
+        let s = self.storage(buffer)?;
+        if s.elem != ty.element() {
+            return Err(Error::Codegen(format!(
+                "{access} {buffer} accesses it as {}, but it holds {}",
+                ty.element(),
+                s.elem
+            )));
+        }
+        Ok(s)
+    }
+
+    /// The compiled index of an access, classified by its linear form. Unsigned indices are
+    /// zero-extended (addressing sign-extends narrower integers).
+    fn layout(&mut self, index: &Expr) -> Result<Layout<'ctx>> {
+        let ty = index.ty();
+        let widen = |cg: &Self, v: Value<'ctx>, lanes: u16| {
+            let to = address_type(ty).with_lanes(lanes);
+            cg.cast(v, ty.element().with_lanes(lanes), to)
+        };
+        if ty.is_scalar() {
+            let i = self.expr(index)?;
+            return Ok(Layout::Scalar(widen(self, i, 1)));
+        }
+        let Some(linear) = self.linear(index)? else {
+            let v = self.expr(index)?;
+            return Ok(Layout::Gather(widen(self, v, ty.lanes)));
+        };
+        let base = widen(self, linear.base, 1);
+        let Some(stride) = linear.stride else {
+            return Ok(Layout::Uniform(base));
+        };
+        let constant = match stride {
+            Value::IntValue(s) => s.get_sign_extended_constant(),
+            _ => None,
+        };
+        Ok(match constant.map(i128::from) {
+            Some(1) => Layout::Dense(base),
+            Some(0) => Layout::Uniform(base),
+            Some(s)
+                if (2..=MAX_SHUFFLED_STRIDE).contains(&s)
+                    && (ty.lanes as i128 - 1) * s < MAX_SHUFFLED_SPAN =>
+            {
+                Layout::Strided(base, s as u32)
+            }
+            _ => {
+                let v = self.materialize(linear, ty);
+                Layout::Gather(widen(self, v, ty.lanes))
+            }
+        })
+    }
+
+    /// The index of every lane of an access (for a gather or scatter).
+    fn lane_indices(&self, layout: Layout<'ctx>, index_ty: Type) -> Value<'ctx> {
+        let linear = |base, stride: i64| Linear {
+            base,
+            stride: Some(self.int_const(index_ty.element(), stride)),
+        };
+        match layout {
+            Layout::Gather(v) => v,
+            Layout::Scalar(b) | Layout::Uniform(b) => self.splat(b, index_ty.lanes),
+            Layout::Dense(b) => self.materialize(linear(b, 1), index_ty),
+            Layout::Strided(b, s) => self.materialize(linear(b, s as i64), index_ty),
+        }
+    }
+
+    fn alignment(ty: Type) -> u32 {
+        ty.bytes() as u32
+    }
+
+    /// `buffer[index]` of type `ty`, lanes where `predicate` is false reading zero.
+    pub(super) fn load(
+        &mut self,
+        ty: Type,
+        buffer: Symbol,
+        index: &Expr,
+        predicate: Option<&Expr>,
+    ) -> Result<Value<'ctx>> {
+        let storage = self.typed_storage(buffer, ty, "Load from", index, predicate)?;
+        let mem = self.storage_type(ty);
+        let elem = self.storage_type(ty.element());
+        let align = Self::alignment(ty);
+        let predicate = match predicate {
+            Some(p) => Some(self.expr(p)?),
+            None => None,
+        };
+        let layout = self.layout(index)?;
+        let raw = match (layout, predicate) {
+            (Layout::Scalar(i), None) => self.load_scalar(elem, storage.base, i, align),
+            (Layout::Scalar(i), Some(p)) => {
+                let zero = mem.const_zero();
+                self.if_else_value(p, mem, zero, |cg| {
+                    cg.load_scalar(elem, storage.base, i, align)
+                })
+            }
+            (Layout::Dense(base), None) => {
+                let ptr = self.element_ptr(elem, storage.base, base);
+                self.aligned_load(mem, ptr, align)
+            }
+            (Layout::Dense(base), Some(mask)) => {
+                let ptr = self.element_ptr(elem, storage.base, base);
+                let align_v = self.i32_const(align as i32).into();
+                self.call_intrinsic(
+                    "llvm.masked.load",
+                    &[mem, ptr.get_type().into()],
+                    &[ptr.into(), align_v, mask, mem.const_zero()],
+                )
+            }
+            (Layout::Strided(base, stride), None) => {
+                let ptr = self.element_ptr(elem, storage.base, base);
+                self.strided_load(mem, elem, ptr, ty.lanes as u32, stride, align)
+            }
+            (Layout::Uniform(i), None) => {
+                let scalar = self.load_scalar(elem, storage.base, i, align);
+                self.splat(scalar, ty.lanes)
+            }
+            (layout, mask) => {
+                let indices = self.lane_indices(layout, address_type(index.ty()));
+                let ptrs = self.element_ptrs(elem, storage.base, indices);
+                let mask =
+                    mask.unwrap_or_else(|| self.int_const(Type::bool_().with_lanes(ty.lanes), 1));
+                let align_v = self.i32_const(align as i32).into();
+                self.call_intrinsic(
+                    "llvm.masked.gather",
+                    &[mem, ptrs.get_type()],
+                    &[ptrs, align_v, mask, mem.const_zero()],
+                )
+            }
+        };
+        Ok(self.loaded_value(raw, ty))
+    }
+
+    /// Stores `value` at `buffer[index]` in the lanes where `predicate` is true.
+    pub(super) fn store(
+        &mut self,
+        buffer: Symbol,
+        index: &Expr,
+        value: &Expr,
+        predicate: Option<&Expr>,
+    ) -> Result<()> {
+        let ty = value.ty();
+        let storage = self.typed_storage(buffer, ty, "Store to", index, predicate)?;
+        let elem = self.storage_type(ty.element());
+        let align = Self::alignment(ty);
+        let v = self.expr(value)?;
+        let v = self.stored_value(v, ty);
+        let predicate = match predicate {
+            Some(p) => Some(self.expr(p)?),
+            None => None,
+        };
+        let layout = self.layout(index)?;
+        match (layout, predicate) {
+            (Layout::Scalar(i), p) => {
+                let ptr = self.element_ptr(elem, storage.base, i);
+                match p {
+                    None => self.aligned_store(v, ptr, align),
+                    Some(p) => self.if_then(p, |cg| {
+                        cg.aligned_store(v, ptr, align);
+                        Ok(())
+                    })?,
+                }
+            }
+            (Layout::Dense(base), None) => {
+                let ptr = self.element_ptr(elem, storage.base, base);
+                self.aligned_store(v, ptr, align);
+            }
+            (Layout::Dense(base), Some(mask)) => {
+                let ptr = self.element_ptr(elem, storage.base, base);
+                let align_v = self.i32_const(align as i32).into();
+                self.call_intrinsic_void(
+                    "llvm.masked.store",
+                    &[v.get_type(), ptr.get_type().into()],
+                    &[v, ptr.into(), align_v, mask],
+                );
+            }
+            (layout, mask) => {
+                let indices = self.lane_indices(layout, address_type(index.ty()));
+                let ptrs = self.element_ptrs(elem, storage.base, indices);
+                let mask =
+                    mask.unwrap_or_else(|| self.int_const(Type::bool_().with_lanes(ty.lanes), 1));
+                let align_v = self.i32_const(align as i32).into();
+                self.call_intrinsic_void(
+                    "llvm.masked.scatter",
+                    &[v.get_type(), ptrs.get_type()],
+                    &[v, ptrs, align_v, mask],
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Elements `ptr[i * stride]` for `i < lanes`, as full-width dense loads covering exactly
+    /// the span (the last one shifted back so it ends at the span's last element, as Halide
+    /// does) and shuffles picking the lanes out of them.
+    fn strided_load(
+        &self,
+        mem: BasicTypeEnum<'ctx>,
+        elem: BasicTypeEnum<'ctx>,
+        ptr: PointerValue<'ctx>,
+        lanes: u32,
+        stride: u32,
+        align: u32,
+    ) -> Value<'ctx> {
+        let span = (lanes - 1) * stride + 1;
+        let offsets: Vec<u32> = (0..span.div_ceil(lanes))
+            .map(|c| (c * lanes).min(span - lanes))
+            .collect();
+        let chunks: Vec<Value<'ctx>> = offsets
+            .iter()
+            .map(|&o| {
+                let p = self.element_ptr(elem, ptr, o as i64);
+                self.aligned_load(mem, p, align)
+            })
+            .collect();
+        // Lane i reads element i * stride from the last chunk that starts at or before it.
+        let source = |i: u32| {
+            let e = i * stride;
+            let c = offsets.iter().rposition(|&o| o <= e).unwrap_or(0);
+            (c, e - offsets[c])
+        };
+        // The span is longer than `lanes` (stride >= 2), so there are at least two chunks.
+        let mut picked = chunks[0];
+        for (c, &chunk) in chunks.iter().enumerate().skip(1) {
+            let indices: Vec<u32> = (0..lanes)
+                .map(|i| match source(i) {
+                    (from, at) if from == c => lanes + at,
+                    (0, at) if c == 1 => at,
+                    _ => i,
+                })
+                .collect();
+            picked = self.shuffle(picked, chunk, &indices);
+        }
+        picked
+    }
+
+    fn load_scalar(
+        &self,
+        elem: BasicTypeEnum<'ctx>,
+        base: PointerValue<'ctx>,
+        index: Value<'ctx>,
+        align: u32,
+    ) -> Value<'ctx> {
+        let ptr = self.element_ptr(elem, base, index);
+        self.aligned_load(elem, ptr, align)
+    }
+
+    fn aligned_load(
+        &self,
+        ty: BasicTypeEnum<'ctx>,
+        ptr: PointerValue<'ctx>,
+        align: u32,
+    ) -> Value<'ctx> {
+        let v = self.builder.build_load(ty, ptr, "").built();
+        v.as_instruction_value()
+            .and_then(|i| i.set_alignment(align).ok())
+            .expect("internal error: a load takes an alignment");
+        v
+    }
+
+    fn aligned_store(&self, v: Value<'ctx>, ptr: PointerValue<'ctx>, align: u32) {
+        self.builder
+            .build_store(ptr, v)
+            .built()
+            .set_alignment(align)
+            .expect("internal error: a store takes an alignment");
+    }
+
+    fn call_intrinsic_void(
+        &self,
+        name: &str,
+        overloads: &[BasicTypeEnum<'ctx>],
+        args: &[Value<'ctx>],
+    ) {
+        let f = inkwell::intrinsics::Intrinsic::find(name)
+            .and_then(|i| i.get_declaration(&self.module, overloads))
+            .unwrap_or_else(|| panic!("internal error: no LLVM intrinsic {name}"));
+        self.call(f, args);
+    }
+
+    /// `condition ? then() : otherwise` as a value, computing `then` only when the (scalar)
+    /// condition holds.
+    fn if_else_value(
+        &mut self,
+        condition: Value<'ctx>,
+        ty: BasicTypeEnum<'ctx>,
+        otherwise: Value<'ctx>,
+        then: impl FnOnce(&mut Self) -> Value<'ctx>,
+    ) -> Value<'ctx> {
+        let before: BasicBlock<'ctx> = self.current_block();
+        let then_block = self.ctx.append_basic_block(self.f.function, "then");
+        let join = self.ctx.append_basic_block(self.f.function, "join");
+        self.builder
+            .build_conditional_branch(condition.into_int_value(), then_block, join)
+            .built();
+        self.builder.position_at_end(then_block);
+        let v = then(self);
+        let then_end = self.current_block();
+        self.builder.build_unconditional_branch(join).built();
+        self.builder.position_at_end(join);
+        let phi = self.builder.build_phi(ty, "").built();
+        phi.add_incoming(&[(&v, then_end), (&otherwise, before)]);
+        phi.as_basic_value()
+    }
+}

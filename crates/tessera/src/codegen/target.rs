@@ -1,0 +1,90 @@
+//! `Target`: the machine generated code is for — x86-64 with a CPU name, an LLVM feature
+//! string and the natural vector width — detected from the host or written out explicitly.
+//! Every generated function carries the CPU and features as attributes, so code is tuned for
+//! the target whatever engine or target machine compiles it.
+
+use std::fmt;
+
+use inkwell::targets::TargetMachine;
+
+/// The instruction set architecture (only x86-64 for now).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arch {
+    X86_64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Target {
+    pub arch: Arch,
+    /// LLVM's CPU name (`znver4`, `skylake-avx512`, `x86-64`).
+    pub cpu: String,
+    /// LLVM's feature string (`+avx2,+fma,-avx512f,...`).
+    pub features: String,
+    /// The widest vector registers, in bits (128, 256 or 512).
+    pub vector_bits: u32,
+}
+
+impl Target {
+    /// The machine this process runs on.
+    pub fn host() -> Target {
+        let cpu = TargetMachine::get_host_cpu_name().to_string();
+        let features = TargetMachine::get_host_cpu_features().to_string();
+        Target::x86_64(&cpu, &features)
+    }
+
+    /// An x86-64 target with an explicit CPU and feature string; the vector width follows from
+    /// the features.
+    pub fn x86_64(cpu: &str, features: &str) -> Target {
+        let has = |f: &str| features.split(',').any(|x| x == format!("+{f}"));
+        let vector_bits = if has("avx512f") {
+            512
+        } else if has("avx") {
+            256
+        } else {
+            128
+        };
+        Target {
+            arch: Arch::X86_64,
+            cpu: cpu.to_string(),
+            features: features.to_string(),
+            vector_bits,
+        }
+    }
+
+    /// Baseline x86-64 (SSE2 only), which every x86-64 machine runs.
+    pub fn x86_64_baseline() -> Target {
+        Target::x86_64("x86-64", "")
+    }
+
+    /// The LLVM target triple.
+    pub fn triple(&self) -> &'static str {
+        match self.arch {
+            Arch::X86_64 => "x86_64-unknown-linux-gnu",
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "x86-64 {} ({}-bit vectors)", self.cpu, self.vector_bits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vector_width_follows_the_features() {
+        assert_eq!(
+            Target::x86_64("znver4", "+avx2,+avx512f,+avx").vector_bits,
+            512
+        );
+        assert_eq!(
+            Target::x86_64("haswell", "+avx2,-avx512f,+avx").vector_bits,
+            256
+        );
+        assert_eq!(Target::x86_64_baseline().vector_bits, 128);
+        assert!(Target::host().vector_bits >= 128);
+    }
+}

@@ -1,0 +1,31 @@
+//! The Rust side of compiled pipelines: the buffer ABI generated code reads, and the
+//! `extern "C"` functions it calls — parallel loops on a rayon pool (`parallel`), scratch
+//! allocation with reuse across runs (`memory`), and error reporting (`context`).
+//!
+//! Generated code calls exactly the functions of `RUNTIME_FUNCTIONS`; the JIT maps their
+//! names to these implementations, and AOT users link their own (or call through the JIT).
+
+pub mod buffer;
+pub mod context;
+pub mod libm;
+pub mod memory;
+pub mod parallel;
+
+/// Every runtime function generated code may call, by symbol name, with its address.
+pub fn runtime_functions() -> [(&'static str, usize); 4] {
+    [
+        (
+            "tessera_parallel_for",
+            parallel::tessera_parallel_for as *const () as usize,
+        ),
+        (
+            "tessera_malloc",
+            memory::tessera_malloc as *const () as usize,
+        ),
+        ("tessera_free", memory::tessera_free as *const () as usize),
+        (
+            "tessera_error",
+            context::tessera_error as *const () as usize,
+        ),
+    ]
+}

@@ -1,0 +1,75 @@
+//! Parallel loops of generated code on a rayon pool: `tessera_parallel_for` runs a task
+//! function over an index range. Pipelines run inside `ThreadPool::install`, so the loops they
+//! start fork and join on the pool's own workers (tens of nanoseconds, against ~12 µs when
+//! injecting from outside), and nested parallel loops work as rayon's nested joins.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+
+/// A parallel loop body: `task(closure, index)` returns 0 or an error code.
+pub type TaskFn = unsafe extern "C" fn(closure: *const u8, index: i32) -> i32;
+
+/// A closure pointer shared by the tasks of one loop (they only read it).
+#[derive(Clone, Copy)]
+struct SharedClosure(*const u8);
+unsafe impl Send for SharedClosure {}
+unsafe impl Sync for SharedClosure {}
+
+/// Runs `task(closure, i)` for every `i` in `[min, min + extent)`, in parallel; returns 0, or
+/// the first error code a task returned (tasks not yet started then do not run).
+///
+/// # Safety
+/// `task` must be safe to call concurrently with `closure` and every index of the range.
+pub unsafe extern "C" fn tessera_parallel_for(
+    task: TaskFn,
+    closure: *const u8,
+    min: i32,
+    extent: i32,
+) -> i32 {
+    if extent <= 0 {
+        return 0;
+    }
+    if extent == 1 {
+        return task(closure, min);
+    }
+    let closure = SharedClosure(closure);
+    let first_error = AtomicI32::new(0);
+    let end = min as i64 + extent as i64;
+    (min as i64..end).into_par_iter().for_each(|i| {
+        if first_error.load(Ordering::Relaxed) != 0 {
+            return;
+        }
+        let shared = closure;
+        let code = task(shared.0, i as i32);
+        if code != 0 {
+            let _ = first_error.compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed);
+        }
+    });
+    first_error.load(Ordering::Relaxed)
+}
+
+/// The process-wide pool of `threads` workers (0: one per core), started on first use and
+/// shared by every pipeline that asks for that many threads.
+pub fn shared_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let mut pools = POOLS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(pool) = pools.get(&threads) {
+        return Ok(pool.clone());
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("tessera-worker-{i}"))
+        .build()
+        .map_err(|e| Error::Runtime(format!("cannot start {threads} worker threads: {e}")))?;
+    let pool = Arc::new(pool);
+    pools.insert(threads, pool.clone());
+    Ok(pool)
+}
