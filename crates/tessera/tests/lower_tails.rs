@@ -418,3 +418,32 @@ fn tails_on_both_dimensions_of_a_tile() {
         assert_eq!(run.stores("out"), points as u64, "{tail:?}");
     }
 }
+
+#[test]
+fn nested_guards_keep_the_output_inside_its_buffer() {
+    // The guards test the split variables, not x itself: the region analysis must narrow
+    // through the lets that rebuild x from them.
+    let c = chain();
+    c.out
+        .split(c.x, "xo", "xi", 3)
+        .split_with_tail("xi", "xio", "xii", 2, TailStrategy::GuardWithIf)
+        .split_with_tail("xii", "a", "b", 6, TailStrategy::GuardWithIf);
+    c.producer.compute_root();
+    let run = run_chain(&c, 0);
+    assert_eq!(run.stores("out"), (5 * 3 * H) as u64);
+}
+
+#[test]
+fn guarded_iterations_past_the_end_compute_nothing() {
+    // The outer loop of a guarded split, rounded up: its last iterations are entirely past
+    // the end, so the producer computed in them has an empty region (and allocation).
+    let c = chain();
+    c.out
+        .split_with_tail(c.x, "xo", "xi", 4, TailStrategy::GuardWithIf)
+        .split_with_tail("xo", "xoo", "xoi", 3, TailStrategy::RoundUp);
+    c.producer.compute_at(&c.out, "xoi");
+    let run = run_chain(&c, 0);
+    // 4 tiles of out per row rounded up to 6; the producer needs 5, 5, 5 and 2 columns.
+    assert_eq!(run.allocations("producer"), 6 * H as u64);
+    assert_eq!(run.stores("producer"), 17 * H as u64);
+}

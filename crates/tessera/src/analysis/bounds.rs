@@ -342,6 +342,17 @@ impl<'a> Bounder<'a> {
         }
         if ty.is_float() {
             Interval::everything()
+        } else if y.is_single_point() && x.is_bounded() {
+            // One divisor d of unknown sign: x / d is monotonic in x (increasing for d > 0,
+            // decreasing for d < 0, 0 for d = 0), so the ends are the quotients of x's ends.
+            let (a, b) = (
+                both(BinaryOp::Div, &x.min, &y.min),
+                both(BinaryOp::Div, &x.max, &y.min),
+            );
+            Interval {
+                min: min2(a.clone(), b.clone()),
+                max: max2(a, b),
+            }
         } else if ty.is_uint() {
             // A divisor that may be 0 gives 0, any other at most x.
             Interval {

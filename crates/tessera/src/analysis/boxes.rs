@@ -156,26 +156,31 @@ impl<'a> BoxCollector<'a> {
         }
     }
 
-    /// `e` with the varying lets substituted, simplified.
-    fn expand(&self, e: &Expr) -> Expr {
+    /// `e` with the varying lets substituted (except those in `keep`), simplified.
+    fn expand(&self, e: &Expr, keep: &[Symbol]) -> Expr {
         if self.varying_lets.is_empty() {
             return e.clone();
         }
         let mut e = e.clone();
         for (name, value) in self.varying_lets.iter().rev() {
-            if uses_var(&e, *name) {
+            if !keep.contains(name) && uses_var(&e, *name) {
                 e = substitute(&e, *name, value);
             }
         }
         simplify(&e)
     }
 
-    /// The bounds of `e`, looking through the varying lets (and, for the lets a condition
-    /// narrows, also at their narrowed ranges).
+    /// The bounds of `e`, looking through the varying lets; where `e` depends on lets a
+    /// condition narrows, also through all the other lets, keeping those at their narrowed
+    /// ranges.
     fn bounds_of(&mut self, e: &Expr) -> Interval {
-        let expanded = self.bounder.bounds(&self.expand(e));
-        if self.narrowed_lets.iter().any(|n| uses_var(e, *n)) {
-            return expanded.intersect(&self.bounder.bounds(e));
+        let expanded = self.bounder.bounds(&self.expand(e, &[]));
+        if self.narrowed_lets.is_empty() {
+            return expanded;
+        }
+        let partial = self.expand(e, &self.narrowed_lets);
+        if self.narrowed_lets.iter().any(|n| uses_var(&partial, *n)) {
+            return expanded.intersect(&self.bounder.bounds(&partial));
         }
         expanded
     }

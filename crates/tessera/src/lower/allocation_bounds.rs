@@ -39,10 +39,16 @@ pub fn allocation_bounds(s: &Stmt, env: &Environment) -> Result<Stmt> {
         let (min, max) = bounded(&touched[d], || {
             format!("the storage of {func} in dimension {d} ({arg})")
         })?;
+        // The region is empty (max < min) where everything touching it is guarded off in
+        // this instance (a GuardWithIf tail past the end): nothing is stored then.
         let extent = simplify(&Expr::binary(
-            BinaryOp::Add,
-            Expr::binary(BinaryOp::Sub, max, min.clone()),
-            Expr::i32(1),
+            BinaryOp::Max,
+            Expr::binary(
+                BinaryOp::Add,
+                Expr::binary(BinaryOp::Sub, max, min.clone()),
+                Expr::i32(1),
+            ),
+            Expr::i32(0),
         ));
         out = Stmt::let_stmt(realized_extent(*func, *arg), extent, out);
         out = Stmt::let_stmt(realized_min(*func, *arg), min, out);

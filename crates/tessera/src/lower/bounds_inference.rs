@@ -3,7 +3,7 @@
 //! union, over every use of `f` in the code that consumes it, of the coordinates used (by
 //! interval analysis, with the loops inside ranging over their bounds). The pure stage also
 //! covers every point its updates write or read, so they update initialized values. The
-//! output's regions come from the output buffer.
+//! output's regions come from the output buffer (or its explicit bounds, which must cover it).
 
 use std::collections::HashMap;
 
@@ -15,6 +15,7 @@ use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, Expr, MessagePart, Stmt, StmtKind, Symbol};
+use crate::lang::function::FunctionContents;
 use crate::lang::image_param::buffer_field;
 use crate::simplify::simplify;
 
@@ -53,9 +54,10 @@ pub fn bounds_inference(s: &Stmt, env: &Environment) -> Result<Stmt> {
     let body = infer(s, env)?;
     let out = env.func(env.output).read();
     let buffer = value_buffer(out.name, 0, out.output_types.len());
-    let mut lets = Vec::new();
-    for k in 0..out.stage_count() {
-        for (d, &arg) in out.args.iter().enumerate() {
+    // The output computes its buffer's box, or what its explicit bounds say (which must
+    // cover the buffer).
+    let mut region: Vec<(Expr, Expr)> = (0..out.args.len())
+        .map(|d| {
             let min = i32_var(buffer_field(buffer, "min", d));
             let extent = i32_var(buffer_field(buffer, "extent", d));
             let max = Expr::binary(
@@ -63,11 +65,65 @@ pub fn bounds_inference(s: &Stmt, env: &Environment) -> Result<Stmt> {
                 Expr::binary(BinaryOp::Add, min.clone(), extent),
                 Expr::i32(1),
             );
-            lets.push((region_min(out.name, k, arg), min));
-            lets.push((region_max(out.name, k, arg), max));
+            (min, max)
+        })
+        .collect();
+    let checks = apply_explicit_bounds(&out, &mut region);
+    let mut lets = Vec::new();
+    for k in 0..out.stage_count() {
+        for (&arg, (min, max)) in out.args.iter().zip(&region) {
+            lets.push((region_min(out.name, k, arg), min.clone()));
+            lets.push((region_max(out.name, k, arg), max.clone()));
         }
     }
-    Ok(wrap_lets(lets, body))
+    Ok(wrap_lets(
+        lets,
+        Stmt::block(checks.into_iter().chain([body])),
+    ))
+}
+
+/// Replaces the `required` region of `f` by its explicit bounds (`f.bound(x, min, extent)`),
+/// returning the assertions that each bound covers what was required.
+fn apply_explicit_bounds(f: &FunctionContents, required: &mut [(Expr, Expr)]) -> Vec<Stmt> {
+    let func = f.name;
+    let mut checks = Vec::new();
+    for b in &f.schedule.bounds {
+        let d = f
+            .args
+            .iter()
+            .position(|a| *a == b.var)
+            .expect("validated bound");
+        let (min, max) = (
+            b.min.clone(),
+            simplify(&Expr::binary(
+                BinaryOp::Sub,
+                Expr::binary(BinaryOp::Add, b.min.clone(), b.extent.clone()),
+                Expr::i32(1),
+            )),
+        );
+        let (req_min, req_max) = required[d].clone();
+        let covers = Expr::binary(
+            BinaryOp::And,
+            Expr::binary(BinaryOp::Le, min.clone(), req_min.clone()),
+            Expr::binary(BinaryOp::Ge, max.clone(), req_max.clone()),
+        );
+        checks.push(Stmt::new(StmtKind::Assert {
+            condition: covers,
+            message: vec![
+                MessagePart::Text(format!("{func}.bound({}, ..) gives [", b.var).into()),
+                MessagePart::Value(min.clone()),
+                MessagePart::Text(", ".into()),
+                MessagePart::Value(max.clone()),
+                MessagePart::Text("] but [".into()),
+                MessagePart::Value(req_min),
+                MessagePart::Text(", ".into()),
+                MessagePart::Value(req_max),
+                MessagePart::Text("] is needed".into()),
+            ],
+        }));
+        required[d] = (min, max);
+    }
+    checks
 }
 
 fn wrap_lets(lets: Vec<(Symbol, Expr)>, body: Stmt) -> Stmt {
@@ -145,43 +201,7 @@ fn define_regions(
         .enumerate()
         .map(|(d, i)| bounded(i, || dim_name(d)))
         .collect::<Result<_>>()?;
-    let mut checks = Vec::new();
-    for b in &f.schedule.bounds {
-        let d = f
-            .args
-            .iter()
-            .position(|a| *a == b.var)
-            .expect("validated bound");
-        let (min, max) = (
-            b.min.clone(),
-            simplify(&Expr::binary(
-                BinaryOp::Sub,
-                Expr::binary(BinaryOp::Add, b.min.clone(), b.extent.clone()),
-                Expr::i32(1),
-            )),
-        );
-        let (req_min, req_max) = required[d].clone();
-        let covers = Expr::binary(
-            BinaryOp::And,
-            Expr::binary(BinaryOp::Le, min.clone(), req_min.clone()),
-            Expr::binary(BinaryOp::Ge, max.clone(), req_max.clone()),
-        );
-        checks.push(Stmt::new(StmtKind::Assert {
-            condition: covers,
-            message: vec![
-                MessagePart::Text(format!("{func}.bound({}, ..) gives [", b.var).into()),
-                MessagePart::Value(min.clone()),
-                MessagePart::Text(", ".into()),
-                MessagePart::Value(max.clone()),
-                MessagePart::Text("] but [".into()),
-                MessagePart::Value(req_min),
-                MessagePart::Text(", ".into()),
-                MessagePart::Value(req_max),
-                MessagePart::Text("] is needed".into()),
-            ],
-        }));
-        required[d] = (min, max);
-    }
+    let checks = apply_explicit_bounds(&f, &mut required);
 
     // Updates compute the required region of their pure dimensions.
     let mut lets: Vec<(Symbol, Expr)> = Vec::new();

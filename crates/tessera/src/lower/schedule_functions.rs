@@ -166,7 +166,7 @@ fn resolve_level(
     let legal = || {
         let mut names: Vec<String> = sites
             .iter()
-            .map(|s| format!("{}({})", what, describe_site(s.loop_name)))
+            .map(|s| format!("{what}_at({})", describe_site(s.loop_name)))
             .collect();
         names.insert(0, format!("{what}_root()"));
         names.join(", ")

@@ -8,6 +8,7 @@ use super::names::region_min;
 use super::realization_order::Environment;
 use crate::ir::substitute::{substitute, uses_var};
 use crate::ir::{BinaryOp, Expr, ForKind, Stmt, StmtKind, Symbol, Type};
+use crate::lang::schedule::{SplitDirective, StageSchedule, TailStrategy};
 use crate::simplify::can_prove;
 
 pub fn sliding_window(s: &Stmt, env: &Environment) -> Stmt {
@@ -116,7 +117,11 @@ fn slide_loop(
         }
         let non_decreasing =
             |e: &Expr| can_prove(&Expr::binary(BinaryOp::Ge, e.clone(), previous(e)));
-        if sliding.is_some() || !non_decreasing(&min) || !non_decreasing(&max) {
+        if sliding.is_some()
+            || !non_decreasing(&min)
+            || !non_decreasing(&max)
+            || rounds_up(&f.pure.as_ref()?.schedule, arg)
+        {
             return None;
         }
         sliding = Some((min_name, max));
@@ -131,6 +136,36 @@ fn slide_loop(
         );
         Expr::select(first, old_min.clone(), after_previous)
     }))
+}
+
+/// Whether a loop over dimension `arg` is split with `RoundUp`: it computes past the end of
+/// its region, which the storage (sized for the region before sliding) covers only when the
+/// region starts where it was planned to.
+fn rounds_up(schedule: &StageSchedule, arg: Symbol) -> bool {
+    let mut derived = vec![arg];
+    for split in &schedule.splits {
+        match split {
+            SplitDirective::Split {
+                old,
+                outer,
+                inner,
+                tail,
+                ..
+            } if derived.contains(old) => {
+                if *tail == TailStrategy::RoundUp {
+                    return true;
+                }
+                derived.extend([*outer, *inner]);
+            }
+            SplitDirective::Fuse {
+                inner,
+                outer,
+                fused,
+            } if derived.contains(inner) || derived.contains(outer) => derived.push(*fused),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The consume part of a `produce g; consume g` pair (another Func computed at the same loop,

@@ -65,11 +65,14 @@ struct Flattener<'a> {
 }
 
 impl Flattener<'_> {
-    fn layout(&self, func: Symbol, dims: usize) -> Layout {
+    /// The layout of `func`'s value stored in `buffer`: the allocation's when `func` is
+    /// realized inside the pipeline, else that external buffer's (each value of a Tuple
+    /// output is its own buffer).
+    fn layout(&self, func: Symbol, buffer: Symbol, dims: usize) -> Layout {
         self.layouts
             .get(&func)
             .cloned()
-            .unwrap_or_else(|| Layout::of_buffer(func, dims))
+            .unwrap_or_else(|| Layout::of_buffer(buffer, dims))
     }
 
     fn flatten_expr(&self, e: &Expr) -> Expr {
@@ -87,7 +90,7 @@ impl Flattener<'_> {
                     .get(name)
                     .map_or(link.output_count(), |f| f.read().output_types.len());
                 let buffer = value_buffer(*name, *value_index, outputs);
-                let index = self.layout(*name, args.len()).index(&args);
+                let index = self.layout(*name, buffer, args.len()).index(&args);
                 Some(Expr::load(n.ty(), buffer, index))
             }
             ExprKind::Call {
@@ -164,13 +167,12 @@ impl Mutator for Flattener<'_> {
             }
             StmtKind::Provide { func, args, values } => {
                 let args: Vec<Expr> = args.iter().map(|a| self.flatten_expr(a)).collect();
-                let index = self.layout(*func, args.len()).index(&args);
                 let values: Vec<Expr> = values.iter().map(|v| self.flatten_expr(v)).collect();
                 let store = |i: usize, value: Expr| {
                     let buffer = value_buffer(*func, i, values.len());
                     Stmt::new(StmtKind::Store {
                         buffer,
-                        index: index.clone(),
+                        index: self.layout(*func, buffer, args.len()).index(&args),
                         value,
                         predicate: None,
                     })

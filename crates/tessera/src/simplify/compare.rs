@@ -70,6 +70,10 @@ pub(super) fn rules() -> &'static RuleSet {
                 "c1 < x / c0" => "fold((c1 + 1) * c0 - 1) < x" if "c0 > 0";
                 "x / c0 <= c1" => "x < fold((c1 + 1) * c0)" if "c0 > 0";
                 "c1 <= x / c0" => "fold(c1 * c0) <= x" if "c0 > 0";
+                // Division by a positive constant is monotonic (a window moving by y / 2
+                // moves forward).
+                "x / c1 <= (x + c0) / c1" => "true" if "c0 >= 0 && c1 > 0";
+                "(x - c0) / c1 <= x / c1" => "true" if "c0 >= 0 && c1 > 0";
             }
         }
     })

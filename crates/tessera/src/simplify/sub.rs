@@ -26,6 +26,11 @@ pub(super) fn rules() -> &'static RuleSet {
                 "ramp(x, y) - ramp(z, w)" => "ramp(x - z, y - w)";
                 "-ramp(x, y)" => "ramp(-x, -y)";
             }
+            Exact {
+                // A window [x / c1, (x + c0) / c1] (a region of a downsampled Func) has an
+                // extent that does not depend on x beyond its remainder.
+                "(x + c0) / c1 - x / c1" => "((x % c1) + c0) / c1" if "c1 > 0";
+            }
         }
     })
 }

@@ -1,0 +1,261 @@
+//! Loop-structure directives against the evaluator: vectorize (with widths that do not
+//! divide the extent), unroll, fuse, reorder, tile and parallel (each parallel schedule run
+//! under several iteration orders), and the boundary conditions under vectorized and
+//! parallel schedules (Halide's boundary_conditions, vectorize_nested, vector_cast).
+
+mod lower_common;
+
+use lower_common::{check, u16_image, TestInputs};
+use tessera::lang::schedule::TailStrategy;
+use tessera::prelude::*;
+
+/// A two-stage pipeline with a stencil and a cast: `g(x, y) = f32(input(x, y)) * 0.5`,
+/// `out(x, y) = u16(g(x - 1, y) + g(x + 1, y + 1)) + y`, over an input big enough.
+struct Stencil {
+    input: ImageParam,
+    g: Func,
+    out: Func,
+    x: Var,
+    y: Var,
+}
+
+fn stencil() -> Stencil {
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let g = Func::new("g");
+    g.define((x, y), cast_to::<f32>(input.at((x, y))) * 0.5f32)
+        .unwrap();
+    let out = Func::new("out");
+    out.define(
+        (x, y),
+        cast_to::<u16>(g.at((x - 1, y)) + g.at((x + 1, y + 1))) + cast_to::<u16>(y),
+    )
+    .unwrap();
+    Stencil {
+        input,
+        g,
+        out,
+        x,
+        y,
+    }
+}
+
+const MINS: [i64; 2] = [-4, 7];
+const EXTENTS: [i64; 2] = [19, 6];
+
+fn run(s: &Stencil) -> lower_common::Checked {
+    let image = u16_image(&[-5, 7], &[21, 7], 3);
+    check(
+        &s.out,
+        &TestInputs::new().image(&s.input, image),
+        &MINS,
+        &EXTENTS,
+    )
+}
+
+#[test]
+fn vectorize_widths_that_do_not_divide_the_extent() {
+    for width in [2, 3, 4, 5, 8, 16] {
+        let s = stencil();
+        s.out.vectorize(s.x, width);
+        s.g.compute_root().vectorize(s.x, width);
+        let c = run(&s);
+        // ShiftInwards keeps full vectors: ceil(19 / w) vectors per row of out.
+        let vectors = (EXTENTS[0] + width as i64 - 1) / width as i64;
+        assert_eq!(
+            c.stores("out"),
+            (vectors * width as i64 * EXTENTS[1]) as u64,
+            "width {width}"
+        );
+    }
+}
+
+#[test]
+fn vectorize_wider_than_the_extent_with_a_guard() {
+    let s = stencil();
+    s.out
+        .split_with_tail(s.y, s.y, "yv", 8, TailStrategy::GuardWithIf)
+        .vectorize_loop("yv");
+    s.g.compute_at(&s.out, s.y)
+        .split_with_tail(s.x, s.x, "xv", 32, TailStrategy::GuardWithIf)
+        .vectorize_loop("xv");
+    let c = run(&s);
+    assert_eq!(c.stores("out"), (EXTENTS[0] * EXTENTS[1]) as u64);
+}
+
+#[test]
+fn vectorize_an_outer_loop() {
+    // The lanes run across rows, with the x loop inside the vectorized loop.
+    let s = stencil();
+    s.out
+        .split_with_tail(s.y, "yo", "yv", 4, TailStrategy::GuardWithIf)
+        .reorder(&[s.x.into(), "yv".into(), "yo".into()])
+        .vectorize_loop("yv");
+    s.g.compute_root();
+    run(&s);
+}
+
+#[test]
+fn unroll_with_and_without_tails() {
+    for factor in [2, 3, 5] {
+        let s = stencil();
+        s.out.unroll(s.x, factor).unroll(s.y, 2);
+        s.g.compute_at(&s.out, s.y).unroll(s.x, factor);
+        run(&s);
+    }
+    let s = stencil();
+    s.out
+        .split(s.x, s.x, "xi", 4)
+        .unroll_loop("xi")
+        .vectorize(s.x, 2);
+    run(&s);
+}
+
+#[test]
+fn fuse_the_output_dimensions() {
+    // The fused loop's extent is symbolic, so the bounds of x and y come from a division and
+    // a remainder by it; the output must still be covered exactly.
+    let s = stencil();
+    s.out.fuse(s.x, s.y, "xy");
+    s.g.compute_root();
+    let c = run(&s);
+    assert_eq!(c.stores("out"), (EXTENTS[0] * EXTENTS[1]) as u64);
+
+    let s = stencil();
+    s.out
+        .fuse(s.x, s.y, "xy")
+        .split_with_tail("xy", "xyo", "xyi", 7, TailStrategy::GuardWithIf)
+        .parallel("xyo");
+    s.g.compute_at(&s.out, "xyo").vectorize(s.x, 4);
+    run(&s);
+}
+
+#[test]
+fn fuse_and_vectorize_a_producer() {
+    let s = stencil();
+    s.g.compute_root().fuse(s.x, s.y, "xy").vectorize("xy", 8);
+    let c = run(&s);
+    // g covers 21 × 7 points; the fused loop of 147 is vectorized by 8 with ShiftInwards.
+    assert_eq!(c.stores("g"), 19 * 8);
+}
+
+#[test]
+fn reorder_loops_of_producer_and_consumer() {
+    let s = stencil();
+    s.out.reorder(&[s.y.into(), s.x.into()]);
+    s.g.store_root()
+        .compute_at(&s.out, s.x)
+        .reorder(&[s.y.into(), s.x.into()]);
+    let c = run(&s);
+    // Sliding along x (the outer loop of out): each point of g is computed once.
+    assert_eq!(c.stores("g"), 21 * 7);
+}
+
+#[test]
+fn tile_parallel_and_vectorize_together() {
+    let s = stencil();
+    s.out
+        .tile(s.x, s.y, "xo", "yo", "xi", "yi", 8, 4)
+        .fuse("xo", "yo", "tile")
+        .parallel("tile")
+        .vectorize("xi", 4);
+    s.g.compute_at(&s.out, "tile").vectorize(s.x, 4);
+    run(&s);
+}
+
+#[test]
+fn parallel_at_every_level() {
+    for level in 0..3 {
+        let s = stencil();
+        s.out.split(s.y, "yo", "yi", 2).parallel(s.x);
+        match level {
+            0 => s.out.parallel("yo"),
+            1 => s.out.parallel("yi"),
+            _ => s.out.parallel("yo").parallel("yi"),
+        };
+        s.g.compute_at(&s.out, "yi").parallel(s.y);
+        run(&s);
+    }
+}
+
+#[test]
+fn producer_stored_inside_a_parallel_loop_computed_deeper() {
+    let s = stencil();
+    s.out.parallel(s.y);
+    s.g.store_at(&s.out, s.y).compute_at(&s.out, s.x);
+    let c = run(&s);
+    // Per row, g slides along x: 2 columns for the first point, then 1 new column of 2 rows.
+    assert_eq!(c.allocations("g"), EXTENTS[1] as u64);
+    assert_eq!(c.stores("g"), (EXTENTS[1] * 2 * (EXTENTS[0] + 2)) as u64);
+}
+
+/// `out(x, y) = bc(x - 1, y) + bc(x + 2, y - 1) * 2` over a box extending past a small input
+/// on every side, for a boundary condition `bc` on an input of type `T`.
+fn check_boundary<T: Scalar>(
+    condition: &str,
+    make: impl Fn(&ImageParam) -> Func,
+    schedule: usize,
+    value: impl Fn(i64) -> T,
+) where
+    Buffer<T>: Into<AnyBuffer>,
+{
+    let input = ImageParam::new(T::TYPE, 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let bc = make(&input);
+    let out = Func::new("out");
+    out.define((x, y), bc.at((x - 1, y)) + bc.at((x + 2, y - 1)) * 2)
+        .unwrap();
+    match schedule {
+        0 => {
+            out.vectorize(x, 8);
+        }
+        1 => {
+            out.vectorize(x, 4).parallel(y);
+            bc.compute_root().vectorize(bc.args()[0], 8);
+        }
+        2 => {
+            out.split_with_tail(x, x, "xv", 16, TailStrategy::GuardWithIf)
+                .vectorize_loop("xv");
+            bc.compute_at(&out, y).vectorize(bc.args()[0], 3);
+        }
+        _ => {
+            out.tile(x, y, "xo", "yo", "xi", "yi", 4, 4)
+                .vectorize("xi", 4)
+                .parallel("yo");
+            bc.compute_at(&out, "xo");
+        }
+    }
+    let mut k = 0;
+    let image = Buffer::<T>::from_fn(&[2, -1], &[5, 4], |_| {
+        k += 1;
+        value(k)
+    });
+    let inputs = TestInputs::new().image(&input, image);
+    lower_common::try_check(&out, &inputs, &[-6, -5], &[20, 13])
+        .unwrap_or_else(|e| panic!("{condition} with schedule {schedule}: {e}"));
+}
+
+#[test]
+fn boundary_conditions_under_vectorized_schedules() {
+    type Condition = (&'static str, fn(&ImageParam) -> Func);
+    let conditions: [Condition; 5] = [
+        ("repeat_edge", repeat_edge),
+        ("repeat_image", repeat_image),
+        ("mirror_image", mirror_image),
+        ("mirror_interior", mirror_interior),
+        ("constant_exterior", |i| {
+            if i.ty().is_float() {
+                constant_exterior(i, 0.25f32).unwrap()
+            } else {
+                constant_exterior(i, 9).unwrap()
+            }
+        }),
+    ];
+    for (name, make) in conditions {
+        for schedule in 0..4 {
+            check_boundary::<u8>(name, make, schedule, |k| (k * 37 % 256) as u8);
+            check_boundary::<i16>(name, make, schedule, |k| (k * 1001 % 3000 - 1500) as i16);
+            check_boundary::<f32>(name, make, schedule, |k| k as f32 * 0.375 - 3.0);
+        }
+    }
+}

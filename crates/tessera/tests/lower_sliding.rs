@@ -1,0 +1,155 @@
+//! Sliding windows and storage folding (Halide's sliding_window, sliding_backwards,
+//! sliding_reduction, sliding_window_cascade, storage_folding): with storage outside a serial
+//! loop and computation inside it, every point of the producer is computed exactly once
+//! (counted by the interpreter), storage folds to the power of two covering the rows one
+//! iteration needs, and results equal the evaluator. Where the window does not move forward
+//! (a backwards loop, a parallel loop, a Func with updates) nothing slides, and results are
+//! still right.
+
+mod lower_common;
+
+use lower_common::{check, TestInputs};
+use tessera::prelude::*;
+
+/// `f(x, y) = x * 7 + y * y`, `out(x, y) = Σ_{k in taps} f(x, y + k)`.
+fn vertical(taps: &[i32]) -> (Func, Func, Var, Var) {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define((x, y), x * 7 + y * y).unwrap();
+    let out = Func::new("out");
+    let value = taps
+        .iter()
+        .map(|&k| f.at((x, y + k)))
+        .reduce(|a, b| a + b)
+        .expect("at least one tap");
+    out.define((x, y), value).unwrap();
+    (f, out, x, y)
+}
+
+const W: i64 = 9;
+const H: i64 = 20;
+
+#[test]
+fn each_point_computed_once_with_folded_storage() {
+    // Window heights 1..=5 fold to 1, 2, 4, 4, 8 rows.
+    let windows: [(&[i32], u64); 5] = [
+        (&[0], 1),
+        (&[0, 1], 2),
+        (&[-1, 0, 1], 4),
+        (&[-2, 1], 4),
+        (&[0, 2, 4], 8),
+    ];
+    for (taps, rows) in windows {
+        let (f, out, _, y) = vertical(taps);
+        f.store_root().compute_at(&out, y);
+        let run = check(&out, &TestInputs::new(), &[-3, -5], &[W, H]);
+        let height = (taps.iter().max().unwrap() - taps.iter().min().unwrap()) as i64 + 1;
+        assert_eq!(
+            run.stores("f"),
+            (W * (H + height - 1)) as u64,
+            "taps {taps:?}"
+        );
+        assert_eq!(run.allocation("f"), W as u64 * rows, "taps {taps:?}");
+    }
+}
+
+#[test]
+fn sliding_inside_an_outer_loop() {
+    // Storage per strip of 5 rows: each strip computes its 7 rows of f once.
+    let (f, out, x, y) = vertical(&[-1, 0, 1]);
+    out.split(y, "yo", "yi", 5).vectorize(x, 4);
+    f.store_at(&out, "yo")
+        .compute_at(&out, "yi")
+        .vectorize(x, 4);
+    let run = check(&out, &TestInputs::new(), &[0, 0], &[W, H]);
+    // The vectors of 4 over 9 columns store 12 lanes per row.
+    assert_eq!(run.stores("f"), 4 * 7 * 12);
+    assert_eq!(run.allocations("f"), 4);
+}
+
+#[test]
+fn cascade_of_sliding_windows() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define((x, y), x + y * 3).unwrap();
+    let g = Func::new("g");
+    g.define((x, y), f.at((x, y - 1)) + f.at((x, y + 1)))
+        .unwrap();
+    let h = Func::new("h");
+    h.define((x, y), g.at((x, y - 1)) * g.at((x, y + 1)))
+        .unwrap();
+    f.store_root().compute_at(&h, y);
+    g.store_root().compute_at(&h, y);
+    let run = check(&h, &TestInputs::new(), &[0, 0], &[W, H]);
+    assert_eq!(run.stores("g"), (W * (H + 2)) as u64);
+    assert_eq!(run.stores("f"), (W * (H + 4)) as u64);
+    assert_eq!(run.allocation("g"), (W * 4) as u64);
+}
+
+#[test]
+fn sliding_along_x_with_y_outside() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define((x, y), x * 3 - y).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), f.at((x - 1, y)) + f.at((x + 1, y)) * 2)
+        .unwrap();
+    f.store_at(&out, y).compute_at(&out, x);
+    let run = check(&out, &TestInputs::new(), &[-4, 2], &[W, 3]);
+    assert_eq!(run.stores("f"), 3 * (W + 2) as u64);
+    assert_eq!(run.allocation("f"), 4);
+}
+
+#[test]
+fn no_sliding_backwards_or_in_parallel() {
+    // out reads f at -y: as y increases the window moves backwards.
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define((x, y), x - y * 5).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), f.at((x, -y)) + f.at((x, 1 - y)))
+        .unwrap();
+    f.store_root().compute_at(&out, y);
+    let run = check(&out, &TestInputs::new(), &[0, 0], &[W, H]);
+    assert!(run.stores("f") >= (W * (H + 1)) as u64);
+
+    // A parallel loop cannot slide (and storage must be inside it).
+    let (f, out, _, y) = vertical(&[-1, 0, 1]);
+    out.parallel(y);
+    f.store_at(&out, y).compute_at(&out, y);
+    let run = check(&out, &TestInputs::new(), &[0, 0], &[W, H]);
+    assert_eq!(run.stores("f"), (W * H * 3) as u64);
+}
+
+#[test]
+fn no_sliding_for_a_func_with_updates() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    let r = RDom::named("r", [(0, 3)]);
+    f.define((x, y), x + y).unwrap();
+    f.update((x, y), f.at((x, y)) * 2 + r.x()).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), f.at((x, y)) + f.at((x, y + 1))).unwrap();
+    f.store_root().compute_at(&out, y);
+    let run = check(&out, &TestInputs::new(), &[1, 1], &[W, H]);
+    // Every iteration recomputes its two rows, both stages.
+    assert_eq!(run.stores("f"), (W * 2 * H * 4) as u64);
+}
+
+#[test]
+fn folding_with_a_downsampling_consumer() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define((x, y), x * y - 3).unwrap();
+    let out = Func::new("out");
+    out.define(
+        (x, y),
+        f.at((x, y * 2)) + f.at((x, y * 2 + 1)) + f.at((x, y * 2 + 2)),
+    )
+    .unwrap();
+    f.store_root().compute_at(&out, y);
+    let run = check(&out, &TestInputs::new(), &[0, -3], &[W, 8]);
+    // Rows 2y .. 2y + 2: three rows per iteration, two new ones after the first.
+    assert_eq!(run.stores("f"), (W * (3 + 2 * 7)) as u64);
+    assert_eq!(run.allocation("f"), (W * 4) as u64);
+}

@@ -1,0 +1,318 @@
+//! Schedule mistakes: each comes back from lowering as `Error::Schedule`, naming the Func (and
+//! the stage or loop) involved and, where there is a choice to make, listing the legal ones.
+
+mod lower_common;
+
+use lower_common::schedule_error;
+use tessera::lang::schedule::TailStrategy;
+use tessera::prelude::*;
+
+/// `g(x, y) = input(x, y) + 1`, `out(x, y) = g(x, y) + g(x + 1, y)`.
+struct TwoStage {
+    input: ImageParam,
+    g: Func,
+    out: Func,
+    x: Var,
+    y: Var,
+}
+
+fn two_stage() -> TwoStage {
+    let input = ImageParam::new(Type::i32(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let g = Func::new("g");
+    g.define((x, y), input.at((x, y)) + 1).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), g.at((x, y)) + g.at((x + 1, y))).unwrap();
+    TwoStage {
+        input,
+        g,
+        out,
+        x,
+        y,
+    }
+}
+
+fn assert_mentions(msg: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(msg.contains(p), "the message does not mention {p:?}: {msg}");
+    }
+}
+
+#[test]
+fn compute_at_a_loop_that_does_not_exist() {
+    let t = two_stage();
+    t.g.compute_at(&t.out, "z");
+    let msg = schedule_error(&t.out);
+    assert_mentions(
+        &msg,
+        &[
+            "g.compute_at(out, z)",
+            "compute_root()",
+            "compute_at(out, y)",
+            "compute_at(out, x)",
+        ],
+    );
+}
+
+#[test]
+fn compute_at_a_loop_of_a_func_outside_the_pipeline() {
+    let t = two_stage();
+    let other = Func::new("other");
+    other.define((t.x, t.y), t.x + t.y).unwrap();
+    t.g.compute_at(&other, t.x);
+    let msg = schedule_error(&t.out);
+    assert_mentions(&msg, &["g", "other", "compute_root()"]);
+}
+
+#[test]
+fn compute_at_a_loop_that_does_not_enclose_every_use() {
+    // g is read by h and by out2; h is computed at root, so no loop encloses both uses:
+    // g can only be computed at root.
+    let t = two_stage();
+    let h = Func::new("h");
+    h.define((t.x, t.y), t.g.at((t.x, t.y)) * 2).unwrap();
+    let out2 = Func::new("out2");
+    out2.define((t.x, t.y), h.at((t.x, t.y)) + t.g.at((t.x, t.y)))
+        .unwrap();
+    h.compute_root();
+    t.g.compute_at(&h, t.x);
+    let msg = schedule_error(&out2);
+    assert_mentions(
+        &msg,
+        &[
+            "g.compute_at(h, x)",
+            "does not enclose every use of g",
+            "compute_root()",
+        ],
+    );
+    let legal = msg.split("Legal locations for g:").nth(1).unwrap_or("");
+    assert_eq!(legal.trim(), "compute_root()", "{msg}");
+}
+
+#[test]
+fn compute_at_a_specific_stage_without_that_loop() {
+    let input = ImageParam::new(Type::i32(), 1, "input");
+    let x = Var::new("x");
+    let g = Func::new("g");
+    g.define(x, input.at(x)).unwrap();
+    let f = Func::new("f");
+    let r = RDom::named("r", [(0, 4)]);
+    f.define(x, 0).unwrap();
+    f.update(x, f.at(x) + g.at(x + r.x())).unwrap();
+    g.compute_at_stage(&f, 0, "r.x");
+    let msg = schedule_error(&f);
+    assert_mentions(
+        &msg,
+        &["g.compute_at(f, r.x)", "no loop r.x", "compute_root()"],
+    );
+}
+
+#[test]
+fn store_inside_the_compute_level() {
+    let t = two_stage();
+    t.g.compute_at(&t.out, t.y).store_at(&t.out, t.x);
+    let msg = schedule_error(&t.out);
+    assert_mentions(&msg, &["g", "stored at out.x", "computed at out.y"]);
+}
+
+#[test]
+fn store_outside_a_parallel_loop_compute_inside() {
+    let t = two_stage();
+    t.out.parallel(t.y);
+    t.g.store_root().compute_at(&t.out, t.x);
+    let msg = schedule_error(&t.out);
+    assert_mentions(
+        &msg,
+        &["g", "parallel loop out, y", "store it inside that loop"],
+    );
+}
+
+#[test]
+fn compute_inside_a_vectorized_loop() {
+    let t = two_stage();
+    t.out.vectorize(t.x, 4);
+    t.g.compute_at(&t.out, "x_vi");
+    let msg = schedule_error(&t.out);
+    assert_mentions(&msg, &["cannot vectorize loop out.s0.x.x_vi", "g"]);
+}
+
+#[test]
+fn vectorize_or_unroll_a_loop_of_symbolic_extent() {
+    let t = two_stage();
+    t.out.vectorize_loop(t.x);
+    let msg = schedule_error(&t.out);
+    assert_mentions(
+        &msg,
+        &[
+            "cannot vectorize loop out.s0.x",
+            "not a constant",
+            "vectorize(x, 8)",
+        ],
+    );
+
+    let t = two_stage();
+    t.g.compute_root().unroll_loop(t.y);
+    let msg = schedule_error(&t.out);
+    assert_mentions(&msg, &["cannot unroll loop g.s0.y", "not a constant"]);
+}
+
+/// `f(x) = x; f(r) = f(r - 1) + f(r)` over r in [1, 8): a scan, each step reading the last.
+fn scan() -> (Func, RDom) {
+    let x = Var::new("x");
+    let f = Func::new("f");
+    let r = RDom::named("r", [(1, 7), (0, 2)]);
+    f.define(x, x).unwrap();
+    f.update(r.x(), f.at(r.x() - 1) + f.at(r.x()) + r.y())
+        .unwrap();
+    (f, r)
+}
+
+#[test]
+fn parallel_or_vectorized_scan() {
+    let (f, r) = scan();
+    f.update_stage(0).parallel(r.x());
+    let msg = schedule_error(&f);
+    assert_mentions(&msg, &["f.update(0).parallel(r.x)", "keep it serial"]);
+
+    let (f, r) = scan();
+    f.update_stage(0).vectorize(r.x(), 4);
+    let msg = schedule_error(&f);
+    assert_mentions(&msg, &["f.update(0)", "r.x", "keep it serial"]);
+}
+
+#[test]
+fn histogram_reduction_loop_in_parallel() {
+    let input = ImageParam::new(Type::u8(), 1, "input");
+    let x = Var::new("x");
+    let hist = Func::new("hist");
+    let r = RDom::named("r", [(input.min(0), input.extent(0))]);
+    hist.define(x, 0).unwrap();
+    let bin = cast_to::<i32>(input.at(r.x()));
+    hist.update(bin.clone(), hist.at(bin) + 1).unwrap();
+    hist.update_stage(0).parallel(r.x());
+    let msg = schedule_error(&hist);
+    assert_mentions(
+        &msg,
+        &["hist.update(0).parallel(r.x)", "same point of hist"],
+    );
+}
+
+#[test]
+fn reorder_reduction_loops() {
+    let (f, r) = scan();
+    f.update_stage(0).reorder(&[r.y().into(), r.x().into()]);
+    let msg = schedule_error(&f);
+    assert_mentions(
+        &msg,
+        &[
+            "f.update(0).reorder(r.y, r.x)",
+            "order of the reduction loops",
+        ],
+    );
+}
+
+#[test]
+fn shift_inwards_or_round_up_on_an_update() {
+    for tail in [TailStrategy::ShiftInwards, TailStrategy::RoundUp] {
+        let x = Var::new("x");
+        let f = Func::new("f");
+        let r = RDom::named("r", [(0, 3)]);
+        f.define(x, x).unwrap();
+        f.update(x, f.at(x) + r.x()).unwrap();
+        f.update_stage(0).split_with_tail(x, "xo", "xi", 4, tail);
+        let msg = schedule_error(&f);
+        assert_mentions(&msg, &["f.update(0).split(x, xo, xi, 4)", "GuardWithIf"]);
+    }
+}
+
+#[test]
+fn unknown_dimension_names() {
+    let t = two_stage();
+    t.out.split("z", "zo", "zi", 4);
+    assert_mentions(
+        &schedule_error(&t.out),
+        &["out.split(z, zo, zi, 4)", "no loop z", "y, x"],
+    );
+
+    let t = two_stage();
+    t.out.reorder(&["x".into(), "w".into()]);
+    assert_mentions(&schedule_error(&t.out), &["out.reorder(x, w)", "no loop w"]);
+
+    let t = two_stage();
+    t.g.compute_root()
+        .tile(t.x, "q", "xo", "qo", "xi", "qi", 4, 4);
+    assert_mentions(&schedule_error(&t.out), &["g.split(q", "no loop q"]);
+
+    let t = two_stage();
+    t.out.parallel("v");
+    assert_mentions(&schedule_error(&t.out), &["out.parallel(v)", "no loop v"]);
+}
+
+#[test]
+fn fuse_non_adjacent_loops() {
+    let (x, y, c) = (Var::new("x"), Var::new("y"), Var::new("c"));
+    let f = Func::new("f");
+    f.define((x, y, c), x + y + c).unwrap();
+    f.fuse(x, c, "xc");
+    assert_mentions(
+        &schedule_error(&f),
+        &["f.fuse(x, c, xc)", "directly outside x", "c, y, x"],
+    );
+}
+
+#[test]
+fn bound_and_reorder_storage_name_missing_dimensions() {
+    let t = two_stage();
+    t.g.compute_root().bound(Var::new("z"), 0, 8);
+    assert_mentions(
+        &schedule_error(&t.out),
+        &["g.bound(z", "not a dimension of g", "x, y"],
+    );
+
+    let t = two_stage();
+    t.g.compute_root().reorder_storage(&[t.y]);
+    assert_mentions(&schedule_error(&t.out), &["g.reorder_storage(y)", "x, y"]);
+}
+
+#[test]
+fn the_output_computed_at_a_loop() {
+    let t = two_stage();
+    let h = Func::new("h");
+    h.define((t.x, t.y), t.x * t.y).unwrap();
+    t.out.compute_at(&h, t.x);
+    assert_mentions(
+        &schedule_error(&t.out),
+        &["out is the output", "computed at root", "h.x"],
+    );
+}
+
+#[test]
+fn bad_split_factors_and_names() {
+    let t = two_stage();
+    t.out.split(t.x, "xo", "xi", 0);
+    assert_mentions(
+        &schedule_error(&t.out),
+        &["out.split(x, xo, xi, 0)", "positive"],
+    );
+
+    let t = two_stage();
+    t.out.split(t.x, "xo", "xo", 4);
+    assert_mentions(&schedule_error(&t.out), &["different names"]);
+
+    let t = two_stage();
+    t.out.split(t.x, "xo", "y", 4);
+    assert_mentions(&schedule_error(&t.out), &["already a loop named y"]);
+}
+
+#[test]
+fn bound_smaller_than_what_is_needed_fails_when_run() {
+    let t = two_stage();
+    t.g.compute_root().bound(t.x, 0, 4);
+    let image = Buffer::<i32>::from_fn(&[0, 0], &[10, 10], |c| (c[0] + c[1]) as i32);
+    let inputs = tessera::pipeline::Inputs::new().image(&t.input, image);
+    let err = tessera::pipeline::Pipeline::new(&t.out)
+        .realize_interp(&inputs, &[0, 0], &[6, 2])
+        .unwrap_err()
+        .to_string();
+    assert_mentions(&err, &["g.bound(x, ..) gives [0, 3]", "[0, 6] is needed"]);
+}

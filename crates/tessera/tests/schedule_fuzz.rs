@@ -1,0 +1,1237 @@
+//! Random pipelines × random valid schedules, each lowered, run on the interpreter and
+//! compared with the definition-level evaluator bit for bit.
+//!
+//! A pipeline has 2–5 two-dimensional Funcs of mixed types (u8, u16, i32, f32) reading one
+//! image — directly (then the image is made big enough for what the schedule computes) or
+//! through a boundary condition — and each other: pointwise taps, stencils with offsets up to
+//! ±2, downsampling (`2x + d`), upsampling (`x / 2`), window sums over a small RDom (with a
+//! `where` sometimes), histograms (a scatter to data-dependent bins), scans and pointwise
+//! updates over a range. Values stay small enough that no signed 32-bit arithmetic overflows
+//! (i32 and f32 Funcs clamp their results), so the comparison is exact.
+//!
+//! Schedules are valid by construction: each Func's compute and store levels are drawn from
+//! the loops that enclose all its uses (the loop nest the schedule builds is mirrored here),
+//! never inside a vectorized loop, storage never outside a parallel loop its computation is
+//! inside; loops are split (with every tail strategy where it is legal: ShiftInwards and
+//! RoundUp only where the output stays inside its buffer, updates only guarded), tiled,
+//! fused, reordered (reduction loops keep their order), vectorized (widths 2–16), unrolled and
+//! parallelized (pure loops, and reduction loops whose iterations are independent). A schedule
+//! the lowering rejects is therefore a failure, like a wrong value.
+//!
+//! Lowering time, not running time, bounds how much a run covers: it grows geometrically with
+//! how deeply computation nests, and bounds through a fused loop's division by its symbolic
+//! extent are loose. So computation nests at most `MAX_NESTING` Funcs deep, only Funcs at
+//! root fuse loops (once per pipeline, nothing computed inside a fused loop, fused loops split
+//! only with guards), a Func with updates is computed around its uses only by Funcs at root,
+//! and pipelines are mostly short.
+//!
+//! `TESSERA_SEED` sets the first case's seed (case `i` uses seed + i) and
+//! `TESSERA_FUZZ_CASES` the number of cases; a failure prints the case (algorithm and
+//! directives) and the seed that reproduces it alone.
+
+mod lower_common;
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use lower_common::{try_check, TestInputs};
+use rand::rngs::SmallRng;
+use rand::seq::{IndexedRandom, SliceRandom};
+use rand::{Rng, SeedableRng};
+use tessera::ir::{ForKind, Symbol};
+use tessera::lang::schedule::{LoopDim, SplitDirective, TailStrategy};
+use tessera::lang::stage::{DimName, Stage};
+use tessera::prelude::*;
+
+const DEFAULT_SEED: u64 = 20_240_611;
+const DEFAULT_CASES: u64 = 80;
+/// How many Funcs deep computation may nest (a Func computed in the loops of a Func computed
+/// in the loops of ...).
+const MAX_NESTING: usize = 2;
+
+/// Where a Func reads from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Source {
+    Input,
+    Node(usize),
+}
+
+/// How a coordinate `c` of the reading Func maps to the coordinates it reads.
+#[derive(Clone, Copy, Debug)]
+enum Map {
+    /// `c + lo ..= c + hi`
+    Offset(i64, i64),
+    /// `2c + d`
+    Double(i64),
+    /// `c / 2`
+    Half,
+    /// `lo ..= hi`, whatever `c` is
+    Fixed(i64, i64),
+}
+
+impl Map {
+    fn apply(self, (lo, hi): (i64, i64)) -> (i64, i64) {
+        match self {
+            Map::Offset(a, b) => (lo + a, hi + b),
+            Map::Double(d) => (2 * lo + d, 2 * hi + d),
+            Map::Half => (lo.div_euclid(2), hi.div_euclid(2)),
+            Map::Fixed(a, b) => (a, b),
+        }
+    }
+    fn coordinate(self, v: Var) -> Expr {
+        match self {
+            Map::Offset(d, _) => v + d as i32,
+            Map::Double(d) => v * 2 + d as i32,
+            Map::Half => v / 2,
+            Map::Fixed(..) => unreachable!("fixed reads are written with their RVar"),
+        }
+    }
+}
+
+/// One read of a Func or the input, by the pure definition (stage 0) or the update (1).
+#[derive(Clone, Copy, Debug)]
+struct Read {
+    source: Source,
+    x: Map,
+    y: Map,
+    stage: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    /// A boundary condition on the input.
+    Boundary,
+    Pure,
+    /// `f(x, y) += g(x + r.x, y + r.y)`
+    WindowSum,
+    /// `f(bin(g(r.x, r.y)), r.y) += 1` for r.y in `[ylo, yhi]`: touches x in `[0, 7]`.
+    Histogram {
+        ylo: i64,
+        yhi: i64,
+    },
+    /// `f(r, y) = f(r - 1, y) + f(r, y)` for r in `[lo, hi]`.
+    Scan {
+        lo: i64,
+        hi: i64,
+    },
+    /// `f(r, y) = f(r, y) * 2 + r` for r in `[lo, hi]`: iterations independent.
+    PointUpdate {
+        lo: i64,
+        hi: i64,
+    },
+}
+
+impl Kind {
+    fn has_update(self) -> bool {
+        !matches!(self, Kind::Boundary | Kind::Pure)
+    }
+    /// The coordinates the update writes or reads in each dimension, regardless of what
+    /// is required.
+    fn touched(self) -> [Option<(i64, i64)>; 2] {
+        match self {
+            Kind::Histogram { ylo, yhi } => [Some((0, 7)), Some((ylo, yhi))],
+            Kind::Scan { lo, hi } => [Some((lo - 1, hi)), None],
+            Kind::PointUpdate { lo, hi } => [Some((lo, hi)), None],
+            _ => [None, None],
+        }
+    }
+}
+
+struct Node {
+    func: Func,
+    kind: Kind,
+    reads: Vec<Read>,
+}
+
+/// A random pipeline, its input and output box, and a log of how it was built and scheduled.
+struct Case {
+    input: ImageParam,
+    input_ty: Type,
+    nodes: Vec<Node>,
+    mins: [i64; 2],
+    extents: [i64; 2],
+    log: String,
+}
+
+impl Case {
+    fn output(&self) -> usize {
+        self.nodes.len() - 1
+    }
+}
+
+fn random_type(rng: &mut SmallRng) -> Type {
+    *[Type::u8(), Type::u16(), Type::i32(), Type::f32()]
+        .choose(rng)
+        .expect("non-empty")
+}
+
+/// `e` cast to `ty` (nothing when it already has it).
+fn to_type(ty: Type, e: Expr) -> Expr {
+    if e.ty() == ty {
+        e
+    } else {
+        cast(ty, e)
+    }
+}
+
+/// `e` clamped where its type could otherwise grow past what later stages may add up
+/// without overflowing int32.
+fn keep_small(e: Expr) -> Expr {
+    if e.ty() == Type::i32() {
+        clamp(e, -100_000, 100_000)
+    } else if e.ty() == Type::f32() {
+        clamp(e, -1.0e6f32, 1.0e6f32)
+    } else {
+        e
+    }
+}
+
+struct Builder<'a> {
+    rng: &'a mut SmallRng,
+    input: ImageParam,
+    nodes: Vec<Node>,
+    /// Where Funcs read the input from: the input itself or the boundary node.
+    image_source: Source,
+    doubles_left: usize,
+    log: String,
+}
+
+impl Builder<'_> {
+    fn source_expr(&self, source: Source, cx: Expr, cy: Expr) -> Expr {
+        match source {
+            Source::Input => self.input.at((cx, cy)),
+            Source::Node(j) => self.nodes[j].func.at((cx, cy)),
+        }
+    }
+
+    /// A source for Func `i`: usually the one just before it.
+    fn pick_source(&mut self, i: usize) -> Source {
+        let first = match self.image_source {
+            Source::Node(b) => b + 1,
+            Source::Input => 0,
+        };
+        if i == first || self.rng.random_bool(0.2) {
+            return self.image_source;
+        }
+        if self.rng.random_bool(0.6) {
+            Source::Node(i - 1)
+        } else {
+            Source::Node(self.rng.random_range(first..i))
+        }
+    }
+
+    fn pick_map(&mut self) -> Map {
+        let r = self.rng.random_range(0..100);
+        if r < 12 && self.doubles_left > 0 {
+            self.doubles_left -= 1;
+            Map::Double(self.rng.random_range(0..=1))
+        } else if r < 24 {
+            Map::Half
+        } else if r < 50 {
+            Map::Offset(0, 0)
+        } else {
+            let d = self.rng.random_range(-2..=2);
+            Map::Offset(d, d)
+        }
+    }
+
+    /// A read of `source` at mapped coordinates, cast to `ty`.
+    fn tap(&mut self, i: usize, ty: Type, x: Var, y: Var, reads: &mut Vec<Read>) -> Expr {
+        let source = self.pick_source(i);
+        let (mx, my) = (self.pick_map(), self.pick_map());
+        reads.push(Read {
+            source,
+            x: mx,
+            y: my,
+            stage: 0,
+        });
+        to_type(
+            ty,
+            self.source_expr(source, mx.coordinate(x), my.coordinate(y)),
+        )
+    }
+
+    fn pure_value(&mut self, i: usize, ty: Type, x: Var, y: Var, reads: &mut Vec<Read>) -> Expr {
+        let a = self.tap(i, ty, x, y, reads);
+        let value = match self.rng.random_range(0..5) {
+            0 => a,
+            1 => {
+                let b = self.tap(i, ty, x, y, reads);
+                let c = self.tap(i, ty, x, y, reads);
+                a + b + c
+            }
+            2 => {
+                let b = self.tap(i, ty, x, y, reads);
+                let c = self.tap(i, ty, x, y, reads);
+                min(a, b) + max(c.clone(), c / 2)
+            }
+            3 => {
+                let b = self.tap(i, ty, x, y, reads);
+                let c = self.tap(i, ty, x, y, reads);
+                select(a.clone().lt(b.clone()), a * 2, c - b)
+            }
+            _ => {
+                let b = self.tap(i, ty, x, y, reads);
+                let k = self.rng.random_range(1..=3);
+                let d = self.rng.random_range(1..=4);
+                (a * k + b) / d
+            }
+        };
+        keep_small(value)
+    }
+
+    fn add_boundary(&mut self, input_ty: Type) {
+        let condition = self.rng.random_range(0..5);
+        let (func, what) = match condition {
+            0 => (repeat_edge(&self.input), "repeat_edge"),
+            1 => (repeat_image(&self.input), "repeat_image"),
+            2 => (mirror_image(&self.input), "mirror_image"),
+            3 => (mirror_interior(&self.input), "mirror_interior"),
+            _ => {
+                let f = if input_ty.is_float() {
+                    constant_exterior(&self.input, 7.5f32)
+                } else {
+                    constant_exterior(&self.input, 7)
+                };
+                (f.expect("a valid exterior value"), "constant_exterior")
+            }
+        };
+        let _ = writeln!(self.log, "{} = {what}(input)", func.name());
+        self.nodes.push(Node {
+            func,
+            kind: Kind::Boundary,
+            reads: Vec::new(),
+        });
+        self.image_source = Source::Node(self.nodes.len() - 1);
+    }
+
+    fn add_func(&mut self, i: usize, is_output: bool, reductions_left: &mut usize) {
+        let (x, y) = (Var::new("x"), Var::new("y"));
+        let f = Func::new(&format!("f{i}"));
+        let mut reads = Vec::new();
+        let reduction = *reductions_left > 0 && self.rng.random_bool(0.35);
+        let kind = if reduction {
+            *reductions_left -= 1;
+            // The output's updates must stay inside its buffer: only window sums do.
+            let kinds = if is_output { 1 } else { 4 };
+            match self.rng.random_range(0..kinds) {
+                0 => Kind::WindowSum,
+                1 => {
+                    let ylo = self.rng.random_range(-3..=3);
+                    Kind::Histogram {
+                        ylo,
+                        yhi: ylo + self.rng.random_range(0..=3),
+                    }
+                }
+                2 => {
+                    let lo = self.rng.random_range(-3..=3);
+                    Kind::Scan {
+                        lo,
+                        hi: lo + self.rng.random_range(1..=5),
+                    }
+                }
+                _ => {
+                    let lo = self.rng.random_range(-3..=3);
+                    Kind::PointUpdate {
+                        lo,
+                        hi: lo + self.rng.random_range(0..=5),
+                    }
+                }
+            }
+        } else {
+            Kind::Pure
+        };
+        let ty = match kind {
+            Kind::Histogram { .. } => *[Type::i32(), Type::u16()]
+                .choose(self.rng)
+                .expect("non-empty"),
+            _ => random_type(self.rng),
+        };
+        let zero = || to_type(ty, Expr::from(0));
+        match kind {
+            Kind::Boundary => unreachable!("added by add_boundary"),
+            Kind::Pure => {
+                let v = self.pure_value(i, ty, x, y, &mut reads);
+                let _ = writeln!(self.log, "{}(x, y) = {v}", f.name());
+                f.define((x, y), v).expect("a valid definition");
+            }
+            Kind::WindowSum => {
+                f.define((x, y), zero()).expect("a valid definition");
+                let (ax, nx) = (self.rng.random_range(-1..=0), self.rng.random_range(1..=3));
+                let (ay, ny) = (self.rng.random_range(-1..=0), self.rng.random_range(1..=3));
+                let r = RDom::new([(ax as i32, nx as i32), (ay as i32, ny as i32)]);
+                if self.rng.random_bool(0.4) {
+                    r.where_((r.x() + r.y()).le(self.rng.random_range(-1..=1)));
+                }
+                let source = self.pick_source(i);
+                reads.push(Read {
+                    source,
+                    x: Map::Offset(ax, ax + nx - 1),
+                    y: Map::Offset(ay, ay + ny - 1),
+                    stage: 1,
+                });
+                let tap = to_type(ty, self.source_expr(source, x + r.x(), y + r.y()));
+                let v = f.at((x, y)) + tap;
+                let _ = writeln!(
+                    self.log,
+                    "{}(x, y) = 0; {}(x, y) = {v} over {:?}",
+                    f.name(),
+                    f.name(),
+                    r.snapshot()
+                );
+                f.update((x, y), v).expect("a valid update");
+            }
+            Kind::Histogram { ylo, yhi } => {
+                f.define((x, y), zero()).expect("a valid definition");
+                let lo = self.rng.random_range(-2..=2);
+                let len = self.rng.random_range(3..=6);
+                let r = RDom::new([
+                    (lo as i32, len as i32),
+                    (ylo as i32, (yhi - ylo + 1) as i32),
+                ]);
+                let source = self.pick_source(i);
+                reads.push(Read {
+                    source,
+                    x: Map::Fixed(lo, lo + len - 1),
+                    y: Map::Fixed(ylo, yhi),
+                    stage: 1,
+                });
+                let value = cast_to::<i32>(self.source_expr(source, r.x().expr(), r.y().expr()));
+                let bin = if self.rng.random_bool(0.5) {
+                    clamp(value, 0, 7)
+                } else {
+                    value % 8
+                };
+                let _ = writeln!(
+                    self.log,
+                    "{}(x, y) = 0; {}({bin}, {}) += 1 over {:?}",
+                    f.name(),
+                    f.name(),
+                    r.y().name(),
+                    r.snapshot()
+                );
+                let (bin_y, count) = (r.y().expr(), f.at((bin.clone(), r.y().expr())) + 1);
+                f.update((bin, bin_y), count).expect("a valid update");
+            }
+            Kind::Scan { lo, hi } | Kind::PointUpdate { lo, hi } => {
+                let v = self.pure_value(i, ty, x, y, &mut reads);
+                f.define((x, y), v.clone()).expect("a valid definition");
+                let r = RDom::new([(lo as i32, (hi - lo + 1) as i32)]);
+                let (rx, ye) = (r.x().expr(), y.expr());
+                let update = if matches!(kind, Kind::Scan { .. }) {
+                    f.at((rx.clone() - 1, ye.clone())) + f.at((rx.clone(), ye.clone()))
+                } else {
+                    f.at((rx.clone(), ye.clone())) * 2 + to_type(ty, rx.clone())
+                };
+                let update = keep_small(update);
+                let _ = writeln!(
+                    self.log,
+                    "{}(x, y) = {v}; {}({rx}, y) = {update} for {rx} in [{lo}, {hi}]",
+                    f.name(),
+                    f.name()
+                );
+                f.update((rx, ye), update).expect("a valid update");
+            }
+        }
+        self.nodes.push(Node {
+            func: f,
+            kind,
+            reads,
+        });
+    }
+}
+
+fn random_case(rng: &mut SmallRng) -> Case {
+    let input_ty = random_type(rng);
+    let input = ImageParam::new(input_ty, 2, "input");
+    let mut b = Builder {
+        rng,
+        input: input.clone(),
+        nodes: Vec::new(),
+        image_source: Source::Input,
+        doubles_left: 2,
+        log: String::new(),
+    };
+    let _ = writeln!(b.log, "input: {input_ty}");
+    if b.rng.random_bool(0.4) {
+        b.add_boundary(input_ty);
+    }
+    let first = b.nodes.len();
+    // Mostly short pipelines: lowering time grows quickly with the number of Funcs.
+    let count = *[2, 2, 2, 3, 3, 3, 3, 4, 4, 5]
+        .choose(b.rng)
+        .expect("non-empty");
+    let mut reductions_left = 2;
+    for i in first..first + count {
+        b.add_func(i, i + 1 == first + count, &mut reductions_left);
+    }
+    let mins = [b.rng.random_range(-6..=6), b.rng.random_range(-6..=6)];
+    let extents = [b.rng.random_range(1..=10), b.rng.random_range(1..=10)];
+    let _ = writeln!(b.log, "output box: mins {mins:?}, extents {extents:?}");
+    Case {
+        input,
+        input_ty,
+        nodes: b.nodes,
+        mins,
+        extents,
+        log: b.log,
+    }
+}
+
+// ---- schedules ---------------------------------------------------------------------------
+
+/// One loop of the pipeline's loop nest: loop `full` of stage `stage` of node `node`.
+#[derive(Clone, Debug, PartialEq)]
+struct Site {
+    node: usize,
+    stage: usize,
+    full: String,
+    short: String,
+    kind: ForKind,
+}
+
+/// What each node's placement turned out to be, as the loop nest sees it.
+#[derive(Clone, Debug)]
+enum Placed {
+    /// Not used by the output.
+    Unused,
+    /// A pure Func substituted into its uses.
+    Substituted,
+    /// Computed where each of these paths (loops, outermost first) ends.
+    At(Vec<Vec<Site>>),
+}
+
+struct Scheduler<'a> {
+    rng: &'a mut SmallRng,
+    case: &'a Case,
+    placed: Vec<Placed>,
+    /// Per node: the overshoot of its computed region past what it needs, per dimension.
+    margins: Vec<[i64; 2]>,
+    log: String,
+    names: usize,
+    /// Fused loops left to make (only in Funcs computed at root): bounds through the division
+    /// by a fused loop's symbolic extent are loose, and lowering time grows steeply with
+    /// them nested.
+    fuses_left: usize,
+    /// The fused loops made so far (node, stage, full name): nothing is computed inside them.
+    fused: Vec<(usize, usize, String)>,
+}
+
+fn describe_level(site: &Option<Site>, nodes: &[Node]) -> String {
+    match site {
+        None => "root".to_string(),
+        Some(s) => format!("{}.s{}.{}", nodes[s.node].func.name(), s.stage, s.short),
+    }
+}
+
+/// How many Funcs' loops a path goes through: the depth of nested computation.
+fn nesting(path: &[Site]) -> usize {
+    let mut nodes: Vec<usize> = path.iter().map(|s| s.node).collect();
+    nodes.dedup();
+    nodes.len()
+}
+
+/// The longest common prefix of the paths.
+fn common_prefix(paths: &[Vec<Site>]) -> Vec<Site> {
+    let mut prefix = paths[0].clone();
+    for p in &paths[1..] {
+        let n = prefix
+            .iter()
+            .zip(p)
+            .take_while(|(a, b)| a.node == b.node && a.stage == b.stage && a.full == b.full)
+            .count();
+        prefix.truncate(n);
+    }
+    prefix
+}
+
+impl Scheduler<'_> {
+    fn func(&self, n: usize) -> &Func {
+        &self.case.nodes[n].func
+    }
+
+    fn dims(&self, n: usize, stage: usize) -> Vec<LoopDim> {
+        self.func(n)
+            .function()
+            .read()
+            .stage(stage)
+            .expect("the stage exists")
+            .schedule
+            .dims
+            .clone()
+    }
+
+    /// The loops of a stage, outermost first.
+    fn loops(&self, n: usize, stage: usize) -> Vec<Site> {
+        self.dims(n, stage)
+            .iter()
+            .rev()
+            .map(|d| Site {
+                node: n,
+                stage,
+                full: d.name.to_string(),
+                short: d.short.to_string(),
+                kind: d.kind,
+            })
+            .collect()
+    }
+
+    fn stage_count(&self, n: usize) -> usize {
+        1 + usize::from(self.case.nodes[n].kind.has_update())
+    }
+
+    /// The stages that read node `n` in the loop nest: its readers', or, for a reader that
+    /// is substituted into its own readers, theirs.
+    fn effective_readers(&self, n: usize) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for (c, node) in self.case.nodes.iter().enumerate() {
+            for stage in 0..self.stage_count(c) {
+                let reads = node
+                    .reads
+                    .iter()
+                    .any(|r| r.source == Source::Node(n) && r.stage == stage);
+                if !reads {
+                    continue;
+                }
+                match &self.placed[c] {
+                    Placed::Unused => {}
+                    Placed::Substituted => out.extend(self.effective_readers(c)),
+                    Placed::At(_) => out.push((c, stage)),
+                }
+            }
+        }
+        out
+    }
+
+    /// The loop paths around every use of node `n`.
+    fn use_paths(&self, n: usize) -> Vec<Vec<Site>> {
+        let mut out = Vec::new();
+        for (c, stage) in self.effective_readers(n) {
+            let Placed::At(instances) = &self.placed[c] else {
+                unreachable!("readers are placed first")
+            };
+            for p in instances {
+                let mut path = p.clone();
+                path.extend(self.loops(c, stage));
+                out.push(path);
+            }
+        }
+        out
+    }
+
+    fn stage_handle(&self, n: usize, stage: usize) -> Stage {
+        Stage::new(self.func(n).function().clone(), stage)
+    }
+
+    fn stage_label(&self, n: usize, stage: usize) -> String {
+        if stage == 0 {
+            self.func(n).name().to_string()
+        } else {
+            format!("{}.update({})", self.func(n).name(), stage - 1)
+        }
+    }
+
+    /// Whether a loop is a fused loop or made by splitting one.
+    fn is_fused(&self, s: &Site) -> bool {
+        self.fused.iter().any(|(n, stage, full)| {
+            *n == s.node && *stage == s.stage && s.full.starts_with(full.as_str())
+        })
+    }
+
+    /// How deep node `n`'s computation is nested (0 at root).
+    fn nesting_of(&self, n: usize) -> usize {
+        match &self.placed[n] {
+            Placed::At(paths) => paths.iter().map(|p| nesting(p)).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    fn fresh(&mut self, base: &str, what: &str) -> String {
+        self.names += 1;
+        format!("{base}{what}{}", self.names)
+    }
+
+    /// Chooses where node `n` is computed and stored.
+    fn place(&mut self, n: usize) {
+        let paths = self.use_paths(n);
+        if paths.is_empty() {
+            self.placed[n] = Placed::Unused;
+            return;
+        }
+        let name = self.func(n).name();
+        let has_update = self.case.nodes[n].kind.has_update();
+        let sites = common_prefix(&paths);
+        // Nothing may be computed inside a vectorized loop; and computation nests at most
+        // MAX_NESTING Funcs deep (lowering time grows geometrically with the depth).
+        // Nor inside a fused loop (see `fuses_left`).
+        let excluded = |s: &Site| s.kind == ForKind::Vectorized || self.is_fused(s);
+        let usable = sites
+            .iter()
+            .enumerate()
+            .position(|(i, s)| excluded(s) || nesting(&sites[..=i]) > MAX_NESTING)
+            .unwrap_or(sites.len());
+        // A Func with updates scheduled inline is computed around each use, as deep as it;
+        // only around uses by Funcs computed at root, or the recomputation takes too long.
+        let inline_chance = if has_update { 10 } else { 25 };
+        let inline_ok = !has_update
+            || paths
+                .iter()
+                .all(|p| nesting(p) <= 1 && !p.iter().any(excluded));
+        let r = self.rng.random_range(0..100);
+        if r < inline_chance && inline_ok {
+            let _ = writeln!(self.log, "{name}: inline");
+            self.placed[n] = if has_update {
+                Placed::At(paths)
+            } else {
+                Placed::Substituted
+            };
+            return;
+        }
+        let compute = if r < 50 || usable == 0 {
+            None
+        } else {
+            Some(self.rng.random_range(0..usable))
+        };
+        // Storage at or outside the compute level, with no parallel loop in between.
+        let inner_end = compute.map_or(0, |c| c + 1);
+        let lowest_store = (0..inner_end)
+            .rev()
+            .find(|&i| matches!(sites[i].kind, ForKind::Parallel | ForKind::Vectorized))
+            .map_or(0, |i| i + 1);
+        let store_depth = if self.rng.random_bool(0.5) {
+            inner_end
+        } else {
+            self.rng.random_range(lowest_store..=inner_end)
+        };
+        let store = store_depth.checked_sub(1).map(|i| sites[i].clone());
+        let compute_site = compute.map(|i| sites[i].clone());
+        let f = self.func(n).clone();
+        match &compute_site {
+            None => {
+                f.compute_root();
+            }
+            Some(s) => {
+                let consumer = self.func(s.node).clone();
+                if s.stage == 0 && self.rng.random_bool(0.7) {
+                    f.compute_at(&consumer, s.short.as_str());
+                } else {
+                    f.compute_at_stage(&consumer, s.stage, s.short.as_str());
+                }
+            }
+        }
+        if store_depth != inner_end || self.rng.random_bool(0.2) {
+            match &store {
+                None => {
+                    f.store_root();
+                }
+                Some(s) => {
+                    let consumer = self.func(s.node).clone();
+                    f.store_at(&consumer, s.short.as_str());
+                }
+            }
+        }
+        let _ = writeln!(
+            self.log,
+            "{name}: compute at {}, store at {}",
+            describe_level(&compute_site, &self.case.nodes),
+            describe_level(&store, &self.case.nodes)
+        );
+        if self.rng.random_bool(0.15) {
+            let args = f.args();
+            f.reorder_storage(&[args[1], args[0]]);
+            let _ = writeln!(self.log, "{name}: reorder_storage(y, x)");
+        }
+        let path = match compute {
+            None => Vec::new(),
+            Some(i) => sites[..=i].to_vec(),
+        };
+        self.placed[n] = Placed::At(vec![path]);
+    }
+
+    /// Random loop directives on stage `stage` of node `n`: splits, fusions, reorders and
+    /// tiles, then loop kinds (at most one vectorized loop, some unrolled, some parallel).
+    fn schedule_stage(&mut self, n: usize, stage: usize) {
+        let is_output = n == self.case.output() && stage == 0;
+        let args = self.func(n).function().read().args.clone();
+        let mut st = StageState {
+            n,
+            stage,
+            handle: self.stage_handle(n, stage),
+            label: self.stage_label(n, stage),
+            extents: HashMap::new(),
+            units: HashMap::new(),
+            margin: [0, 0],
+            independent_rvars: matches!(self.case.nodes[n].kind, Kind::PointUpdate { .. })
+                && stage == 1,
+        };
+        for d in self.dims(n, stage) {
+            let dim = args.iter().position(|a| *a == d.name);
+            let unit = if dim == Some(1) { [0, 1] } else { [1, 0] };
+            st.units.insert(d.name.to_string(), unit);
+            if is_output {
+                let dim = dim.expect("the output's pure loops are its Vars");
+                st.extents
+                    .insert(d.name.to_string(), self.case.extents[dim]);
+            }
+        }
+        for _ in 0..self.rng.random_range(0..=3) {
+            let dims = self.dims(n, stage);
+            match self.rng.random_range(0..5) {
+                0 | 1 => {
+                    let serial: Vec<&LoopDim> =
+                        dims.iter().filter(|d| d.kind == ForKind::Serial).collect();
+                    if let Some(&d) = serial.choose(self.rng) {
+                        let factor = self.rng.random_range(2..=8);
+                        self.split(&mut st, d, factor, None);
+                    }
+                }
+                2 => self.fuse_some(&mut st, &dims),
+                3 => self.reorder_all(&st, &dims),
+                _ => {
+                    let pure: Vec<LoopDim> = dims
+                        .iter()
+                        .filter(|d| !d.is_rvar && d.kind == ForKind::Serial)
+                        .take(2)
+                        .cloned()
+                        .collect();
+                    if let [a, b] = pure.as_slice() {
+                        let (fa, fb) = (self.rng.random_range(2..=5), self.rng.random_range(2..=5));
+                        let (ao, ai) = self.split(&mut st, a, fa, None);
+                        let (bo, bi) = self.split(&mut st, b, fb, None);
+                        let order = [ai, bi, ao, bo];
+                        st.handle
+                            .reorder(&order.each_ref().map(|n| DimName(Symbol::new(n))));
+                        let _ = writeln!(self.log, "{}.reorder({})", st.label, order.join(", "));
+                    }
+                }
+            }
+        }
+        if self.rng.random_bool(0.35) {
+            self.vectorize_some(&mut st);
+        }
+        if self.rng.random_bool(0.2) {
+            self.unroll_some(&mut st);
+        }
+        if self.rng.random_bool(0.3) {
+            let dims = self.dims(n, stage);
+            let ok: Vec<&LoopDim> = dims
+                .iter()
+                .filter(|d| d.kind == ForKind::Serial && (!d.is_rvar || st.independent_rvars))
+                .collect();
+            let pick = if self.rng.random_bool(0.6) {
+                ok.last().copied()
+            } else {
+                ok.choose(self.rng).copied()
+            };
+            if let Some(d) = pick {
+                st.handle.parallel(DimName(d.short));
+                let _ = writeln!(self.log, "{}.parallel({})", st.label, d.short);
+            }
+        }
+        if stage == 0 {
+            self.margins[n] = st.margin;
+        }
+    }
+
+    /// Splits loop `d` by `factor` with a random legal tail strategy (or `tail`), as
+    /// `outer, inner` (fresh names, or `d`'s own and `inner` for vectorize/unroll), and
+    /// records the new loops. Returns the outer and inner names.
+    fn split(
+        &mut self,
+        st: &mut StageState,
+        d: &LoopDim,
+        factor: i64,
+        tail: Option<TailStrategy>,
+    ) -> (String, String) {
+        let tail = tail.unwrap_or_else(|| self.pick_tail(st, d, factor));
+        let (outer, inner) = (
+            self.fresh(d.short.as_str(), "o"),
+            self.fresh(d.short.as_str(), "i"),
+        );
+        st.handle.split_with_tail(
+            DimName(d.short),
+            outer.as_str(),
+            inner.as_str(),
+            factor as i32,
+            tail,
+        );
+        let _ = writeln!(
+            self.log,
+            "{}.split({}, {outer}, {inner}, {factor}, {tail:?})",
+            st.label, d.short
+        );
+        self.record_split(st, d, &outer, &inner, factor);
+        (outer, inner)
+    }
+
+    /// Records the loops a split made: their extents (for the output), the points one step
+    /// of each covers, and the overshoot the split may add.
+    fn record_split(
+        &self,
+        st: &mut StageState,
+        old: &LoopDim,
+        outer: &str,
+        inner: &str,
+        factor: i64,
+    ) {
+        let dims = self.dims(st.n, st.stage);
+        let full = |short: &str| {
+            dims.iter()
+                .find(|d| d.short.as_str() == short)
+                .map(|d| d.name.to_string())
+        };
+        let (Some(outer), Some(inner)) = (full(outer), full(inner)) else {
+            return; // the split was refused; lowering reports it
+        };
+        let unit = st.units[&old.name.to_string()];
+        st.units.insert(inner.clone(), unit);
+        st.units.insert(outer.clone(), unit.map(|u| u * factor));
+        for (m, u) in st.margin.iter_mut().zip(unit) {
+            *m += (factor - 1) * u;
+        }
+        if let Some(&e) = st.extents.get(&old.name.to_string()) {
+            st.extents.insert(outer, (e + factor - 1) / factor);
+            st.extents.insert(inner, factor);
+        }
+    }
+
+    /// A tail strategy legal for splitting `d` by `factor`: updates only guard; the
+    /// output's pure stage shifts inwards only where the extent covers the factor and rounds
+    /// up only where the factor divides it; a fused loop only guards (see `fuses_left`).
+    fn pick_tail(&mut self, st: &StageState, d: &LoopDim, factor: i64) -> TailStrategy {
+        let mut ok = vec![TailStrategy::GuardWithIf];
+        let fused = self.fused.iter().any(|(n, stage, full)| {
+            *n == st.n && *stage == st.stage && d.name.as_str().starts_with(full.as_str())
+        });
+        if st.stage > 0 {
+            ok.push(TailStrategy::Auto);
+        } else if !fused {
+            match st.extents.get(&d.name.to_string()) {
+                None => ok.extend([
+                    TailStrategy::Auto,
+                    TailStrategy::ShiftInwards,
+                    TailStrategy::RoundUp,
+                ]),
+                Some(&e) => {
+                    if e >= factor {
+                        ok.extend([TailStrategy::Auto, TailStrategy::ShiftInwards]);
+                    }
+                    if e % factor == 0 {
+                        ok.push(TailStrategy::RoundUp);
+                    }
+                }
+            }
+        }
+        *ok.choose(self.rng).expect("GuardWithIf is always legal")
+    }
+
+    /// Fuses two adjacent serial pure loops, in a Func computed at root (see `fuses_left`).
+    fn fuse_some(&mut self, st: &mut StageState, dims: &[LoopDim]) {
+        if self.fuses_left == 0 || self.nesting_of(st.n) > 0 {
+            return;
+        }
+        let serial_pure = |d: &LoopDim| !d.is_rvar && d.kind == ForKind::Serial;
+        let candidates: Vec<usize> = (0..dims.len().saturating_sub(1))
+            .filter(|&i| serial_pure(&dims[i]) && serial_pure(&dims[i + 1]))
+            .collect();
+        let Some(&i) = candidates.choose(self.rng) else {
+            return;
+        };
+        self.fuses_left -= 1;
+        let (inner, outer) = (&dims[i], &dims[i + 1]);
+        let fused = self.fresh("", "fused");
+        st.handle
+            .fuse(DimName(inner.short), DimName(outer.short), fused.as_str());
+        let _ = writeln!(
+            self.log,
+            "{}.fuse({}, {}, {fused})",
+            st.label, inner.short, outer.short
+        );
+        let full = format!("{}.{fused}", inner.name);
+        self.fused.push((st.n, st.stage, full.clone()));
+        let (ui, uo) = (
+            st.units[&inner.name.to_string()],
+            st.units[&outer.name.to_string()],
+        );
+        st.units
+            .insert(full.clone(), [ui[0].max(uo[0]), ui[1].max(uo[1])]);
+        let extent = |d: &LoopDim| st.extents.get(&d.name.to_string()).copied();
+        if let (Some(a), Some(b)) = (extent(inner), extent(outer)) {
+            st.extents.insert(full, a * b);
+        }
+    }
+
+    /// Reorders every loop at random, keeping the reduction loops in their order.
+    fn reorder_all(&mut self, st: &StageState, dims: &[LoopDim]) {
+        let mut order: Vec<usize> = (0..dims.len()).collect();
+        order.shuffle(self.rng);
+        let mut rvars = (0..dims.len()).filter(|&i| dims[i].is_rvar);
+        for slot in order.iter_mut() {
+            if dims[*slot].is_rvar {
+                *slot = rvars.next().expect("as many reduction loops");
+            }
+        }
+        let names: Vec<DimName> = order.iter().map(|&i| DimName(dims[i].short)).collect();
+        st.handle.reorder(&names);
+        let listed: Vec<String> = order.iter().map(|&i| dims[i].short.to_string()).collect();
+        let _ = writeln!(self.log, "{}.reorder({})", st.label, listed.join(", "));
+    }
+
+    /// Vectorizes a loop (usually the innermost pure one) by a width of 2–16: a whole
+    /// constant-extent loop, a split with the default tail, or, where that would shift
+    /// outside the output, a guarded split.
+    fn vectorize_some(&mut self, st: &mut StageState) {
+        let dims = self.dims(st.n, st.stage);
+        let ok: Vec<usize> = (0..dims.len())
+            .filter(|&i| !dims[i].is_rvar || st.independent_rvars)
+            .collect();
+        let pick = if self.rng.random_bool(0.7) {
+            ok.first().copied()
+        } else {
+            ok.choose(self.rng).copied()
+        };
+        let Some(d) = pick
+            .map(|i| dims[i].clone())
+            .filter(|d| d.kind == ForKind::Serial)
+        else {
+            return;
+        };
+        let width = self.rng.random_range(2..=16);
+        if self.split_factor(st, &d).is_some_and(|e| e <= 16) && self.rng.random_bool(0.5) {
+            st.handle.vectorize_loop(DimName(d.short));
+            let _ = writeln!(self.log, "{}.vectorize_loop({})", st.label, d.short);
+        } else if self.default_tail_fits(st, &d, width) {
+            st.handle.vectorize(DimName(d.short), width as i32);
+            let _ = writeln!(self.log, "{}.vectorize({}, {width})", st.label, d.short);
+            self.record_split(st, &d, d.short.as_str(), &format!("{}_vi", d.short), width);
+        } else {
+            let (_, inner) = self.split(st, &d, width, Some(TailStrategy::GuardWithIf));
+            st.handle.vectorize_loop(inner.as_str());
+            let _ = writeln!(self.log, "{}.vectorize_loop({inner})", st.label);
+        }
+    }
+
+    /// Unrolls a serial loop: a whole loop of constant extent up to 8, or split by 2–4.
+    fn unroll_some(&mut self, st: &mut StageState) {
+        let dims = self.dims(st.n, st.stage);
+        let serial: Vec<LoopDim> = dims
+            .iter()
+            .filter(|d| d.kind == ForKind::Serial)
+            .cloned()
+            .collect();
+        let Some(d) = serial.choose(self.rng).cloned() else {
+            return;
+        };
+        let factor = self.rng.random_range(2..=4);
+        if self.split_factor(st, &d).is_some_and(|e| e <= 8) {
+            st.handle.unroll_loop(DimName(d.short));
+            let _ = writeln!(self.log, "{}.unroll_loop({})", st.label, d.short);
+        } else if self.default_tail_fits(st, &d, factor) {
+            st.handle.unroll(DimName(d.short), factor as i32);
+            let _ = writeln!(self.log, "{}.unroll({}, {factor})", st.label, d.short);
+            self.record_split(st, &d, d.short.as_str(), &format!("{}_ui", d.short), factor);
+        }
+    }
+
+    /// Whether `vectorize`/`unroll` (a split with the default tail) is legal on `d`.
+    fn default_tail_fits(&self, st: &StageState, d: &LoopDim, factor: i64) -> bool {
+        let fused = self.fused.iter().any(|(n, stage, full)| {
+            *n == st.n && *stage == st.stage && d.name.as_str().starts_with(full.as_str())
+        });
+        st.stage > 0
+            || (!fused
+                && st
+                    .extents
+                    .get(&d.name.to_string())
+                    .is_none_or(|&e| e >= factor))
+    }
+
+    /// The extent of loop `d` when lowering knows it: the factor of the split that made it
+    /// as an inner loop.
+    fn split_factor(&self, st: &StageState, d: &LoopDim) -> Option<i64> {
+        let c = self.func(st.n).function().read();
+        c.stage(st.stage)?
+            .schedule
+            .splits
+            .iter()
+            .find_map(|s| match s {
+                SplitDirective::Split { inner, factor, .. } if *inner == d.name => {
+                    factor.as_int_const().map(|f| f as i64)
+                }
+                _ => None,
+            })
+    }
+}
+
+/// What `Scheduler::schedule_stage` tracks about the stage it schedules.
+struct StageState {
+    n: usize,
+    stage: usize,
+    handle: Stage,
+    label: String,
+    /// The extent of each loop of the output's pure stage (by full name).
+    extents: HashMap<String, i64>,
+    /// How many points of x and y one step of each loop moves.
+    units: HashMap<String, [i64; 2]>,
+    /// How far past its region the stage may compute, in x and y.
+    margin: [i64; 2],
+    /// Whether the reduction loops may run in parallel or as vector lanes.
+    independent_rvars: bool,
+}
+
+/// Schedules the case's pipeline at random; returns the log of directives and each node's
+/// overshoot margins.
+fn schedule(rng: &mut SmallRng, case: &Case) -> (String, Vec<[i64; 2]>) {
+    let count = case.nodes.len();
+    let mut s = Scheduler {
+        rng,
+        case,
+        placed: vec![Placed::Unused; count],
+        margins: vec![[0, 0]; count],
+        log: String::new(),
+        names: 0,
+        fuses_left: 1,
+        fused: Vec::new(),
+    };
+    let out = case.output();
+    s.placed[out] = Placed::At(vec![Vec::new()]);
+    for stage in 0..s.stage_count(out) {
+        s.schedule_stage(out, stage);
+    }
+    for n in (0..out).rev() {
+        s.place(n);
+        if matches!(s.placed[n], Placed::At(_)) {
+            for stage in 0..s.stage_count(n) {
+                s.schedule_stage(n, stage);
+            }
+        }
+    }
+    (s.log, s.margins)
+}
+
+/// The input region the scheduled pipeline may read directly: each node's computed region
+/// is what its readers need, widened by its own overshoot (tails) and what its update
+/// touches regardless.
+fn input_region(case: &Case, margins: &[[i64; 2]]) -> [(i64, i64); 2] {
+    let count = case.nodes.len();
+    let mut computed: Vec<Option<[(i64, i64); 2]>> = vec![None; count];
+    let out = case.output();
+    computed[out] = Some([
+        (case.mins[0], case.mins[0] + case.extents[0] - 1),
+        (case.mins[1], case.mins[1] + case.extents[1] - 1),
+    ]);
+    let union = |a: Option<[(i64, i64); 2]>, b: [(i64, i64); 2]| match a {
+        None => Some(b),
+        Some(a) => Some([
+            (a[0].0.min(b[0].0), a[0].1.max(b[0].1)),
+            (a[1].0.min(b[1].0), a[1].1.max(b[1].1)),
+        ]),
+    };
+    let mut input: Option<[(i64, i64); 2]> = None;
+    for n in (0..count).rev() {
+        let Some(mut region) = computed[n] else {
+            continue;
+        };
+        if n != out {
+            for d in 0..2 {
+                if let Some((lo, hi)) = case.nodes[n].kind.touched()[d] {
+                    region[d] = (region[d].0.min(lo), region[d].1.max(hi));
+                }
+                region[d] = (region[d].0 - margins[n][d], region[d].1 + margins[n][d]);
+            }
+        }
+        for r in &case.nodes[n].reads {
+            let read = [r.x.apply(region[0]), r.y.apply(region[1])];
+            match r.source {
+                Source::Input => input = union(input, read),
+                Source::Node(j) => computed[j] = union(computed[j], read),
+            }
+        }
+    }
+    input.unwrap_or([(0, 0), (0, 0)])
+}
+
+/// An input image: u8 and u16 over their whole range (sums wrap), i32 and f32 small.
+fn random_image(rng: &mut SmallRng, ty: Type, mins: &[i64], extents: &[i64]) -> AnyBuffer {
+    if ty == Type::u8() {
+        Buffer::<u8>::from_fn(mins, extents, |_| rng.random()).into()
+    } else if ty == Type::u16() {
+        Buffer::<u16>::from_fn(mins, extents, |_| rng.random()).into()
+    } else if ty == Type::i32() {
+        Buffer::<i32>::from_fn(mins, extents, |_| rng.random_range(-1000..=1000)).into()
+    } else {
+        Buffer::<f32>::from_fn(mins, extents, |_| rng.random_range(-100.0f32..100.0)).into()
+    }
+}
+
+/// Builds, schedules and checks case `seed`; the error describes the case.
+fn run_case(seed: u64) -> Result<(), String> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let case = random_case(&mut rng);
+    let (directives, margins) = schedule(&mut rng, &case);
+    let through_boundary = case.nodes.first().is_some_and(|n| n.kind == Kind::Boundary);
+    let (mins, extents) = if through_boundary {
+        let mins = [rng.random_range(-4..=4), rng.random_range(-4..=4)];
+        (mins, [rng.random_range(1..=9), rng.random_range(1..=9)])
+    } else {
+        // Interval analysis may over-approximate (the region of a stage computed per
+        // iteration of a loop is bounded over all iterations at once, ends uncorrelated), so
+        // the input gets a margin of three times the region on each side.
+        let region = input_region(&case, &margins);
+        let pad = |(lo, hi): (i64, i64)| (lo - 3 * (hi - lo) - 24, 7 * (hi - lo) + 49);
+        let (x, y) = (pad(region[0]), pad(region[1]));
+        ([x.0, y.0], [x.1, y.1])
+    };
+    let image = random_image(&mut rng, case.input_ty, &mins, &extents);
+    let inputs = TestInputs::new().image(&case.input, image);
+    let output = &case.nodes[case.output()].func;
+    try_check(output, &inputs, &case.mins, &case.extents).map(|_| ()).map_err(|e| {
+        format!(
+            "case seed {seed} (re-run alone with TESSERA_SEED={seed} TESSERA_FUZZ_CASES=1)\n{}input box: mins {mins:?}, extents {extents:?}\n{directives}\n{e}",
+            case.log
+        )
+    })
+}
+
+#[test]
+fn random_pipelines_under_random_schedules_match_the_evaluator() {
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default)
+    };
+    let (seed, cases) = (
+        env("TESSERA_SEED", DEFAULT_SEED),
+        env("TESSERA_FUZZ_CASES", DEFAULT_CASES),
+    );
+    eprintln!(
+        "schedule fuzz: case seeds {seed}..{} (TESSERA_SEED, TESSERA_FUZZ_CASES)",
+        seed + cases
+    );
+    let mut failures = Vec::new();
+    let mut rejected = 0;
+    let mut slowest = (Duration::ZERO, seed);
+    for case_seed in (0..cases).map(|i| seed.wrapping_add(i)) {
+        let start = Instant::now();
+        let result = run_case(case_seed);
+        slowest = slowest.max((start.elapsed(), case_seed));
+        if let Err(e) = result {
+            rejected += usize::from(e.contains("lowering failed"));
+            failures.push(e);
+        }
+    }
+    eprintln!(
+        "schedule fuzz: {cases} cases, {} failed ({rejected} valid schedules rejected by lowering); slowest: seed {} in {:?}",
+        failures.len(),
+        slowest.1,
+        slowest.0
+    );
+    if let Some(first) = failures.first() {
+        panic!(
+            "{} of {cases} cases failed ({rejected} valid schedules rejected by lowering); the first:\n{first}",
+            failures.len()
+        );
+    }
+}
