@@ -400,14 +400,17 @@ pub fn intrinsic(op: Intrinsic, args: &[Value], arg_types: &[Type], result: Type
         IsFinite => Value::Bool(a.as_f64().is_finite()),
         SaturatingCast => saturating_cast(a, arg_types[0], result),
         Lerp => lerp(a, args[1], args[2], arg_types[0], arg_types[2]),
-        PopCount => wrap_int(a.to_bits().count_ones() as i128, result),
-        CountLeadingZeros => {
+        // Bit counts see only the argument's own bits (a negative i8 is 8 bits, not a
+        // sign-extended 64).
+        PopCount | CountLeadingZeros | CountTrailingZeros => {
             let bits = arg_types[0].bits as u32;
-            wrap_int((a.to_bits().leading_zeros() - (64 - bits)) as i128, result)
-        }
-        CountTrailingZeros => {
-            let bits = arg_types[0].bits as u32;
-            wrap_int(a.to_bits().trailing_zeros().min(bits) as i128, result)
+            let own = zero_extend(a.to_bits(), arg_types[0].bits);
+            let count = match op {
+                PopCount => own.count_ones(),
+                CountLeadingZeros => own.leading_zeros() - (64 - bits),
+                _ => own.trailing_zeros().min(bits),
+            };
+            wrap_int(count as i128, result)
         }
         Reinterpret => Value::from_bits(a.to_bits(), result),
         Likely => a,
@@ -504,6 +507,26 @@ mod tests {
             saturating_cast(Value::UInt(u64::MAX), Type::u64(), Type::i64()),
             i(i64::MAX)
         );
+    }
+
+    #[test]
+    fn bit_counts_see_only_the_arguments_own_bits() {
+        let count = |op, v: i64, ty: Type| intrinsic(op, &[i(v)], &[ty], ty);
+        // Plain Rust on the narrow types is the reference.
+        for v in [-128i64, -1, -2, 0, 1, 64, 127] {
+            let b = v as i8;
+            assert_eq!(
+                count(Intrinsic::PopCount, v, Type::i8()),
+                i(b.count_ones() as i64)
+            );
+            let clz = count(Intrinsic::CountLeadingZeros, v, Type::i8());
+            assert_eq!(clz, i(b.leading_zeros() as i64));
+            let ctz = count(Intrinsic::CountTrailingZeros, v, Type::i8());
+            assert_eq!(ctz, i(b.trailing_zeros() as i64));
+            let h = v as i16;
+            let clz16 = count(Intrinsic::CountLeadingZeros, v, Type::i16());
+            assert_eq!(clz16, i(h.leading_zeros() as i64));
+        }
     }
 
     #[test]
