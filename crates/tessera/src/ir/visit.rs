@@ -4,7 +4,7 @@
 //! recurse. Mutators rebuild a node only when a child changed, so untouched subtrees stay
 //! shared.
 
-use super::expr::Expr;
+use super::expr::{CallKind, Expr, ExprKind};
 use super::stmt::Stmt;
 
 pub trait Visitor {
@@ -50,6 +50,24 @@ pub fn mutate_stmt_children<M: Mutator + ?Sized>(m: &mut M, s: &Stmt) -> Stmt {
         |e| m.borrow_mut().mutate_expr(e),
         |c| m.borrow_mut().mutate_stmt(c),
     )
+}
+
+/// Whether `e` reads memory (loads, or calls to Funcs and images): such an expression may
+/// not be moved across the stores of the code around it.
+pub fn reads_memory(e: &Expr) -> bool {
+    let mut found = false;
+    visit_exprs(e, &mut |n| {
+        found |= matches!(
+            n.kind(),
+            ExprKind::Load { .. }
+                | ExprKind::Call {
+                    kind: CallKind::Func(_) | CallKind::Image,
+                    ..
+                }
+        );
+        !found
+    });
+    found
 }
 
 /// A visitor built from a closure that sees every expression node, pre-order; returning

@@ -4,24 +4,8 @@
 use std::collections::HashSet;
 
 use crate::ir::substitute::free_vars;
-use crate::ir::visit::visit_exprs;
-use crate::ir::{CallKind, Expr, ExprKind, Stmt, StmtKind, Symbol};
-
-fn loads(e: &Expr) -> bool {
-    let mut found = false;
-    visit_exprs(e, &mut |n| {
-        found |= matches!(
-            n.kind(),
-            ExprKind::Load { .. }
-                | ExprKind::Call {
-                    kind: CallKind::Func(_) | CallKind::Image,
-                    ..
-                }
-        );
-        !found
-    });
-    found
-}
+use crate::ir::visit::reads_memory;
+use crate::ir::{Stmt, StmtKind, Symbol};
 
 pub fn hoist_loop_invariants(s: &Stmt) -> Stmt {
     let s = s.map_children(|e| e.clone(), hoist_loop_invariants);
@@ -47,7 +31,7 @@ pub fn hoist_loop_invariants(s: &Stmt) -> Stmt {
     } = cur.kind()
     {
         // A load may read what the loop stores, so lets that load stay inside.
-        if free_vars(value).iter().any(|v| varying.contains(v)) || loads(value) {
+        if free_vars(value).iter().any(|v| varying.contains(v)) || reads_memory(value) {
             varying.insert(*n);
             kept.push((*n, value.clone()));
         } else {

@@ -12,8 +12,8 @@ use super::info::Info;
 use super::let_and_vars::count_uses;
 use super::{Binding, Fact, Simplifier};
 use crate::ir::substitute::uses_var;
-use crate::ir::visit::{visit_exprs, visit_stmt_exprs};
-use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Stmt, StmtKind, Symbol, UnaryOp};
+use crate::ir::visit::{reads_memory, visit_stmt_exprs};
+use crate::ir::{BinaryOp, Expr, ExprKind, Stmt, StmtKind, Symbol, UnaryOp};
 
 fn stmt_uses_var(s: &Stmt, name: Symbol) -> bool {
     let mut found = false;
@@ -44,23 +44,6 @@ fn use_count(s: &Stmt, name: Symbol) -> usize {
         },
     );
     in_exprs + in_stmts
-}
-
-/// Whether `e` reads memory (loads, or calls to Funcs and images).
-fn reads_memory(e: &Expr) -> bool {
-    let mut found = false;
-    visit_exprs(e, &mut |n| {
-        found |= matches!(
-            n.kind(),
-            ExprKind::Load { .. }
-                | ExprKind::Call {
-                    kind: CallKind::Func(_) | CallKind::Image,
-                    ..
-                }
-        );
-        !found
-    });
-    found
 }
 
 impl Simplifier {
