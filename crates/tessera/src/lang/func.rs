@@ -198,6 +198,26 @@ impl Func {
     /// The coordinates may be the pure Vars (in their positions), reduction variables, or any
     /// integer expressions of them; the values may call `self`.
     pub fn update(&self, args: impl IntoArgs, values: impl IntoValues) -> Result<()> {
+        let definition = self.validated_update(args.into_args(), values.into_values())?;
+        self.0.write().updates.push(definition);
+        Ok(())
+    }
+
+    /// Update definition `k` replaced by `f(args) = values` (used by `rfactor`, which
+    /// rewrites an update in place), validated like any update.
+    pub(crate) fn replace_update(
+        &self,
+        k: usize,
+        args: Vec<Expr>,
+        values: Vec<Expr>,
+    ) -> Result<()> {
+        let definition = self.validated_update(args, values)?;
+        self.0.write().updates[k] = definition;
+        Ok(())
+    }
+
+    /// Checks an update definition and builds it (with a default schedule).
+    fn validated_update(&self, args: Vec<Expr>, values: Vec<Expr>) -> Result<Definition> {
         let name = self.name();
         let (pure_args, output_types) = {
             let c = self.0.read();
@@ -206,7 +226,6 @@ impl Func {
             }
             (c.args.clone(), c.output_types.clone())
         };
-        let args = args.into_args();
         if args.len() != pure_args.len() {
             return Err(Error::Definition(format!(
                 "the update of {name} has {} coordinates but {name} has {} dimensions; an update cannot change a Func's dimensions",
@@ -216,7 +235,6 @@ impl Func {
         }
         let args = coordinate_args(name.as_str(), args)
             .map_err(|bad| invalid_error(name, "update", &bad))?;
-        let values = values.into_values();
         if values.len() != output_types.len() {
             return Err(Error::Definition(format!(
                 "the update of {name} gives {} values but {name} has {}",
@@ -248,14 +266,12 @@ impl Func {
             .flat_map(|r| r.vars.iter().map(|v| v.name))
             .collect();
         let schedule = StageSchedule::for_update(&args, &rvars);
-        let definition = Definition {
+        Ok(Definition {
             args,
             values,
             rdom,
             schedule,
-        };
-        self.0.write().updates.push(definition);
-        Ok(())
+        })
     }
 }
 
@@ -430,8 +446,10 @@ fn find_reduction_domain<'a>(
     Ok(Some(dom))
 }
 
-/// Pure Vars in an update must stand bare in their own position on the left-hand side, and
-/// the right-hand side may only use those.
+/// Pure Vars in an update must stand bare in their own position on the left-hand side. The
+/// other coordinates (data-dependent ones, like a histogram's bin) and the right-hand side may
+/// use only those: as in Halide, `hist(x, bin(x, r)) = ...` writes within the slice of its own
+/// `x`, so slices stay independent.
 fn check_update_vars<'a>(
     name: Symbol,
     pure_args: &[Symbol],
@@ -440,8 +458,8 @@ fn check_update_vars<'a>(
 ) -> Result<()> {
     let mut bare = HashSet::new();
     for (i, a) in args.iter().enumerate() {
-        match a.kind() {
-            ExprKind::Var(v) => match pure_args.iter().position(|p| p == v) {
+        if let ExprKind::Var(v) = a.kind() {
+            match pure_args.iter().position(|p| p == v) {
                 Some(j) if j == i => {
                     bare.insert(*v);
                 }
@@ -455,14 +473,17 @@ fn check_update_vars<'a>(
                         "the update of {name} uses Var {v}, which is not one of {name}'s pure Vars; use an RDom for reduction coordinates"
                     )))
                 }
-            },
-            _ => {
-                if let Some(v) = free_var_names(a).first() {
-                    return Err(Error::Definition(format!(
-                        "coordinate {i} of the update of {name} is {a}; a pure Var ({v}) on the left-hand side of an update must stand alone"
-                    )));
-                }
             }
+        }
+    }
+    for (i, a) in args.iter().enumerate() {
+        if a.as_var().is_some() {
+            continue;
+        }
+        if let Some(v) = free_var_names(a).into_iter().find(|v| !bare.contains(v)) {
+            return Err(Error::Definition(format!(
+                "coordinate {i} of the update of {name} is {a}; a pure Var ({v}) on the left-hand side of an update must stand alone in its own position (it may also appear inside other coordinates then)"
+            )));
         }
     }
     for e in rhs {

@@ -54,7 +54,7 @@ pub fn argmin(e: impl Into<Expr>) -> Vec<Expr> {
 }
 
 /// The smallest value of a type (−∞ for floats), Halide's `Type::min`.
-fn type_min(ty: Type) -> Expr {
+pub(crate) fn type_min(ty: Type) -> Expr {
     match ty.code {
         TypeCode::Float => Expr::make_float(ty, f64::NEG_INFINITY),
         TypeCode::Int => Expr::make_const(ty, ty.int_min() as i64),
@@ -63,7 +63,7 @@ fn type_min(ty: Type) -> Expr {
 }
 
 /// The largest value of a type (+∞ for floats), Halide's `Type::max`.
-fn type_max(ty: Type) -> Expr {
+pub(crate) fn type_max(ty: Type) -> Expr {
     match ty.code {
         TypeCode::Float => Expr::make_float(ty, f64::INFINITY),
         TypeCode::Int => Expr::make_const(ty, ty.int_max() as i64),

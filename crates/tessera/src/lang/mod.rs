@@ -12,6 +12,7 @@ pub mod math;
 pub mod operators;
 pub mod param;
 pub mod rdom;
+pub mod rfactor;
 pub mod scalar;
 pub mod schedule;
 pub mod stage;

@@ -96,6 +96,11 @@ impl RDom {
                 }
             })
             .collect();
+        RDom::from_vars(name, vars)
+    }
+
+    /// A domain with the given variables (their names chosen by the caller), innermost first.
+    pub(crate) fn from_vars(name: Symbol, vars: Vec<RVarDef>) -> RDom {
         RDom(Arc::new(RDomContents {
             name,
             vars,

@@ -54,6 +54,14 @@ impl Stage {
     pub fn new(func: Function, index: usize) -> Stage {
         Stage { func, index }
     }
+    /// The Func this stage belongs to.
+    pub fn function(&self) -> &Function {
+        &self.func
+    }
+    /// 0 for the pure definition, k + 1 for update k.
+    pub fn index(&self) -> usize {
+        self.index
+    }
 
     /// `f` or `f.update(k)`, as messages name the stage.
     fn describe(&self) -> String {
