@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Tessera against Halide 21 on the benchmark apps, measured in one run.
+
+    python3 bench/compare.py [--apps a,b] [--threads 1,2] [--runs R]
+                             [--tessera-schedules manual,root]
+                             [--halide-schedules manual,Mullapudi2016,Adams2019,Li2018]
+                             [--halide-results FILE.json]... [--out FILE.json]
+
+For each app and thread count: `tessera bench APP --schedule S --threads T --json` for every
+Tessera schedule, then the Halide variants (bench/halide/run.py, one fresh process each).
+Prints a markdown table of median milliseconds with each Tessera schedule's ratio to Halide's
+manual schedule (< 1 means Tessera is faster), and the geometric mean of the `manual` ratios
+per thread count. `--halide-results` takes Halide variants from an earlier `run.py --out` file
+instead of measuring them again (for slow autoschedulers; the table says which).
+Build first: `cargo build --release -p tessera-cli`.
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+APPS = ["blur", "unsharp", "harris", "histeq", "bilateral_grid", "local_laplacian",
+        "interpolate"]
+
+
+def csv(text: str) -> list[str]:
+    return [t for t in text.split(",") if t]
+
+
+def tessera_variant(binary: str, app: str, schedule: str, threads: int, runs: int) -> dict:
+    cmd = [binary, "bench", app, "--schedule", schedule, "--threads", str(threads),
+           "--runs", str(runs), "--json"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        return {"impl": "tessera", "app": app, "schedule": schedule, "threads": threads,
+                "error": (done.stderr.strip() or done.stdout.strip())[-300:]}
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["impl"] = "tessera"
+    return result
+
+
+def halide_variants(app: str, schedules: list[str], threads: int, runs: int) -> list[dict]:
+    cmd = [sys.executable, os.path.join(HERE, "halide", "run.py"), "--apps", app,
+           "--schedules", ",".join(schedules), "--threads", str(threads), "--runs", str(runs),
+           "--json"]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.join(HERE, "halide"))
+    results = []
+    for line in done.stdout.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            results.append(json.loads(line))
+    if not results:
+        results = [{"impl": "halide", "app": app, "schedule": s, "threads": threads,
+                    "error": done.stderr.strip()[-300:]} for s in schedules]
+    return results
+
+
+def load_halide_results(paths: list[str]) -> list[dict]:
+    results = []
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        for r in data["results"] if isinstance(data, dict) else data:
+            r = dict(r)
+            r["impl"] = "halide"
+            r["from_file"] = os.path.basename(path)
+            results.append(r)
+    return results
+
+
+def table(results: list[dict], apps: list[str], threads: list[int], tessera: list[str],
+          halide: list[str]) -> str:
+    cell = {(r["impl"], r["app"], r["schedule"], r["threads"]): r for r in results}
+
+    def ms(impl: str, app: str, schedule: str, t: int) -> float | None:
+        r = cell.get((impl, app, schedule, t))
+        return r.get("median_ms") if r and "error" not in r else None
+
+    columns = [f"Tessera {s}" for s in tessera] + [f"Halide {s}" for s in halide]
+    columns += [f"{s} / Halide manual" for s in tessera]
+    lines = ["| app | threads | " + " | ".join(columns) + " |",
+             "|---|---|" + "---|" * len(columns)]
+    geo: dict[tuple[str, int], list[float]] = {}
+    for app in apps:
+        for t in threads:
+            row = [app, f"{t}"]
+            for s in tessera:
+                v = ms("tessera", app, s, t)
+                row.append(f"{v:.2f}" if v is not None else "failed")
+            for s in halide:
+                v = ms("halide", app, s, t)
+                row.append(f"{v:.2f}" if v is not None else "failed")
+            base = ms("halide", app, "manual", t)
+            for s in tessera:
+                v = ms("tessera", app, s, t)
+                if v is not None and base:
+                    ratio = v / base
+                    geo.setdefault((s, t), []).append(ratio)
+                    row.append(f"{ratio:.2f}")
+                else:
+                    row.append("–")
+            lines.append("| " + " | ".join(row) + " |")
+    lines.append("")
+    for (s, t), ratios in sorted(geo.items()):
+        mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        lines.append(f"- geometric mean of Tessera {s} / Halide manual at {t} thread(s): "
+                     f"{mean:.2f} over {len(ratios)} apps")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--apps", type=csv, default=APPS)
+    parser.add_argument("--threads", type=lambda s: [int(t) for t in csv(s)], default=[1, 2])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--tessera", default=os.path.join(ROOT, "target", "release", "tessera"))
+    parser.add_argument("--tessera-schedules", type=csv, default=["manual", "root"])
+    parser.add_argument("--halide-schedules", type=csv,
+                        default=["manual", "Mullapudi2016", "Adams2019", "Li2018"])
+    parser.add_argument("--halide-results", action="append", default=[],
+                        help="Halide variants measured earlier (run.py --out FILE)")
+    parser.add_argument("--out", help="write every result here (JSON)")
+    args = parser.parse_args(argv)
+
+    earlier = load_halide_results(args.halide_results)
+    have = {(r["app"], r["schedule"], r["threads"]) for r in earlier}
+    results = list(earlier)
+    for app in args.apps:
+        for t in args.threads:
+            for s in args.tessera_schedules:
+                r = tessera_variant(args.tessera, app, s, t, args.runs)
+                results.append(r)
+                print(json.dumps(r), file=sys.stderr)
+            missing = [s for s in args.halide_schedules if (app, s, t) not in have]
+            if missing:
+                for r in halide_variants(app, missing, t, args.runs):
+                    results.append(r)
+                    print(json.dumps(r), file=sys.stderr)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"load_average": os.getloadavg(), "results": results}, f, indent=1)
+    print(table(results, args.apps, args.threads, args.tessera_schedules,
+                args.halide_schedules))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
