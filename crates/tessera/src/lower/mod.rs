@@ -15,7 +15,9 @@
 //! 10. `storage_flattening`   — multi-dimensional storage to flat allocations
 //! 11. `unroll_loops`
 //! 12. `vectorize_loops`
-//! 13. `simplify`, `hoist_loop_invariants`, `remove_dead_allocations`
+//! 13. `simplify`
+//! 14. `partition_loops`      — boundary conditions' clamps removed from steady-state loops
+//! 15. `simplify`, `hoist_loop_invariants`, `remove_dead_allocations`
 
 pub mod allocation_bounds;
 pub mod arguments;
@@ -24,6 +26,7 @@ pub mod hoist_loop_invariants;
 pub mod image_checks;
 pub mod inline;
 pub mod names;
+pub mod partition_loops;
 pub mod realization_order;
 pub mod remove_dead_allocations;
 pub mod schedule_functions;
@@ -155,6 +158,10 @@ pub fn lower(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     })?;
     let s = r.run("unroll_loops", s, unroll_loops::unroll_loops)?;
     let s = r.run("vectorize_loops", s, vectorize_loops::vectorize_loops)?;
+    let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
+    let s = r.run("partition_loops", s, |s| {
+        Ok(partition_loops::partition_loops(s))
+    })?;
     let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
     let s = r.run("hoist_loop_invariants", s, |s| {
         Ok(hoist_loop_invariants::hoist_loop_invariants(s))

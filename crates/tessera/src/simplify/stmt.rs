@@ -77,6 +77,10 @@ impl Simplifier {
                 if x.hi <= 0 {
                     return Stmt::empty();
                 }
+                if extent.as_int_const() == Some(1) {
+                    // One iteration: the loop variable is just a name for its min.
+                    return self.stmt(&Stmt::let_stmt(*name, min, body.clone()));
+                }
                 let bounds = Info::bounded_untyped(m.lo, m.hi.saturating_add(x.hi - 1));
                 self.push_binding(Binding::new_variable(*name, None, bounds));
                 let body = self.stmt(body);

@@ -1,0 +1,566 @@
+//! Loop partitioning (Halide's `PartitionLoops`): boundary conditions write their in-bounds
+//! case as a `likely` arm (`clamp(likely(x), lo, hi)`, `select(outside, v, likely(inside))`).
+//! A loop whose body has such sites is split into a prologue, a steady state and an epilogue,
+//! where the steady state is the range of the loop variable over which every site it can
+//! solve for takes its likely arm. There the clamps and selects are gone, so a vectorized
+//! read of a clamped input becomes a dense vector load instead of a gather. The prologue and
+//! epilogue keep the original body, so the result never changes.
+//!
+//! The steady range is an inner approximation: each site's condition (for vectors, on every
+//! lane) is reduced to bounds on the loop variable of the form `k * v + r <= 0` with a
+//! constant `k`, through `min`/`max` (a `min` needs only one side) and the lets of the body.
+//! A condition it cannot solve leaves its site alone, in all three parts.
+
+// `Expr` keys are sound: hashing and equality are structural and ignore the Func and RDom
+// links (the interior mutability clippy sees).
+#![allow(clippy::mutable_key_type)]
+
+use std::collections::{HashMap, HashSet};
+
+use crate::ir::substitute::{free_vars, substitute_map, uses_var};
+use crate::ir::visit::{mutate_exprs, reads_memory, visit_exprs};
+use crate::ir::{
+    BinaryOp, CallKind, Expr, ExprKind, ForKind, Intrinsic, Stmt, StmtKind, Symbol, Type, UnaryOp,
+};
+use crate::simplify::simplify;
+
+pub fn partition_loops(s: &Stmt) -> Stmt {
+    let s = s.map_children(|e| e.clone(), partition_loops);
+    match s.kind() {
+        StmtKind::For {
+            name,
+            min,
+            extent,
+            kind: kind @ (ForKind::Serial | ForKind::Parallel),
+            body,
+        } => partition(*name, min, extent, *kind, body).unwrap_or(s),
+        _ => s,
+    }
+}
+
+/// What bounds the steady state: `lower <= v <= upper` for every listed bound, and the
+/// conditions that do not depend on `v` at all.
+#[derive(Default)]
+struct Steady {
+    lower: Vec<Expr>,
+    upper: Vec<Expr>,
+    invariant: Vec<Expr>,
+}
+
+impl Steady {
+    fn extend(&mut self, other: Steady) {
+        let union = |mine: &mut Vec<Expr>, theirs: Vec<Expr>| {
+            for e in theirs {
+                if !mine.contains(&e) {
+                    mine.push(e);
+                }
+            }
+        };
+        union(&mut self.lower, other.lower);
+        union(&mut self.upper, other.upper);
+        union(&mut self.invariant, other.invariant);
+    }
+}
+
+fn partition(v: Symbol, min: &Expr, extent: &Expr, kind: ForKind, body: &Stmt) -> Option<Stmt> {
+    let mut sites = Vec::new();
+    collect_sites(body, &mut HashMap::new(), &mut HashSet::new(), &mut sites);
+    // The same site text can occur several times with different meanings (an unrolled body
+    // rebinds its lets): a site is taken only if every occurrence is solved.
+    let mut solved_sites: Vec<(Expr, Option<Steady>)> = Vec::new();
+    let mut index: HashMap<Expr, usize> = HashMap::new();
+    for site in sites {
+        let cond = site.condition;
+        let names = free_vars(&cond);
+        // Sites that do not vary with `v` are left to the loop they vary with.
+        let solved = if !names.contains(&v)
+            || names.iter().any(|n| site.inner.contains(n))
+            || reads_memory(&cond)
+        {
+            None
+        } else {
+            solve(&strip_likely(&cond), v)
+        };
+        let i = *index.entry(site.node.clone()).or_insert_with(|| {
+            solved_sites.push((site.node, Some(Steady::default())));
+            solved_sites.len() - 1
+        });
+        let entry = &mut solved_sites[i].1;
+        match (entry.as_mut(), solved) {
+            (Some(all), Some(this)) => all.extend(this),
+            _ => *entry = None,
+        }
+    }
+    let mut steady = Steady::default();
+    let mut taken: HashSet<Expr> = HashSet::new();
+    for (node, solved) in solved_sites {
+        if let Some(solved) = solved {
+            steady.extend(solved);
+            taken.insert(node);
+        }
+    }
+    if taken.is_empty() || (steady.lower.is_empty() && steady.upper.is_empty()) {
+        // Without a bound on `v` there is nothing to split (invariant conditions alone would
+        // only choose between two copies of the whole loop).
+        return None;
+    }
+
+    let steady_body = take_likely_arms(body, &taken);
+    let i32_var = |n: Symbol| Expr::var(n, Type::i32());
+    let loop_min = v.dot("loop_min");
+    let loop_end = v.dot("loop_end");
+    let steady_min = v.dot("steady_min");
+    let steady_end = v.dot("steady_end");
+    let clamp = |e: Expr, lo: Expr, hi: Expr| {
+        Expr::binary(BinaryOp::Max, Expr::binary(BinaryOp::Min, e, hi), lo)
+    };
+    let fold =
+        |op: BinaryOp, items: &[Expr]| items.iter().cloned().reduce(|a, b| Expr::binary(op, a, b));
+    // Where any invariant condition fails, the steady state is empty.
+    let holds = fold(BinaryOp::And, &steady.invariant);
+    let or_empty = |e: Expr| match &holds {
+        Some(c) => Expr::select(c.clone(), e, i32_var(loop_end)),
+        None => e,
+    };
+    let first = or_empty(
+        fold(BinaryOp::Max, &steady.lower).map_or(i32_var(loop_min), |lo| {
+            clamp(lo, i32_var(loop_min), i32_var(loop_end))
+        }),
+    );
+    let end = or_empty(
+        fold(BinaryOp::Min, &steady.upper).map_or(i32_var(loop_end), |hi| {
+            clamp(
+                Expr::binary(BinaryOp::Add, hi, Expr::i32(1)),
+                i32_var(steady_min),
+                i32_var(loop_end),
+            )
+        }),
+    );
+    let range_loop = |from: Symbol, to: Symbol, body: &Stmt| {
+        Stmt::for_loop(
+            v,
+            i32_var(from),
+            Expr::binary(BinaryOp::Sub, i32_var(to), i32_var(from)),
+            kind,
+            body.clone(),
+        )
+    };
+    let mut parts = Vec::new();
+    if !steady.lower.is_empty() || holds.is_some() {
+        parts.push(range_loop(loop_min, steady_min, body));
+    }
+    parts.push(range_loop(steady_min, steady_end, &steady_body));
+    if !steady.upper.is_empty() {
+        parts.push(range_loop(steady_end, loop_end, body));
+    }
+    let lets = [
+        (loop_min, min.clone()),
+        (
+            loop_end,
+            Expr::binary(BinaryOp::Add, min.clone(), extent.clone()),
+        ),
+        (steady_min, simplify(&first)),
+        (steady_end, simplify(&end)),
+    ];
+    Some(
+        lets.into_iter()
+            .rev()
+            .fold(Stmt::block(parts), |s, (n, e)| {
+                Stmt::let_stmt(n, simplify(&e), s)
+            }),
+    )
+}
+
+/// A `min`, `max` or `select` node with a likely arm, and the condition (in terms of names
+/// outside the body, lets expanded) under which the likely arm is its value.
+struct Site {
+    node: Expr,
+    condition: Expr,
+    /// Names bound inside the loop body where the site is (a condition using them varies
+    /// within one iteration of the loop).
+    inner: HashSet<Symbol>,
+}
+
+fn collect_sites(
+    s: &Stmt,
+    lets: &mut HashMap<Symbol, Expr>,
+    inner: &mut HashSet<Symbol>,
+    out: &mut Vec<Site>,
+) {
+    match s.kind() {
+        StmtKind::LetStmt { name, value, body } => {
+            sites_in_expr(value, lets, inner, out);
+            lets.insert(*name, value.clone());
+            collect_sites(body, lets, inner, out);
+            lets.remove(name);
+        }
+        StmtKind::For {
+            name,
+            min,
+            extent,
+            body,
+            ..
+        } => {
+            sites_in_expr(min, lets, inner, out);
+            sites_in_expr(extent, lets, inner, out);
+            let fresh = inner.insert(*name);
+            collect_sites(body, lets, inner, out);
+            if fresh {
+                inner.remove(name);
+            }
+        }
+        _ => {
+            let mut exprs = Vec::new();
+            let mut children = Vec::new();
+            s.for_each_child(|e| exprs.push(e.clone()), |c| children.push(c.clone()));
+            for e in &exprs {
+                sites_in_expr(e, lets, inner, out);
+            }
+            for c in &children {
+                collect_sites(c, lets, inner, out);
+            }
+        }
+    }
+}
+
+fn sites_in_expr(
+    e: &Expr,
+    lets: &HashMap<Symbol, Expr>,
+    inner: &HashSet<Symbol>,
+    out: &mut Vec<Site>,
+) {
+    visit_exprs(e, &mut |n| {
+        if let ExprKind::Let(name, ..) = n.kind() {
+            // A let inside an expression binds a name the condition cannot see through;
+            // treating it as inner keeps sites that use it alone.
+            let mut inner = inner.clone();
+            inner.insert(*name);
+            if let ExprKind::Let(_, value, body) = n.kind() {
+                sites_in_expr(value, lets, &inner, out);
+                sites_in_expr(body, lets, &inner, out);
+            }
+            return false;
+        }
+        if let Some(condition) = likely_condition(n) {
+            out.push(Site {
+                node: n.clone(),
+                condition: expand_lets(&condition, lets),
+                inner: inner.clone(),
+            });
+        }
+        true
+    });
+}
+
+/// The condition under which a `min`/`max`/`select` with one likely arm equals that arm.
+fn likely_condition(e: &Expr) -> Option<Expr> {
+    let ge = |a: &Expr, b: &Expr| Expr::binary(BinaryOp::Le, b.clone(), a.clone());
+    let le = |a: &Expr, b: &Expr| Expr::binary(BinaryOp::Le, a.clone(), b.clone());
+    match e.kind() {
+        ExprKind::Binary(op @ (BinaryOp::Min | BinaryOp::Max), a, b) => {
+            let (arm, other) = match (contains_likely(a), contains_likely(b)) {
+                (true, false) => (a, b),
+                (false, true) => (b, a),
+                _ => return None,
+            };
+            Some(if *op == BinaryOp::Min {
+                le(arm, other)
+            } else {
+                ge(arm, other)
+            })
+        }
+        ExprKind::Select(c, t, f) => match (contains_likely(t), contains_likely(f)) {
+            (true, false) => Some(c.clone()),
+            (false, true) => Some(Expr::unary(UnaryOp::Not, c.clone())),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn likely_arm(e: &Expr) -> Option<Expr> {
+    match e.kind() {
+        ExprKind::Binary(BinaryOp::Min | BinaryOp::Max, a, b) | ExprKind::Select(_, a, b) => {
+            match (contains_likely(a), contains_likely(b)) {
+                (true, false) => Some(a.clone()),
+                (false, true) => Some(b.clone()),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn is_likely(e: &Expr) -> bool {
+    matches!(
+        e.kind(),
+        ExprKind::Call {
+            kind: CallKind::Intrinsic(Intrinsic::Likely),
+            ..
+        }
+    )
+}
+
+fn contains_likely(e: &Expr) -> bool {
+    let mut found = false;
+    visit_exprs(e, &mut |n| {
+        found |= is_likely(n);
+        !found
+    });
+    found
+}
+
+fn strip_likely(e: &Expr) -> Expr {
+    mutate_exprs(e, &mut |n| match n.kind() {
+        ExprKind::Call { args, .. } if is_likely(n) => Some(strip_likely(&args[0])),
+        _ => None,
+    })
+}
+
+fn unwrap_likely(e: &Expr) -> Expr {
+    match e.kind() {
+        ExprKind::Call { args, .. } if is_likely(e) => unwrap_likely(&args[0]),
+        _ => e.clone(),
+    }
+}
+
+/// `e` with the body's lets substituted (repeatedly: a let's value may use earlier lets).
+fn expand_lets(e: &Expr, lets: &HashMap<Symbol, Expr>) -> Expr {
+    let mut e = e.clone();
+    for _ in 0..64 {
+        if !free_vars(&e).iter().any(|n| lets.contains_key(n)) {
+            break;
+        }
+        e = substitute_map(&e, lets);
+    }
+    e
+}
+
+/// The body with every site in `taken` replaced by its likely arm.
+fn take_likely_arms(s: &Stmt, taken: &HashSet<Expr>) -> Stmt {
+    fn in_expr(e: &Expr, taken: &HashSet<Expr>) -> Expr {
+        mutate_exprs(e, &mut |n| {
+            if taken.contains(n) {
+                // The arm without its `likely` marker, so it folds into ramps again.
+                likely_arm(n).map(|arm| unwrap_likely(&in_expr(&arm, taken)))
+            } else {
+                None
+            }
+        })
+    }
+    s.map_children(|e| in_expr(e, taken), |c| take_likely_arms(c, taken))
+}
+
+/// Bounds on `v` under which the boolean `cond` (every lane of it) holds, or `None` when
+/// they cannot be found.
+fn solve(cond: &Expr, v: Symbol) -> Option<Steady> {
+    match cond.kind() {
+        ExprKind::Binary(BinaryOp::And, a, b) => {
+            let mut s = solve(a, v)?;
+            s.extend(solve(b, v)?);
+            Some(s)
+        }
+        ExprKind::Binary(BinaryOp::Or, a, b) => solve(a, v).or_else(|| solve(b, v)),
+        ExprKind::Unary(UnaryOp::Not, c) => solve(&negate(c)?, v),
+        ExprKind::Binary(op, a, b) if op.is_comparison() && a.ty().element() == Type::i32() => {
+            let difference = |x: &Expr, y: &Expr, plus: i32| {
+                let d = Expr::binary(BinaryOp::Sub, x.clone(), y.clone());
+                let one = Expr::i32(plus).broadcast_to(x.ty().lanes);
+                simplify(&Expr::binary(BinaryOp::Add, d, one))
+            };
+            match op {
+                BinaryOp::Le => non_positive(&difference(a, b, 0), v),
+                BinaryOp::Lt => non_positive(&difference(a, b, 1), v),
+                BinaryOp::Ge => non_positive(&difference(b, a, 0), v),
+                BinaryOp::Gt => non_positive(&difference(b, a, 1), v),
+                _ => None,
+            }
+        }
+        _ if !uses_var(cond, v) && cond.ty().is_scalar() => Some(Steady {
+            invariant: vec![cond.clone()],
+            ..Steady::default()
+        }),
+        _ => None,
+    }
+}
+
+/// `!c` with the negation pushed into comparisons.
+fn negate(c: &Expr) -> Option<Expr> {
+    use BinaryOp::*;
+    Some(match c.kind() {
+        ExprKind::Binary(op @ (Lt | Le | Gt | Ge), a, b) => {
+            let flipped = match op {
+                Lt => Ge,
+                Le => Gt,
+                Gt => Le,
+                _ => Lt,
+            };
+            Expr::binary(flipped, a.clone(), b.clone())
+        }
+        ExprKind::Binary(And, a, b) => Expr::binary(Or, negate(a)?, negate(b)?),
+        ExprKind::Binary(Or, a, b) => Expr::binary(And, negate(a)?, negate(b)?),
+        ExprKind::Unary(UnaryOp::Not, a) => a.clone(),
+        _ => return None,
+    })
+}
+
+/// Bounds on `v` under which every lane of the integer `e` is `<= 0`.
+fn non_positive(e: &Expr, v: Symbol) -> Option<Steady> {
+    // Lifting leaves unsimplified pieces (`x16(a) - ramp(b, 1, 16)`); simplifying them gives
+    // the canonical ramps and broadcasts matched below.
+    let e = simplify(&lift_min_max(e));
+    let e = lift_min_max(&e);
+    match e.kind() {
+        // min(p, q) <= 0 when either is; prefer the side that constrains v.
+        ExprKind::Binary(BinaryOp::Min, p, q) => {
+            let (first, second) = if uses_var(p, v) { (p, q) } else { (q, p) };
+            non_positive(first, v).or_else(|| non_positive(second, v))
+        }
+        ExprKind::Binary(BinaryOp::Max, p, q) => {
+            let mut s = non_positive(p, v)?;
+            s.extend(non_positive(q, v)?);
+            Some(s)
+        }
+        // The lanes of a ramp are linear: the first and last are the extremes.
+        ExprKind::Ramp(base, stride) => {
+            let lanes = e.ty().lanes as i32;
+            let last = Expr::binary(
+                BinaryOp::Add,
+                base.clone(),
+                Expr::binary(BinaryOp::Mul, stride.clone(), Expr::i32(lanes - 1)),
+            );
+            let mut s = non_positive(base, v)?;
+            s.extend(non_positive(&simplify(&last), v)?);
+            Some(s)
+        }
+        ExprKind::Broadcast(x) => non_positive(x, v),
+        _ if e.ty().is_scalar() => {
+            let (k, r) = affine(&e, v)?;
+            let zero = Expr::i32(0);
+            Some(match k {
+                0 => Steady {
+                    invariant: vec![Expr::binary(BinaryOp::Le, r, zero)],
+                    ..Steady::default()
+                },
+                // k v + r <= 0  <=>  v <= floor(-r / k)
+                k if k > 0 => Steady {
+                    upper: vec![Expr::binary(
+                        BinaryOp::Div,
+                        Expr::binary(BinaryOp::Sub, zero, r),
+                        Expr::i32(k),
+                    )],
+                    ..Steady::default()
+                },
+                // -m v + r <= 0  <=>  v >= ceil(r / m)
+                k => Steady {
+                    lower: vec![Expr::binary(
+                        BinaryOp::Div,
+                        Expr::binary(BinaryOp::Add, r, Expr::i32(-k - 1)),
+                        Expr::i32(-k),
+                    )],
+                    ..Steady::default()
+                },
+            })
+        }
+        _ => None,
+    }
+}
+
+/// `e` with `min`/`max` moved above additions, subtractions, multiplications by constants,
+/// ramps and broadcasts (all lane-wise identities), so conditions can be split on them.
+fn lift_min_max(e: &Expr) -> Expr {
+    use BinaryOp::*;
+    let split = |e: &Expr| match e.kind() {
+        ExprKind::Binary(op @ (Min | Max), p, q) => Some((*op, p.clone(), q.clone())),
+        _ => None,
+    };
+    let flip = |op: BinaryOp| if op == Min { Max } else { Min };
+    match e.kind() {
+        ExprKind::Binary(op @ (Add | Sub), a, b) => {
+            let (a, b) = (lift_min_max(a), lift_min_max(b));
+            let rebuild = |x: Expr, y: Expr| lift_min_max(&Expr::binary(*op, x, y));
+            if let Some((m, p, q)) = split(&a) {
+                Expr::binary(m, rebuild(p, b.clone()), rebuild(q, b))
+            } else if let Some((m, p, q)) = split(&b) {
+                // a - min(p, q) = max(a - p, a - q)
+                let m = if *op == Sub { flip(m) } else { m };
+                Expr::binary(m, rebuild(a.clone(), p), rebuild(a, q))
+            } else {
+                Expr::binary(*op, a, b)
+            }
+        }
+        ExprKind::Binary(Mul, a, b) => {
+            let a = lift_min_max(a);
+            match (split(&a), constant_of(b)) {
+                (Some((m, p, q)), Some(c)) if c != 0 => {
+                    let m = if c < 0 { flip(m) } else { m };
+                    let times = |x: Expr| lift_min_max(&Expr::binary(Mul, x, b.clone()));
+                    Expr::binary(m, times(p), times(q))
+                }
+                _ => Expr::binary(Mul, a, b.clone()),
+            }
+        }
+        ExprKind::Ramp(base, stride) => {
+            let base = lift_min_max(base);
+            let lanes = e.ty().lanes / base.ty().lanes;
+            match split(&base) {
+                Some((m, p, q)) => Expr::binary(
+                    m,
+                    Expr::ramp(p, stride.clone(), lanes),
+                    Expr::ramp(q, stride.clone(), lanes),
+                ),
+                None => Expr::ramp(base, stride.clone(), lanes),
+            }
+        }
+        ExprKind::Broadcast(x) => {
+            let x = lift_min_max(x);
+            let lanes = e.ty().lanes / x.ty().lanes;
+            match split(&x) {
+                Some((m, p, q)) => Expr::binary(m, p.broadcast_to(lanes), q.broadcast_to(lanes)),
+                None => x.broadcast_to(lanes),
+            }
+        }
+        _ => e.clone(),
+    }
+}
+
+/// A scalar integer constant, looking through broadcasts.
+fn constant_of(e: &Expr) -> Option<i128> {
+    match e.kind() {
+        ExprKind::Broadcast(x) => constant_of(x),
+        _ => e.as_int_const(),
+    }
+}
+
+/// `(k, r)` with `e == k * v + r`, `k` constant and `r` free of `v` (scalar i32 `e`).
+fn affine(e: &Expr, v: Symbol) -> Option<(i32, Expr)> {
+    if !uses_var(e, v) {
+        return Some((0, e.clone()));
+    }
+    match e.kind() {
+        ExprKind::Var(n) if *n == v && e.ty() == Type::i32() => Some((1, Expr::i32(0))),
+        ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
+            let ((ka, ra), (kb, rb)) = (affine(a, v)?, affine(b, v)?);
+            let k = if *op == BinaryOp::Add {
+                ka.checked_add(kb)?
+            } else {
+                ka.checked_sub(kb)?
+            };
+            Some((k, Expr::binary(*op, ra, rb)))
+        }
+        ExprKind::Binary(BinaryOp::Mul, a, b) => {
+            let (x, c) = match (a.as_int_const(), b.as_int_const()) {
+                (_, Some(c)) => (a, c),
+                (Some(c), _) => (b, c),
+                _ => return None,
+            };
+            let c = i32::try_from(c).ok()?;
+            let (k, r) = affine(x, v)?;
+            Some((
+                k.checked_mul(c)?,
+                Expr::binary(BinaryOp::Mul, r, Expr::i32(c)),
+            ))
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,114 @@
+//! Loop partitioning: loops reading through boundary conditions get a steady state whose
+//! vector loads index the input without clamps or selects (so they can be dense), while the
+//! results stay exactly the evaluator's, for images smaller than, equal to and larger than
+//! the stencil's footprint.
+
+mod lower_common;
+
+use lower_common::{check, u16_image, TestInputs};
+use tessera::ir::visit::visit_stmt_exprs;
+use tessera::ir::{BinaryOp, CallKind, ExprKind, Stmt};
+use tessera::prelude::*;
+
+/// Whether some load from `buffer` in `s` has a vector index free of min, max, select and
+/// `likely`, and whether some load still has a clamp (the prologue or epilogue).
+fn load_shapes(s: &Stmt, buffer: &str) -> (bool, bool) {
+    let (mut clean, mut clamped) = (false, false);
+    visit_stmt_exprs(s, &mut |e| {
+        if let ExprKind::Load {
+            buffer: b, index, ..
+        } = e.kind()
+        {
+            if b.as_str() == buffer && index.ty().is_vector() {
+                let mut has_clamp = false;
+                tessera::ir::visit::visit_exprs(index, &mut |n| {
+                    has_clamp |= matches!(
+                        n.kind(),
+                        ExprKind::Binary(BinaryOp::Min | BinaryOp::Max, ..)
+                            | ExprKind::Select(..)
+                            | ExprKind::Call {
+                                kind: CallKind::Intrinsic(_),
+                                ..
+                            }
+                    );
+                    true
+                });
+                if has_clamp {
+                    clamped = true;
+                } else {
+                    clean = true;
+                }
+            }
+        }
+        true
+    });
+    (clean, clamped)
+}
+
+fn stencil(make: fn(&ImageParam) -> Func) -> (ImageParam, Func) {
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let bc = make(&input);
+    let out = Func::new("out");
+    out.define(
+        (x, y),
+        bc.at((x - 2, y - 1)) + bc.at((x, y)) * 2 + bc.at((x + 3, y + 1)),
+    )
+    .unwrap();
+    out.vectorize(x, 8);
+    (input, out)
+}
+
+#[test]
+fn clamped_reads_become_clean_vector_loads_in_the_steady_state() {
+    type Condition = (&'static str, fn(&ImageParam) -> Func);
+    let conditions: [Condition; 3] = [
+        ("repeat_edge", repeat_edge),
+        ("mirror_image", mirror_image),
+        ("repeat_image", repeat_image),
+    ];
+    for (name, make) in conditions {
+        // Inputs narrower than the footprint, about as wide, and much wider.
+        for (width, height) in [(3, 2), (9, 4), (40, 12)] {
+            let (input, out) = stencil(make);
+            let image = u16_image(&[1, -2], &[width, height], width as u64);
+            let run = check(
+                &out,
+                &TestInputs::new().image(&input, image),
+                &[-5, -4],
+                &[37, 11],
+            );
+            let (clean, clamped) = load_shapes(&run.lowered.stmt, "input");
+            assert!(
+                clean,
+                "{name}: no clamp-free vector load of input\n{}",
+                run.lowered.stmt
+            );
+            assert!(
+                clamped,
+                "{name}: the borders lost their clamps\n{}",
+                run.lowered.stmt
+            );
+        }
+    }
+}
+
+#[test]
+fn constant_exterior_selects_vanish_in_the_steady_state() {
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let bc = constant_exterior(&input, 7).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), bc.at((x - 1, y)) + bc.at((x + 1, y - 1)))
+        .unwrap();
+    out.split(y, "yo", "yi", 4).parallel("yo").vectorize(x, 16);
+    let image = u16_image(&[0, 0], &[50, 9], 3);
+    let run = check(
+        &out,
+        &TestInputs::new().image(&input, image),
+        &[-3, -2],
+        &[64, 13],
+    );
+    let (clean, clamped) = load_shapes(&run.lowered.stmt, "input");
+    assert!(clean && clamped, "{}", run.lowered.stmt);
+}
