@@ -57,6 +57,17 @@ pub struct StageSchedule {
     pub splits: Vec<SplitDirective>,
     /// Loops, innermost first.
     pub dims: Vec<LoopDim>,
+    /// Alternative loop structures, each used when its condition holds (the first that
+    /// holds wins; this schedule is used when none does).
+    pub specializations: Vec<Specialization>,
+}
+
+/// `Stage::specialize`: a loop structure for the runs where `condition` (over Params and
+/// buffer sizes) holds.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Specialization {
+    pub condition: Expr,
+    pub schedule: StageSchedule,
 }
 
 impl StageSchedule {
@@ -74,6 +85,7 @@ impl StageSchedule {
         StageSchedule {
             splits: Vec::new(),
             dims,
+            specializations: Vec::new(),
         }
     }
 
@@ -95,6 +107,7 @@ impl StageSchedule {
         StageSchedule {
             splits: Vec::new(),
             dims: rdims.chain(pure).collect(),
+            specializations: Vec::new(),
         }
     }
 }

@@ -8,7 +8,8 @@ use super::func::Func;
 use super::function::{Definition, Function};
 use super::rdom::RVar;
 use super::schedule::{
-    describe_dims, find_dim, Bound, LoopDim, LoopLevel, SplitDirective, StageSchedule, TailStrategy,
+    describe_dims, find_dim, Bound, LoopDim, LoopLevel, Specialization, SplitDirective,
+    StageSchedule, TailStrategy,
 };
 use super::var::Var;
 use crate::ir::{Expr, ExprKind, ForKind, Symbol};
@@ -43,16 +44,23 @@ impl From<&str> for DimName {
     }
 }
 
-/// One definition of a Func, as a target for loop-structure directives.
+/// One definition of a Func (or one specialization of it), as a target for loop-structure
+/// directives.
 #[derive(Clone, Debug)]
 pub struct Stage {
     func: Function,
     index: usize,
+    /// Which `specialize`d loop structure the directives change (`None`: the default one).
+    specialization: Option<usize>,
 }
 
 impl Stage {
     pub fn new(func: Function, index: usize) -> Stage {
-        Stage { func, index }
+        Stage {
+            func,
+            index,
+            specialization: None,
+        }
     }
     /// The Func this stage belongs to.
     pub fn function(&self) -> &Function {
@@ -66,11 +74,78 @@ impl Stage {
     /// `f` or `f.update(k)`, as messages name the stage.
     fn describe(&self) -> String {
         let name = self.func.name();
-        if self.index == 0 {
+        let stage = if self.index == 0 {
             name.to_string()
         } else {
             format!("{name}.update({})", self.index - 1)
+        };
+        match self.specialization {
+            Some(i) => format!("{stage}.specialization({i})"),
+            None => stage,
         }
+    }
+
+    /// A loop structure used instead of this one in runs where `condition` holds (Halide's
+    /// `specialize`): it starts as a copy of this stage's loops, and directives on the
+    /// returned Stage change only it. `condition` is a boolean over Params and buffer sizes;
+    /// the first specialization whose condition holds is used. Specializing on the same
+    /// condition again returns the same specialization.
+    pub fn specialize(&self, condition: impl Into<Expr>) -> Stage {
+        let condition = condition.into();
+        if let Err(msg) = check_specialize_condition(&condition) {
+            self.record_error(&format!("specialize({condition})"), msg);
+            return self.clone();
+        }
+        if self.specialization.is_some() {
+            self.record_error(
+                &format!("specialize({condition})"),
+                "a specialization cannot be specialized again; specialize the stage itself with a combined condition".into(),
+            );
+            return self.clone();
+        }
+        let mut contents = self.func.write();
+        let Some(def) = contents.stage_mut(self.index) else {
+            drop(contents);
+            self.record_error(
+                "specialize",
+                format!("{} has no stage {}", self.func.name(), self.index),
+            );
+            return self.clone();
+        };
+        let existing = def
+            .schedule
+            .specializations
+            .iter()
+            .position(|s| s.condition == condition);
+        let i = match existing {
+            Some(i) => i,
+            None => {
+                let schedule = StageSchedule {
+                    specializations: Vec::new(),
+                    ..def.schedule.clone()
+                };
+                let specs = &mut def.schedule.specializations;
+                specs.push(Specialization {
+                    condition,
+                    schedule,
+                });
+                specs.len() - 1
+            }
+        };
+        Stage {
+            func: self.func.clone(),
+            index: self.index,
+            specialization: Some(i),
+        }
+    }
+
+    fn record_error(&self, directive: &str, msg: String) {
+        let what = format!("{}.{directive}", self.describe());
+        self.func
+            .write()
+            .schedule
+            .errors
+            .push(format!("{what}: {msg}"));
     }
 
     /// Applies `change` to this stage's schedule, recording its error (if any) instead.
@@ -88,10 +163,17 @@ impl Stage {
                 self.index
             )),
             Some(def) => {
-                let mut schedule = def.schedule.clone();
+                let target = match self.specialization {
+                    Some(i) => def.schedule.specializations[i].schedule.clone(),
+                    None => def.schedule.clone(),
+                };
+                let mut schedule = target;
                 let r = change(&mut schedule, def);
                 if r.is_ok() {
-                    def.schedule = schedule;
+                    match self.specialization {
+                        Some(i) => def.schedule.specializations[i].schedule = schedule,
+                        None => def.schedule = schedule,
+                    }
                 }
                 r
             }
@@ -434,6 +516,40 @@ fn check_rvar_parallel_safe(
     ))
 }
 
+/// A specialization condition must be a scalar bool that is the same for the whole run.
+fn check_specialize_condition(condition: &Expr) -> Result<(), String> {
+    if !condition.ty().is_bool() || !condition.ty().is_scalar() {
+        return Err(format!(
+            "the condition has type {}; it must be a scalar bool",
+            condition.ty()
+        ));
+    }
+    let mut bad = None;
+    crate::ir::visit::visit_exprs(condition, &mut |n| {
+        match n.kind() {
+            ExprKind::Var(v) | ExprKind::RVar(v, _) => {
+                bad.get_or_insert(format!("it uses the variable {v}"));
+            }
+            ExprKind::Call { name, kind, .. }
+                if !matches!(kind, crate::ir::CallKind::Intrinsic(_)) =>
+            {
+                bad.get_or_insert(format!("it reads {name}"));
+            }
+            ExprKind::Invalid(msg) => {
+                bad.get_or_insert(msg.to_string());
+            }
+            _ => {}
+        }
+        bad.is_none()
+    });
+    match bad {
+        Some(why) => Err(format!(
+            "{why}; a specialization condition may use only Params and buffer sizes"
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Scheduling directives that apply to a whole Func, not one stage.
 impl Func {
     /// The schedule handle of update definition `k` (0-based).
@@ -443,6 +559,11 @@ impl Func {
     /// The schedule handle of the pure definition.
     pub fn pure_stage(&self) -> Stage {
         Stage::new(self.function().clone(), 0)
+    }
+    /// `specialize` of the pure definition: a loop structure for runs where `condition`
+    /// holds.
+    pub fn specialize(&self, condition: impl Into<Expr>) -> Stage {
+        self.pure_stage().specialize(condition)
     }
 
     fn set_placement(&self, change: impl FnOnce(&mut super::schedule::FuncSchedule)) -> &Func {

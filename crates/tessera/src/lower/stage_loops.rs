@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use super::names::{i32_var, region_max, region_min, stage_var};
 use crate::ir::substitute::{free_vars, substitute_map};
 use crate::ir::{BinaryOp, Expr, Stmt, StmtKind, Symbol, Type};
-use crate::lang::function::FunctionContents;
-use crate::lang::schedule::{SplitDirective, TailStrategy};
+use crate::lang::function::{Definition, FunctionContents};
+use crate::lang::schedule::{SplitDirective, StageSchedule, TailStrategy};
 
 fn i32c(v: i32) -> Expr {
     Expr::i32(v)
@@ -43,11 +43,33 @@ pub fn resolve_tail(tail: TailStrategy, is_update: bool) -> TailStrategy {
     }
 }
 
-/// The statement computing stage `stage` of `f` over its region `f.s<k>.<var>.min/max`.
+/// The statement computing stage `stage` of `f` over its region `f.s<k>.<var>.min/max`:
+/// its loop nest, or with specializations `if (c1) nest1 else if (c2) nest2 ... else nest`.
 pub fn build_stage(f: &FunctionContents, stage: usize) -> Stmt {
     let def = f
         .stage(stage)
         .expect("internal error: building a stage that does not exist");
+    let default = build_loop_nest(f, stage, def, &def.schedule);
+    def.schedule
+        .specializations
+        .iter()
+        .rev()
+        .fold(default, |otherwise, spec| {
+            Stmt::new(StmtKind::IfThenElse {
+                condition: spec.condition.clone(),
+                then_case: build_loop_nest(f, stage, def, &spec.schedule),
+                else_case: Some(otherwise),
+            })
+        })
+}
+
+/// The loop nest of one definition of `f` under the loop structure `schedule`.
+fn build_loop_nest(
+    f: &FunctionContents,
+    stage: usize,
+    def: &Definition,
+    schedule: &StageSchedule,
+) -> Stmt {
     let name = f.name;
     let var_of = |dim: Symbol| i32_var(stage_var(name, stage, dim));
 
@@ -80,7 +102,7 @@ pub fn build_stage(f: &FunctionContents, stage: usize) -> Stmt {
 
     // Replay the splits: bounds of the new loops, lets rebuilding the old variables, guards.
     let mut derived: Vec<(Symbol, Expr)> = Vec::new();
-    for split in &def.schedule.splits {
+    for split in &schedule.splits {
         match split {
             SplitDirective::Split {
                 old,
@@ -162,7 +184,7 @@ pub fn build_stage(f: &FunctionContents, stage: usize) -> Stmt {
     }
 
     // Loops outermost first; each derived let goes right inside the innermost loop it uses.
-    let loops: Vec<_> = def.schedule.dims.iter().rev().collect();
+    let loops: Vec<_> = schedule.dims.iter().rev().collect();
     let depth_of_loop: HashMap<Symbol, usize> = loops
         .iter()
         .enumerate()

@@ -1,0 +1,172 @@
+//! `specialize`: alternative loop structures chosen at run time by conditions on Params and
+//! buffer sizes. Every branch must compute what the definitions say (checked against the
+//! evaluator and a plain-Rust loop, through the interpreter and the JIT), the branch taken
+//! must be the first whose condition holds, and bad conditions are refused with the reason.
+
+mod lower_common;
+
+use lower_common::{check, schedule_error, u16_image, TestInputs};
+use tessera::prelude::*;
+
+fn stencil() -> (ImageParam, Param<i32>, Func, Var, Var) {
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let gain = Param::<i32>::new("gain");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let blur_x = Func::new("blur_x");
+    blur_x
+        .define(
+            (x, y),
+            input.at((x, y)) + input.at((x + 1, y)) + input.at((x + 2, y)),
+        )
+        .unwrap();
+    let out = Func::new("out");
+    out.define(
+        (x, y),
+        (blur_x.at((x, y)) + blur_x.at((x, y + 1))) * cast_to::<u16>(gain.expr()),
+    )
+    .unwrap();
+    blur_x.compute_at(&out, y);
+    (input, gain, out, x, y)
+}
+
+/// The same computation in plain Rust.
+fn reference(image: &Buffer<u16>, gain: i32, width: i64, height: i64) -> Vec<u16> {
+    let mut out = Vec::new();
+    for y in 0..height {
+        for x in 0..width {
+            let bx = |yy: i64| (0..3).fold(0u16, |s, d| s.wrapping_add(image.get(&[x + d, yy])));
+            out.push(bx(y).wrapping_add(bx(y + 1)).wrapping_mul(gain as u16));
+        }
+    }
+    out
+}
+
+#[test]
+fn each_branch_computes_the_definitions() {
+    let (width, height) = (21, 7);
+    let image = u16_image(&[0, 0], &[width + 2, height + 1], 5);
+    for gain in [0, 1, 3, 9] {
+        let (input, gain_param, out, x, y) = stencil();
+        // Wide vectors when gain > 4, narrow ones when gain > 1, scalar otherwise; the
+        // second specialization also parallelizes.
+        out.specialize(gain_param.expr().gt(4)).vectorize(x, 16);
+        out.specialize(gain_param.expr().gt(1))
+            .parallel(y)
+            .vectorize(x, 4);
+        let run = check(
+            &out,
+            &TestInputs::new()
+                .image(&input, image.clone())
+                .param(gain_param.bind(gain)),
+            &[0, 0],
+            &[width, height],
+        );
+        let AnyBuffer::U16(actual) = &run.realization.buffers[0] else {
+            panic!("out is u16");
+        };
+        let expected = reference(&image, gain, width, height);
+        for yy in 0..height {
+            for xx in 0..width {
+                assert_eq!(
+                    actual.get(&[xx, yy]),
+                    expected[(yy * width + xx) as usize],
+                    "gain {gain} at ({xx}, {yy})"
+                );
+            }
+        }
+        // The produce of `out` branches on the conditions, in order.
+        let text = run.lowered.stmt.to_string();
+        let first = text.find("if ((4 < gain))").expect(&text);
+        let second = text.find("if ((1 < gain))").expect(&text);
+        assert!(first < second, "{text}");
+    }
+}
+
+#[test]
+fn specializing_on_the_same_condition_twice_gives_the_same_branch() {
+    let (_, gain, out, x, _) = stencil();
+    out.specialize(gain.expr().gt(4)).vectorize(x, 8);
+    out.specialize(gain.expr().gt(4)).unroll(x, 2);
+    let specs = out
+        .function()
+        .read()
+        .pure
+        .as_ref()
+        .unwrap()
+        .schedule
+        .specializations
+        .len();
+    assert_eq!(specs, 1);
+}
+
+#[test]
+fn updates_can_be_specialized_on_buffer_sizes() {
+    let input = ImageParam::new(Type::i32(), 1, "input");
+    let x = Var::new("x");
+    let r = RDom::named("r", [(input.min(0), input.width())]);
+    let total = Func::new("total");
+    total.define(x, 0).unwrap();
+    total
+        .update(x, total.at(x) + input.at(r.x()) * (x + 1))
+        .unwrap();
+    total
+        .update_stage(0)
+        .specialize(input.width().ge(8))
+        .split("r.x", "rxo", "rxi", 4)
+        .unroll("rxi", 4);
+    for n in [3, 8, 13] {
+        let image = Buffer::<i32>::from_fn(&[0], &[n], |p| (p[0] * 7 - 11) as i32);
+        let run = check(
+            &total,
+            &TestInputs::new().image(&input, image.clone()),
+            &[0],
+            &[4],
+        );
+        let AnyBuffer::I32(actual) = &run.realization.buffers[0] else {
+            panic!("total is i32");
+        };
+        for xx in 0..4i64 {
+            let sum: i32 = (0..n).map(|i| image.get(&[i]) * (xx as i32 + 1)).sum();
+            assert_eq!(actual.get(&[xx]), sum, "width {n}, x {xx}");
+        }
+        // The split loops exist only in the specialized branch.
+        let text = run.lowered.stmt.to_string();
+        assert!(
+            text.contains("total.s1.r.x.rxo") && text.contains("if ("),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn conditions_that_vary_within_a_run_are_refused() {
+    let (_, gain, out, x, _) = stencil();
+    out.specialize(Expr::from(x).gt(3)).vectorize(x, 8);
+    let msg = schedule_error(&out);
+    assert!(
+        msg.contains("out.specialize")
+            && msg.contains("uses the variable x")
+            && msg.contains("only Params"),
+        "{msg}"
+    );
+
+    let (_, _, out, ..) = stencil();
+    out.specialize(gain.expr() + 1);
+    let msg = schedule_error(&out);
+    assert!(msg.contains("scalar bool"), "{msg}");
+
+    let (_, gain, out, ..) = stencil();
+    out.specialize(gain.expr().gt(1))
+        .specialize(gain.expr().gt(2));
+    let msg = schedule_error(&out);
+    assert!(msg.contains("cannot be specialized again"), "{msg}");
+
+    // blur_x is computed at out's y loop, which this specialization splits away.
+    let (_, gain, out, _, y) = stencil();
+    out.specialize(gain.expr().gt(1)).split(y, "yo", "yi", 2);
+    let msg = schedule_error(&out);
+    assert!(
+        msg.contains("blur_x.compute_at(out, y) is not a legal location"),
+        "{msg}"
+    );
+}
