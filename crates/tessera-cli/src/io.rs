@@ -1,8 +1,9 @@
 //! Image files for `tessera run`: reading and writing `.npy` (any numeric dtype, shape
 //! [H, W] or [H, W, C], C or Fortran order, either endianness) and `.png` (8/16-bit gray,
 //! gray+alpha, RGB, RGBA; palettes and low bit depths are expanded to 8 bits) to and from
-//! `AnyBuffer`s with the file layout of `tessera_apps::layout`. Every failure is one line
-//! naming the file.
+//! `AnyBuffer`s with the coordinates of `tessera_apps::layout`. Images read are copied to
+//! buffers dense in x (compiled pipelines require stride 1 in dimension 0; files store
+//! channels or, in Fortran order, y fastest). Every failure is one line naming the file.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -11,6 +12,23 @@ use std::path::Path;
 use npyz::{DType, TypeChar, WriterBuilder};
 use tessera::prelude::*;
 use tessera_apps::layout::{file_order_values, file_shape, from_file_order};
+
+/// The image read from a file, laid out dense in x (as pipelines take their inputs): the file
+/// data itself when it already is, else a copy.
+fn read_buffer<T: Scalar>(
+    data: Vec<T>,
+    shape: &[usize],
+    column_major: bool,
+) -> std::result::Result<AnyBuffer, String>
+where
+    AnyBuffer: From<Buffer<T>>,
+{
+    let view = from_file_order(data, shape, column_major).map_err(|e| e.to_string())?;
+    if view.dims().first().is_none_or(|d| d.stride == 1) {
+        return Ok(view.into());
+    }
+    Ok(Buffer::from_fn(&view.mins(), &view.extents(), |c| view.get(c)).into())
+}
 
 /// The file formats, chosen by extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,8 +129,7 @@ fn read_npy(reader: impl Read) -> std::result::Result<AnyBuffer, String> {
         let data = file
             .into_vec::<T>()
             .map_err(|e| format!("cannot read the array data ({e})"))?;
-        let buffer = from_file_order(data, shape, column_major).map_err(|e| e.to_string())?;
-        Ok(buffer.into())
+        read_buffer(data, shape, column_major)
     }
     match (ty.type_char(), ty.size_field()) {
         (TypeChar::Bool, 1) => typed::<bool, _>(file, &shape, column_major),
@@ -184,23 +201,19 @@ fn read_png(reader: BufReader<File>) -> std::result::Result<AnyBuffer, String> {
         shape.push(channels);
     }
     // Rows are tightly packed once expanded to 8 or 16 bits per sample.
-    let image: AnyBuffer = match depth {
-        png::BitDepth::Eight => from_file_order(bytes, &shape, false).map(Into::into),
+    match depth {
+        png::BitDepth::Eight => read_buffer(bytes, &shape, false),
         png::BitDepth::Sixteen => {
             let samples = bytes
                 .chunks_exact(2)
                 .map(|pair| u16::from_be_bytes([pair[0], pair[1]]))
                 .collect();
-            from_file_order(samples, &shape, false).map(Into::into)
+            read_buffer(samples, &shape, false)
         }
-        other => {
-            return Err(format!(
-                "the PNG image has {other:?}-bit samples after expansion; expected 8 or 16"
-            ))
-        }
+        other => Err(format!(
+            "the PNG image has {other:?}-bit samples after expansion; expected 8 or 16"
+        )),
     }
-    .map_err(|e| e.to_string())?;
-    Ok(image)
 }
 
 fn write_png(writer: &mut impl Write, image: &AnyBuffer) -> std::result::Result<(), String> {

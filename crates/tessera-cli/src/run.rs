@@ -9,7 +9,7 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use tessera::codegen::target::Target;
 use tessera::lang::param::ParamBinding;
-use tessera::pipeline::{Compiled, Pipeline};
+use tessera::pipeline::{Compiled, Inputs, Pipeline};
 use tessera::prelude::*;
 use tessera_apps::params::parse_assignment;
 use tessera_apps::{checksum, App};
@@ -172,6 +172,11 @@ impl CompiledApp<'_> {
         self.compiled.compile_ms()
     }
 
+    /// The pipeline's inputs: `input` and `params` (the others at their defaults).
+    pub fn inputs(&self, input: &AnyBuffer, params: &[ParamBinding]) -> Inputs {
+        self.app.inputs(&self.pipeline, input, params)
+    }
+
     /// The output for `input` over `[mins, mins + extents)`.
     pub fn run(
         &self,
@@ -180,12 +185,19 @@ impl CompiledApp<'_> {
         mins: &[i64],
         extents: &[i64],
     ) -> Result<AnyBuffer, String> {
-        let inputs = self.app.inputs(&self.pipeline, input, params);
         let mut outputs = self
             .compiled
-            .realize(&inputs, mins, extents)
+            .realize(&self.inputs(input, params), mins, extents)
             .map_err(|e| e.to_string())?;
         Ok(outputs.swap_remove(0))
+    }
+
+    /// Runs the pipeline on `inputs` into an existing output buffer (of the app's output
+    /// type, over the box to compute).
+    pub fn run_into(&self, inputs: &Inputs, output: &mut AnyBuffer) -> Result<(), String> {
+        self.compiled
+            .realize_into(inputs, std::slice::from_mut(output))
+            .map_err(|e| e.to_string())
     }
 }
 

@@ -1,7 +1,8 @@
 //! `Pipeline`: the output Func of a pipeline, lowered and run. Inputs and scalar parameters are
 //! bound by name through `Inputs`; the output buffers are created over the requested box.
 //! A pipeline runs on the Stmt interpreter (`realize_interp`, exact and checked, for tests) or
-//! compiled to native code by the LLVM JIT (`compile_jit`, compile once and run many times).
+//! compiled to native code by the LLVM JIT (`compile_jit`, compile once and run many times;
+//! compiling the same pipeline again for the same target reuses the code, see `codegen::jit`).
 
 use crate::codegen::jit::{compile_jit, CompiledPipeline};
 use crate::codegen::signature::{BufferArgument, ScalarArgument, Signature};
@@ -230,9 +231,15 @@ impl Compiled {
     pub fn lowered(&self) -> &Lowered {
         &self.lowered
     }
-    /// Milliseconds LLVM took to compile the lowered pipeline.
+    /// Milliseconds compiling the lowered pipeline took (only the cache lookup when the code
+    /// came from the JIT cache; see `codegen::jit`).
     pub fn compile_ms(&self) -> f64 {
         self.jit.compile_ms()
+    }
+    /// Whether the code came from the JIT cache: this pipeline, lowered to the same statement,
+    /// was compiled for the same target before in this process.
+    pub fn from_cache(&self) -> bool {
+        self.jit.from_cache()
     }
     /// Runs parallel loops on `threads` workers (0: one per core).
     pub fn set_threads(&mut self, threads: usize) -> Result<()> {

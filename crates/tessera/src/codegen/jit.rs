@@ -1,9 +1,11 @@
 //! In-process compilation: `compile_jit` turns a lowered statement into machine code (LLVM's
 //! MCJIT, with the runtime and libm functions mapped by name), and `CompiledPipeline` runs it
-//! on buffers — on a rayon pool, from any number of threads at once.
+//! on buffers — on a rayon pool, from any number of threads at once. Compiled code is cached
+//! per process (`JitCache`), so compiling the same pipeline again does not run LLVM again.
 
+use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use inkwell::context::Context;
@@ -27,9 +29,13 @@ const ENTRY: &str = "tessera_pipeline";
 
 type EntryFn = unsafe extern "C" fn(args: *const *const c_void) -> i32;
 
-/// The LLVM objects owning the machine code. The engine borrows the context, so it is
-/// declared first and dropped first; the context is boxed so it never moves.
+/// The machine code of one module: its entry point and the LLVM objects owning it. The engine
+/// borrows the context, so it is declared first and dropped first; the context is boxed so it
+/// never moves. Shared (through the cache) by every pipeline compiled from the same key.
 struct JitCode {
+    entry: EntryFn,
+    /// Milliseconds LLVM took to make it.
+    llvm_ms: f64,
     _engine: ExecutionEngine<'static>,
     _context: Box<Context>,
 }
@@ -39,15 +45,70 @@ struct JitCode {
 unsafe impl Send for JitCode {}
 unsafe impl Sync for JitCode {}
 
+/// What compiled code is a function of, and so what the cache is keyed by: code generation
+/// (`llvm::compile_module`) reads nothing but the flat statement, the signature and the target
+/// (runtime functions are mapped to addresses fixed for the process). The statement is
+/// compared structurally — every node, type, name and constant (floats by their bits) — so,
+/// unlike a hash of its printed form (which leaves variables' types out), equal keys cannot
+/// stand for different code; hashing is only the lookup. Symbols are interned per process,
+/// as the cache is.
+#[derive(PartialEq, Eq, Hash)]
+struct CacheKey {
+    stmt: Stmt,
+    signature: Signature,
+    target: Target,
+}
+
+/// Modules kept by the cache at most; the least recently used one is dropped first (pipelines
+/// still using its code keep it alive).
+const CACHE_CAPACITY: usize = 64;
+
+/// The process-wide cache of compiled modules, with the time each was last used.
+#[derive(Default)]
+struct JitCache {
+    entries: HashMap<CacheKey, (Arc<JitCode>, u64)>,
+    clock: u64,
+}
+
+impl JitCache {
+    fn get(&mut self, key: &CacheKey) -> Option<Arc<JitCode>> {
+        self.clock += 1;
+        let clock = self.clock;
+        self.entries.get_mut(key).map(|(code, used)| {
+            *used = clock;
+            code.clone()
+        })
+    }
+
+    fn insert(&mut self, key: CacheKey, code: Arc<JitCode>) {
+        if self.entries.len() >= CACHE_CAPACITY {
+            // Use times are distinct, so this drops exactly the least recently used entry.
+            if let Some(oldest) = self.entries.values().map(|&(_, used)| used).min() {
+                self.entries.retain(|_, (_, used)| *used != oldest);
+            }
+        }
+        self.clock += 1;
+        self.entries.insert(key, (code, self.clock));
+    }
+}
+
+fn cache() -> std::sync::MutexGuard<'static, JitCache> {
+    static CACHE: OnceLock<Mutex<JitCache>> = OnceLock::new();
+    CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
 /// A pipeline compiled to native code, ready to run many times.
 pub struct CompiledPipeline {
-    entry: EntryFn,
     signature: Signature,
     compile_ms: f64,
+    from_cache: bool,
     scratch: ScratchPool,
     /// The pool parallel loops run on (one worker per core unless `set_threads` chose).
     pool: Arc<rayon::ThreadPool>,
-    _code: JitCode,
+    code: Arc<JitCode>,
 }
 
 impl std::fmt::Debug for CompiledPipeline {
@@ -55,17 +116,50 @@ impl std::fmt::Debug for CompiledPipeline {
         f.debug_struct("CompiledPipeline")
             .field("signature", &self.signature)
             .field("compile_ms", &self.compile_ms)
+            .field("from_cache", &self.from_cache)
             .field("threads", &self.threads())
             .finish_non_exhaustive()
     }
 }
 
-/// Compiles `stmt`, whose arguments `signature` describes, for `target`.
+/// Compiles `stmt`, whose arguments `signature` describes, for `target` — or, when the same
+/// statement, signature and target were compiled before in this process (and the cache still
+/// holds them), returns that code without running LLVM (`CompiledPipeline::from_cache`).
 pub fn compile_jit(
     stmt: &Stmt,
     signature: &Signature,
     target: &Target,
 ) -> Result<CompiledPipeline> {
+    let start = Instant::now();
+    let key = CacheKey {
+        stmt: stmt.clone(),
+        signature: signature.clone(),
+        target: target.clone(),
+    };
+    // LLVM runs outside the lock, so pipelines compile in parallel; two threads compiling the
+    // same key at once both compile, and the cache keeps the later.
+    let cached = cache().get(&key);
+    let from_cache = cached.is_some();
+    let code = match cached {
+        Some(code) => code,
+        None => {
+            let code = Arc::new(compile_code(stmt, signature, target)?);
+            cache().insert(key, code.clone());
+            code
+        }
+    };
+    Ok(CompiledPipeline {
+        signature: signature.clone(),
+        compile_ms: start.elapsed().as_secs_f64() * 1000.0,
+        from_cache,
+        scratch: ScratchPool::new(),
+        pool: runtime::parallel::shared_pool(0)?,
+        code,
+    })
+}
+
+/// Runs LLVM: the module, its optimization and its machine code.
+fn compile_code(stmt: &Stmt, signature: &Signature, target: &Target) -> Result<JitCode> {
     let start = Instant::now();
     let context = Box::new(Context::create());
     // SAFETY: the context lives in `JitCode` next to the engine, which is dropped first; no
@@ -97,16 +191,11 @@ pub fn compile_jit(
         .map_err(|e| Error::Codegen(format!("the JIT did not produce the pipeline: {e}")))?;
     // SAFETY: the entry point has this signature (see `codegen::llvm`).
     let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(address) };
-    Ok(CompiledPipeline {
+    Ok(JitCode {
         entry,
-        signature: signature.clone(),
-        compile_ms: start.elapsed().as_secs_f64() * 1000.0,
-        scratch: ScratchPool::new(),
-        pool: runtime::parallel::shared_pool(0)?,
-        _code: JitCode {
-            _engine: engine,
-            _context: context,
-        },
+        llvm_ms: start.elapsed().as_secs_f64() * 1000.0,
+        _engine: engine,
+        _context: context,
     })
 }
 
@@ -132,9 +221,20 @@ unsafe impl Send for SendPointers {}
 unsafe impl Sync for SendPointers {}
 
 impl CompiledPipeline {
-    /// Milliseconds `compile_jit` took (code generation, optimization and machine code).
+    /// Milliseconds `compile_jit` took: code generation, optimization and machine code, or
+    /// only the cache lookup when the code came from the cache.
     pub fn compile_ms(&self) -> f64 {
         self.compile_ms
+    }
+
+    /// Milliseconds LLVM took to make this code (when it was first compiled, for cached code).
+    pub fn llvm_ms(&self) -> f64 {
+        self.code.llvm_ms
+    }
+
+    /// Whether `compile_jit` found this code in the cache instead of running LLVM.
+    pub fn from_cache(&self) -> bool {
+        self.from_cache
     }
 
     pub fn signature(&self) -> &Signature {
@@ -165,7 +265,7 @@ impl CompiledPipeline {
         let mut pointers = args.pointers.clone();
         pointers.push(&context as *const RunContext<'_> as *const c_void);
         let raw = SendPointers(pointers.as_ptr());
-        let entry = self.entry;
+        let entry = self.code.entry;
         // SAFETY: the arguments match the signature, were checked against it, and outlive the
         // call; the context outlives it too.
         let call = move || {

@@ -5,7 +5,7 @@
 use crate::ir::{Symbol, Type};
 
 /// A buffer argument: an output or an input image.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BufferArgument {
     pub name: Symbol,
     /// The element type (scalar).
@@ -14,13 +14,13 @@ pub struct BufferArgument {
 }
 
 /// A scalar parameter.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ScalarArgument {
     pub name: Symbol,
     pub ty: Type,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Signature {
     pub outputs: Vec<BufferArgument>,
     pub images: Vec<BufferArgument>,

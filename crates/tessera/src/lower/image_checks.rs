@@ -1,18 +1,43 @@
 //! Buffer checks (Halide's AddImageChecks): before anything runs, assert that every input image
-//! covers the region the pipeline reads from it and that the output buffer covers every point
-//! the pipeline writes, with messages naming the buffer, the dimension, the region needed and
-//! the region given. Generated code never touches memory outside its buffers.
+//! and output buffer is dense in its first dimension (stride 1, which storage flattening
+//! assumes so that vector accesses along x are dense loads and stores, not gathers), that every
+//! input image covers the region the pipeline reads from it and that the output buffer covers
+//! every point the pipeline writes, with messages naming the buffer, the dimension, the region
+//! needed and the region given. Generated code never touches memory outside its buffers.
 
 use super::arguments::Arguments;
 use super::bounds_inference::{bounded, func_box, union_boxes};
+use super::names::i32_var;
 use super::realization_order::Environment;
 use super::storage_flattening::value_buffer;
 use crate::error::Result;
 use crate::ir::{BinaryOp, Expr, MessagePart, Stmt, StmtKind, Symbol};
 use crate::lang::image_param::buffer_field;
 
-fn check(buffer: Symbol, role: &str, d: usize, min: Expr, max: Expr) -> Stmt {
-    let field = |f: &str| Expr::var(buffer_field(buffer, f, d), crate::ir::Type::i32());
+fn field(buffer: Symbol, name: &str, d: usize) -> Expr {
+    i32_var(buffer_field(buffer, name, d))
+}
+
+fn text(t: String) -> MessagePart {
+    MessagePart::Text(t.into())
+}
+
+/// Asserts that `buffer`'s innermost dimension has stride 1 (see `storage_flattening`).
+fn dense_check(buffer: Symbol, role: &str) -> Stmt {
+    let stride = field(buffer, "stride", 0);
+    Stmt::new(StmtKind::Assert {
+        condition: Expr::binary(BinaryOp::Eq, stride.clone(), Expr::i32(1)),
+        message: vec![
+            text(format!(
+                "{role} `{buffer}` must be dense in dimension 0 (stride 1), but its stride there is "
+            )),
+            MessagePart::Value(stride),
+        ],
+    })
+}
+
+fn bounds_check(buffer: Symbol, role: &str, d: usize, min: Expr, max: Expr) -> Stmt {
+    let field = |f: &str| field(buffer, f, d);
     let buf_min = field("min");
     let buf_max = Expr::binary(
         BinaryOp::Sub,
@@ -24,7 +49,6 @@ fn check(buffer: Symbol, role: &str, d: usize, min: Expr, max: Expr) -> Stmt {
         Expr::binary(BinaryOp::Ge, min.clone(), buf_min.clone()),
         Expr::binary(BinaryOp::Le, max.clone(), buf_max.clone()),
     );
-    let text = |t: String| MessagePart::Text(t.into());
     Stmt::new(StmtKind::Assert {
         condition: ok,
         message: vec![
@@ -50,29 +74,37 @@ pub fn add_image_checks(s: &Stmt, env: &Environment, args: &Arguments) -> Result
             add_image_checks(body, env, args)?,
         ));
     }
-    let mut checks = Vec::new();
+    let out = env.func(env.output).read();
+    let outputs: Vec<Symbol> = (0..out.output_types.len())
+        .map(|v| value_buffer(out.name, v, out.output_types.len()))
+        .collect();
+    // Zero-dimensional buffers have no stride to check.
+    let mut checks: Vec<Stmt> = outputs
+        .iter()
+        .filter(|_| !out.args.is_empty())
+        .map(|&b| dense_check(b, "output"))
+        .chain(
+            args.images
+                .iter()
+                .filter(|i| i.dims > 0)
+                .map(|i| dense_check(i.name, "input")),
+        )
+        .collect();
     for image in &args.images {
         let Some(region) = func_box(s, image.name, false) else {
             continue;
         };
         for (d, i) in region.iter().enumerate() {
             let (min, max) = bounded(i, || format!("input image {} in dimension {d}", image.name))?;
-            checks.push(check(image.name, "input", d, min, max));
+            checks.push(bounds_check(image.name, "input", d, min, max));
         }
     }
-    let out = env.func(env.output).read();
     let touched = union_boxes(func_box(s, out.name, true), func_box(s, out.name, false));
     if let Some(region) = touched {
         for (d, i) in region.iter().enumerate() {
             let (min, max) = bounded(i, || format!("output {} in dimension {d}", out.name))?;
-            for v in 0..out.output_types.len() {
-                checks.push(check(
-                    value_buffer(out.name, v, out.output_types.len()),
-                    "output",
-                    d,
-                    min.clone(),
-                    max.clone(),
-                ));
+            for &b in &outputs {
+                checks.push(bounds_check(b, "output", d, min.clone(), max.clone()));
             }
         }
     }

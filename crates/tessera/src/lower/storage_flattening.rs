@@ -2,7 +2,9 @@
 //! `Allocate`/`Store`/`Load`. A Func's storage is laid out densely over its realized box in
 //! storage order (first dimension innermost unless `reorder_storage` says otherwise); the
 //! output and the input images are addressed through their buffers' `min` and `stride`
-//! fields. Element `i` of a Tuple-valued Func lives in buffer `f.i`.
+//! fields, except that their first dimension's stride is the constant 1 (as in Halide; the
+//! buffer checks assert it at entry), so that accesses along x stay dense vector loads and
+//! stores. Element `i` of a Tuple-valued Func lives in buffer `f.i`.
 
 use std::collections::HashMap;
 
@@ -46,14 +48,17 @@ impl Layout {
             .unwrap_or_else(|| Expr::i32(0))
     }
 
-    /// An external buffer's layout (the output, or an input image).
+    /// An external buffer's layout (the output, or an input image), dense in dimension 0.
     fn of_buffer(name: Symbol, dims: usize) -> Layout {
         Layout {
             mins: (0..dims)
                 .map(|d| i32_var(buffer_field(name, "min", d)))
                 .collect(),
             strides: (0..dims)
-                .map(|d| i32_var(buffer_field(name, "stride", d)))
+                .map(|d| match d {
+                    0 => Expr::i32(1),
+                    _ => i32_var(buffer_field(name, "stride", d)),
+                })
                 .collect(),
         }
     }

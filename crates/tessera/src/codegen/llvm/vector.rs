@@ -13,28 +13,30 @@ use super::linear::Linear;
 use super::values::{Built, Value};
 use super::{Codegen, Storage};
 use crate::error::{Error, Result};
-use crate::ir::{Expr, Symbol, Type};
+use crate::ir::{BinaryOp, Expr, ExprKind, Symbol, Type};
 
 /// Largest constant stride loaded densely and shuffled, and the largest span loaded so.
 const MAX_SHUFFLED_STRIDE: i128 = 4;
 const MAX_SHUFFLED_SPAN: i128 = 256;
 
-/// How the lanes of an access are laid out in memory, with the compiled index.
+/// How the lanes of an access are laid out in memory, with the compiled index: a scalar i64
+/// address (element offset from the buffer's base), or a vector of indices for a gather.
 enum Layout<'ctx> {
-    /// One element at the (scalar) index.
+    /// One element at the address.
     Scalar(Value<'ctx>),
-    /// Consecutive elements from the (scalar) index.
+    /// Consecutive elements from the address.
     Dense(Value<'ctx>),
-    /// Elements `stride` apart from the (scalar) index.
+    /// Elements `stride` apart from the address.
     Strided(Value<'ctx>, u32),
-    /// Every lane at the (scalar) index.
+    /// Every lane at the address.
     Uniform(Value<'ctx>),
     /// Each lane at its own index (a vector).
     Gather(Value<'ctx>),
 }
 
-/// The type an index of type `ty` addresses memory in: itself, or i64 for unsigned indices.
-fn address_type(ty: Type) -> Type {
+/// The type vector indices of type `ty` address memory in: themselves, or i64 for unsigned
+/// indices (addressing sign-extends narrower integers).
+fn gather_index_type(ty: Type) -> Type {
     if ty.is_uint() {
         Type::i64().with_lanes(ty.lanes)
     } else {
@@ -74,57 +76,96 @@ impl<'ctx> Codegen<'ctx> {
         Ok(s)
     }
 
-    /// The compiled index of an access, classified by its linear form. Unsigned indices are
-    /// zero-extended (addressing sign-extends narrower integers).
+    /// The compiled index of an access, classified by its linear form.
     fn layout(&mut self, index: &Expr) -> Result<Layout<'ctx>> {
         let ty = index.ty();
-        let widen = |cg: &Self, v: Value<'ctx>, lanes: u16| {
-            let to = address_type(ty).with_lanes(lanes);
-            cg.cast(v, ty.element().with_lanes(lanes), to)
-        };
         if ty.is_scalar() {
-            let i = self.expr(index)?;
-            return Ok(Layout::Scalar(widen(self, i, 1)));
+            return Ok(Layout::Scalar(self.address(index)?));
         }
-        let Some(linear) = self.linear(index)? else {
-            let v = self.expr(index)?;
-            return Ok(Layout::Gather(widen(self, v, ty.lanes)));
+        let linear = match index.kind() {
+            // The common shape: the base goes through `address` (a linear form is built in
+            // the index's own type).
+            ExprKind::Ramp(base, stride) if base.ty().is_scalar() => Linear {
+                base: self.address(base)?,
+                stride: Some(self.expr(stride)?),
+            },
+            _ => match self.linear(index)? {
+                Some(l) => Linear {
+                    base: self.cast(l.base, ty.element(), Type::i64()),
+                    stride: l.stride,
+                },
+                None => {
+                    let v = self.expr(index)?;
+                    return Ok(Layout::Gather(self.cast(v, ty, gather_index_type(ty))));
+                }
+            },
         };
-        let base = widen(self, linear.base, 1);
         let Some(stride) = linear.stride else {
-            return Ok(Layout::Uniform(base));
+            return Ok(Layout::Uniform(linear.base));
         };
         let constant = match stride {
             Value::IntValue(s) => s.get_sign_extended_constant(),
             _ => None,
         };
         Ok(match constant.map(i128::from) {
-            Some(1) => Layout::Dense(base),
-            Some(0) => Layout::Uniform(base),
+            Some(1) => Layout::Dense(linear.base),
+            Some(0) => Layout::Uniform(linear.base),
             Some(s)
                 if (2..=MAX_SHUFFLED_STRIDE).contains(&s)
                     && (ty.lanes as i128 - 1) * s < MAX_SHUFFLED_SPAN =>
             {
-                Layout::Strided(base, s as u32)
+                Layout::Strided(linear.base, s as u32)
             }
             _ => {
-                let v = self.materialize(linear, ty);
-                Layout::Gather(widen(self, v, ty.lanes))
+                // A run-time or large stride: the lanes in the index's type (the base
+                // truncated back to it), then widened for the gather.
+                let base = self.cast(linear.base, Type::i64(), ty.element());
+                let v = self.materialize(
+                    Linear {
+                        base,
+                        stride: Some(stride),
+                    },
+                    ty,
+                );
+                Layout::Gather(self.cast(v, ty, gather_index_type(ty)))
             }
         })
     }
 
-    /// The index of every lane of an access (for a gather or scatter).
-    fn lane_indices(&self, layout: Layout<'ctx>, index_ty: Type) -> Value<'ctx> {
+    /// The scalar index `e` as an i64 address. Signed 32-bit sums, differences and products
+    /// are computed in 64 bits from their sign-extended operands, so constant offsets stay
+    /// visible to instruction selection (`sext(a + 1)` cannot fold into an addressing mode;
+    /// `sext(a) + 1` can, and neighbouring accesses share one base register). This equals
+    /// the 32-bit arithmetic unless that overflows, which lowering already assumes signed
+    /// 32-bit arithmetic does not (the overflow contract). Other indices are extended.
+    fn address(&mut self, e: &Expr) -> Result<Value<'ctx>> {
+        let ty = e.ty();
+        if ty == Type::i32() {
+            match e.kind() {
+                ExprKind::IntImm(v) => return Ok(self.int_const(Type::i64(), *v)),
+                ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul), a, b) => {
+                    let (x, y) = (self.address(a)?, self.address(b)?);
+                    return Ok(self.binary(*op, x, y, Type::i64(), None));
+                }
+                _ => {}
+            }
+        }
+        let v = self.expr(e)?;
+        Ok(self.cast(v, ty, Type::i64()))
+    }
+
+    /// The index of every lane of an access (for a gather or scatter) of `lanes` lanes.
+    fn lane_indices(&self, layout: Layout<'ctx>, lanes: u16) -> Value<'ctx> {
+        let ty = Type::i64().with_lanes(lanes);
         let linear = |base, stride: i64| Linear {
             base,
-            stride: Some(self.int_const(index_ty.element(), stride)),
+            stride: Some(self.int_const(Type::i64(), stride)),
         };
         match layout {
             Layout::Gather(v) => v,
-            Layout::Scalar(b) | Layout::Uniform(b) => self.splat(b, index_ty.lanes),
-            Layout::Dense(b) => self.materialize(linear(b, 1), index_ty),
-            Layout::Strided(b, s) => self.materialize(linear(b, s as i64), index_ty),
+            Layout::Scalar(b) | Layout::Uniform(b) => self.splat(b, lanes),
+            Layout::Dense(b) => self.materialize(linear(b, 1), ty),
+            Layout::Strided(b, s) => self.materialize(linear(b, s as i64), ty),
         }
     }
 
@@ -179,7 +220,7 @@ impl<'ctx> Codegen<'ctx> {
                 self.splat(scalar, ty.lanes)
             }
             (layout, mask) => {
-                let indices = self.lane_indices(layout, address_type(index.ty()));
+                let indices = self.lane_indices(layout, index.ty().lanes);
                 let ptrs = self.element_ptrs(elem, storage.base, indices);
                 let mask =
                     mask.unwrap_or_else(|| self.int_const(Type::bool_().with_lanes(ty.lanes), 1));
@@ -238,7 +279,7 @@ impl<'ctx> Codegen<'ctx> {
                 );
             }
             (layout, mask) => {
-                let indices = self.lane_indices(layout, address_type(index.ty()));
+                let indices = self.lane_indices(layout, index.ty().lanes);
                 let ptrs = self.element_ptrs(elem, storage.base, indices);
                 let mask =
                     mask.unwrap_or_else(|| self.int_const(Type::bool_().with_lanes(ty.lanes), 1));

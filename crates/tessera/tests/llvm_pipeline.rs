@@ -1,0 +1,118 @@
+//! Compiled pipelines end to end: external buffers must be dense in x (a buffer with another
+//! stride in dimension 0 is a clear error, from the JIT and the interpreter alike, never wrong
+//! results), and compiling the same pipeline again for the same target returns the cached
+//! code without running LLVM.
+
+use tessera::codegen::Target;
+use tessera::pipeline::{Inputs, Pipeline};
+use tessera::prelude::*;
+
+/// `out(x, y) = input(x, y) * 2 + input(x + 1, y)`, vectorized by `lanes` over x, with the
+/// given names (so tests do not share cached code by accident).
+fn pipeline(input_name: &str, output_name: &str, lanes: i32) -> (ImageParam, Func) {
+    let input = ImageParam::new(Type::i32(), 2, input_name);
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let out = Func::new(output_name);
+    out.define((x, y), input.at((x, y)) * 2 + input.at((x + 1, y)))
+        .expect("a valid definition");
+    out.vectorize("x", lanes);
+    (input, out)
+}
+
+fn reference(input: &Buffer<i32>, w: i64, h: i64) -> Buffer<i32> {
+    Buffer::from_fn(&[0, 0], &[w, h], |c| {
+        input.get(&[c[0], c[1]]) * 2 + input.get(&[c[0] + 1, c[1]])
+    })
+}
+
+/// A `w × h` image of i32 whose elements are `stride` apart in x (padding in between).
+fn strided_image(w: i64, h: i64, stride: i64) -> Buffer<i32> {
+    let dims = vec![
+        Dim {
+            min: 0,
+            extent: w,
+            stride,
+        },
+        Dim {
+            min: 0,
+            extent: h,
+            stride: stride * w,
+        },
+    ];
+    let data = (0..(stride * w * h) as i32).collect();
+    Buffer::from_parts(data, dims).expect("the dimensions fit the data")
+}
+
+#[test]
+fn buffers_must_be_dense_in_x() {
+    let (w, h) = (37, 5);
+    let (input, out) = pipeline("strided_in", "strided_out", 8);
+    let p = Pipeline::new(&out);
+    let compiled = p.compile_jit(&Target::host()).expect("compiles");
+
+    // Dense buffers compute the reference.
+    let dense = Buffer::from_fn(&[0, 0], &[w + 1, h], |c| (c[0] * 7 - c[1] * 3) as i32);
+    let inputs = Inputs::new().image(&input, dense.clone());
+    let got = compiled.realize(&inputs, &[0, 0], &[w, h]).expect("runs");
+    assert_eq!(got[0], AnyBuffer::from(reference(&dense, w, h)));
+
+    // An input strided in x is refused, by the JIT and by the interpreter.
+    let inputs = Inputs::new().image(&input, strided_image(w + 1, h, 2));
+    for error in [
+        compiled.realize(&inputs, &[0, 0], &[w, h]).map(drop),
+        p.realize_interp(&inputs, &[0, 0], &[w, h]).map(drop),
+    ] {
+        let message = error.expect_err("a strided input is an error").to_string();
+        assert!(
+            message.contains("input `strided_in` must be dense in dimension 0")
+                && message.contains("its stride there is 2"),
+            "{message}"
+        );
+    }
+
+    // So is an output strided in x.
+    let inputs = Inputs::new().image(&input, dense);
+    let mut outputs = [AnyBuffer::from(strided_image(w, h, 3))];
+    let message = compiled
+        .realize_into(&inputs, &mut outputs)
+        .expect_err("a strided output is an error")
+        .to_string();
+    assert!(
+        message.contains("output `strided_out` must be dense in dimension 0")
+            && message.contains("its stride there is 3"),
+        "{message}"
+    );
+}
+
+#[test]
+fn compiling_the_same_pipeline_again_hits_the_jit_cache() {
+    let (w, h) = (20, 3);
+    let (input, out) = pipeline("cached_in", "cached_out", 8);
+    let p = Pipeline::new(&out);
+    let host = Target::host();
+    let first = p.compile_jit(&host).expect("compiles");
+    let second = p.compile_jit(&host).expect("compiles");
+    assert!(!first.from_cache(), "nothing compiled this pipeline before");
+    assert!(second.from_cache(), "the second compile reuses the first");
+    // Another target is another key.
+    let baseline = p.compile_jit(&Target::x86_64_baseline()).expect("compiles");
+    assert!(!baseline.from_cache());
+    // The same algorithm with another schedule lowers differently: another key.
+    let (input2, out2) = pipeline("cached_in", "cached_out", 4);
+    let rescheduled = Pipeline::new(&out2).compile_jit(&host).expect("compiles");
+    assert!(!rescheduled.from_cache());
+
+    // Every one of them computes the reference, the cached code included.
+    let image = Buffer::from_fn(&[0, 0], &[w + 1, h], |c| (c[0] * c[1] + 1) as i32);
+    let want = AnyBuffer::from(reference(&image, w, h));
+    for (compiled, input) in [
+        (&first, &input),
+        (&second, &input),
+        (&baseline, &input),
+        (&rescheduled, &input2),
+    ] {
+        let inputs = Inputs::new().image(input, image.clone());
+        let got = compiled.realize(&inputs, &[0, 0], &[w, h]).expect("runs");
+        assert_eq!(got[0], want);
+    }
+}
