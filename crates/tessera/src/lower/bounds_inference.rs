@@ -18,7 +18,8 @@ use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
 use crate::ir::substitute::uses_var;
-use crate::ir::{BinaryOp, Expr, MessagePart, Stmt, StmtKind, Symbol};
+use crate::ir::visit::visit_exprs;
+use crate::ir::{BinaryOp, Expr, ExprKind, MessagePart, Stmt, StmtKind, Symbol};
 use crate::lang::function::FunctionContents;
 use crate::lang::image_param::buffer_field;
 use crate::simplify::simplify;
@@ -36,6 +37,43 @@ pub fn func_box_in(s: &Stmt, func: Symbol, provided: bool, scope: &Scope) -> Opt
         boxes_required_stmt(s, scope)
     };
     boxes.get(&func).map(|b| b.bounds.clone())
+}
+
+/// The part of `s` that touches `func` (with the loops, lets and branches around it), or
+/// `None` if nothing does: the region analysis then looks at nothing else.
+pub fn touching(s: &Stmt, func: Symbol) -> Option<Stmt> {
+    let mut touched = false;
+    s.for_each_child(
+        |e| {
+            visit_exprs(e, &mut |n| {
+                touched |= match n.kind() {
+                    ExprKind::Call { name, .. } | ExprKind::Load { buffer: name, .. } => {
+                        *name == func
+                    }
+                    _ => false,
+                };
+                !touched
+            })
+        },
+        |_| {},
+    );
+    touched |= match s.kind() {
+        StmtKind::Provide { func: name, .. } | StmtKind::Store { buffer: name, .. } => {
+            *name == func
+        }
+        _ => false,
+    };
+    let s = s.map_children(
+        |e| e.clone(),
+        |c| match touching(c, func) {
+            Some(c) => {
+                touched = true;
+                c
+            }
+            None => Stmt::empty(),
+        },
+    );
+    touched.then_some(s)
 }
 
 /// Dimension-wise union of two optional boxes.
