@@ -18,8 +18,10 @@
 //! parallelized (pure loops, and reduction loops whose iterations are independent). A schedule
 //! the lowering rejects is therefore a failure, like a wrong value.
 //!
-//! Lowering time, not running time, bounds how much a run covers: it grows geometrically with
-//! how deeply computation nests, and bounds through a fused loop's division by its symbolic
+//! Lowering time, not running time, bounds how much a run covers: regions of Funcs computed
+//! at the same loop are lets naming each other (linear in the depth), but the analyses that
+//! look through lets varying inside a loop still expand them, which grows quickly with how
+//! deeply computation nests, and bounds through a fused loop's division by its symbolic
 //! extent are loose. So computation nests at most `MAX_NESTING` Funcs deep, only Funcs at
 //! root fuse loops (once per pipeline, nothing computed inside a fused loop, fused loops split
 //! only with guards), a Func with updates is computed around its uses only by Funcs at root,
@@ -48,7 +50,7 @@ const DEFAULT_SEED: u64 = 20_240_611;
 const DEFAULT_CASES: u64 = 80;
 /// How many Funcs deep computation may nest (a Func computed in the loops of a Func computed
 /// in the loops of ...).
-const MAX_NESTING: usize = 2;
+const MAX_NESTING: usize = 3;
 
 /// Where a Func reads from.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,21 +1,39 @@
 //! Allocation bounds: each `Realize` gets lets sizing its storage, `f.<x>.min_realized` and
-//! `f.<x>.extent_realized`: the union of every point written and read inside it, with the
-//! loops between the storage and the compute level ranging over all their iterations (so with
+//! `f.<x>.extent_realized`: the union of every point its producer writes and reads (which
+//! covers what its consumers read: the region bounds inference gives it), with the loops
+//! between the storage and the compute level ranging over all their iterations (so with
 //! `store_root`, storage spans what all iterations of the sliding loop touch).
 
-use super::bounds_inference::{bounded, func_box, union_boxes};
+use super::bounds_inference::{bounded, func_box_in, union_boxes};
 use super::names::{realized_extent, realized_min};
 use super::realization_order::Environment;
+use crate::analysis::bounds::Scope;
+use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
-use crate::ir::{BinaryOp, Expr, Stmt, StmtKind};
+use crate::ir::{BinaryOp, Expr, Stmt, StmtKind, Symbol};
 use crate::simplify::simplify;
 
 pub fn allocation_bounds(s: &Stmt, env: &Environment) -> Result<Stmt> {
+    size_realizations(s, env, &mut Scope::new())
+}
+
+/// `s` with its realizations sized; `lets` holds the lets enclosing `s`, each as the single
+/// value it has there.
+fn size_realizations(s: &Stmt, env: &Environment, lets: &mut Scope) -> Result<Stmt> {
+    if let StmtKind::LetStmt { name, value, body } = s.kind() {
+        let outer = lets.insert(*name, Interval::single_point(value.clone()));
+        let body = size_realizations(body, env, lets);
+        match outer {
+            Some(o) => lets.insert(*name, o),
+            None => lets.remove(*name),
+        };
+        return Ok(Stmt::let_stmt(*name, value.clone(), body?));
+    }
     let mut error = None;
     let s = s.map_children(
         |e| e.clone(),
         |c| {
-            allocation_bounds(c, env).unwrap_or_else(|e| {
+            size_realizations(c, env, lets).unwrap_or_else(|e| {
                 error.get_or_insert(e);
                 c.clone()
             })
@@ -28,12 +46,20 @@ pub fn allocation_bounds(s: &Stmt, env: &Environment) -> Result<Stmt> {
         return Ok(s);
     };
     let f = env.func(*func).read();
-    let touched = union_boxes(func_box(body, *func, true), func_box(body, *func, false))
-        .ok_or_else(|| {
-            Error::Schedule(format!(
-                "internal error: {func} is realized but never touched"
-            ))
-        })?;
+    // Its consumers read only inside the region bounds inference made it compute, so what its
+    // producer touches covers them. That region is a let outside the realization; looking one
+    // step through it (to its value in terms of the enclosing names) lets an extent cancel to
+    // a constant where the region's ends are correlated (a tile and its halo).
+    let producer = without_consumers(body, *func);
+    let touched = union_boxes(
+        func_box_in(&producer, *func, true, lets),
+        func_box_in(&producer, *func, false, lets),
+    )
+    .ok_or_else(|| {
+        Error::Schedule(format!(
+            "internal error: {func} is realized but never touched"
+        ))
+    })?;
     let mut out = s.clone();
     for (d, arg) in f.args.iter().enumerate().rev() {
         let (min, max) = bounded(&touched[d], || {
@@ -54,4 +80,16 @@ pub fn allocation_bounds(s: &Stmt, env: &Environment) -> Result<Stmt> {
         out = Stmt::let_stmt(realized_min(*func, *arg), min, out);
     }
     Ok(out)
+}
+
+/// `s` without what consumes `func`.
+fn without_consumers(s: &Stmt, func: Symbol) -> Stmt {
+    match s.kind() {
+        StmtKind::ProducerConsumer {
+            name,
+            is_producer: false,
+            ..
+        } if *name == func => Stmt::empty(),
+        _ => s.map_children(|e| e.clone(), |c| without_consumers(c, func)),
+    }
 }

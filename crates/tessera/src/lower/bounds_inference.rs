@@ -1,9 +1,12 @@
 //! Pass 3, bounds inference (Halide §4.2): defines the region each stage of each Func must
-//! compute, as lets in the IR just before the Func is produced: `f.s<k>.<x>.min/max` = the
-//! union, over every use of `f` in the code that consumes it, of the coordinates used (by
-//! interval analysis, with the loops inside ranging over their bounds). The pure stage also
-//! covers every point its updates write or read, so they update initialized values. The
-//! output's regions come from the output buffer (or its explicit bounds, which must cover it).
+//! compute, as lets `f.s<k>.<x>.min/max` = the union, over every use of `f` in the code that
+//! consumes it, of the coordinates used (by interval analysis, with the loops inside ranging
+//! over their bounds). The lets of every Func computed at a loop level sit together at the
+//! top of that loop's body (or of the pipeline), consumers first, so each region is written
+//! in terms of its consumers' region names and the lets stay small however deep the
+//! pipeline. The pure stage also covers every point its updates write or read, so they update
+//! initialized values. The output's regions come from the output buffer (or its explicit
+//! bounds, which must cover it).
 
 use std::collections::HashMap;
 
@@ -14,20 +17,63 @@ use crate::analysis::bounds::Scope;
 use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
-use crate::ir::{BinaryOp, Expr, MessagePart, Stmt, StmtKind, Symbol};
+use crate::ir::substitute::uses_var;
+use crate::ir::visit::visit_exprs;
+use crate::ir::{BinaryOp, Expr, ExprKind, MessagePart, Stmt, StmtKind, Symbol};
 use crate::lang::function::FunctionContents;
 use crate::lang::image_param::buffer_field;
 use crate::simplify::simplify;
 
 /// The per-dimension region of `func` a statement uses (`required`) or writes (`provided`).
 pub fn func_box(s: &Stmt, func: Symbol, provided: bool) -> Option<Vec<Interval>> {
-    let scope = Scope::new();
+    func_box_in(s, func, provided, &Scope::new())
+}
+
+/// `func_box` with the names in `scope` ranging over their intervals.
+pub fn func_box_in(s: &Stmt, func: Symbol, provided: bool, scope: &Scope) -> Option<Vec<Interval>> {
     let boxes = if provided {
-        boxes_provided_stmt(s, &scope)
+        boxes_provided_stmt(s, scope)
     } else {
-        boxes_required_stmt(s, &scope)
+        boxes_required_stmt(s, scope)
     };
     boxes.get(&func).map(|b| b.bounds.clone())
+}
+
+/// The part of `s` that touches `func` (with the loops, lets and branches around it), or
+/// `None` if nothing does: the region analysis then looks at nothing else.
+pub fn touching(s: &Stmt, func: Symbol) -> Option<Stmt> {
+    let mut touched = false;
+    s.for_each_child(
+        |e| {
+            visit_exprs(e, &mut |n| {
+                touched |= match n.kind() {
+                    ExprKind::Call { name, .. } | ExprKind::Load { buffer: name, .. } => {
+                        *name == func
+                    }
+                    _ => false,
+                };
+                !touched
+            })
+        },
+        |_| {},
+    );
+    touched |= match s.kind() {
+        StmtKind::Provide { func: name, .. } | StmtKind::Store { buffer: name, .. } => {
+            *name == func
+        }
+        _ => false,
+    };
+    let s = s.map_children(
+        |e| e.clone(),
+        |c| match touching(c, func) {
+            Some(c) => {
+                touched = true;
+                c
+            }
+            None => Stmt::empty(),
+        },
+    );
+    touched.then_some(s)
 }
 
 /// Dimension-wise union of two optional boxes.
@@ -51,7 +97,7 @@ pub fn bounded(i: &Interval, what: impl Fn() -> String) -> Result<(Expr, Expr)> 
 }
 
 pub fn bounds_inference(s: &Stmt, env: &Environment) -> Result<Stmt> {
-    let body = infer(s, env)?;
+    let (body, root_lets) = infer(s, env)?;
     let out = env.func(env.output).read();
     let buffer = value_buffer(out.name, 0, out.output_types.len());
     // The output computes its buffer's box, or what its explicit bounds say (which must
@@ -76,6 +122,9 @@ pub fn bounds_inference(s: &Stmt, env: &Environment) -> Result<Stmt> {
             lets.push((region_max(out.name, k, arg), max.clone()));
         }
     }
+    // The regions of the Funcs computed at root follow the output's, outside its checks
+    // (the image checks go below all of them).
+    lets.extend(root_lets);
     Ok(wrap_lets(
         lets,
         Stmt::block(checks.into_iter().chain([body])),
@@ -132,24 +181,79 @@ fn wrap_lets(lets: Vec<(Symbol, Expr)>, body: Stmt) -> Stmt {
         .fold(body, |b, (n, v)| Stmt::let_stmt(n, v, b))
 }
 
-fn infer(s: &Stmt, env: &Environment) -> Result<Stmt> {
-    let mut error = None;
-    let s = s.map_children(
-        |e| e.clone(),
-        |c| {
-            infer(c, env).unwrap_or_else(|e| {
-                error.get_or_insert(e);
-                c.clone()
-            })
-        },
-    );
-    if let Some(e) = error {
-        return Err(e);
+/// Region lets waiting to be placed, outermost first.
+type Lets = Vec<(Symbol, Expr)>;
+
+/// `s` with the regions of the Funcs produced in it defined, and the region lets that can
+/// still move further out. A Func's region lets go at the top of the loop body (or of the
+/// whole pipeline) where it is computed, with those of its consumers computed there outside
+/// them: its region is then defined in terms of its consumers' region *names*, and its
+/// producers' regions in terms of its own, so their size does not grow with the depth of the
+/// pipeline (Halide places them the same way).
+fn infer(s: &Stmt, env: &Environment) -> Result<(Stmt, Lets)> {
+    match s.kind() {
+        StmtKind::Block(stmts) => infer_block(stmts, env),
+        StmtKind::Realize {
+            func,
+            types,
+            bounds,
+            body,
+        } => {
+            let (body, lets) = infer(body, env)?;
+            let realize = Stmt::new(StmtKind::Realize {
+                func: *func,
+                types: types.clone(),
+                bounds: bounds.clone(),
+                body,
+            });
+            Ok((realize, lets))
+        }
+        StmtKind::LetStmt { name, value, body } => {
+            let (body, mut lets) = infer(body, env)?;
+            // Lets from the first one using `name` on stay inside it.
+            let inside = lets
+                .iter()
+                .position(|(_, v)| uses_var(v, *name))
+                .unwrap_or(lets.len());
+            let body = wrap_lets(lets.split_off(inside), body);
+            Ok((Stmt::let_stmt(*name, value.clone(), body), lets))
+        }
+        _ => {
+            // Loops, branches and producers: the lets found inside stay inside.
+            let mut error = None;
+            let s = s.map_children(
+                |e| e.clone(),
+                |c| match infer(c, env) {
+                    Ok((c, lets)) => wrap_lets(lets, c),
+                    Err(e) => {
+                        error.get_or_insert(e);
+                        c.clone()
+                    }
+                },
+            );
+            match error {
+                Some(e) => Err(e),
+                None => Ok((s, Lets::new())),
+            }
+        }
     }
-    let StmtKind::Block(stmts) = s.kind() else {
-        return Ok(s);
-    };
+}
+
+/// The stages of a producer, each with the region lets found in it at its top.
+fn infer_stages(produce: &Stmt, env: &Environment) -> Result<Stmt> {
+    let infer_stage = |s: &Stmt| infer(s, env).map(|(s, lets)| wrap_lets(lets, s));
+    match produce.kind() {
+        StmtKind::Block(stages) => Ok(Stmt::block(
+            stages.iter().map(infer_stage).collect::<Result<Vec<_>>>()?,
+        )),
+        _ => infer_stage(produce),
+    }
+}
+
+/// A block, where each `produce f; consume f` pair gets f's regions.
+fn infer_block(stmts: &[Stmt], env: &Environment) -> Result<(Stmt, Lets)> {
     let mut out = Vec::with_capacity(stmts.len());
+    let mut lets = Lets::new();
     let mut i = 0;
     while i < stmts.len() {
         if let (
@@ -168,27 +272,43 @@ fn infer(s: &Stmt, env: &Environment) -> Result<Stmt> {
             } = next.kind()
             {
                 if consumer == name {
-                    let pair = Stmt::block([stmts[i].clone(), next.clone()]);
-                    out.push(define_regions(*name, produce, consume, pair, env)?);
+                    let produce = infer_stages(produce, env)?;
+                    let (consume, consumer_lets) = infer(consume, env)?;
+                    let (own_lets, checks) = define_regions(*name, &produce, &consume, env)?;
+                    lets.extend(consumer_lets);
+                    lets.extend(own_lets);
+                    out.extend(checks);
+                    out.push(Stmt::new(StmtKind::ProducerConsumer {
+                        name: *name,
+                        is_producer: true,
+                        body: produce,
+                    }));
+                    out.push(Stmt::new(StmtKind::ProducerConsumer {
+                        name: *name,
+                        is_producer: false,
+                        body: consume,
+                    }));
                     i += 2;
                     continue;
                 }
             }
         }
-        out.push(stmts[i].clone());
+        let (s, inner) = infer(&stmts[i], env)?;
+        lets.extend(inner);
+        out.push(s);
         i += 1;
     }
-    Ok(Stmt::block(out))
+    Ok((Stmt::block(out), lets))
 }
 
-/// Wraps `pair` (produce f; consume f) in the lets defining the regions of f's stages.
+/// The lets defining the regions of f's stages, and the assertions that its explicit bounds
+/// cover what its consumers (in `consume`) require.
 fn define_regions(
     func: Symbol,
     produce: &Stmt,
     consume: &Stmt,
-    pair: Stmt,
     env: &Environment,
-) -> Result<Stmt> {
+) -> Result<(Lets, Vec<Stmt>)> {
     let f = env.func(func).read();
     let dim_name = |d: usize| format!("{func} in dimension {} ({})", d, f.args[d]);
     let Some(required) = func_box(consume, func, false) else {
@@ -251,8 +371,5 @@ fn define_regions(
         lets.push((region_min(func, 0, arg), region[d].0.clone()));
         lets.push((region_max(func, 0, arg), region[d].1.clone()));
     }
-    Ok(wrap_lets(
-        lets,
-        Stmt::block(checks.into_iter().chain([pair])),
-    ))
+    Ok((lets, checks))
 }

@@ -193,19 +193,38 @@ fn other_consumer_body(s: &Stmt) -> Option<Stmt> {
 }
 
 /// The let chain (as `slide_loop` walks it) with the value of `name` replaced by
-/// `new(old value)`.
+/// `new(old value)`. The lets after it (the regions of Funcs this one consumes) keep using
+/// the old value: they were computed to cover it, and slide on their own.
 fn replace_let(s: &Stmt, name: Symbol, new: &dyn Fn(&Expr) -> Expr) -> Stmt {
+    rewrite_chain(s, &mut |n, value| {
+        if n == name {
+            let old = value.clone();
+            (new(&old), Some(old))
+        } else {
+            (value.clone(), None)
+        }
+    })
+}
+
+/// A rewrite of the lets of a chain: `(name, value)` to `(new value, replaced old value)`.
+type ChainRewrite<'a> = dyn FnMut(Symbol, &Expr) -> (Expr, Option<Expr>) + 'a;
+
+/// The let chain with each value rewritten by `rewrite(name, value)`, which returns the new
+/// value and, once, the old value of the let it replaced; later lets get that old value for
+/// its name.
+fn rewrite_chain(s: &Stmt, rewrite: &mut ChainRewrite) -> Stmt {
     match s.kind() {
-        StmtKind::LetStmt {
-            name: n,
-            value,
-            body,
-        } if *n == name => Stmt::let_stmt(*n, new(value), body.clone()),
-        StmtKind::LetStmt {
-            name: n,
-            value,
-            body,
-        } => Stmt::let_stmt(*n, value.clone(), replace_let(body, name, new)),
+        StmtKind::LetStmt { name, value, body } => {
+            let (value, replaced) = rewrite(*name, value);
+            let body = match replaced {
+                Some(old) => {
+                    let replaced_name = *name;
+                    rewrite_chain(body, &mut |_, v| (substitute(v, replaced_name, &old), None))
+                }
+                None => rewrite_chain(body, rewrite),
+            };
+            Stmt::let_stmt(*name, value, body)
+        }
         StmtKind::Block(stmts) if other_consumer_body(s).is_some() => {
             let StmtKind::ProducerConsumer { name: g, body, .. } = stmts[1].kind() else {
                 unreachable!()
@@ -213,7 +232,7 @@ fn replace_let(s: &Stmt, name: Symbol, new: &dyn Fn(&Expr) -> Expr) -> Stmt {
             let consume = Stmt::new(StmtKind::ProducerConsumer {
                 name: *g,
                 is_producer: false,
-                body: replace_let(body, name, new),
+                body: rewrite_chain(body, rewrite),
             });
             Stmt::new(StmtKind::Block(vec![stmts[0].clone(), consume]))
         }

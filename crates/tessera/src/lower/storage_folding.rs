@@ -3,7 +3,7 @@
 //! only moves forward, the storage in that dimension is folded to F (the power of two ≥ E):
 //! coordinate c is stored at c mod F. Sliding-window schedules thereby keep just a few rows.
 
-use super::bounds_inference::{func_box, union_boxes};
+use super::bounds_inference::{func_box, touching, union_boxes};
 use crate::ir::substitute::substitute;
 use crate::ir::visit::mutate_exprs;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol, Type};
@@ -65,7 +65,7 @@ fn find_serial_loop(s: &Stmt, func: Symbol) -> Option<Stmt> {
 }
 
 fn touches(s: &Stmt, func: Symbol) -> bool {
-    func_box(s, func, true).is_some() || func_box(s, func, false).is_some()
+    touching(s, func).is_some()
 }
 
 /// The fold factor for dimension `d` of `func` in serial loop `l`, if folding is valid.
