@@ -4,11 +4,14 @@
 //! `apps()` lists them all; the `tessera` command and the benchmarks find apps here by name.
 
 pub mod app;
+pub mod bilateral_grid;
 pub mod blur;
 pub mod checksum;
 pub mod histeq;
 pub mod layout;
+pub mod local_laplacian;
 pub mod params;
+pub mod spec_math;
 pub mod synthetic;
 
 pub use app::{App, AppPipeline, ParamSpec};
@@ -17,7 +20,12 @@ use tessera::{Error, Result};
 
 /// Every built-in app, in the order `tessera apps` lists them.
 pub fn apps() -> &'static [&'static dyn App] {
-    &[&blur::Blur, &histeq::Histeq]
+    &[
+        &blur::Blur,
+        &histeq::Histeq,
+        &bilateral_grid::BilateralGrid,
+        &local_laplacian::LocalLaplacian::STANDARD,
+    ]
 }
 
 /// The app called `name`, or an error listing the apps that exist.
@@ -48,7 +56,10 @@ mod tests {
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default();
-        assert!(err.contains("blur, histeq"), "{err}");
+        assert!(
+            err.contains("blur, histeq, bilateral_grid, local_laplacian"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -57,6 +68,14 @@ mod tests {
             .iter()
             .map(|a| (a.name(), a.stage_count().expect("the algorithm builds")))
             .collect();
-        assert_eq!(counts, vec![("blur", 2), ("histeq", 5)]);
+        assert_eq!(
+            counts,
+            vec![
+                ("blur", 2),
+                ("histeq", 5),
+                ("bilateral_grid", 7),
+                ("local_laplacian", 88)
+            ]
+        );
     }
 }

@@ -1,5 +1,6 @@
-//! Shared by the app tests: the seeded RNG (re-run a failure with `TESSERA_SEED=<seed>`) and
-//! an element-by-element comparison of two images that reports the first difference.
+//! Shared by the app tests: the seeded RNG (re-run a failure with `TESSERA_SEED=<seed>`), an
+//! exact element-by-element comparison of two images that reports the first difference, and
+//! the comparison of float images within a tolerance relative to the largest magnitude.
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -15,21 +16,25 @@ pub fn seeded_rng(default: u64) -> (u64, SmallRng) {
     (seed, SmallRng::seed_from_u64(seed))
 }
 
-/// Panics unless `got` and `want` have the same type, mins, extents and elements.
-pub fn assert_same_image(got: &AnyBuffer, want: &AnyBuffer, context: &str) {
-    let region = |b: &AnyBuffer| -> (Vec<i64>, Vec<i64>) {
-        (
-            b.dims().iter().map(|d| d.min).collect(),
-            b.dims().iter().map(|d| d.extent).collect(),
-        )
-    };
+/// The region `(mins, extents)` of `b`.
+fn region(b: &AnyBuffer) -> (Vec<i64>, Vec<i64>) {
+    (
+        b.dims().iter().map(|d| d.min).collect(),
+        b.dims().iter().map(|d| d.extent).collect(),
+    )
+}
+
+/// Panics unless `got` and `want` have the same element type and region.
+fn assert_same_shape(got: &AnyBuffer, want: &AnyBuffer, context: &str) {
     assert_eq!(got.ty(), want.ty(), "element type; {context}");
+    assert_eq!(region(got), region(want), "region; {context}");
+}
+
+/// Panics unless `got` and `want` have the same type, mins, extents and elements.
+#[allow(dead_code)] // the float apps' tests compare within a tolerance
+pub fn assert_same_image(got: &AnyBuffer, want: &AnyBuffer, context: &str) {
+    assert_same_shape(got, want, context);
     let (mins, extents) = region(want);
-    assert_eq!(
-        region(got),
-        (mins.clone(), extents.clone()),
-        "region; {context}"
-    );
     let mut first_difference = None;
     for_each_coord_in(&mins, &extents, &mut |c| {
         if first_difference.is_none() && got.get_value(c) != want.get_value(c) {
@@ -38,5 +43,45 @@ pub fn assert_same_image(got: &AnyBuffer, want: &AnyBuffer, context: &str) {
     });
     if let Some((coord, g, w)) = first_difference {
         panic!("at {coord:?} the pipeline gives {g:?} but the reference {w:?}; {context}");
+    }
+}
+
+/// Panics unless the float images `got` and `want` have the same type and region, and every
+/// element of `got` is within `relative` times the largest magnitude in `want` of the
+/// reference's (NaN exactly where the reference has NaN).
+#[allow(dead_code)] // the integer apps' tests compare exactly
+pub fn assert_close_image(got: &AnyBuffer, want: &AnyBuffer, relative: f64, context: &str) {
+    assert_same_shape(got, want, context);
+    let (mins, extents) = region(want);
+    let mut largest = 0.0f64;
+    for_each_coord_in(&mins, &extents, &mut |c| {
+        let w = want.get_value(c).as_f64();
+        if w.is_finite() {
+            largest = largest.max(w.abs());
+        }
+    });
+    let tolerance = relative * largest;
+    let mut worst: Option<(Vec<i64>, f64, f64)> = None;
+    let mut worst_error = tolerance;
+    for_each_coord_in(&mins, &extents, &mut |c| {
+        let (g, w) = (got.get_value(c).as_f64(), want.get_value(c).as_f64());
+        let error = if g.is_nan() || w.is_nan() || g.is_infinite() || w.is_infinite() {
+            if g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()) {
+                0.0
+            } else {
+                f64::INFINITY
+            }
+        } else {
+            (g - w).abs()
+        };
+        if error > worst_error {
+            worst_error = error;
+            worst = Some((c.to_vec(), g, w));
+        }
+    });
+    if let Some((coord, g, w)) = worst {
+        panic!(
+            "at {coord:?} the pipeline gives {g} but the reference {w}, more than {tolerance:e} apart (the largest difference); {context}"
+        );
     }
 }
