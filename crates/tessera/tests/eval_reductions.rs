@@ -92,6 +92,35 @@ fn histogram_with_a_data_dependent_left_hand_side() {
 }
 
 #[test]
+fn per_row_histograms_whose_bin_uses_the_pure_var() {
+    // hist(b, y) counts row y's values, shifted by y % 3: the data-dependent bin coordinate
+    // mentions y, which also stands alone in its own position (as in Halide's bilateral grid).
+    let mut rng = seeded_rng("per_row_histograms", 17);
+    let input = ImageParam::new(Type::u8(), 2, "rows_input");
+    let (mins, extents) = ([2, -3], [29, 9]);
+    let buf = random_buffer(&mut rng, &mins, &extents, |r| r.random_range(0..40u8));
+    let (b, y) = (Var::new("b"), Var::new("y"));
+    let r = RDom::new([(input.min(0), input.extent(0))]);
+    let hist = Func::new("row_hist");
+    hist.define((b, y), 0).unwrap();
+    let bin = cast_to::<i32>(input.at((r.x(), y))) / 4 + y % 3;
+    hist.update((bin.clone(), y), hist.at((bin, y)) + 1)
+        .unwrap();
+    let (out_mins, out_extents) = ([-1, -3], [16, 9]);
+    let out = Evaluator::new()
+        .with_input(&input, buf.clone())
+        .realize_as::<i32>(&hist, &out_mins, &out_extents)
+        .unwrap();
+    for p in points(&out_mins, &out_extents) {
+        let (bin, row) = (p[0], p[1]);
+        let expected = (mins[0]..mins[0] + extents[0])
+            .filter(|&x| i64::from(buf.get(&[x, row])) / 4 + row.rem_euclid(3) == bin)
+            .count() as i32;
+        assert_eq!(out.get(&p), expected, "bin {bin} of row {row}");
+    }
+}
+
+#[test]
 fn integral_image_by_two_scans_with_pure_vars() {
     let mut rng = seeded_rng("integral_image", 12);
     let input = ImageParam::new(Type::i32(), 2, "integral_input");

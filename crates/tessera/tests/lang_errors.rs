@@ -126,6 +126,14 @@ fn a_pure_var_inside_an_update_coordinate() {
     let f = Func::new("shifted_update");
     f.define(x, x).unwrap();
     assert_error(f.update(x + 1, 5), &["shifted_update", "alone"]);
+    // Inside another coordinate a pure Var is fine only if it also stands alone in its own
+    // position: here y does not.
+    let y = Var::new("y");
+    let g = Func::new("bin_uses_y");
+    g.define((x, y), 0).unwrap();
+    assert_error(g.update((x, x + y), 1), &["bin_uses_y", "y", "alone"]);
+    g.update((x, x + 1), 1)
+        .expect("x stands alone in its own position");
 }
 
 #[test]

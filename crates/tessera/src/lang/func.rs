@@ -430,8 +430,10 @@ fn find_reduction_domain<'a>(
     Ok(Some(dom))
 }
 
-/// Pure Vars in an update must stand bare in their own position on the left-hand side, and
-/// the right-hand side may only use those.
+/// Pure Vars in an update must stand bare in their own position on the left-hand side. The
+/// other coordinates (data-dependent ones, like a histogram's bin) and the right-hand side may
+/// use only those: as in Halide, `hist(x, bin(x, r)) = ...` writes within the slice of its own
+/// `x`, so slices stay independent.
 fn check_update_vars<'a>(
     name: Symbol,
     pure_args: &[Symbol],
@@ -440,8 +442,8 @@ fn check_update_vars<'a>(
 ) -> Result<()> {
     let mut bare = HashSet::new();
     for (i, a) in args.iter().enumerate() {
-        match a.kind() {
-            ExprKind::Var(v) => match pure_args.iter().position(|p| p == v) {
+        if let ExprKind::Var(v) = a.kind() {
+            match pure_args.iter().position(|p| p == v) {
                 Some(j) if j == i => {
                     bare.insert(*v);
                 }
@@ -455,14 +457,17 @@ fn check_update_vars<'a>(
                         "the update of {name} uses Var {v}, which is not one of {name}'s pure Vars; use an RDom for reduction coordinates"
                     )))
                 }
-            },
-            _ => {
-                if let Some(v) = free_var_names(a).first() {
-                    return Err(Error::Definition(format!(
-                        "coordinate {i} of the update of {name} is {a}; a pure Var ({v}) on the left-hand side of an update must stand alone"
-                    )));
-                }
             }
+        }
+    }
+    for (i, a) in args.iter().enumerate() {
+        if a.as_var().is_some() {
+            continue;
+        }
+        if let Some(v) = free_var_names(a).into_iter().find(|v| !bare.contains(v)) {
+            return Err(Error::Definition(format!(
+                "coordinate {i} of the update of {name} is {a}; a pure Var ({v}) on the left-hand side of an update must stand alone in its own position (it may also appear inside other coordinates then)"
+            )));
         }
     }
     for e in rhs {
