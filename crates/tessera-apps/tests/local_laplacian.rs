@@ -2,11 +2,13 @@
 //! plain-Rust reference (at most 0.1% of the pixels may differ, by more than 1): as specified
 //! (J = 8 pyramid levels) on the built-in test image, and with a shallower pyramid (J = 4,
 //! which computes a region 2^4 times narrower) on random images of several shapes and
-//! shifted mins, with random values of the runtime parameters levels, alpha and beta.
+//! shifted mins, with random values of the runtime parameters levels, alpha and beta. Every
+//! schedule of a pipeline with J = 3, lowered once, run on the Stmt interpreter and compiled
+//! by the JIT, matches the reference the same way.
 
 mod common;
 
-use common::seeded_rng;
+use common::{seeded_rng, Scheduled};
 use rand::Rng;
 use tessera::lang::param::ParamBinding;
 use tessera::prelude::*;
@@ -15,6 +17,10 @@ use tessera_apps::App;
 
 /// A pyramid deep enough for every kind of stage, shallow enough to evaluate quickly.
 const SHALLOW: LocalLaplacian = LocalLaplacian { pyramid_levels: 4 };
+
+/// The depth the schedules are checked at: the shallowest with a level in strips and the
+/// coarsest at root in `manual` (lowering takes over two minutes a schedule at depth 4).
+const SCHEDULED: LocalLaplacian = LocalLaplacian { pyramid_levels: 3 };
 
 /// Panics unless `got` and `want` cover the same box and at most 0.1% of their elements
 /// differ by more than 1.
@@ -114,5 +120,34 @@ fn smooth_images_with_strong_detail_boost() {
         let want = SHALLOW.reference(&input, &bindings(p)).expect("reference");
         let want: Buffer<u16> = want.try_into().expect("u16 output");
         assert_matches(&got, &want, &format!("{p:?}"));
+    }
+}
+
+/// Lowering the pipeline even at depth 3 takes minutes (lowering time grows exponentially with
+/// the pipeline's depth under split loops, a known limitation being fixed), so this runs on
+/// request: `cargo test -p tessera-apps --test local_laplacian -- --ignored`.
+#[test]
+#[ignore = "lowering local_laplacian takes minutes"]
+fn every_schedule_on_the_interpreter_and_the_jit() {
+    let (seed, mut rng) = seeded_rng(0x12);
+    for info in SCHEDULED.schedules() {
+        let scheduled = Scheduled::new(&SCHEDULED, info.name);
+        let (w, h) = info.min_output;
+        for (mins, extents) in [([0, 0], [w.max(16), h.max(8)]), ([-7, 4], [w + 3, h + 10])] {
+            let p = random_parameters(&mut rng);
+            let input =
+                Buffer::from_fn(&[mins[0], mins[1], 0], &[extents[0], extents[1], 3], |_| {
+                    rng.random::<u16>()
+                });
+            let want =
+                local_laplacian::reference(&input, p, SCHEDULED.pyramid_levels).expect("reference");
+            for (backend, got) in scheduled.run(&SCHEDULED, &input.into(), &bindings(p)) {
+                let context = format!(
+                    "schedule {} on the {backend}, mins {mins:?}, extents {extents:?}, {p:?}, seed {seed} (TESSERA_SEED={seed})",
+                    info.name
+                );
+                assert_matches(&got, &want, &context);
+            }
+        }
     }
 }
