@@ -5,14 +5,17 @@
 //! `apps()` lists them all; the `tessera` command and the benchmarks find apps here by name.
 
 pub mod app;
+pub mod bilateral_grid;
 pub mod blur;
 pub mod checksum;
 pub mod harris;
 pub mod histeq;
 pub mod interpolate;
 pub mod layout;
+pub mod local_laplacian;
 pub mod params;
 pub mod schedule;
+pub mod spec_math;
 pub mod synthetic;
 pub mod unsharp;
 
@@ -28,6 +31,8 @@ pub fn apps() -> &'static [&'static dyn App] {
         &unsharp::Unsharp,
         &harris::Harris,
         &interpolate::Interpolate,
+        &bilateral_grid::BilateralGrid,
+        &local_laplacian::LocalLaplacian::STANDARD,
     ]
 }
 
@@ -59,7 +64,12 @@ mod tests {
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default();
-        assert!(err.contains("blur, histeq"), "{err}");
+        assert!(
+            err.contains(
+                "blur, histeq, unsharp, harris, interpolate, bilateral_grid, local_laplacian"
+            ),
+            "{err}"
+        );
     }
 
     #[test]
@@ -77,7 +87,9 @@ mod tests {
                 ("histeq", 5),
                 ("unsharp", 5),
                 ("harris", 12),
-                ("interpolate", 49)
+                ("interpolate", 49),
+                ("bilateral_grid", 7),
+                ("local_laplacian", 88)
             ]
         );
     }

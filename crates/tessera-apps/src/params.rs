@@ -1,9 +1,11 @@
 //! Parsing `NAME=VALUE` parameter assignments (as `tessera run --param` takes them) into
-//! bindings of an app's runtime parameters, checked against the parameter's name and type.
+//! bindings of an app's runtime parameters, checked against the parameter's name and type; and
+//! reading a parameter's value back from bindings (as the plain-Rust references do).
 
 use tessera::eval::value::Value;
 use tessera::ir::{Symbol, TypeCode};
 use tessera::lang::param::ParamBinding;
+use tessera::lang::scalar::Scalar;
 use tessera::{Error, Result};
 
 use crate::app::ParamSpec;
@@ -36,6 +38,33 @@ pub fn parse_assignment(app: &str, specs: &[ParamSpec], assignment: &str) -> Res
         ty: spec.ty,
         value,
     })
+}
+
+/// The value of parameter `name` of app `app` (whose parameters are `specs`): its binding in
+/// `given`, or its default. A binding of the wrong type is an error.
+pub fn param_value<T: Scalar>(
+    app: &str,
+    specs: &[ParamSpec],
+    given: &[ParamBinding],
+    name: &str,
+) -> Result<T> {
+    let spec = specs
+        .iter()
+        .find(|s| s.name == name && s.ty == T::TYPE)
+        .unwrap_or_else(|| {
+            panic!(
+                "internal error: app {app} reads a {} parameter {name} it does not declare",
+                T::TYPE
+            )
+        });
+    match given.iter().find(|b| b.name.as_str() == name) {
+        None => Ok(T::from_value(spec.default)),
+        Some(b) if b.ty == spec.ty => Ok(T::from_value(b.value)),
+        Some(b) => Err(Error::Type(format!(
+            "parameter {name} of app {app} is {}, but the value given is {}",
+            spec.ty, b.ty
+        ))),
+    }
 }
 
 /// `text` as a value of the parameter's type, if it is one (integers must be in range).
@@ -96,6 +125,27 @@ mod tests {
         assert_eq!(b.value, Value::F32(0.25));
         let b = parse_assignment("app", &s, "shift=255").expect("valid");
         assert_eq!(b.value, Value::UInt(255));
+    }
+
+    #[test]
+    fn values_come_from_bindings_or_defaults() {
+        let s = specs();
+        let given = [parse_assignment("app", &s, "alpha=0.5").expect("valid")];
+        assert_eq!(param_value::<f32>("app", &s, &given, "alpha"), Ok(0.5));
+        assert_eq!(param_value::<i32>("app", &s, &given, "levels"), Ok(8));
+        let wrong = [ParamBinding {
+            name: Symbol::new("levels"),
+            ty: Type::f32(),
+            value: Value::F32(2.0),
+        }];
+        let e = param_value::<i32>("app", &s, &wrong, "levels")
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            e.contains("levels of app app is i32, but the value given is f32"),
+            "{e}"
+        );
     }
 
     #[test]

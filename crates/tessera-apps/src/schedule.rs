@@ -4,6 +4,8 @@
 //! every app has in the same form — `root` and `inline` — and the helpers schedules share.
 
 use tessera::ir::Type;
+use tessera::lang::schedule::TailStrategy;
+use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 use crate::app::{pipeline_functions, AppPipeline};
@@ -65,7 +67,7 @@ pub fn build<F: AppFuncs>(
     app: &str,
     schedules: &[Schedule<F>],
     name: &str,
-    funcs: fn() -> Result<F>,
+    funcs: impl FnOnce() -> Result<F>,
 ) -> Result<AppPipeline> {
     let schedule = find(app, schedules, name)?;
     let f = funcs()?;
@@ -91,12 +93,40 @@ pub fn vector_width(f: &Func) -> i32 {
 /// one-dimensional Func is only vectorized) and vectorized over its innermost at the natural
 /// width. Updates stay serial: whether their loops may run in parallel depends on the update.
 pub fn parallel_vectorized(f: &Func) {
+    parallel_vectorized_with_tail(f, TailStrategy::Auto);
+}
+
+/// `parallel_vectorized`, the last vector of each row handled by `tail`.
+pub fn parallel_vectorized_with_tail(f: &Func, tail: TailStrategy) {
     let args = f.args();
     if let [_, .., outer] = args.as_slice() {
         f.parallel(outer);
     }
     if let Some(inner) = args.first() {
-        f.vectorize(inner, vector_width(f));
+        f.vectorize_with_tail(inner, vector_width(f), tail);
+    }
+}
+
+/// Halide's `f.vectorize(dim, width, tail)`, which the language spells as a split and a
+/// vectorized inner loop.
+pub trait VectorizeWithTail {
+    /// `vectorize(dim, width)` with `tail` saying what the last vector does when `width` does
+    /// not divide the extent.
+    fn vectorize_with_tail(&self, dim: impl Into<DimName>, width: i32, tail: TailStrategy)
+        -> &Self;
+}
+
+impl VectorizeWithTail for Func {
+    fn vectorize_with_tail(
+        &self,
+        dim: impl Into<DimName>,
+        width: i32,
+        tail: TailStrategy,
+    ) -> &Func {
+        let dim = dim.into();
+        let inner = DimName::from(format!("{}_vi", dim.0).as_str());
+        self.split_with_tail(dim, dim, inner, width, tail)
+            .vectorize_loop(inner)
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use clap::Args;
 
-use crate::run::{compile, DEFAULT_SCHEDULE};
+use crate::run::{compile, parse_params, DEFAULT_SCHEDULE};
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -24,6 +24,9 @@ pub struct BenchArgs {
     /// Worker threads for parallel loops (default: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
+    /// A runtime parameter of the app (repeatable); the others take their defaults.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    params: Vec<String>,
     /// How many timed runs.
     #[arg(long, value_name = "R", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     runs: u32,
@@ -38,6 +41,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
         .schedule_info(args.schedule.as_deref().unwrap_or(DEFAULT_SCHEDULE))
         .map_err(|e| e.to_string())?
         .name;
+    let params = parse_params(app, &args.params)?;
     let (w, h) = match (args.width, args.height) {
         (Some(w), Some(h)) => (w, h),
         _ => app.default_size(),
@@ -55,8 +59,8 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
     // One untimed run first: it allocates and faults in the output and scratch memory. The
     // timed runs then write the same output from the same inputs, so they time the pipeline
     // alone (as Halide's yardstick does), not copying the input or faulting fresh pages.
-    let inputs = compiled.inputs(&input, &[]);
-    let mut output = compiled.run(&input, &[], &mins, &extents)?;
+    let inputs = compiled.inputs(&input, &params);
+    let mut output = compiled.run(&input, &params, &mins, &extents)?;
     let mut times = Vec::with_capacity(args.runs as usize);
     for _ in 0..args.runs {
         let start = Instant::now();

@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
+use tessera::eval::value::Value;
 
 #[derive(Parser)]
 #[command(
@@ -82,12 +83,33 @@ fn list_apps() -> Result<(), String> {
         let stages = app.stage_count().map_err(|e| e.to_string())?;
         let (w, h) = app.default_size();
         let schedules: Vec<&str> = app.schedules().iter().map(|s| s.name).collect();
+        let params: Vec<String> = app
+            .params()
+            .iter()
+            .map(|p| format!("{}={}", p.name, shortest(p.default)))
+            .collect();
+        let params = if params.is_empty() {
+            String::new()
+        } else {
+            format!("   params: {}", params.join(", "))
+        };
         println!(
-            "{:<10} {stages:>3} stages   input: {}   default output {w} x {h}   schedules: {}",
+            "{:<10} {stages:>3} stages   input: {}   default output {w} x {h}{params}   schedules: {}",
             app.name(),
             app.input_description(),
             schedules.join(", ")
         );
     }
     Ok(())
+}
+
+/// `v` as `--param` would take it back: the shortest text that parses to it.
+fn shortest(v: Value) -> String {
+    match v {
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        Value::F32(f) => f.to_string(),
+        Value::F64(f) => f.to_string(),
+    }
 }

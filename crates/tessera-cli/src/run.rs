@@ -77,12 +77,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
             Some(app.schedule_info(name).map_err(|e| e.to_string())?.name)
         }
     };
-    let params = args
-        .params
-        .iter()
-        .map(|a| parse_assignment(app.name(), &app.params(), a))
-        .collect::<Result<Vec<_>>>()
-        .map_err(|e| e.to_string())?;
+    let params = parse_params(app, &args.params)?;
     if let Some(path) = &args.output {
         check_output_path(app, path).map_err(|e| e.to_string())?;
     }
@@ -158,6 +153,16 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
         checksum::sum(&output)
     );
     Ok(())
+}
+
+/// The bindings `assignments` (each `NAME=VALUE`, as `--param` takes them) give the runtime
+/// parameters of `app`.
+pub fn parse_params(app: &dyn App, assignments: &[String]) -> Result<Vec<ParamBinding>, String> {
+    assignments
+        .iter()
+        .map(|a| parse_assignment(app.name(), &app.params(), a))
+        .collect::<Result<Vec<_>>>()
+        .map_err(|e| e.to_string())
 }
 
 /// An app's pipeline with a schedule, compiled to native code.

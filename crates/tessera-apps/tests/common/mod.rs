@@ -85,3 +85,54 @@ pub fn assert_close_image(got: &AnyBuffer, want: &AnyBuffer, relative: f64, cont
         );
     }
 }
+
+/// An app's pipeline with a schedule, lowered once and compiled to native code, to run on both
+/// the Stmt interpreter (on the loop nest it was lowered to) and the JIT.
+pub struct Scheduled {
+    pub schedule: &'static str,
+    pub pipeline: tessera_apps::AppPipeline,
+    pub compiled: tessera::pipeline::Compiled,
+}
+
+impl Scheduled {
+    pub fn new(app: &dyn tessera_apps::App, schedule: &'static str) -> Scheduled {
+        let context = |e: Error| format!("{} {schedule}: {e}", app.name());
+        let pipeline = app
+            .build_scheduled(schedule)
+            .unwrap_or_else(|e| panic!("{}", context(e)));
+        let compiled = tessera::pipeline::Pipeline::new(&pipeline.output)
+            .compile_jit(&tessera::codegen::target::Target::host())
+            .unwrap_or_else(|e| panic!("{}", context(e)));
+        Scheduled {
+            schedule,
+            pipeline,
+            compiled,
+        }
+    }
+
+    /// The output for `input` computed by the interpreter and by the JIT, each named.
+    pub fn run(
+        &self,
+        app: &dyn tessera_apps::App,
+        input: &AnyBuffer,
+        params: &[tessera::lang::param::ParamBinding],
+    ) -> [(&'static str, AnyBuffer); 2] {
+        let (mins, extents) = app.check_input(input).expect("the input fits the app");
+        app.check_schedule_fits(self.schedule, &extents)
+            .expect("the output fits the schedule");
+        let inputs = app.inputs(&self.pipeline, input, params);
+        let context = |backend: &str| format!("{} {} ({backend})", app.name(), self.schedule);
+        let lowered = self.compiled.lowered();
+        let mut interpreted =
+            tessera::pipeline::run_interp(lowered, &lowered.stmt, &inputs, &mins, &extents, 0)
+                .unwrap_or_else(|e| panic!("{}: {e}", context("interpreter")));
+        let mut jitted = self
+            .compiled
+            .realize(&inputs, &mins, &extents)
+            .unwrap_or_else(|e| panic!("{}: {e}", context("JIT")));
+        [
+            ("interpreter", interpreted.buffers.swap_remove(0)),
+            ("JIT", jitted.swap_remove(0)),
+        ]
+    }
+}

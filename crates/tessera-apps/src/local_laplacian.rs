@@ -1,0 +1,763 @@
+//! local_laplacian — the local Laplacian filter (88 stages): a Gaussian pyramid of the image
+//! remapped at each of `levels` intensity levels, its Laplacian pyramid, and an output
+//! Laplacian pyramid that, per pixel and per pyramid level, interpolates between the two
+//! intensity levels nearest the input's own (a data-dependent gather), collapsed back into an
+//! image and recoloured. uint16 RGB in and out, W × H × 3; `levels` = 8 (runtime i32 Param),
+//! `alpha` = 1.0 and `beta` = 1.0 (runtime f32 Params); J = 8 pyramid levels, fixed when the
+//! pipeline is built.
+//!
+//! ```text
+//! downsample(f)(x, y[, k]):   dx(x, y) = (f(2x-1, y) + 3*(f(2x, y) + f(2x+1, y)) + f(2x+2, y)) / 8
+//!                             dy(x, y) = (dx(x, 2y-1) + 3*(dx(x, 2y) + dx(x, 2y+1)) + dx(x, 2y+2)) / 8
+//! upsample(f)(x, y[, k]):     wx = f32((x % 2)*2 + 1) / 4;   wy = f32((y % 2)*2 + 1) / 4
+//!                             ux(x, y) = lerp(f((x+1)/2, y), f((x-1)/2, y), wx)
+//!                             uy(x, y) = lerp(ux(x, (y+1)/2), ux(x, (y-1)/2), wy)
+//!     (both carry an extra k argument through unchanged when f has one; lerp(a, b, t) = a*(1-t) + b*t;
+//!      integer / rounds toward −∞)
+//!
+//! a = alpha / f32(levels - 1)
+//! remap(x) = a * fx * exp(-fx*fx / 2)   where fx = f32(x) / 256
+//! floating(x, y, c) = f32(input(x, y, c)) / 65535
+//! clamped = floating with coordinates clamped to [0, W-1] × [0, H-1]
+//! gray(x, y) = 0.299*clamped(x, y, 0) + 0.587*clamped(x, y, 1) + 0.114*clamped(x, y, 2)
+//!
+//! level = f32(k) * (1 / f32(levels - 1))
+//! idx = clamp(i32(gray(x, y) * f32(levels - 1) * 256), 0, (levels - 1) * 256)
+//! gPyramid[0](x, y, k) = beta * (gray(x, y) - level) + level + remap(idx - 256*k)
+//! gPyramid[j](x, y, k) = downsample(gPyramid[j-1])(x, y, k)                 j = 1..J-1
+//! lPyramid[J-1] = gPyramid[J-1]
+//! lPyramid[j](x, y, k) = gPyramid[j](x, y, k) - upsample(gPyramid[j+1])(x, y, k)   j = J-2..0
+//!
+//! inGPyramid[0] = gray;   inGPyramid[j] = downsample(inGPyramid[j-1])
+//!
+//! lv = inGPyramid[j](x, y) * f32(levels - 1);  li = clamp(i32(lv), 0, levels - 2);  lf = lv - f32(li)
+//! outLPyramid[j](x, y) = (1 - lf) * lPyramid[j](x, y, li) + lf * lPyramid[j](x, y, li + 1)
+//!
+//! outGPyramid[J-1] = outLPyramid[J-1]
+//! outGPyramid[j](x, y) = upsample(outGPyramid[j+1])(x, y) + outLPyramid[j](x, y)
+//!
+//! color(x, y, c) = outGPyramid[0](x, y) * (clamped(x, y, c) + 0.01) / (gray(x, y) + 0.01)
+//! output(x, y, c) = u16(clamp(color(x, y, c), 0, 1) * 65535)                // u16() truncates
+//! ```
+//!
+//! An input whose mins are not 0 is clamped to its own box; the output covers that box.
+//!
+//! Schedules: `manual` (Halide's: gray, the remap table and the finer levels of the two
+//! Gaussian pyramids at root in parallel strips, the processed pyramid stored with k between x
+//! and y; the collapse of the finer levels computed row by row within parallel strips of 64
+//! output rows, the coarse levels at root), `root` and `inline`.
+
+use tessera::eval::value::Value;
+use tessera::lang::param::ParamBinding;
+use tessera::lang::schedule::TailStrategy;
+use tessera::prelude::*;
+
+use crate::app::{pipeline_functions, App, AppPipeline, ParamSpec};
+use crate::params::param_value;
+use crate::schedule::{self, AppFuncs, Schedule, ScheduleInfo, VectorizeWithTail};
+use crate::spec_math::{clamp_f32, lerp_f32};
+use crate::synthetic;
+
+/// The app, with its number of pyramid levels: `J` as specified, fewer in tests (the region a
+/// pipeline must compute grows with 2^levels however small the output, as every coarse level
+/// is downsampled from the full-resolution level below it; like Halide's generator parameter
+/// `pyramid_levels`, the depth is fixed when the pipeline is built).
+pub struct LocalLaplacian {
+    pub pyramid_levels: usize,
+}
+
+/// The number of pyramid levels the specification fixes.
+pub const J: usize = 8;
+
+impl LocalLaplacian {
+    /// The app as specified, with `J` pyramid levels.
+    pub const STANDARD: LocalLaplacian = LocalLaplacian { pyramid_levels: J };
+}
+
+/// The Funcs of the local Laplacian filter, for schedules to direct. The pyramids hold one
+/// Func per level, finest first; the `downsample` and `upsample` stages between levels are
+/// reached through them.
+pub struct LocalLaplacianFuncs {
+    pub input: ImageParam,
+    pub levels: Param<i32>,
+    pub alpha: Param<f32>,
+    pub beta: Param<f32>,
+    pub remap: Func,
+    pub floating: Func,
+    pub clamped: Func,
+    pub gray: Func,
+    pub g_pyramid: Vec<Func>,
+    pub l_pyramid: Vec<Func>,
+    pub in_g_pyramid: Vec<Func>,
+    pub out_l_pyramid: Vec<Func>,
+    pub out_g_pyramid: Vec<Func>,
+    pub color: Func,
+    pub output: Func,
+}
+
+impl AppFuncs for LocalLaplacianFuncs {
+    fn pipeline(&self) -> AppPipeline {
+        AppPipeline {
+            output: self.output.clone(),
+            input: self.input.clone(),
+        }
+    }
+}
+
+/// The pure Vars of a pyramid level: x, y and the extra Vars of `f` (k for the processed
+/// pyramids), which the resampling stages carry through unchanged.
+struct LevelVars {
+    x: Var,
+    y: Var,
+    extra: Vec<Var>,
+}
+
+impl LevelVars {
+    fn of(f: &Func) -> LevelVars {
+        LevelVars {
+            x: Var::new("x"),
+            y: Var::new("y"),
+            extra: f.args().into_iter().skip(2).collect(),
+        }
+    }
+    fn all(&self) -> Vec<Var> {
+        [self.x, self.y]
+            .into_iter()
+            .chain(self.extra.iter().copied())
+            .collect()
+    }
+    /// `f` at `(x, y, extra...)`.
+    fn at(&self, f: &Func, x: impl Into<Expr>, y: impl Into<Expr>) -> Expr {
+        let args: Vec<Expr> = [x.into(), y.into()]
+            .into_iter()
+            .chain(self.extra.iter().map(|v| v.expr()))
+            .collect();
+        f.at(args)
+    }
+}
+
+/// `downsample(f)`, named `name` (its x pass `{name}_dx`).
+fn downsample(f: &Func, name: &str) -> Result<Func> {
+    let v = LevelVars::of(f);
+    let (x, y) = (v.x, v.y);
+    let dx = Func::new(&format!("{name}_dx"));
+    dx.define(
+        v.all(),
+        (v.at(f, 2 * x - 1, y)
+            + 3.0f32 * (v.at(f, 2 * x, y) + v.at(f, 2 * x + 1, y))
+            + v.at(f, 2 * x + 2, y))
+            / 8.0f32,
+    )?;
+    let dy = Func::new(name);
+    dy.define(
+        v.all(),
+        (v.at(&dx, x, 2 * y - 1)
+            + 3.0f32 * (v.at(&dx, x, 2 * y) + v.at(&dx, x, 2 * y + 1))
+            + v.at(&dx, x, 2 * y + 2))
+            / 8.0f32,
+    )?;
+    Ok(dy)
+}
+
+/// `upsample(f)`, named `name` (its x pass `{name}_ux`).
+fn upsample(f: &Func, name: &str) -> Result<Func> {
+    let v = LevelVars::of(f);
+    let (x, y) = (v.x, v.y);
+    let weight = |c: Var| cast_to::<f32>((c % 2) * 2 + 1) / 4.0f32;
+    let ux = Func::new(&format!("{name}_ux"));
+    ux.define(
+        v.all(),
+        lerp(v.at(f, (x + 1) / 2, y), v.at(f, (x - 1) / 2, y), weight(x)),
+    )?;
+    let uy = Func::new(name);
+    uy.define(
+        v.all(),
+        lerp(
+            v.at(&ux, x, (y + 1) / 2),
+            v.at(&ux, x, (y - 1) / 2),
+            weight(y),
+        ),
+    )?;
+    Ok(uy)
+}
+
+/// A Func named `name` equal to `f` (a pyramid level given by another, as Halide writes them).
+fn copy_of(f: &Func, name: &str) -> Result<Func> {
+    let vars = f.args();
+    let copy = Func::new(name);
+    copy.define(vars.clone(), f.at(vars))?;
+    Ok(copy)
+}
+
+/// The algorithm with `pyramid_levels` (J) levels, at least 1.
+pub fn funcs(pyramid_levels: usize) -> Result<LocalLaplacianFuncs> {
+    if pyramid_levels == 0 {
+        return Err(Error::Definition(
+            "local_laplacian needs at least one pyramid level".to_string(),
+        ));
+    }
+    let input = ImageParam::new(Type::u16(), 3, "input");
+    let levels = Param::<i32>::new("levels");
+    let alpha = Param::<f32>::new("alpha");
+    let beta = Param::<f32>::new("beta");
+    let (x, y, c, k) = (Var::new("x"), Var::new("y"), Var::new("c"), Var::new("k"));
+    let levels_minus_one = || levels.expr() - 1;
+    let intensity_steps = || cast_to::<f32>(levels_minus_one());
+
+    let remap = Func::new("remap");
+    let a = alpha.expr() / intensity_steps();
+    let fx = cast_to::<f32>(x) / 256.0f32;
+    remap.define(x, a * fx.clone() * exp(-fx.clone() * fx / 2.0f32))?;
+
+    let floating = Func::new("floating");
+    floating.define((x, y, c), cast_to::<f32>(input.at((x, y, c))) / 65535.0f32)?;
+    let clamped = repeat_edge_with_bounds(
+        &floating,
+        &[
+            (input.min(0), input.extent(0)),
+            (input.min(1), input.extent(1)),
+        ],
+    )?;
+    let channel = |i: i32| clamped.at((x.expr(), y.expr(), Expr::i32(i)));
+    let gray = Func::new("gray");
+    gray.define(
+        (x, y),
+        0.299f32 * channel(0) + 0.587f32 * channel(1) + 0.114f32 * channel(2),
+    )?;
+
+    let level = cast_to::<f32>(k) * (1.0f32 / intensity_steps());
+    let idx = clamp(
+        cast_to::<i32>(gray.at((x, y)) * intensity_steps() * 256.0f32),
+        0,
+        levels_minus_one() * 256,
+    );
+    let g0 = Func::new("gPyramid_0");
+    g0.define(
+        (x, y, k),
+        beta.expr() * (gray.at((x, y)) - level.clone()) + level + remap.at(idx - 256 * k),
+    )?;
+    let mut g_pyramid = vec![g0];
+    for j in 1..pyramid_levels {
+        g_pyramid.push(downsample(&g_pyramid[j - 1], &format!("gPyramid_{j}"))?);
+    }
+
+    let coarsest = pyramid_levels - 1;
+    let mut l_pyramid = vec![copy_of(
+        &g_pyramid[coarsest],
+        &format!("lPyramid_{coarsest}"),
+    )?];
+    for j in (0..coarsest).rev() {
+        let up = upsample(&g_pyramid[j + 1], &format!("gPyramid_{}_up", j + 1))?;
+        let l = Func::new(&format!("lPyramid_{j}"));
+        l.define((x, y, k), g_pyramid[j].at((x, y, k)) - up.at((x, y, k)))?;
+        l_pyramid.insert(0, l);
+    }
+
+    let mut in_g_pyramid = vec![copy_of(&gray, "inGPyramid_0")?];
+    for j in 1..pyramid_levels {
+        in_g_pyramid.push(downsample(
+            &in_g_pyramid[j - 1],
+            &format!("inGPyramid_{j}"),
+        )?);
+    }
+
+    let mut out_l_pyramid = Vec::with_capacity(pyramid_levels);
+    for j in 0..pyramid_levels {
+        let lv = in_g_pyramid[j].at((x, y)) * intensity_steps();
+        let li = clamp(cast_to::<i32>(lv.clone()), 0, levels.expr() - 2);
+        let lf = lv - cast_to::<f32>(li.clone());
+        let l = Func::new(&format!("outLPyramid_{j}"));
+        l.define(
+            (x, y),
+            (1.0f32 - lf.clone()) * l_pyramid[j].at((x.expr(), y.expr(), li.clone()))
+                + lf * l_pyramid[j].at((x.expr(), y.expr(), li + 1)),
+        )?;
+        out_l_pyramid.push(l);
+    }
+
+    let mut out_g_pyramid = vec![copy_of(
+        &out_l_pyramid[coarsest],
+        &format!("outGPyramid_{coarsest}"),
+    )?];
+    for j in (0..coarsest).rev() {
+        let up = upsample(&out_g_pyramid[0], &format!("outGPyramid_{}_up", j + 1))?;
+        let g = Func::new(&format!("outGPyramid_{j}"));
+        g.define((x, y), up.at((x, y)) + out_l_pyramid[j].at((x, y)))?;
+        out_g_pyramid.insert(0, g);
+    }
+
+    let color = Func::new("color");
+    color.define(
+        (x, y, c),
+        out_g_pyramid[0].at((x, y)) * (clamped.at((x, y, c)) + 0.01f32)
+            / (gray.at((x, y)) + 0.01f32),
+    )?;
+    let output = Func::new("output");
+    output.define(
+        (x, y, c),
+        cast_to::<u16>(clamp(color.at((x, y, c)), 0.0f32, 1.0f32) * 65535.0f32),
+    )?;
+    Ok(LocalLaplacianFuncs {
+        input,
+        levels,
+        alpha,
+        beta,
+        remap,
+        floating,
+        clamped,
+        gray,
+        g_pyramid,
+        l_pyramid,
+        in_g_pyramid,
+        out_l_pyramid,
+        out_g_pyramid,
+        color,
+        output,
+    })
+}
+
+/// f32 lanes in a 256-bit vector, and u16 lanes (the output's).
+const VECTOR: i32 = 8;
+const OUTPUT_VECTOR: i32 = 16;
+/// The output rows of one parallel strip of the collapse in `manual`.
+const STRIP: i32 = 64;
+/// The pyramid levels `manual` computes at full width in parallel strips; the coarser ones
+/// are small and computed at root.
+const FINE_LEVELS: usize = 5;
+
+const SCHEDULES: &[Schedule<LocalLaplacianFuncs>] = &[
+    Schedule {
+        name: "manual",
+        min_output: (OUTPUT_VECTOR as i64, 1),
+        apply: manual,
+    },
+    Schedule {
+        name: "root",
+        min_output: (OUTPUT_VECTOR as i64, 1),
+        apply: root,
+    },
+    Schedule {
+        name: "inline",
+        min_output: (1, 1),
+        apply: schedule::inline,
+    },
+];
+
+/// Halide's schedule. At root: the remap table; gray; the fine levels 1..=4 of the input's
+/// pyramid in parallel strips of 32 rows and of the processed pyramid in strips of 8, stored
+/// and computed with k between x and y (level 0 and the downsampling passes are inlined into
+/// level 1). The collapse of the fine levels runs in parallel strips of 64 output rows, each
+/// level computed row by row as the next finer one needs it, in storage kept for the strip
+/// (a sliding window); the Laplacian levels are inlined into it. The coarse levels (5 and up)
+/// are small and computed at root. Everything is vectorized over x. The intermediate stages
+/// round their rows and strips up to whole vectors and strips (computing a little past the
+/// end, which the clamped input defines); the output's strips stop at its last row.
+fn manual(p: &LocalLaplacianFuncs) {
+    let strips = |f: &Func, rows: i32| {
+        f.split_with_tail("y", "y", "yi", rows, TailStrategy::RoundUp)
+            .parallel("y")
+            .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
+    };
+    p.remap
+        .compute_root()
+        .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
+    p.output
+        .reorder(&["x".into(), "c".into(), "y".into()])
+        .split_with_tail("y", "yo", "yi", STRIP, TailStrategy::GuardWithIf)
+        .parallel("yo")
+        .vectorize("x", OUTPUT_VECTOR);
+    p.gray.compute_root();
+    strips(&p.gray, 32);
+    let levels = p.g_pyramid.len();
+    // With fewer pyramid levels (the tests'), at least the coarsest is computed at root.
+    let coarse_from = FINE_LEVELS.min(levels - 1).max(1);
+    for j in 1..coarse_from {
+        p.in_g_pyramid[j].compute_root();
+        strips(&p.in_g_pyramid[j], 32);
+        p.g_pyramid[j]
+            .compute_root()
+            .reorder_storage(&[Var::new("x"), Var::new("k"), Var::new("y")])
+            .reorder(&["x".into(), "k".into(), "y".into()]);
+        strips(&p.g_pyramid[j], 8);
+        p.out_g_pyramid[j]
+            .store_at(&p.output, "yo")
+            .compute_at(&p.output, "yi")
+            .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
+    }
+    p.out_g_pyramid[0]
+        .compute_at(&p.output, "yi")
+        .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
+    for j in coarse_from..levels {
+        p.in_g_pyramid[j].compute_root();
+        p.g_pyramid[j].compute_root().parallel("k");
+        p.out_g_pyramid[j].compute_root();
+    }
+}
+
+/// Every stage at root, parallel over its outermost dimension and vectorized over x. The
+/// intermediate stages round their rows up to whole vectors (computing a little past the end,
+/// which the clamped input defines); `floating`, which reads the input image itself, and the
+/// output shift their last vector inwards instead.
+fn root(p: &LocalLaplacianFuncs) {
+    let touch_buffers = [p.floating.name(), p.output.name()];
+    for function in pipeline_functions(&p.output) {
+        let f = Func::from_function(function);
+        let tail = if touch_buffers.contains(&f.name()) {
+            TailStrategy::Auto
+        } else {
+            TailStrategy::RoundUp
+        };
+        f.compute_root();
+        schedule::parallel_vectorized_with_tail(&f, tail);
+    }
+}
+
+/// The intensity levels the reference accepts: at least two (the interpolation needs a pair).
+const REFERENCE_LEVELS: std::ops::RangeInclusive<i32> = 2..=256;
+
+/// A closed range of coordinates, the same in x and y: the box of one pyramid level the
+/// reference computes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Span {
+    lo: i64,
+    hi: i64,
+}
+
+impl Span {
+    /// The coordinates `upsample` reads for outputs in this span.
+    fn upsample_reads(self) -> Span {
+        Span {
+            lo: (self.lo - 1).div_euclid(2),
+            hi: (self.hi + 1).div_euclid(2),
+        }
+    }
+    /// The coordinates `downsample` reads for outputs in this span.
+    fn downsample_reads(self) -> Span {
+        Span {
+            lo: 2 * self.lo - 1,
+            hi: 2 * self.hi + 2,
+        }
+    }
+    fn hull(self, other: Span) -> Span {
+        Span {
+            lo: self.lo.min(other.lo),
+            hi: self.hi.max(other.hi),
+        }
+    }
+    fn extent(self) -> i64 {
+        self.hi - self.lo + 1
+    }
+}
+
+/// The boxes `(x, y)` one pyramid level is computed over.
+#[derive(Clone, Copy, Debug)]
+struct LevelBox {
+    x: Span,
+    y: Span,
+}
+
+impl LevelBox {
+    fn map(self, f: impl Fn(Span) -> Span) -> LevelBox {
+        LevelBox {
+            x: f(self.x),
+            y: f(self.y),
+        }
+    }
+    fn hull(self, other: LevelBox) -> LevelBox {
+        LevelBox {
+            x: self.x.hull(other.x),
+            y: self.y.hull(other.y),
+        }
+    }
+    /// `layers` values per point over this box, each given by `f(x, y, k)`.
+    fn fill(self, layers: i64, mut f: impl FnMut(i64, i64, i64) -> f32) -> Buffer<f32> {
+        let mut out = Buffer::with_mins(
+            &[self.x.lo, self.y.lo, 0],
+            &[self.x.extent(), self.y.extent(), layers],
+        );
+        for k in 0..layers {
+            for y in self.y.lo..=self.y.hi {
+                for x in self.x.lo..=self.x.hi {
+                    out.set(&[x, y, k], f(x, y, k));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// `downsample(f)` at `(x, y, k)`.
+fn downsample_at(f: &Buffer<f32>, x: i64, y: i64, k: i64) -> f32 {
+    let dx = |y: i64| {
+        let at = |x: i64| f.get(&[x, y, k]);
+        (at(2 * x - 1) + 3.0 * (at(2 * x) + at(2 * x + 1)) + at(2 * x + 2)) / 8.0
+    };
+    (dx(2 * y - 1) + 3.0 * (dx(2 * y) + dx(2 * y + 1)) + dx(2 * y + 2)) / 8.0
+}
+
+/// `upsample(f)` at `(x, y, k)`.
+fn upsample_at(f: &Buffer<f32>, x: i64, y: i64, k: i64) -> f32 {
+    let weight = |c: i64| (c.rem_euclid(2) * 2 + 1) as f32 / 4.0;
+    let ux = |y: i64| {
+        lerp_f32(
+            f.get(&[(x + 1).div_euclid(2), y, k]),
+            f.get(&[(x - 1).div_euclid(2), y, k]),
+            weight(x),
+        )
+    };
+    lerp_f32(
+        ux((y + 1).div_euclid(2)),
+        ux((y - 1).div_euclid(2)),
+        weight(y),
+    )
+}
+
+/// The pyramid whose level 0 is `base`: each next level downsampled over its box.
+fn gaussian_pyramid(base: Buffer<f32>, boxes: &[LevelBox]) -> Vec<Buffer<f32>> {
+    let layers = base.dim(2).extent;
+    let mut pyramid = vec![base];
+    for b in &boxes[1..] {
+        let finer = pyramid.last().expect("level 0 is there");
+        let level = b.fill(layers, |x, y, k| downsample_at(finer, x, y, k));
+        pyramid.push(level);
+    }
+    pyramid
+}
+
+/// The parameters of the filter.
+#[derive(Clone, Copy, Debug)]
+pub struct Parameters {
+    pub levels: i32,
+    pub alpha: f32,
+    pub beta: f32,
+}
+
+impl Default for Parameters {
+    fn default() -> Parameters {
+        Parameters {
+            levels: 8,
+            alpha: 1.0,
+            beta: 1.0,
+        }
+    }
+}
+
+/// The local Laplacian filter in plain Rust loops, with the pipeline's f32 arithmetic in the
+/// specification's order: the output over the input's box. Each pyramid level is computed
+/// over the box the next finer levels read (a coarse level's box, mapped back to level 0 by
+/// the downsampling, is far larger than the output). `levels` must be in 2..=256.
+pub fn reference(input: &Buffer<u16>, p: Parameters, pyramid_levels: usize) -> Result<Buffer<u16>> {
+    if pyramid_levels == 0 {
+        return Err(Error::Definition(
+            "local_laplacian needs at least one pyramid level".to_string(),
+        ));
+    }
+    if !REFERENCE_LEVELS.contains(&p.levels) {
+        return Err(Error::Definition(format!(
+            "the local Laplacian reference needs levels in {REFERENCE_LEVELS:?}, not {}",
+            p.levels
+        )));
+    }
+    let coarsest = pyramid_levels - 1;
+    let steps = p.levels - 1;
+    let steps_f = steps as f32;
+    let layers = i64::from(p.levels);
+    let (x0, y0) = (input.dim(0).min, input.dim(1).min);
+    let (x1, y1) = (x0 + input.width() - 1, y0 + input.height() - 1);
+
+    // remap as a table over every argument gPyramid[0] uses: [-steps * 256, steps * 256].
+    let a = p.alpha / steps_f;
+    let remap_half = i64::from(steps) * 256;
+    let remap: Vec<f32> = (-remap_half..=remap_half)
+        .map(|i| {
+            let fx = i as f32 / 256.0;
+            a * fx * (-fx * fx / 2.0).exp()
+        })
+        .collect();
+    let remap_at = |i: i64| remap[(i + remap_half) as usize];
+
+    let clamped = |x: i64, y: i64, c: i64| {
+        f32::from(input.get(&[x.clamp(x0, x1), y.clamp(y0, y1), c])) / 65535.0
+    };
+    let gray_at = |x: i64, y: i64| {
+        0.299 * clamped(x, y, 0) + 0.587 * clamped(x, y, 1) + 0.114 * clamped(x, y, 2)
+    };
+
+    // Boxes: the collapse reads level j + 1 where upsampling level j reads it; the Gaussian
+    // pyramids also cover what downsampling into the next level reads.
+    let output_box = LevelBox {
+        x: Span { lo: x0, hi: x1 },
+        y: Span { lo: y0, hi: y1 },
+    };
+    let mut collapse_boxes = vec![output_box];
+    for j in 1..pyramid_levels {
+        collapse_boxes.push(collapse_boxes[j - 1].map(Span::upsample_reads));
+    }
+    let mut pyramid_boxes = collapse_boxes.clone();
+    for j in (0..coarsest).rev() {
+        pyramid_boxes[j] = collapse_boxes[j].hull(pyramid_boxes[j + 1].map(Span::downsample_reads));
+    }
+
+    let gray = pyramid_boxes[0].fill(1, |x, y, _| gray_at(x, y));
+    let g0 = pyramid_boxes[0].fill(layers, |x, y, k| {
+        let g = gray.get(&[x, y, 0]);
+        let level = k as f32 * (1.0 / steps_f);
+        let idx = ((g * steps_f * 256.0) as i32).clamp(0, steps * 256);
+        p.beta * (g - level) + level + remap_at(i64::from(idx) - 256 * k)
+    });
+    let g_pyramid = gaussian_pyramid(g0, &pyramid_boxes);
+    let in_g_pyramid = gaussian_pyramid(gray.clone(), &pyramid_boxes);
+
+    let l_pyramid = |j: usize, x: i64, y: i64, k: i64| {
+        let g = g_pyramid[j].get(&[x, y, k]);
+        if j == coarsest {
+            g
+        } else {
+            g - upsample_at(&g_pyramid[j + 1], x, y, k)
+        }
+    };
+    let out_l_pyramid = |j: usize, x: i64, y: i64| {
+        let lv = in_g_pyramid[j].get(&[x, y, 0]) * steps_f;
+        let li = (lv as i32).clamp(0, p.levels - 2);
+        let lf = lv - li as f32;
+        let li = i64::from(li);
+        (1.0 - lf) * l_pyramid(j, x, y, li) + lf * l_pyramid(j, x, y, li + 1)
+    };
+    let mut out_g = collapse_boxes[coarsest].fill(1, |x, y, _| out_l_pyramid(coarsest, x, y));
+    for j in (0..coarsest).rev() {
+        out_g = collapse_boxes[j].fill(1, |x, y, _| {
+            upsample_at(&out_g, x, y, 0) + out_l_pyramid(j, x, y)
+        });
+    }
+
+    Ok(Buffer::from_fn(&input.mins(), &input.extents(), |q| {
+        let (x, y, c) = (q[0], q[1], q[2]);
+        let color =
+            out_g.get(&[x, y, 0]) * (clamped(x, y, c) + 0.01) / (gray.get(&[x, y, 0]) + 0.01);
+        (clamp_f32(color, 0.0, 1.0) * 65535.0) as u16
+    }))
+}
+
+impl App for LocalLaplacian {
+    fn name(&self) -> &'static str {
+        "local_laplacian"
+    }
+    fn input_description(&self) -> &'static str {
+        "u16 RGB, W x H x 3"
+    }
+    fn input_type(&self) -> Type {
+        Type::u16()
+    }
+    fn input_channels(&self) -> Option<i64> {
+        Some(3)
+    }
+    fn default_size(&self) -> (i64, i64) {
+        (2560, 1536)
+    }
+    fn params(&self) -> Vec<ParamSpec> {
+        let defaults = Parameters::default();
+        vec![
+            ParamSpec {
+                name: "levels",
+                ty: Type::i32(),
+                default: Value::Int(i64::from(defaults.levels)),
+                description:
+                    "the number of intensity levels the pyramid is remapped at (at least 2)",
+            },
+            ParamSpec {
+                name: "alpha",
+                ty: Type::f32(),
+                default: Value::F32(defaults.alpha),
+                description: "detail: how strongly local contrast is boosted",
+            },
+            ParamSpec {
+                name: "beta",
+                ty: Type::f32(),
+                default: Value::F32(defaults.beta),
+                description: "the global tone scale (below 1 compresses the range)",
+            },
+        ]
+    }
+    fn input_extents(&self, width: i64, height: i64) -> Vec<i64> {
+        vec![width, height, 3]
+    }
+    fn output_extents(&self, input_extents: &[i64]) -> Option<Vec<i64>> {
+        input_extents
+            .iter()
+            .all(|&e| e > 0)
+            .then(|| input_extents.to_vec())
+    }
+    fn build(&self) -> Result<AppPipeline> {
+        funcs(self.pyramid_levels).map(|f| f.pipeline())
+    }
+    fn schedules(&self) -> Vec<ScheduleInfo> {
+        schedule::infos(SCHEDULES)
+    }
+    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
+        schedule::build(self.name(), SCHEDULES, schedule, || {
+            funcs(self.pyramid_levels)
+        })
+    }
+    fn default_input(&self, width: i64, height: i64) -> AnyBuffer {
+        let image = synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED);
+        Buffer::<u16>::from_fn(&[0, 0, 0], &image.extents(), |c| {
+            (image.get(c) * 65535.0).round() as u16
+        })
+        .into()
+    }
+    fn reference(&self, input: &AnyBuffer, params: &[ParamBinding]) -> Result<AnyBuffer> {
+        self.check_input(input)?;
+        let (app, specs) = (self.name(), self.params());
+        let parameters = Parameters {
+            levels: param_value(app, &specs, params, "levels")?,
+            alpha: param_value(app, &specs, params, "alpha")?,
+            beta: param_value(app, &specs, params, "beta")?,
+        };
+        let input: Buffer<u16> = input.clone().try_into()?;
+        Ok(reference(&input, parameters, self.pyramid_levels)?.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_of_resampling() {
+        let s = Span { lo: 0, hi: 31 };
+        assert_eq!(s.upsample_reads(), Span { lo: -1, hi: 16 });
+        assert_eq!(s.downsample_reads(), Span { lo: -1, hi: 64 });
+        assert_eq!(
+            Span { lo: -1, hi: 1 }.upsample_reads(),
+            Span { lo: -1, hi: 1 }
+        );
+    }
+
+    #[test]
+    fn a_flat_gray_image_is_unchanged_with_alpha_zero_and_beta_one() {
+        // With alpha = 0 remap is 0 and beta = 1 makes every level the gray image itself,
+        // so every Laplacian level but the coarsest is 0 and the collapse gives gray back.
+        let input = Buffer::from_fn(&[0, 0, 0], &[6, 5, 3], |_| 30000u16);
+        let p = Parameters {
+            alpha: 0.0,
+            ..Parameters::default()
+        };
+        let out = reference(&input, p, J).expect("valid levels");
+        assert!(
+            out.data().iter().all(|&v| v.abs_diff(30000) <= 2),
+            "{:?}",
+            out.data()
+        );
+    }
+
+    #[test]
+    fn too_few_levels_are_refused() {
+        let input = Buffer::from_fn(&[0, 0, 0], &[2, 2, 3], |_| 0u16);
+        let p = Parameters {
+            levels: 1,
+            ..Parameters::default()
+        };
+        assert!(reference(&input, p, J).is_err());
+        assert!(reference(&input, Parameters::default(), 0).is_err());
+    }
+}
