@@ -512,7 +512,6 @@ fn parameters_reach_the_pipeline() {
 }
 
 #[test]
-#[ignore = "bilateral_grid lowers only once interval analysis bounds `1.0f / r_sigma` (see tests/bilateral_grid.rs)"]
 fn bilateral_grid_runs_benches_and_lowers_with_its_parameter() {
     let dir = TempDir::new().expect("temp dir");
     let out_path = dir.path().join("out.npy");

@@ -187,6 +187,11 @@ impl<'a> Bounder<'a> {
             }
             ExprKind::Binary(op, a, b) => {
                 let (x, y) = (self.bounds(a), self.bounds(b));
+                if let (true, true, Some(p), Some(q)) =
+                    (x.is_single_point(), y.is_single_point(), &x.min, &y.min)
+                {
+                    return Interval::single_point(Expr::binary(*op, p.clone(), q.clone()));
+                }
                 self.binary(*op, &x, &y, a.ty().element())
             }
             ExprKind::Select(c, t, f) => {
