@@ -312,3 +312,23 @@ fn update_stages_with_their_own_schedules() {
         );
     }
 }
+
+#[test]
+fn a_producer_used_only_where_a_predicate_never_holds() {
+    // The update's `where` is false on the whole domain, so nothing of g is needed: g gets an
+    // empty region and no storage instead of a lowering error (found by the schedule fuzzer).
+    let x = Var::new("x");
+    let g = Func::new("g");
+    g.define(x, x * 2).unwrap();
+    g.compute_root();
+    let r = RDom::named("r", [(0, 2)]);
+    r.where_(r.x().lt(0));
+    let f = Func::new("f");
+    f.define(x, 1).unwrap();
+    f.update(x, f.at(x) + g.at(x + r.x())).unwrap();
+    let run = check(&f, &TestInputs::new(), &[0], &[5]);
+    let AnyBuffer::I32(values) = &run.realization.buffers[0] else {
+        panic!("f is i32");
+    };
+    assert!((0..5).all(|i| values.get(&[i]) == 1));
+}

@@ -47,7 +47,7 @@ use tessera::lang::stage::{DimName, Stage};
 use tessera::prelude::*;
 
 const DEFAULT_SEED: u64 = 20_240_611;
-const DEFAULT_CASES: u64 = 80;
+const DEFAULT_CASES: u64 = 200;
 /// How many Funcs deep computation may nest (a Func computed in the loops of a Func computed
 /// in the loops of ...).
 const MAX_NESTING: usize = 3;

@@ -187,9 +187,15 @@ impl<'a> Bounder<'a> {
             }
             ExprKind::Binary(op, a, b) => {
                 let (x, y) = (self.bounds(a), self.bounds(b));
-                if let (true, true, Some(p), Some(q)) =
-                    (x.is_single_point(), y.is_single_point(), &x.min, &y.min)
-                {
+                // A float operation on two single points is that single point (Halide's
+                // rule): `1.0f / r_sigma` stays bounded although the divisor's sign is unknown.
+                if let (true, true, true, Some(p), Some(q)) = (
+                    a.ty().is_float(),
+                    x.is_single_point(),
+                    y.is_single_point(),
+                    &x.min,
+                    &y.min,
+                ) {
                     return Interval::single_point(Expr::binary(*op, p.clone(), q.clone()));
                 }
                 self.binary(*op, &x, &y, a.ty().element())

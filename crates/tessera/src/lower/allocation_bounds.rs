@@ -9,7 +9,7 @@ use super::names::{realized_extent, realized_min};
 use super::realization_order::Environment;
 use crate::analysis::bounds::Scope;
 use crate::analysis::interval::Interval;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ir::{BinaryOp, Expr, Stmt, StmtKind, Symbol};
 use crate::simplify::simplify;
 
@@ -54,17 +54,16 @@ fn size_realizations(s: &Stmt, env: &Environment, lets: &mut Scope) -> Result<St
     let touched = union_boxes(
         func_box_in(&producer, *func, true, lets),
         func_box_in(&producer, *func, false, lets),
-    )
-    .ok_or_else(|| {
-        Error::Schedule(format!(
-            "internal error: {func} is realized but never touched"
-        ))
-    })?;
+    );
     let mut out = s.clone();
     for (d, arg) in f.args.iter().enumerate().rev() {
-        let (min, max) = bounded(&touched[d], || {
-            format!("the storage of {func} in dimension {d} ({arg})")
-        })?;
+        // Nothing touched (its producer never runs: nothing of it is needed): no storage.
+        let (min, max) = match &touched {
+            Some(touched) => bounded(&touched[d], || {
+                format!("the storage of {func} in dimension {d} ({arg})")
+            })?,
+            None => (Expr::i32(0), Expr::i32(-1)),
+        };
         // The region is empty (max < min) where everything touching it is guarded off in
         // this instance (a GuardWithIf tail past the end): nothing is stored then.
         let extent = simplify(&Expr::binary(
