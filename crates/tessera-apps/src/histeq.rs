@@ -12,9 +12,10 @@
 //! output(x, y) = lut(i32(input(x, y)))
 //! ```
 //!
-//! Schedules: `manual` (hist, cdf, cmin and lut computed at root, their pure definitions
-//! vectorized; the histogram's update is a serial scatter and the CDF's a serial scan; the
-//! output parallel over rows and vectorized over x), `root`, and `inline` (lut inlined; the
+//! Schedules: `manual` (the histogram factored with rfactor into partial histograms per
+//! strip of rows and x lane, strips in parallel, summed in vectors; cdf, cmin and lut computed
+//! at root, the CDF's update a serial scan; the output parallel over rows and vectorized over
+//! x), `root`, and `inline` (lut inlined; the
 //! Funcs with updates — hist, cdf, cmin — computed at root).
 
 use tessera::lang::param::ParamBinding;
@@ -118,10 +119,32 @@ const SCHEDULES: &[Schedule<HisteqFuncs>] = &[
 ];
 
 /// The 256-entry tables at root, their pure definitions in 8-lane (i32 and f32) vectors; the
-/// histogram's update scatters and the CDF's scans, so both stay serial. The output, a gather
-/// from the lookup table, runs rows in parallel, 32 pixels a vector.
+/// histogram factored into parallel partial histograms (below), the CDF's scan serial. The
+/// output, a gather from the lookup table, runs rows in parallel, 32 pixels a vector.
 fn manual(p: &HisteqFuncs) {
+    // The histogram is factored (rfactor) into partial histograms, one per strip of 32 rows
+    // and per x modulo 4 (so runs of equal pixels do not serialize on one counter), the
+    // strips built in parallel, then summed bin-vector by bin-vector.
+    let (strip, lane) = (Var::new("strip"), Var::new("lane"));
+    p.hist
+        .update_stage(0)
+        .split("r.x", "rxo", "rxi", 4)
+        .split("r.y", "ryo", "ryi", 32);
+    let partial = p
+        .hist
+        .update_stage(0)
+        .rfactor(&[("ryo".into(), strip), ("rxi".into(), lane)])
+        .expect("internal error: histeq's histogram is an integer sum");
+    partial.compute_root().vectorize("i", 8).parallel(strip);
+    partial
+        .update_stage(0)
+        .reorder(&[lane.into(), "rxo".into(), "ryi".into(), strip.into()])
+        .parallel(strip);
     p.hist.compute_root().vectorize("i", 8);
+    p.hist
+        .update_stage(0)
+        .reorder(&["i".into(), "ryo".into(), "rxi".into()])
+        .vectorize("i", 8);
     p.cdf.compute_root().vectorize("i", 8);
     p.cmin.compute_root();
     p.lut.compute_root().vectorize("i", 8);
