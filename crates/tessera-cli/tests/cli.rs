@@ -283,12 +283,17 @@ fn lower_prints_the_loop_nest_of_each_schedule() {
         "{inline}"
     );
 
-    // histeq manual: the histogram's scatter serial, the output parallel over rows, 32 lanes.
+    // histeq manual: partial histograms (rfactor) scattered in parallel strips, then summed
+    // over the strips; the output parallel over rows, 32 lanes.
     let histeq = lower(&["histeq", "--schedule", "manual"]);
+    assert!(
+        histeq.contains("parallel for (hist_intm.s1.strip, "),
+        "{histeq}"
+    );
     assert!(
         histeq
             .lines()
-            .any(|l| l.trim_start().starts_with("for (hist.s1.r.y, ")),
+            .any(|l| l.trim_start().starts_with("for (hist.s1.ryo, ")),
         "{histeq}"
     );
     assert!(histeq.contains("parallel for (output.s0.y, "), "{histeq}");
