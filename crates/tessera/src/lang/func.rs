@@ -360,7 +360,8 @@ fn rvar_links(e: &Expr) -> Vec<(Symbol, RDomLink)> {
     out
 }
 
-fn calls_func(e: &Expr, f: &Function) -> bool {
+/// Whether `e` reads Func `f`.
+pub(crate) fn calls_func(e: &Expr, f: &Function) -> bool {
     let mut found = false;
     visit_exprs(e, &mut |n| {
         if let ExprKind::Call {

@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 
-use super::func::Func;
+use super::func::{calls_func, Func};
 use super::function::Function;
 use super::inline_reductions::{type_max, type_min};
 use super::rdom::{RDom, RVarDef};
@@ -24,7 +24,7 @@ use super::schedule::{find_dim, LoopDim, SplitDirective};
 use super::stage::{DimName, Stage};
 use super::var::Var;
 use crate::error::{Error, Result};
-use crate::ir::substitute::{substitute_map, uses_var};
+use crate::ir::substitute::substitute_map;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Symbol, Type};
 use crate::simplify::simplify;
 
@@ -91,7 +91,7 @@ impl Plan {
             ));
         };
         let ty = value.ty();
-        let (op, term) = split_reduction(value, name, &def.args).ok_or_else(|| {
+        let (op, term) = split_reduction(value, func, &def.args).ok_or_else(|| {
             err(format!(
                 "the update is not of the form {name}(..) = {name}(..) op e with e not reading {name}; rfactor needs an associative, commutative op"
             ))
@@ -357,7 +357,8 @@ fn loop_value(
 }
 
 /// `(op, e)` when `value` is `f(lhs) op e` or `e op f(lhs)` with `e` not reading `f`.
-fn split_reduction(value: &Expr, f: Symbol, lhs: &[Expr]) -> Option<(BinaryOp, Expr)> {
+fn split_reduction(value: &Expr, func: &Function, lhs: &[Expr]) -> Option<(BinaryOp, Expr)> {
+    let f = func.name();
     let ExprKind::Binary(op, a, b) = value.kind() else {
         return None;
     };
@@ -372,22 +373,7 @@ fn split_reduction(value: &Expr, f: Symbol, lhs: &[Expr]) -> Option<(BinaryOp, E
     } else {
         return None;
     };
-    (!reads_func(term, f)).then(|| (*op, term.clone()))
-}
-
-fn reads_func(e: &Expr, f: Symbol) -> bool {
-    let mut found = false;
-    crate::ir::visit::visit_exprs(e, &mut |n| {
-        if let ExprKind::Call {
-            kind: CallKind::Func(link),
-            ..
-        } = n.kind()
-        {
-            found |= link.name() == f;
-        }
-        !found
-    });
-    found || uses_var(e, f)
+    (!calls_func(term, func)).then(|| (*op, term.clone()))
 }
 
 /// The identity of `op` on `ty`, when regrouping `op` is exact.

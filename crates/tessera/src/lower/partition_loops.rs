@@ -254,36 +254,28 @@ fn sites_in_expr(
 
 /// The condition under which a `min`/`max`/`select` with one likely arm equals that arm.
 fn likely_condition(e: &Expr) -> Option<Expr> {
-    let ge = |a: &Expr, b: &Expr| Expr::binary(BinaryOp::Le, b.clone(), a.clone());
-    let le = |a: &Expr, b: &Expr| Expr::binary(BinaryOp::Le, a.clone(), b.clone());
-    match e.kind() {
-        ExprKind::Binary(op @ (BinaryOp::Min | BinaryOp::Max), a, b) => {
-            let (arm, other) = match (contains_likely(a), contains_likely(b)) {
-                (true, false) => (a, b),
-                (false, true) => (b, a),
-                _ => return None,
-            };
-            Some(if *op == BinaryOp::Min {
-                le(arm, other)
-            } else {
-                ge(arm, other)
-            })
-        }
-        ExprKind::Select(c, t, f) => match (contains_likely(t), contains_likely(f)) {
-            (true, false) => Some(c.clone()),
-            (false, true) => Some(Expr::unary(UnaryOp::Not, c.clone())),
-            _ => None,
-        },
-        _ => None,
-    }
+    let (arm, other) = likely_arm_and_other(e)?;
+    Some(match e.kind() {
+        ExprKind::Binary(BinaryOp::Min, ..) => Expr::binary(BinaryOp::Le, arm, other),
+        ExprKind::Binary(..) => Expr::binary(BinaryOp::Le, other, arm),
+        ExprKind::Select(c, t, _) if *t == arm => c.clone(),
+        ExprKind::Select(c, ..) => Expr::unary(UnaryOp::Not, c.clone()),
+        _ => unreachable!("likely_arm_and_other matches only min, max and select"),
+    })
 }
 
 fn likely_arm(e: &Expr) -> Option<Expr> {
+    likely_arm_and_other(e).map(|(arm, _)| arm)
+}
+
+/// For a `min`, `max` or `select` with exactly one arm containing `likely`: that arm and the
+/// other one.
+fn likely_arm_and_other(e: &Expr) -> Option<(Expr, Expr)> {
     match e.kind() {
         ExprKind::Binary(BinaryOp::Min | BinaryOp::Max, a, b) | ExprKind::Select(_, a, b) => {
             match (contains_likely(a), contains_likely(b)) {
-                (true, false) => Some(a.clone()),
-                (false, true) => Some(b.clone()),
+                (true, false) => Some((a.clone(), b.clone())),
+                (false, true) => Some((b.clone(), a.clone())),
                 _ => None,
             }
         }
