@@ -59,8 +59,11 @@ pub fn funcs() -> Result<BlurFuncs> {
     })
 }
 
-/// u16 lanes in a 256-bit vector.
-const VECTOR: i32 = 16;
+/// u16 lanes in a 512-bit (AVX-512) vector: the schedules written here use it.
+const VECTOR: i32 = 32;
+/// u16 lanes in a 256-bit vector, `schedule::natural_vector_width`, which `root` and
+/// `full_fusion` use.
+const ROOT_VECTOR: i32 = 16;
 /// The rows of a strip in `manual` and in `sliding_tiles`.
 const MANUAL_STRIP: i32 = 32;
 const SLIDING_TILES_STRIP: i32 = 8;
@@ -77,7 +80,7 @@ const SCHEDULES: &[Schedule<BlurFuncs>] = &[
     },
     Schedule {
         name: "root",
-        min_output: (VECTOR as i64, 1),
+        min_output: (ROOT_VECTOR as i64, 1),
         apply: schedule::root,
     },
     Schedule {
@@ -88,12 +91,12 @@ const SCHEDULES: &[Schedule<BlurFuncs>] = &[
     // With two stages, breadth-first is exactly `root`: blur_x computed at root.
     Schedule {
         name: "breadth_first",
-        min_output: (VECTOR as i64, 1),
+        min_output: (ROOT_VECTOR as i64, 1),
         apply: schedule::root,
     },
     Schedule {
         name: "full_fusion",
-        min_output: (VECTOR as i64, 1),
+        min_output: (ROOT_VECTOR as i64, 1),
         apply: full_fusion,
     },
     Schedule {

@@ -122,7 +122,8 @@ fn every_schedule_of_every_app_matches_the_reference() {
 #[test]
 fn built_in_test_images_through_the_default_schedule() {
     for app in lowered_apps() {
-        let (w, h) = (40, 36);
+        let fits = app.schedule_info("manual").expect("manual").min_output;
+        let (w, h) = (fits.0.max(40), fits.1.max(36));
         let input = app.default_input(w, h);
         let (mins, extents) = app.check_input(&input).expect("the input fits the app");
         let lowered = lowered(app, "manual");

@@ -1,7 +1,10 @@
-//! `tessera lower APP [--schedule S] [--passes]`: the loop nest an app's pipeline lowers to
-//! under a schedule, as pseudo-code, optionally followed by the time each lowering pass took.
+//! `tessera lower APP [--schedule S] [--passes] [--emit stmt|llvm|asm]`: the loop nest an app's
+//! pipeline lowers to under a schedule, as pseudo-code (or the LLVM IR or host assembly the
+//! native backend makes of it), optionally followed by the time each lowering pass took.
 
-use clap::Args;
+use clap::{Args, ValueEnum};
+use tessera::codegen::{emit_assembly, emit_llvm_ir, Target};
+use tessera::pipeline::signature;
 
 use crate::run::DEFAULT_SCHEDULE;
 
@@ -15,19 +18,36 @@ pub struct LowerArgs {
     /// Also print the time each lowering pass took.
     #[arg(long)]
     passes: bool,
+    /// What to print: the lowered loop nest, the optimized LLVM IR, or the host assembly.
+    #[arg(long, value_enum, default_value_t = Emit::Stmt)]
+    emit: Emit,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Emit {
+    Stmt,
+    Llvm,
+    Asm,
 }
 
 pub fn lower(args: &LowerArgs) -> Result<(), String> {
     let app = tessera_apps::find(&args.app).map_err(|e| e.to_string())?;
     let lowered = app.lower(&args.schedule).map_err(|e| e.to_string())?;
-    print!("{}", lowered.lowered.stmt);
+    let lowered = &lowered.lowered;
+    let (target, name) = (Target::host(), app.name());
+    let text = match args.emit {
+        Emit::Stmt => Ok(lowered.stmt.to_string()),
+        Emit::Llvm => emit_llvm_ir(&lowered.stmt, &signature(lowered), &target, name),
+        Emit::Asm => emit_assembly(&lowered.stmt, &signature(lowered), &target, name),
+    };
+    print!("{}", text.map_err(|e| e.to_string())?);
     if args.passes {
         println!(
             "\nlowering passes of {} (schedule {}):",
             app.name(),
             args.schedule
         );
-        print!("{}", lowered.lowered.pass_timings());
+        print!("{}", lowered.pass_timings());
     }
     Ok(())
 }

@@ -241,13 +241,22 @@ fn lower_prints_the_loop_nest_of_each_schedule() {
         );
         stdout(&out)
     };
-    // manual: parallel strips of rows; x vectorized into 16-lane ramps.
+    // manual: parallel strips of rows; x vectorized into 32-lane ramps.
     let manual = lower(&["blur"]);
     assert!(manual.contains("parallel for (blur_y.s0.y.y, "), "{manual}");
     assert!(
-        manual.contains("ramp(") && manual.contains("x16("),
+        manual.contains("ramp(") && manual.contains("x32("),
         "{manual}"
     );
+    // The same nest as LLVM IR and as host assembly: 32 x u16 vectors, and when the host
+    // has AVX-512, 512-bit registers.
+    let llvm = lower(&["blur", "--emit", "llvm"]);
+    assert!(llvm.contains("<32 x i16>"), "{llvm}");
+    let asm = lower(&["blur", "--emit", "asm"]);
+    assert!(asm.contains("vpmulhuw"), "{asm}");
+    if std::arch::is_x86_feature_detected!("avx512bw") {
+        assert!(asm.contains("%zmm"), "{asm}");
+    }
 
     // sliding_window: blur_x folded to 4 rows of storage, the y loop serial.
     let sliding = lower(&["blur", "--schedule", "sliding_window"]);
@@ -379,7 +388,7 @@ fn bad_inputs_fail_with_one_line_errors() {
     assert!(e.contains("no app named `sharpen`"), "{e}");
     let e = failure(&["run", "blur", "--width", "12", "--height", "7"]);
     assert!(
-        e.contains("schedule `manual` of app blur computes outputs of at least 16 x 32")
+        e.contains("schedule `manual` of app blur computes outputs of at least 32 x 32")
             && e.contains("this output is 12 x 7")
             && e.contains("a schedule that fits: inline"),
         "{e}"

@@ -56,13 +56,15 @@ fn is_constant(v: Value<'_>) -> bool {
     }
 }
 
-/// What a captured binding is stored as: its value, then its linear form's parts.
+/// What a captured binding is stored as: its value, then its linear form's parts, then its
+/// 64-bit form.
 fn binding_parts<'ctx>(b: &Binding<'ctx>) -> Vec<Value<'ctx>> {
     let mut parts = vec![b.value];
     if let Some(l) = b.linear {
         parts.push(l.base);
         parts.extend(l.stride);
     }
+    parts.extend(b.wide);
     parts
 }
 
@@ -199,7 +201,15 @@ impl<'ctx> Codegen<'ctx> {
                 base: unpack(l.base),
                 stride: l.stride.map(&mut unpack),
             });
-            self.f.names.push((*name, Binding { value, linear }));
+            let wide = captured.wide.map(&mut unpack);
+            self.f.names.push((
+                *name,
+                Binding {
+                    value,
+                    linear,
+                    wide,
+                },
+            ));
         }
         for (name, s) in buffers {
             let base = unpack(s.base.into()).into_pointer_value();

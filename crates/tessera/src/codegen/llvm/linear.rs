@@ -88,6 +88,12 @@ impl<'ctx> Codegen<'ctx> {
             Some(l) => Ok(Binding {
                 value: self.materialize(l, value.ty()),
                 linear: Some(l),
+                wide: None,
+            }),
+            None if value.ty() == Type::i32() => Ok(Binding {
+                value: self.expr(value)?,
+                linear: None,
+                wide: Some(self.address(value)?),
             }),
             None => Ok(self.expr(value)?.into()),
         }

@@ -68,12 +68,16 @@ struct Storage<'ctx> {
     elem: Type,
 }
 
-/// A name in scope: its value and, for an integer vector `base + stride * [0, 1, ...]`, that
-/// linear form (so accesses indexed through it stay dense; see `linear`).
+/// A name in scope: its value; for an integer vector `base + stride * [0, 1, ...]`, that
+/// linear form (so accesses indexed through it stay dense; see `linear`); for a scalar i32
+/// let or loop variable, its value as an i64 computed in 64 bits (so addresses built from it
+/// need no sign extension inside loops and LLVM sees a 64-bit induction variable it can
+/// strength-reduce; see `vector::address`).
 #[derive(Clone, Copy)]
 struct Binding<'ctx> {
     value: BasicValueEnum<'ctx>,
     linear: Option<linear::Linear<'ctx>>,
+    wide: Option<BasicValueEnum<'ctx>>,
 }
 
 impl<'ctx> From<BasicValueEnum<'ctx>> for Binding<'ctx> {
@@ -81,6 +85,7 @@ impl<'ctx> From<BasicValueEnum<'ctx>> for Binding<'ctx> {
         Binding {
             value,
             linear: None,
+            wide: None,
         }
     }
 }

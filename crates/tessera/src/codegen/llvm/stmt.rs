@@ -12,7 +12,7 @@ use inkwell::values::{FunctionValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
 
 use super::values::{Built, Value};
-use super::{Codegen, Storage};
+use super::{Binding, Codegen, Storage};
 use crate::error::{Error, Result};
 use crate::ir::{Expr, ForKind, MessagePart, Stmt, StmtKind, Symbol, Type};
 use crate::runtime::context::{encode_template, TemplatePart};
@@ -154,7 +154,9 @@ impl<'ctx> Codegen<'ctx> {
         self.serial_loop(name, rest_lo, rest, body, ty)
     }
 
-    /// `for name in [lo, lo + count)` over compiled bounds of type `ty`.
+    /// `for name in [lo, lo + count)` over compiled bounds of type `ty`. An i32 loop counts
+    /// in 64 bits and binds its variable's 64-bit form too, so addresses in the body are
+    /// affine in one 64-bit induction variable.
     fn serial_loop(
         &mut self,
         name: Symbol,
@@ -163,13 +165,15 @@ impl<'ctx> Codegen<'ctx> {
         body: &Stmt,
         ty: Type,
     ) -> Result<()> {
+        let counter = if ty == Type::i32() { Type::i64() } else { ty };
+        let count = self.cast(count, ty, counter);
         let before = self.current_block();
         let header = self.ctx.append_basic_block(self.f.function, name.as_str());
         let body_block = self.ctx.append_basic_block(self.f.function, "body");
         let exit = self.ctx.append_basic_block(self.f.function, "end");
         self.builder.build_unconditional_branch(header).built();
         self.builder.position_at_end(header);
-        let i = self.builder.build_phi(self.llvm_type(ty), "i").built();
+        let i = self.builder.build_phi(self.llvm_type(counter), "i").built();
         let iv = i.as_basic_value();
         let less = if ty.is_int() {
             IntPredicate::SLT
@@ -181,12 +185,21 @@ impl<'ctx> Codegen<'ctx> {
             .build_conditional_branch(go.into_int_value(), body_block, exit)
             .built();
         self.builder.position_at_end(body_block);
-        let value = self.binop(super::values::Op::Add, lo, iv);
-        self.with_name(name, value, |cg| cg.stmt(body))?;
-        let next = self.binop(super::values::Op::Add, iv, self.int_const(ty, 1));
+        let value = self.binop(super::values::Op::Add, lo, self.cast(iv, counter, ty));
+        let wide = (counter != ty).then(|| {
+            let lo = self.cast(lo, ty, counter);
+            self.binop(super::values::Op::Add, lo, iv)
+        });
+        let binding = Binding {
+            value,
+            linear: None,
+            wide,
+        };
+        self.with_name(name, binding, |cg| cg.stmt(body))?;
+        let next = self.binop(super::values::Op::Add, iv, self.int_const(counter, 1));
         let latch = self.current_block();
         self.builder.build_unconditional_branch(header).built();
-        i.add_incoming(&[(&self.zero(ty), before), (&next, latch)]);
+        i.add_incoming(&[(&self.zero(counter), before), (&next, latch)]);
         self.builder.position_at_end(exit);
         Ok(())
     }

@@ -138,7 +138,7 @@ impl<'ctx> Codegen<'ctx> {
     /// `sext(a) + 1` can, and neighbouring accesses share one base register). This equals
     /// the 32-bit arithmetic unless that overflows, which lowering already assumes signed
     /// 32-bit arithmetic does not (the overflow contract). Other indices are extended.
-    fn address(&mut self, e: &Expr) -> Result<Value<'ctx>> {
+    pub(super) fn address(&mut self, e: &Expr) -> Result<Value<'ctx>> {
         let ty = e.ty();
         if ty == Type::i32() {
             match e.kind() {
@@ -146,6 +146,11 @@ impl<'ctx> Codegen<'ctx> {
                 ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul), a, b) => {
                     let (x, y) = (self.address(a)?, self.address(b)?);
                     return Ok(self.binary(*op, x, y, Type::i64(), None));
+                }
+                ExprKind::Var(name) => {
+                    if let Some(wide) = self.binding(*name)?.wide {
+                        return Ok(wide);
+                    }
                 }
                 _ => {}
             }
