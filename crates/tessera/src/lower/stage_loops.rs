@@ -121,9 +121,13 @@ fn build_loop_nest(
                 bounds.insert(*outer, (i32c(0), outer_extent));
                 let base = mul(var_of(*outer), factor.clone());
                 let base = match resolve_tail(*tail, stage > 0) {
-                    TailStrategy::ShiftInwards => {
-                        Expr::binary(BinaryOp::Min, base, sub(old_extent.clone(), factor))
-                    }
+                    // `likely`: every iteration but the last takes the unshifted base, so
+                    // loop partitioning gives the steady iterations code without the clamp.
+                    TailStrategy::ShiftInwards => Expr::binary(
+                        BinaryOp::Min,
+                        crate::lang::math::likely(base),
+                        sub(old_extent.clone(), factor),
+                    ),
                     TailStrategy::GuardWithIf => {
                         conditions.push(Expr::binary(
                             BinaryOp::Lt,

@@ -14,16 +14,15 @@
 //!
 //! Modules: `values` (a type-uniform layer over inkwell), `expr` and `arith` (expressions and
 //! the exact integer semantics), `intrinsics` (math functions and the other intrinsics),
-//! `linear` (integer vectors as base + stride * lane), `vector` (loads and stores), `stmt` (control flow, allocations, assertions), `partition`
-//! (serial loops split around the clamps of vectorized tails), `closure`
-//! (parallel loop bodies outlined into task functions), `passes` (the optimization pipeline).
+//! `linear` (integer vectors as base + stride * lane), `vector` (loads and stores), `stmt`
+//! (control flow, allocations, assertions), `closure` (parallel loop bodies outlined into
+//! task functions), `passes` (the optimization pipeline).
 
 mod arith;
 mod closure;
 mod expr;
 mod intrinsics;
 mod linear;
-mod partition;
 mod passes;
 mod stmt;
 mod values;

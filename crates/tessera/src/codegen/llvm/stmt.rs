@@ -1,6 +1,5 @@
-//! Statements to control flow: lets, serial loops (vectorized or unrolled loops left over run
-//! serially too, partitioned by `partition`; parallel ones go to `closure`), conditionals, stores, assertions and
-//! allocations. Small allocations of constant size live on the stack; the others come from
+//! Statements to control flow: lets, serial loops (parallel ones go to `closure`),
+//! conditionals, stores, assertions and allocations. Small allocations of constant size live on the stack; the others come from
 //! `tessera_malloc` and go back through `tessera_free`, also when an error returns early.
 //! Errors (a failed assertion, a failed allocation, a failed parallel task) return their code
 //! from the current function after freeing its live heap allocations.
@@ -144,14 +143,7 @@ impl<'ctx> Codegen<'ctx> {
         }
         let lo = self.expr(min)?;
         let count = self.expr(extent)?;
-        let Some(p) = super::partition::partition(name, min, extent, body) else {
-            return self.serial_loop(name, lo, count, body, ty);
-        };
-        let steady = self.expr(&p.steady_extent)?;
-        self.serial_loop(name, lo, steady, &p.steady_body, ty)?;
-        let rest_lo = self.binop(super::values::Op::Add, lo, steady);
-        let rest = self.binop(super::values::Op::Sub, count, steady);
-        self.serial_loop(name, rest_lo, rest, body, ty)
+        self.serial_loop(name, lo, count, body, ty)
     }
 
     /// `for name in [lo, lo + count)` over compiled bounds of type `ty`. An i32 loop counts
