@@ -192,11 +192,19 @@ fn parallel_rows(f: &Func, rows: i32) -> &Func {
 /// over x; interpolated unrolled in 2 × 2 blocks, so that within a block the upsampling's
 /// divisions by 2 are known. The finest and coarsest levels are inlined into their consumers.
 /// The output is computed in 2 × 2 tiles with its three channels unrolled innermost, the
-/// tiles' columns vectorized.
+/// tiles' columns vectorized. The first level, which reads the (planar) input, computes its
+/// four channels together per pixel, so each input plane is read once and alpha is loaded
+/// once for all of them.
 pub fn manual(p: &InterpolateFuncs) {
     let levels = p.downsampled.len();
     for l in 1..levels.saturating_sub(1) {
         parallel_rows(p.downsampled[l].compute_root(), ROWS_PER_TASK).vectorize("x", VECTOR);
+        if l == 1 {
+            p.downsampled[l]
+                .reorder(&["c".into(), "x".into(), "y_in_task".into(), "y".into()])
+                .bound(Var::new("c"), 0, 4)
+                .unroll("c", 4);
+        }
         parallel_rows(p.interpolated[l].compute_root(), ROWS_PER_TASK)
             .unroll("x", 2)
             .unroll("y", 2)
