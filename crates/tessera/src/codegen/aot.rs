@@ -99,7 +99,8 @@ void tessera_free(void *user_context, void *block);
 int32_t tessera_error(void *user_context, const char *message_template, const uint64_t *values);
 #endif
 
-/* Returns 0, or the non-zero code of tessera_error. args[i]:
+/* Returns 0, or the non-zero code of tessera_error. The buffers must not overlap in memory
+   (the generated code assumes a store to one buffer never changes another). args[i]:
 "#
     );
     let mut index = 0;

@@ -189,6 +189,9 @@ fn compile_code(stmt: &Stmt, signature: &Signature, target: &Target) -> Result<J
     let address = engine
         .get_function_address(ENTRY)
         .map_err(|e| Error::Codegen(format!("the JIT did not produce the pipeline: {e}")))?;
+    if std::env::var_os(PERF_MAP_VARIABLE).is_some() {
+        write_perf_map(&module, &engine);
+    }
     // SAFETY: the entry point has this signature (see `codegen::llvm`).
     let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(address) };
     Ok(JitCode {
@@ -197,6 +200,40 @@ fn compile_code(stmt: &Stmt, signature: &Signature, target: &Target) -> Result<J
         _engine: engine,
         _context: context,
     })
+}
+
+/// Set, this environment variable makes the JIT list the generated functions in
+/// `/tmp/perf-PID.map`, where `perf report` finds their names (profiling aid).
+const PERF_MAP_VARIABLE: &str = "TESSERA_PERF_MAP";
+
+/// Appends the generated functions (the entry point and its parallel tasks) to perf's map of
+/// JIT code for this process. A function's size is taken as the distance to the next one.
+fn write_perf_map(module: &inkwell::module::Module<'_>, engine: &ExecutionEngine<'_>) {
+    use std::io::Write as _;
+    let mut functions: Vec<(usize, String)> = module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0)
+        .filter_map(|f| {
+            let name = f.get_name().to_string_lossy().into_owned();
+            let address = engine.get_function_address(&name).ok()?;
+            Some((address, name))
+        })
+        .collect();
+    functions.sort();
+    let path = format!("/tmp/perf-{}.map", std::process::id());
+    let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    else {
+        return;
+    };
+    for (i, (address, name)) in functions.iter().enumerate() {
+        let size = functions
+            .get(i + 1)
+            .map_or(1 << 16, |(next, _)| next - address);
+        let _ = writeln!(file, "{address:x} {size:x} tessera::{name}");
+    }
 }
 
 /// The address of a function generated code may call by name.

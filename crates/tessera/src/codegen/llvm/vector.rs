@@ -4,16 +4,30 @@
 //! uniform index; gathers and scatters (`llvm.masked.gather`/`scatter`, lanes stored in
 //! order, so the last of equal indices wins) otherwise. Predicated-off lanes of a load read
 //! as zero, as in the evaluator. Bools are bytes in memory.
+//!
+//! Every plain load and store carries type-based alias metadata naming its buffer, so LLVM
+//! knows accesses to different buffers are independent (a store to one buffer does not force
+//! reloading another) — Halide's assumption too: a pipeline's buffers do not overlap. The
+//! Rust API guarantees it (output buffers are borrowed mutably, inputs own their data); the
+//! AOT header states it as a requirement.
 
 use inkwell::basic_block::BasicBlock;
 use inkwell::types::BasicTypeEnum;
-use inkwell::values::{BasicValue, PointerValue};
+use inkwell::values::{BasicValue, MetadataValue, PointerValue};
 
 use super::linear::Linear;
 use super::values::{Built, Value};
 use super::{Codegen, Storage};
 use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, Expr, ExprKind, Symbol, Type};
+
+/// How a plain load or store is made: its alignment (the element's size) and the TBAA tag
+/// of its buffer.
+#[derive(Clone, Copy)]
+struct Access<'ctx> {
+    align: u32,
+    tag: MetadataValue<'ctx>,
+}
 
 /// Largest constant stride loaded densely and shuffled, and the largest span loaded so.
 const MAX_SHUFFLED_STRIDE: i128 = 4;
@@ -174,8 +188,24 @@ impl<'ctx> Codegen<'ctx> {
         }
     }
 
-    fn alignment(ty: Type) -> u32 {
-        ty.bytes() as u32
+    /// How `buffer` is accessed with values of `ty`: aligned to the element, tagged with the
+    /// buffer's alias class.
+    fn access(&self, buffer: Symbol, ty: Type) -> Access<'ctx> {
+        let i64t = self.ctx.i64_type();
+        let root = self
+            .ctx
+            .metadata_node(&[self.ctx.metadata_string("tessera buffers").into()]);
+        let class = self.ctx.metadata_node(&[
+            self.ctx.metadata_string(buffer.as_str()).into(),
+            root.into(),
+            i64t.const_zero().into(),
+        ]);
+        Access {
+            align: ty.bytes() as u32,
+            tag: self
+                .ctx
+                .metadata_node(&[class.into(), class.into(), i64t.const_zero().into()]),
+        }
     }
 
     /// `buffer[index]` of type `ty`, lanes where `predicate` is false reading zero.
@@ -189,23 +219,24 @@ impl<'ctx> Codegen<'ctx> {
         let storage = self.typed_storage(buffer, ty, "Load from", index, predicate)?;
         let mem = self.storage_type(ty);
         let elem = self.storage_type(ty.element());
-        let align = Self::alignment(ty);
+        let access = self.access(buffer, ty);
+        let align = access.align;
         let predicate = match predicate {
             Some(p) => Some(self.expr(p)?),
             None => None,
         };
         let layout = self.layout(index)?;
         let raw = match (layout, predicate) {
-            (Layout::Scalar(i), None) => self.load_scalar(elem, storage.base, i, align),
+            (Layout::Scalar(i), None) => self.load_scalar(elem, storage.base, i, access),
             (Layout::Scalar(i), Some(p)) => {
                 let zero = mem.const_zero();
                 self.if_else_value(p, mem, zero, |cg| {
-                    cg.load_scalar(elem, storage.base, i, align)
+                    cg.load_scalar(elem, storage.base, i, access)
                 })
             }
             (Layout::Dense(base), None) => {
                 let ptr = self.element_ptr(elem, storage.base, base);
-                self.aligned_load(mem, ptr, align)
+                self.aligned_load(mem, ptr, access)
             }
             (Layout::Dense(base), Some(mask)) => {
                 let ptr = self.element_ptr(elem, storage.base, base);
@@ -218,10 +249,10 @@ impl<'ctx> Codegen<'ctx> {
             }
             (Layout::Strided(base, stride), None) => {
                 let ptr = self.element_ptr(elem, storage.base, base);
-                self.strided_load(mem, elem, ptr, ty.lanes as u32, stride, align)
+                self.strided_load(mem, elem, ptr, ty.lanes as u32, stride, access)
             }
             (Layout::Uniform(i), None) => {
-                let scalar = self.load_scalar(elem, storage.base, i, align);
+                let scalar = self.load_scalar(elem, storage.base, i, access);
                 self.splat(scalar, ty.lanes)
             }
             (layout, mask) => {
@@ -251,7 +282,6 @@ impl<'ctx> Codegen<'ctx> {
         let ty = value.ty();
         let storage = self.typed_storage(buffer, ty, "Store to", index, predicate)?;
         let elem = self.storage_type(ty.element());
-        let align = Self::alignment(ty);
         let v = self.expr(value)?;
         let v = self.stored_value(v, ty);
         let predicate = match predicate {
@@ -259,20 +289,22 @@ impl<'ctx> Codegen<'ctx> {
             None => None,
         };
         let layout = self.layout(index)?;
+        let access = self.access(buffer, ty);
+        let align = access.align;
         match (layout, predicate) {
             (Layout::Scalar(i), p) => {
                 let ptr = self.element_ptr(elem, storage.base, i);
                 match p {
-                    None => self.aligned_store(v, ptr, align),
+                    None => self.aligned_store(v, ptr, access),
                     Some(p) => self.if_then(p, |cg| {
-                        cg.aligned_store(v, ptr, align);
+                        cg.aligned_store(v, ptr, access);
                         Ok(())
                     })?,
                 }
             }
             (Layout::Dense(base), None) => {
                 let ptr = self.element_ptr(elem, storage.base, base);
-                self.aligned_store(v, ptr, align);
+                self.aligned_store(v, ptr, access);
             }
             (Layout::Dense(base), Some(mask)) => {
                 let ptr = self.element_ptr(elem, storage.base, base);
@@ -309,7 +341,7 @@ impl<'ctx> Codegen<'ctx> {
         ptr: PointerValue<'ctx>,
         lanes: u32,
         stride: u32,
-        align: u32,
+        access: Access<'ctx>,
     ) -> Value<'ctx> {
         let span = (lanes - 1) * stride + 1;
         let offsets: Vec<u32> = (0..span.div_ceil(lanes))
@@ -319,7 +351,7 @@ impl<'ctx> Codegen<'ctx> {
             .iter()
             .map(|&o| {
                 let p = self.element_ptr(elem, ptr, o as i64);
-                self.aligned_load(mem, p, align)
+                self.aligned_load(mem, p, access)
             })
             .collect();
         // Lane i reads element i * stride from the last chunk that starts at or before it.
@@ -348,31 +380,36 @@ impl<'ctx> Codegen<'ctx> {
         elem: BasicTypeEnum<'ctx>,
         base: PointerValue<'ctx>,
         index: Value<'ctx>,
-        align: u32,
+        access: Access<'ctx>,
     ) -> Value<'ctx> {
         let ptr = self.element_ptr(elem, base, index);
-        self.aligned_load(elem, ptr, align)
+        self.aligned_load(elem, ptr, access)
     }
 
     fn aligned_load(
         &self,
         ty: BasicTypeEnum<'ctx>,
         ptr: PointerValue<'ctx>,
-        align: u32,
+        access: Access<'ctx>,
     ) -> Value<'ctx> {
         let v = self.builder.build_load(ty, ptr, "").built();
-        v.as_instruction_value()
-            .and_then(|i| i.set_alignment(align).ok())
-            .expect("internal error: a load takes an alignment");
+        let load = v
+            .as_instruction_value()
+            .expect("internal error: a load is an instruction");
+        self.describe_access(load, access);
         v
     }
 
-    fn aligned_store(&self, v: Value<'ctx>, ptr: PointerValue<'ctx>, align: u32) {
-        self.builder
-            .build_store(ptr, v)
-            .built()
-            .set_alignment(align)
-            .expect("internal error: a store takes an alignment");
+    fn aligned_store(&self, v: Value<'ctx>, ptr: PointerValue<'ctx>, access: Access<'ctx>) {
+        let store = self.builder.build_store(ptr, v).built();
+        self.describe_access(store, access);
+    }
+
+    fn describe_access(&self, i: inkwell::values::InstructionValue<'ctx>, access: Access<'ctx>) {
+        i.set_alignment(access.align)
+            .expect("internal error: a load or store takes an alignment");
+        i.set_metadata(access.tag, self.ctx.get_kind_id("tbaa"))
+            .expect("internal error: a load or store takes metadata");
     }
 
     fn call_intrinsic_void(
