@@ -595,7 +595,7 @@ impl<'a> Bounder<'a> {
                 }
             }
             Lerp => self.lerp(args, &x, ty),
-            Likely => x,
+            Likely | LikelyIfInnermost => x,
             _ => {
                 let (monotonicity, domain, range) = float_function_shape(op);
                 monotone_function(op, &x, ty, monotonicity, domain, range)

@@ -413,7 +413,7 @@ pub fn intrinsic(op: Intrinsic, args: &[Value], arg_types: &[Type], result: Type
             wrap_int(count as i128, result)
         }
         Reinterpret => Value::from_bits(a.to_bits(), result),
-        Likely => a,
+        Likely | LikelyIfInnermost => a,
     }
 }
 

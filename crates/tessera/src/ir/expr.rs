@@ -128,6 +128,10 @@ pub enum Intrinsic {
     Reinterpret,
     /// An identity marker: the value is usually true (guides loop partitioning).
     Likely,
+    /// `Likely`, but only for a loop with no loop inside it: the clamp of a ShiftInwards
+    /// split, worth a partition in the innermost loop only (an outer one would copy its
+    /// whole body for one shifted iteration).
+    LikelyIfInnermost,
 }
 
 impl Intrinsic {
@@ -165,6 +169,7 @@ impl Intrinsic {
             CountTrailingZeros => "count_trailing_zeros",
             Reinterpret => "reinterpret",
             Likely => "likely",
+            LikelyIfInnermost => "likely_if_innermost",
         }
     }
 }

@@ -281,3 +281,9 @@ pub fn likely(x: impl Into<Expr>) -> Expr {
     let x = x.into();
     Expr::intrinsic(x.ty(), Intrinsic::Likely, vec![x])
 }
+
+/// `likely`, heeded only by a loop with no loop inside it.
+pub fn likely_if_innermost(x: impl Into<Expr>) -> Expr {
+    let x = x.into();
+    Expr::intrinsic(x.ty(), Intrinsic::LikelyIfInnermost, vec![x])
+}

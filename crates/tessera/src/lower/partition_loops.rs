@@ -6,10 +6,11 @@
 //! read of a clamped input becomes a dense vector load instead of a gather. The prologue and
 //! epilogue keep the original body, so the result never changes.
 //!
-//! Loops are partitioned outermost first, and only the steady state is partitioned further:
-//! the prologue and epilogue lose their `likely` marks (as in Halide), so the code grows with
-//! the sum of the nest's partitioned loops rather than their product (a 3-deep clamped nest
-//! makes 7 loop bodies, not 27).
+//! Loops are partitioned outermost first. In the prologue and epilogue the sites this loop
+//! solved are not in their likely arm, so they lose their `likely` marks and inner loops do
+//! not partition on them again; the other sites keep theirs, so an inner loop is still
+//! partitioned there (in the rows above a clamped image, the columns inside it still get
+//! dense loads).
 //!
 //! The steady range is an inner approximation: each site's condition (for vectors, on every
 //! lane) is reduced to bounds on the loop variable of the form `k * v + r <= 0` with a
@@ -72,6 +73,9 @@ impl Steady {
 fn partition(v: Symbol, min: &Expr, extent: &Expr, kind: ForKind, body: &Stmt) -> Option<Stmt> {
     let mut sites = Vec::new();
     collect_sites(body, &mut HashMap::new(), &mut HashSet::new(), &mut sites);
+    if has_loop(body) {
+        sites.retain(|site| !only_if_innermost(&site.node));
+    }
     // The same site text can occur several times with different meanings (an unrolled body
     // rebinds its lets): a site is taken only if every occurrence is solved.
     let mut solved_sites: Vec<(Expr, Option<Steady>)> = Vec::new();
@@ -113,7 +117,7 @@ fn partition(v: Symbol, min: &Expr, extent: &Expr, kind: ForKind, body: &Stmt) -
     }
 
     let steady_body = partition_loops(&take_likely_arms(body, &taken));
-    let edge_body = strip_likely_in_stmt(body);
+    let edge_body = partition_loops(&strip_likely_of_sites(body, &taken));
     let i32_var = |n: Symbol| Expr::var(n, Type::i32());
     let loop_min = v.dot("loop_min");
     let loop_end = v.dot("loop_end");
@@ -295,10 +299,36 @@ fn is_likely(e: &Expr) -> bool {
     matches!(
         e.kind(),
         ExprKind::Call {
-            kind: CallKind::Intrinsic(Intrinsic::Likely),
+            kind: CallKind::Intrinsic(Intrinsic::Likely | Intrinsic::LikelyIfInnermost),
             ..
         }
     )
+}
+
+/// Whether the likely arm of site `node` is marked only `likely_if_innermost`.
+fn only_if_innermost(node: &Expr) -> bool {
+    let Some(arm) = likely_arm(node) else {
+        return false;
+    };
+    let mut plain = false;
+    visit_exprs(&arm, &mut |n| {
+        plain |= matches!(
+            n.kind(),
+            ExprKind::Call {
+                kind: CallKind::Intrinsic(Intrinsic::Likely),
+                ..
+            }
+        );
+        !plain
+    });
+    !plain
+}
+
+/// Whether `s` contains a loop.
+fn has_loop(s: &Stmt) -> bool {
+    let mut found = matches!(s.kind(), StmtKind::For { .. });
+    s.for_each_child(|_| {}, |c| found |= has_loop(c));
+    found
 }
 
 fn contains_likely(e: &Expr) -> bool {
@@ -317,8 +347,16 @@ fn strip_likely(e: &Expr) -> Expr {
     })
 }
 
-fn strip_likely_in_stmt(s: &Stmt) -> Stmt {
-    s.map_children(strip_likely, strip_likely_in_stmt)
+/// The body with the `likely` marks of the sites in `taken` removed.
+fn strip_likely_of_sites(s: &Stmt, taken: &HashSet<Expr>) -> Stmt {
+    fn in_expr(e: &Expr, taken: &HashSet<Expr>) -> Expr {
+        mutate_exprs(e, &mut |n| {
+            taken
+                .contains(n)
+                .then(|| strip_likely(&n.map_children(|c| in_expr(c, taken))))
+        })
+    }
+    s.map_children(|e| in_expr(e, taken), |c| strip_likely_of_sites(c, taken))
 }
 
 fn unwrap_likely(e: &Expr) -> Expr {

@@ -121,11 +121,11 @@ fn build_loop_nest(
                 bounds.insert(*outer, (i32c(0), outer_extent));
                 let base = mul(var_of(*outer), factor.clone());
                 let base = match resolve_tail(*tail, stage > 0) {
-                    // `likely`: every iteration but the last takes the unshifted base, so
-                    // loop partitioning gives the steady iterations code without the clamp.
+                    // Every iteration but the last takes the unshifted base, so partitioning
+                    // the innermost loop gives its steady iterations code without the clamp.
                     TailStrategy::ShiftInwards => Expr::binary(
                         BinaryOp::Min,
-                        crate::lang::math::likely(base),
+                        crate::lang::math::likely_if_innermost(base),
                         sub(old_extent.clone(), factor),
                     ),
                     TailStrategy::GuardWithIf => {

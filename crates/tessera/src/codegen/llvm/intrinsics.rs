@@ -73,7 +73,7 @@ impl<'ctx> Codegen<'ctx> {
                 let poison_on_min = self.ctx.bool_type().const_zero().into();
                 self.call_intrinsic("llvm.abs", &[self.llvm_type(arg_ty)], &[a, poison_on_min])
             }
-            Abs | Likely => a,
+            Abs | Likely | LikelyIfInnermost => a,
             Absd => self.absd(a, values[1], arg_ty, ty),
             Sqrt => llvm(self, "llvm.sqrt"),
             Floor => llvm(self, "llvm.floor"),
