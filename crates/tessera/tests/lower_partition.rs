@@ -112,3 +112,85 @@ fn constant_exterior_selects_vanish_in_the_steady_state() {
     let (clean, clamped) = load_shapes(&run.lowered.stmt, "input");
     assert!(clean && clamped, "{}", run.lowered.stmt);
 }
+
+/// The loops named `name` in `s`, in program order.
+fn loops_named(s: &Stmt, name: &str, out: &mut Vec<Stmt>) {
+    if let tessera::ir::StmtKind::For { name: n, .. } = s.kind() {
+        if n.as_str() == name {
+            out.push(s.clone());
+        }
+    }
+    s.for_each_child(|_| {}, |c| loops_named(c, name, out));
+}
+
+/// Whether some load from `buffer` in `s` is a dense vector load (a ramp of stride 1).
+fn has_dense_load(s: &Stmt, buffer: &str) -> bool {
+    let mut found = false;
+    visit_stmt_exprs(s, &mut |e| {
+        if let ExprKind::Load {
+            buffer: b, index, ..
+        } = e.kind()
+        {
+            found |= b.as_str() == buffer
+                && matches!(index.kind(), ExprKind::Ramp(_, stride) if stride.as_int_const() == Some(1));
+        }
+        true
+    });
+    found
+}
+
+#[test]
+fn rows_outside_the_image_still_read_their_columns_densely() {
+    // The y loop's prologue covers rows above the image (clamped to its first row); the x
+    // loop inside it is still partitioned, so those rows' interior columns are dense loads.
+    let (input, out) = stencil(repeat_edge);
+    let image = u16_image(&[0, 0], &[48, 6], 5);
+    let run = check(
+        &out,
+        &TestInputs::new().image(&input, image),
+        &[-3, -4],
+        &[40, 14],
+    );
+    let mut rows = Vec::new();
+    loops_named(&run.lowered.stmt, "out.s0.y", &mut rows);
+    assert_eq!(
+        rows.len(),
+        3,
+        "prologue, steady, epilogue\n{}",
+        run.lowered.stmt
+    );
+    for (part, rows) in ["prologue", "steady state", "epilogue"].iter().zip(&rows) {
+        assert!(
+            has_dense_load(rows, "input"),
+            "the {part} of the y loop has no dense load of input\n{}",
+            run.lowered.stmt
+        );
+    }
+}
+
+#[test]
+fn shift_inwards_partitions_only_the_innermost_loop() {
+    // Both splits shift their last iteration inwards; only the innermost loop (the vector
+    // loop over x) is split into its steady iterations and the last one.
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let out = Func::new("out");
+    out.define((x, y), input.at((x, y)) * 3 + input.at((x + 1, y)))
+        .unwrap();
+    out.split(y, "yo", "yi", 4).parallel("yo").vectorize(x, 8);
+    let image = u16_image(&[0, 0], &[31, 10], 9);
+    let run = check(
+        &out,
+        &TestInputs::new().image(&input, image),
+        &[0, 0],
+        &[30, 10],
+    );
+    let count = |name: &str| {
+        let mut found = Vec::new();
+        loops_named(&run.lowered.stmt, name, &mut found);
+        found.len()
+    };
+    assert_eq!(count("out.s0.y.yo"), 1, "{}", run.lowered.stmt);
+    assert_eq!(count("out.s0.y.yi"), 1, "{}", run.lowered.stmt);
+    assert_eq!(count("out.s0.x.x"), 2, "{}", run.lowered.stmt);
+}
