@@ -79,6 +79,9 @@ fn shifted_input_mins_and_the_built_in_image() {
     check_evaluated(5, &input, "default input");
 }
 
+/// The depth the schedules are checked at.
+const LEVELS: usize = 2;
+
 /// `lowered` run on the interpreter for `input`.
 fn run(lowered: &LoweredApp, input: &Buffer<f32>) -> Result<AnyBuffer> {
     let (mins, extents) = output_region(input);
@@ -89,11 +92,9 @@ fn run(lowered: &LoweredApp, input: &Buffer<f32>) -> Result<AnyBuffer> {
 #[test]
 fn schedules_with_two_levels_on_the_interpreter() {
     let (seed, mut rng) = seeded_rng(0x1c);
-    // `root` is left out: with every one of the nine Funcs of two levels vectorized at root,
-    // lowering takes minutes (region expressions grow exponentially with pipeline depth).
-    for schedule in SCHEDULES.iter().filter(|s| s.name != "root") {
+    for schedule in SCHEDULES.iter() {
         let (name, (w, h)) = (schedule.name, schedule.min_output);
-        let f = interpolate::funcs_with_levels(2).expect("the algorithm builds");
+        let f = interpolate::funcs_with_levels(LEVELS).expect("the algorithm builds");
         (schedule.apply)(&f);
         let pipeline = f.pipeline();
         let lowered = Pipeline::new(&pipeline.output)
@@ -113,7 +114,7 @@ fn schedules_with_two_levels_on_the_interpreter() {
                 "schedule {name}, {sw}x{sh} output, mins ({dx}, {dy}), seed {seed} (TESSERA_SEED={seed})"
             );
             let got = run(&lowered, &input).unwrap_or_else(|e| panic!("{e}; {context}"));
-            let want = interpolate::reference_with_levels(&input, 2).into();
+            let want = interpolate::reference_with_levels(&input, LEVELS).into();
             assert_close_image(&got, &want, TOLERANCE, &context);
         }
         // One pixel narrower or shorter than the declared minimum, the buffers are refused.

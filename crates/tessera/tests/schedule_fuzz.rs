@@ -18,11 +18,10 @@
 //! parallelized (pure loops, and reduction loops whose iterations are independent). A schedule
 //! the lowering rejects is therefore a failure, like a wrong value.
 //!
-//! Lowering time, not running time, bounds how much a run covers: regions of Funcs computed
-//! at the same loop are lets naming each other (linear in the depth), but the analyses that
-//! look through lets varying inside a loop still expand them, which grows quickly with how
-//! deeply computation nests, and bounds through a fused loop's division by its symbolic
-//! extent are loose. So computation nests at most `MAX_NESTING` Funcs deep, only Funcs at
+//! Lowering time, not running time, bounds how much a run covers: regions stay linear in how
+//! deeply computation nests, but their constant grows with it, and bounds through a fused
+//! loop's division by its symbolic extent are loose. So computation nests at most
+//! `MAX_NESTING` Funcs deep, only Funcs at
 //! root fuse loops (once per pipeline, nothing computed inside a fused loop, fused loops split
 //! only with guards), a Func with updates is computed around its uses only by Funcs at root,
 //! and pipelines are mostly short.
@@ -50,7 +49,7 @@ const DEFAULT_SEED: u64 = 20_240_611;
 const DEFAULT_CASES: u64 = 200;
 /// How many Funcs deep computation may nest (a Func computed in the loops of a Func computed
 /// in the loops of ...).
-const MAX_NESTING: usize = 3;
+const MAX_NESTING: usize = 6;
 
 /// Where a Func reads from.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -665,7 +664,7 @@ impl Scheduler<'_> {
         let has_update = self.case.nodes[n].kind.has_update();
         let sites = common_prefix(&paths);
         // Nothing may be computed inside a vectorized loop; and computation nests at most
-        // MAX_NESTING Funcs deep (lowering time grows geometrically with the depth).
+        // MAX_NESTING Funcs deep (lowering time grows with the depth).
         // Nor inside a fused loop (see `fuses_left`).
         let excluded = |s: &Site| s.kind == ForKind::Vectorized || self.is_fused(s);
         let usable = sites

@@ -3,6 +3,15 @@
 //! statement reads or writes, the union of the coordinates it touches (Halide's
 //! `boxes_required` / `boxes_provided`). Bounds inference sizes each producer from the
 //! regions its consumers require.
+//!
+//! Over a deep loop nest the analysis stays linear in the nest's size: a let whose value
+//! varies inside the analysed code is expanded into the coordinates that use it only while
+//! its expansion is small (so correlated lets, a region's min and max, still cancel); a
+//! bigger one is bounded once, in terms of the names outside, and big ends of its interval
+//! (and of loop variables' ranges, and big values of lets that do not vary) get names of
+//! their own, `<let>.lo` / `<let>.hi` / `<let>`, defined by `Let`s wrapped around the
+//! regions that use them (Halide names them the same way). Nothing is substituted into
+//! itself level after level, so regions of Funcs computed inside one another stay small.
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -12,8 +21,26 @@ use super::bounds::{simplified, Bounder, Scope};
 use super::fold;
 use super::interval::Interval;
 use crate::ir::substitute::{free_vars, substitute, uses_var};
+use crate::ir::visit::visit_exprs;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Stmt, StmtKind, Symbol, UnaryOp};
 use crate::simplify::simplify;
+
+/// A varying let whose expansion has at most this many nodes is expanded where it is used;
+/// a bigger one is bounded once and named.
+const EXPANSION_LIMIT: usize = 24;
+/// An interval end with more nodes than this gets a name rather than being copied into every
+/// bound computed from it.
+const NAMING_LIMIT: usize = 16;
+
+/// The number of nodes of `e`.
+fn node_count(e: &Expr) -> usize {
+    let mut n = 0;
+    visit_exprs(e, &mut |_| {
+        n += 1;
+        true
+    });
+    n
+}
 
 /// A multi-dimensional region: one interval per dimension.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -75,6 +102,40 @@ pub fn box_union(a: &Box, b: &Box) -> Box {
     }
 }
 
+/// `op` (min or max) of an end of a box's union so far and the same end of a new access:
+/// operands of the union that another one provably dominates are dropped, so a coordinate
+/// read at many places (every channel of a pixel, the taps of a stencil) adds one operand,
+/// not one per access.
+fn merge_end(op: BinaryOp, old: &Option<Expr>, new: &Option<Expr>) -> Option<Expr> {
+    let (old, new) = (old.as_ref()?, new.as_ref()?);
+    // `a` never beyond `b` in the direction the union keeps.
+    let dominated = |a: &Expr, b: &Expr| {
+        let keeps_b = if op == BinaryOp::Min {
+            BinaryOp::Ge
+        } else {
+            BinaryOp::Le
+        };
+        a == b || fold::prove_cmp(keeps_b, &Some(a.clone()), &Some(b.clone()))
+    };
+    let mut operands = Vec::new();
+    let mut stack = vec![old.clone()];
+    while let Some(e) = stack.pop() {
+        match e.kind() {
+            ExprKind::Binary(o, a, b) if *o == op => {
+                stack.push(b.clone());
+                stack.push(a.clone());
+            }
+            _ => operands.push(e),
+        }
+    }
+    if operands.iter().any(|o| dominated(new, o)) {
+        return Some(old.clone());
+    }
+    operands.retain(|o| !dominated(o, new));
+    operands.push(new.clone());
+    operands.into_iter().reduce(|a, b| Expr::binary(op, a, b))
+}
+
 /// Whether `outer` provably contains `inner` (and is used whenever `inner` is).
 pub fn box_contains(outer: &Box, inner: &Box) -> bool {
     let ends_contain = |o: &Option<Expr>, i: &Option<Expr>, op: BinaryOp| match (o, i) {
@@ -103,7 +164,7 @@ pub fn box_contains(outer: &Box, inner: &Box) -> bool {
 pub fn boxes_required(e: &Expr, scope: &Scope) -> HashMap<Symbol, Box> {
     let mut c = BoxCollector::new(scope, Regions::Required);
     c.visit_expr(e);
-    c.boxes
+    c.finish()
 }
 
 /// For every Func, image and buffer that `s` reads: the region it reads. Loop variables
@@ -112,20 +173,29 @@ pub fn boxes_required(e: &Expr, scope: &Scope) -> HashMap<Symbol, Box> {
 pub fn boxes_required_stmt(s: &Stmt, scope: &Scope) -> HashMap<Symbol, Box> {
     let mut c = BoxCollector::new(scope, Regions::Required);
     c.visit_stmt(s);
-    c.boxes
+    c.finish()
 }
 
 /// For every Func and buffer that `s` writes (by `Provide` or `Store`): the region written.
 pub fn boxes_provided_stmt(s: &Stmt, scope: &Scope) -> HashMap<Symbol, Box> {
     let mut c = BoxCollector::new(scope, Regions::Provided);
     c.visit_stmt(s);
-    c.boxes
+    c.finish()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Regions {
     Required,
     Provided,
+}
+
+/// A let whose value varies inside the analysed code.
+struct VaryingLet {
+    name: Symbol,
+    value: Expr,
+    /// The value with the varying lets before it expanded, simplified, if small enough to
+    /// be expanded where the let is used; `None` if the let ranges over its interval.
+    expansion: Option<Expr>,
 }
 
 struct BoxCollector<'a> {
@@ -138,10 +208,13 @@ struct BoxCollector<'a> {
     /// Coordinates are expanded through them before bounding, so correlated lets (a region's
     /// min and max, defined from the same loop variables) cancel instead of each widening to
     /// its own interval.
-    varying_lets: Vec<(Symbol, Expr)>,
+    varying_lets: Vec<VaryingLet>,
     /// Varying lets that a condition in effect narrows (a `GuardWithIf` tail tests the
     /// variable its split rebuilds): expanding them would lose the narrowing.
     narrowed_lets: Vec<Symbol>,
+    /// The names given to big interval ends, each with its definition (in terms of the names
+    /// outside the analysed code and the names before it), outermost first.
+    named_ends: Vec<(Symbol, Expr)>,
 }
 
 impl<'a> BoxCollector<'a> {
@@ -153,18 +226,103 @@ impl<'a> BoxCollector<'a> {
             boxes: HashMap::new(),
             varying_lets: Vec::new(),
             narrowed_lets: Vec::new(),
+            named_ends: Vec::new(),
         }
     }
 
-    /// `e` with the varying lets substituted (except those in `keep`), simplified.
+    /// The boxes found, each end (and condition) wrapped in the lets of the names it uses.
+    fn finish(self) -> HashMap<Symbol, Box> {
+        let wrap = |e: Expr| {
+            self.named_ends.iter().rev().fold(e, |e, (name, value)| {
+                if uses_var(&e, *name) {
+                    Expr::let_in(*name, value.clone(), e)
+                } else {
+                    e
+                }
+            })
+        };
+        self.boxes
+            .into_iter()
+            .map(|(name, b)| {
+                let bounds = b
+                    .bounds
+                    .into_iter()
+                    .map(|i| Interval {
+                        min: i.min.map(wrap),
+                        max: i.max.map(wrap),
+                    })
+                    .collect();
+                let used = b.used.map(wrap);
+                (name, Box { bounds, used })
+            })
+            .collect()
+    }
+
+    /// `interval` (the range of `name`) with its big ends replaced by names of their own:
+    /// `<name>.lo` and `<name>.hi`, or `<name>` for the one value of a let that does not vary.
+    fn name_big_ends(&mut self, name: Symbol, interval: Interval) -> Interval {
+        if interval.is_single_point() {
+            let point = self.name_big_end(interval.min, name.as_str().to_string());
+            return Interval {
+                min: point.clone(),
+                max: point,
+            };
+        }
+        Interval {
+            min: self.name_big_end(interval.min, format!("{name}.lo")),
+            max: self.name_big_end(interval.max, format!("{name}.hi")),
+        }
+    }
+
+    /// `end`, simplified, or a fresh name (`base`, numbered if taken) defined as it if big.
+    fn name_big_end(&mut self, end: Option<Expr>, base: String) -> Option<Expr> {
+        let end = simplify(&end?);
+        if node_count(&end) <= NAMING_LIMIT {
+            return Some(end);
+        }
+        let taken = |n: &Symbol| self.named_ends.iter().any(|(m, _)| m == n);
+        let fresh = (1..)
+            .map(|i| match i {
+                1 => Symbol::new(&base),
+                _ => Symbol::new(&format!("{base}{i}")),
+            })
+            .find(|n| !taken(n))
+            .expect("internal error: no fresh name");
+        let var = Expr::var(fresh, end.ty());
+        self.named_ends.push((fresh, end));
+        Some(var)
+    }
+
+    /// `e` with the varying lets substituted (except those in `keep`), simplified (so a
+    /// loop's last iteration `min + (max - min + 1) - 1` is its region's `max`).
     fn expand(&self, e: &Expr, keep: &[Symbol]) -> Expr {
-        if self.varying_lets.is_empty() {
-            return e.clone();
+        // A let whose value uses a kept let (directly or through other lets) is substituted
+        // by its own value, to keep that let's name (even a let otherwise not expanded: its
+        // interval, computed outside the condition narrowing the kept let, would not be
+        // narrowed); any other by its expansion, computed once when it was bound
+        // (substituting the values of a deep nest of lets, each using the one before several
+        // times, would multiply).
+        let mut uses_kept: Vec<bool> = Vec::with_capacity(self.varying_lets.len());
+        for (i, l) in self.varying_lets.iter().enumerate() {
+            let depends = keep.contains(&l.name)
+                || self.varying_lets[..i]
+                    .iter()
+                    .zip(&uses_kept)
+                    .any(|(m, &k)| k && uses_var(&l.value, m.name));
+            uses_kept.push(depends);
         }
         let mut e = e.clone();
-        for (name, value) in self.varying_lets.iter().rev() {
-            if !keep.contains(name) && uses_var(&e, *name) {
-                e = substitute(&e, *name, value);
+        for (l, &depends) in self.varying_lets.iter().zip(&uses_kept).rev() {
+            if keep.contains(&l.name) || !uses_var(&e, l.name) {
+                continue;
+            }
+            let by = if depends {
+                Some(&l.value)
+            } else {
+                l.expansion.as_ref()
+            };
+            if let Some(by) = by {
+                e = substitute(&e, l.name, by);
             }
         }
         simplify(&e)
@@ -185,13 +343,29 @@ impl<'a> BoxCollector<'a> {
         expanded
     }
 
-    /// Runs `f` with `name` bound to `value`.
+    /// Runs `f` with `name` bound to `value`: expanded where it is used if it varies and
+    /// expands small, else ranging over its interval, or being its one value, with big ends
+    /// named (a chain of lets each using the one before several times, the regions of
+    /// Funcs computed inside one another, would otherwise multiply).
     fn with_let(&mut self, name: Symbol, value: &Expr, f: impl FnOnce(&mut Self)) {
         let interval = self.bounds_of(value);
         let varying = !interval.is_single_point();
+        let expansion = varying.then(|| self.expand(value, &[]));
+        let expanded = expansion
+            .as_ref()
+            .is_some_and(|e| node_count(e) <= EXPANSION_LIMIT);
         if varying {
-            self.varying_lets.push((name, value.clone()));
+            self.varying_lets.push(VaryingLet {
+                name,
+                value: value.clone(),
+                expansion: expansion.filter(|_| expanded),
+            });
         }
+        let interval = if expanded {
+            interval
+        } else {
+            self.name_big_ends(name, interval)
+        };
         self.bound(name, interval, f);
         if varying {
             self.varying_lets.pop();
@@ -210,7 +384,17 @@ impl<'a> BoxCollector<'a> {
         match self.boxes.entry(name) {
             Entry::Occupied(mut o) => {
                 let merged = box_union(o.get(), &region);
-                *o.get_mut() = merged;
+                let bounds = o
+                    .get()
+                    .bounds
+                    .iter()
+                    .zip(&region.bounds)
+                    .map(|(old, new)| Interval {
+                        min: merge_end(BinaryOp::Min, &old.min, &new.min),
+                        max: merge_end(BinaryOp::Max, &old.max, &new.max),
+                    })
+                    .collect();
+                *o.get_mut() = Box { bounds, ..merged };
             }
             Entry::Vacant(v) => {
                 v.insert(region);
@@ -251,7 +435,7 @@ impl<'a> BoxCollector<'a> {
         let outer_narrowed = self.narrowed_lets.len();
         let narrowed = free_vars(condition)
             .into_iter()
-            .filter(|v| self.varying_lets.iter().any(|(n, _)| n == v));
+            .filter(|v| self.varying_lets.iter().any(|l| l.name == *v));
         self.narrowed_lets.extend(narrowed);
         f(self);
         self.narrowed_lets.truncate(outer_narrowed);
@@ -331,6 +515,7 @@ impl<'a> BoxCollector<'a> {
                     min: self.bounds_of(min).min,
                     max: self.bounds_of(&last).max,
                 };
+                let range = self.name_big_ends(*name, range);
                 let runs = Expr::binary(BinaryOp::Gt, extent.clone(), Expr::zero(extent.ty()));
                 self.guarded(&runs, true, |c| {
                     c.bound(*name, range, |c| c.visit_stmt(body))

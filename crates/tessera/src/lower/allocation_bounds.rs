@@ -2,9 +2,10 @@
 //! `f.<x>.extent_realized`: the union of every point its producer writes and reads (which
 //! covers what its consumers read: the region bounds inference gives it), with the loops
 //! between the storage and the compute level ranging over all their iterations (so with
-//! `store_root`, storage spans what all iterations of the sliding loop touch).
+//! `store_root`, storage spans what all iterations of the sliding loop touch). Names the
+//! interval analysis gives big bounds become lets `f.storage.<name>` before them.
 
-use super::bounds_inference::{bounded, func_box_in, union_boxes};
+use super::bounds_inference::{bounded, func_box_in, hoist_lets, union_boxes, wrap_lets, Lets};
 use super::names::{realized_extent, realized_min};
 use super::realization_order::Environment;
 use crate::analysis::bounds::Scope;
@@ -55,8 +56,8 @@ fn size_realizations(s: &Stmt, env: &Environment, lets: &mut Scope) -> Result<St
         func_box_in(&producer, *func, true, lets),
         func_box_in(&producer, *func, false, lets),
     );
-    let mut out = s.clone();
-    for (d, arg) in f.args.iter().enumerate().rev() {
+    let mut sizes = Lets::new();
+    for (d, arg) in f.args.iter().enumerate() {
         // Nothing touched (its producer never runs: nothing of it is needed): no storage.
         let (min, max) = match &touched {
             Some(touched) => bounded(&touched[d], || {
@@ -75,10 +76,14 @@ fn size_realizations(s: &Stmt, env: &Environment, lets: &mut Scope) -> Result<St
             ),
             Expr::i32(0),
         ));
-        out = Stmt::let_stmt(realized_extent(*func, *arg), extent, out);
-        out = Stmt::let_stmt(realized_min(*func, *arg), min, out);
+        // Named apart from the names hoisted for its region.
+        let owner = func.dot("storage");
+        let min = hoist_lets(&min, owner, &mut sizes);
+        let extent = hoist_lets(&extent, owner, &mut sizes);
+        sizes.push((realized_min(*func, *arg), min));
+        sizes.push((realized_extent(*func, *arg), extent));
     }
-    Ok(out)
+    Ok(wrap_lets(sizes, s))
 }
 
 /// `s` without what consumes `func`.

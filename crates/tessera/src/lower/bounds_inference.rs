@@ -4,9 +4,10 @@
 //! over their bounds). The lets of every Func computed at a loop level sit together at the
 //! top of that loop's body (or of the pipeline), consumers first, so each region is written
 //! in terms of its consumers' region names and the lets stay small however deep the
-//! pipeline. The pure stage also covers every point its updates write or read, so they update
-//! initialized values. The output's regions come from the output buffer (or its explicit
-//! bounds, which must cover it).
+//! pipeline; the names interval analysis gives the bounds of big lets inside the consumers
+//! (`analysis::boxes`) become lets `f.<name>` just before f's. The pure stage also covers
+//! every point its updates write or read, so they update initialized values. The output's
+//! regions come from the output buffer (or its explicit bounds, which must cover it).
 
 use std::collections::HashMap;
 
@@ -17,8 +18,8 @@ use crate::analysis::bounds::Scope;
 use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
-use crate::ir::substitute::uses_var;
-use crate::ir::visit::visit_exprs;
+use crate::ir::substitute::{substitute, uses_var};
+use crate::ir::visit::{mutate_exprs, visit_exprs};
 use crate::ir::{BinaryOp, Expr, ExprKind, MessagePart, Stmt, StmtKind, Symbol};
 use crate::lang::function::FunctionContents;
 use crate::lang::image_param::buffer_field;
@@ -31,10 +32,13 @@ pub fn func_box(s: &Stmt, func: Symbol, provided: bool) -> Option<Vec<Interval>>
 
 /// `func_box` with the names in `scope` ranging over their intervals.
 pub fn func_box_in(s: &Stmt, func: Symbol, provided: bool, scope: &Scope) -> Option<Vec<Interval>> {
+    // Only the code touching `func` matters: analysing the rest of a big pipeline for every
+    // Func would make lowering quadratic in its size.
+    let s = touching(s, func)?;
     let boxes = if provided {
-        boxes_provided_stmt(s, scope)
+        boxes_provided_stmt(&s, scope)
     } else {
-        boxes_required_stmt(s, scope)
+        boxes_required_stmt(&s, scope)
     };
     boxes.get(&func).map(|b| b.bounds.clone())
 }
@@ -175,14 +179,39 @@ fn apply_explicit_bounds(f: &FunctionContents, required: &mut [(Expr, Expr)]) ->
     checks
 }
 
-fn wrap_lets(lets: Vec<(Symbol, Expr)>, body: Stmt) -> Stmt {
+/// `e` with its `Let`s (the names interval analysis gives the bounds of big varying lets and
+/// loops) lifted out into `lets`, renamed `<owner>.<name>` so the lets lifted for different
+/// Funcs never clash: the regions stay small and share what they have in common.
+pub fn hoist_lets(e: &Expr, owner: Symbol, lets: &mut Lets) -> Expr {
+    mutate_exprs(e, &mut |n| {
+        let ExprKind::Let(name, value, body) = n.kind() else {
+            return None;
+        };
+        let value = hoist_lets(value, owner, lets);
+        let hoisted = owner.dot(name.as_str());
+        let fresh = (1..)
+            .map(|i| match i {
+                1 => hoisted,
+                _ => Symbol::new(&format!("{hoisted}{i}")),
+            })
+            .find(|f| lets.iter().all(|(m, v)| m != f || *v == value))
+            .expect("internal error: no fresh name");
+        if lets.iter().all(|(m, _)| *m != fresh) {
+            lets.push((fresh, value.clone()));
+        }
+        let body = substitute(body, *name, &Expr::var(fresh, value.ty()));
+        Some(hoist_lets(&body, owner, lets))
+    })
+}
+
+pub fn wrap_lets(lets: Vec<(Symbol, Expr)>, body: Stmt) -> Stmt {
     lets.into_iter()
         .rev()
         .fold(body, |b, (n, v)| Stmt::let_stmt(n, v, b))
 }
 
 /// Region lets waiting to be placed, outermost first.
-type Lets = Vec<(Symbol, Expr)>;
+pub type Lets = Vec<(Symbol, Expr)>;
 
 /// `s` with the regions of the Funcs produced in it defined, and the region lets that can
 /// still move further out. A Func's region lets go at the top of the loop body (or of the
@@ -313,7 +342,7 @@ fn define_regions(
     let dim_name = |d: usize| format!("{func} in dimension {} ({})", d, f.args[d]);
     // No box: every use is in code that never runs (e.g. under an RDom predicate that is
     // always false), so nothing of `func` is needed.
-    let mut required: Vec<(Expr, Expr)> = match func_box(consume, func, false) {
+    let required: Vec<(Expr, Expr)> = match func_box(consume, func, false) {
         Some(required) => required
             .iter()
             .enumerate()
@@ -321,6 +350,14 @@ fn define_regions(
             .collect::<Result<_>>()?,
         None => vec![(Expr::i32(0), Expr::i32(-1)); f.args.len()],
     };
+    let mut hoisted = Lets::new();
+    let mut hoist = |(min, max): &(Expr, Expr)| {
+        (
+            hoist_lets(min, func, &mut hoisted),
+            hoist_lets(max, func, &mut hoisted),
+        )
+    };
+    let mut required: Vec<(Expr, Expr)> = required.iter().map(&mut hoist).collect();
     let checks = apply_explicit_bounds(&f, &mut required);
 
     // Updates compute the required region of their pure dimensions.
@@ -365,11 +402,15 @@ fn define_regions(
                     format!("the region the updates of {} write", dim_name(d))
                 })
             })
-            .collect::<Result<_>>()?,
+            .collect::<Result<Vec<_>>>()?
+            .iter()
+            .map(hoist)
+            .collect(),
     };
     for (d, &arg) in f.args.iter().enumerate() {
         lets.push((region_min(func, 0, arg), region[d].0.clone()));
         lets.push((region_max(func, 0, arg), region[d].1.clone()));
     }
-    Ok((lets, checks))
+    hoisted.extend(lets);
+    Ok((hoisted, checks))
 }

@@ -119,14 +119,18 @@ fn build_loop_nest(
                 );
                 bounds.insert(*inner, (i32c(0), factor.clone()));
                 bounds.insert(*outer, (i32c(0), outer_extent));
-                let base = mul(var_of(*outer), factor.clone());
+                let base = add(old_min.clone(), mul(var_of(*outer), factor.clone()));
                 let base = match resolve_tail(*tail, stage > 0) {
-                    // Every iteration but the last takes the unshifted base, so partitioning
-                    // the innermost loop gives its steady iterations code without the clamp.
+                    // Shifted to end at the old variable's last point (`min + extent -
+                    // factor` simplifies to `max + 1 - factor`): bounds inference then
+                    // bounds it by its region's `max` even where that `max` and the `min` are
+                    // only known to lie in intervals (Halide's form). Every iteration but the
+                    // last takes the unshifted base, so partitioning the innermost loop gives
+                    // its steady iterations code without the clamp.
                     TailStrategy::ShiftInwards => Expr::binary(
                         BinaryOp::Min,
                         crate::lang::math::likely_if_innermost(base),
-                        sub(old_extent.clone(), factor),
+                        sub(add(old_min.clone(), old_extent.clone()), factor),
                     ),
                     TailStrategy::GuardWithIf => {
                         conditions.push(Expr::binary(
@@ -138,7 +142,7 @@ fn build_loop_nest(
                     }
                     TailStrategy::RoundUp | TailStrategy::Auto => base,
                 };
-                derived.push((*old, add(add(old_min, base), var_of(*inner))));
+                derived.push((*old, add(base, var_of(*inner))));
             }
             SplitDirective::Fuse {
                 inner,
