@@ -123,32 +123,46 @@ fn smooth_images_with_strong_detail_boost() {
     }
 }
 
-/// `manual` and `root` lower in seconds even at J = 8, but `inline` inlines the whole pyramid
-/// into one expression whose size is exponential in the depth (lowering it needs over 16 GB
-/// at depth 3), so this runs on request:
+/// Schedule `name` on the interpreter and the JIT against the reference, on two random
+/// images and parameter sets.
+fn check_schedule(name: &str) {
+    let (seed, mut rng) = seeded_rng(0x12);
+    let info = SCHEDULED
+        .schedule_info(name)
+        .expect("a schedule of the app");
+    let scheduled = Scheduled::new(&SCHEDULED, info.name);
+    let (w, h) = info.min_output;
+    for (mins, extents) in [([0, 0], [w.max(16), h.max(8)]), ([-7, 4], [w + 3, h + 10])] {
+        let p = random_parameters(&mut rng);
+        let input = Buffer::from_fn(&[mins[0], mins[1], 0], &[extents[0], extents[1], 3], |_| {
+            rng.random::<u16>()
+        });
+        let want =
+            local_laplacian::reference(&input, p, SCHEDULED.pyramid_levels).expect("reference");
+        for (backend, got) in scheduled.run(&SCHEDULED, &input.into(), &bindings(p)) {
+            let context = format!(
+                "schedule {} on the {backend}, mins {mins:?}, extents {extents:?}, {p:?}, seed {seed} (TESSERA_SEED={seed})",
+                info.name
+            );
+            assert_matches(&got, &want, &context);
+        }
+    }
+}
+
+#[test]
+fn manual_and_root_on_the_interpreter_and_the_jit() {
+    for info in SCHEDULED.schedules() {
+        if info.name != "inline" {
+            check_schedule(info.name);
+        }
+    }
+}
+
+/// `inline` inlines the whole pyramid into one expression whose size is exponential in the
+/// depth (lowering it needs over 16 GB at depth 3), so it runs on request:
 /// `cargo test -p tessera-apps --test local_laplacian -- --ignored`.
 #[test]
 #[ignore = "lowering the inline schedule needs tens of GB"]
-fn every_schedule_on_the_interpreter_and_the_jit() {
-    let (seed, mut rng) = seeded_rng(0x12);
-    for info in SCHEDULED.schedules() {
-        let scheduled = Scheduled::new(&SCHEDULED, info.name);
-        let (w, h) = info.min_output;
-        for (mins, extents) in [([0, 0], [w.max(16), h.max(8)]), ([-7, 4], [w + 3, h + 10])] {
-            let p = random_parameters(&mut rng);
-            let input =
-                Buffer::from_fn(&[mins[0], mins[1], 0], &[extents[0], extents[1], 3], |_| {
-                    rng.random::<u16>()
-                });
-            let want =
-                local_laplacian::reference(&input, p, SCHEDULED.pyramid_levels).expect("reference");
-            for (backend, got) in scheduled.run(&SCHEDULED, &input.into(), &bindings(p)) {
-                let context = format!(
-                    "schedule {} on the {backend}, mins {mins:?}, extents {extents:?}, {p:?}, seed {seed} (TESSERA_SEED={seed})",
-                    info.name
-                );
-                assert_matches(&got, &want, &context);
-            }
-        }
-    }
+fn inline_on_the_interpreter_and_the_jit() {
+    check_schedule("inline");
 }
