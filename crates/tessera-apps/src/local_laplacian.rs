@@ -379,6 +379,18 @@ fn manual(p: &LocalLaplacianFuncs) {
             .reorder_storage(&[Var::new("x"), Var::new("k"), Var::new("y")])
             .reorder(&["x".into(), "k".into(), "y".into()]);
         strips(&p.g_pyramid[j], 8);
+        // The x pass of the level's downsampling slides down each strip (two new rows per
+        // row), so each of its points — four lookups of the finer level — is computed once
+        // instead of once per output row that reads it.
+        let x_pass = format!("gPyramid_{j}_dx");
+        let dx = pipeline_functions(&p.output)
+            .into_iter()
+            .find(|f| f.name().as_str() == x_pass)
+            .expect("internal error: every downsampled level has its x pass");
+        Func::from_function(dx)
+            .store_at(&p.g_pyramid[j], "y")
+            .compute_at(&p.g_pyramid[j], "yi")
+            .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
         p.out_g_pyramid[j]
             .store_at(&p.output, "yo")
             .compute_at(&p.output, "yi")
