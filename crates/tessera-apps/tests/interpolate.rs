@@ -5,7 +5,7 @@
 //! 1500 × 1500 points), too many for the definition-level evaluator in a test, and the
 //! `inline` schedule of a deep pyramid is one exponentially large expression; so the
 //! algorithm is checked with 1 to 6 levels through the evaluator, its schedules (written for
-//! any number of levels) with 2 levels through the interpreter, and the ten-level reference
+//! any number of levels) with 2 levels through the interpreter and the JIT, and the ten-level reference
 //! by the properties of its result.
 
 mod common;
@@ -13,13 +13,13 @@ mod common;
 use common::{assert_close_image, seeded_rng};
 use rand::rngs::SmallRng;
 use rand::Rng;
+use tessera::codegen::Target;
 use tessera::lang::buffer::for_each_coord_in;
-use tessera::lower::LowerOptions;
-use tessera::pipeline::{Inputs, Pipeline};
+use tessera::pipeline::{run_interp, Compiled, Inputs, Pipeline};
 use tessera::prelude::*;
 use tessera_apps::interpolate::{self, Interpolate, SCHEDULES};
 use tessera_apps::schedule::AppFuncs;
-use tessera_apps::{App, LoweredApp};
+use tessera_apps::{App, AppPipeline};
 
 const TOLERANCE: f64 = 1e-4;
 
@@ -83,24 +83,33 @@ fn shifted_input_mins_and_the_built_in_image() {
 /// The depth the schedules are checked at.
 const LEVELS: usize = 2;
 
-/// `lowered` run on the interpreter for `input`.
-fn run(lowered: &LoweredApp, input: &Buffer<f32>) -> Result<AnyBuffer> {
+/// `compiled` run for `input` on the interpreter and on the JIT, each named.
+fn run(
+    compiled: &Compiled,
+    pipeline: &AppPipeline,
+    input: &Buffer<f32>,
+) -> [(&'static str, Result<AnyBuffer>); 2] {
     let (mins, extents) = output_region(input);
-    let inputs = Inputs::new().image(&lowered.pipeline.input, input.clone());
-    lowered.run_interp(&inputs, &mins, &extents)
+    let inputs = Inputs::new().image(&pipeline.input, input.clone());
+    let lowered = compiled.lowered();
+    let interpreted = run_interp(lowered, &lowered.stmt, &inputs, &mins, &extents, 0)
+        .map(|mut r| r.buffers.swap_remove(0));
+    let jitted = compiled
+        .realize(&inputs, &mins, &extents)
+        .map(|mut b| b.swap_remove(0));
+    [("interpreter", interpreted), ("JIT", jitted)]
 }
 
 #[test]
-fn schedules_with_two_levels_on_the_interpreter() {
+fn schedules_with_two_levels_on_the_interpreter_and_the_jit() {
     let (seed, mut rng) = seeded_rng(0x1c);
     for schedule in SCHEDULES.iter() {
         let (name, (w, h)) = (schedule.name, schedule.min_output);
         let f = interpolate::funcs_with_levels(LEVELS).expect("the algorithm builds");
         (schedule.apply)(&f);
         let pipeline = f.pipeline();
-        let lowered = Pipeline::new(&pipeline.output)
-            .lower(&LowerOptions::default())
-            .map(|lowered| LoweredApp { pipeline, lowered })
+        let compiled = Pipeline::new(&pipeline.output)
+            .compile_jit(&Target::host())
             .unwrap_or_else(|e| panic!("schedule {name}: {e}"));
         let sizes = [
             (w, h),
@@ -114,9 +123,12 @@ fn schedules_with_two_levels_on_the_interpreter() {
             let context = format!(
                 "schedule {name}, {sw}x{sh} output, mins ({dx}, {dy}), seed {seed} (TESSERA_SEED={seed})"
             );
-            let got = run(&lowered, &input).unwrap_or_else(|e| panic!("{e}; {context}"));
             let want = interpolate::reference_with_levels(&input, LEVELS).into();
-            assert_close_image(&got, &want, TOLERANCE, &context);
+            for (backend, got) in run(&compiled, &pipeline, &input) {
+                let context = format!("{context} ({backend})");
+                let got = got.unwrap_or_else(|e| panic!("{e}; {context}"));
+                assert_close_image(&got, &want, TOLERANCE, &context);
+            }
         }
         // One pixel narrower or shorter than the declared minimum, the buffers are refused.
         for (sw, sh) in [(w - 1, h), (w, h - 1)] {
@@ -124,11 +136,12 @@ fn schedules_with_two_levels_on_the_interpreter() {
                 continue;
             }
             let input = random_input(&mut rng, sw, sh, Some(0.2));
-            let ran = run(&lowered, &input);
-            assert!(
-                matches!(&ran, Err(Error::Runtime(m)) if m.contains("needs dimension")),
-                "schedule {name} runs at {sw}x{sh}, below its minimum {w}x{h}: {ran:?}"
-            );
+            for (backend, ran) in run(&compiled, &pipeline, &input) {
+                assert!(
+                    matches!(&ran, Err(Error::Runtime(m)) if m.contains("needs dimension")),
+                    "schedule {name} runs at {sw}x{sh} on the {backend}, below its minimum {w}x{h}: {ran:?}"
+                );
+            }
         }
     }
 }

@@ -1,20 +1,22 @@
-//! Every schedule of every app, lowered once and run on the Stmt interpreter, equals the app's
-//! plain-Rust reference exactly: at the schedule's minimum output, at odd sizes just above it,
-//! and at random sizes with random input values and shifted input mins. Each schedule's
-//! declared minimum is exact: one pixel narrower or shorter, the lowered pipeline refuses the
-//! buffers. Each schedule is lowered once, for all the tests (lowering dominates their time).
+//! Every schedule of every app, lowered once and run on the Stmt interpreter and the JIT,
+//! equals the app's plain-Rust reference exactly: at the schedule's minimum output, at odd
+//! sizes just above it, and at random sizes with random input values and shifted input mins.
+//! Each schedule's declared minimum is exact: one pixel narrower or shorter, the lowered
+//! pipeline refuses the buffers on both. Each schedule is lowered and compiled once, for all
+//! the tests (that dominates their time).
 
 mod common;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use common::{assert_same_image, seeded_rng};
+use common::{assert_same_image, seeded_rng, Scheduled};
 use rand::rngs::SmallRng;
 use rand::Rng;
+use tessera::pipeline::run_interp;
 use tessera::prelude::*;
 use tessera_apps::schedule::ScheduleInfo;
-use tessera_apps::{apps, App, LoweredApp};
+use tessera_apps::{apps, App};
 
 /// A random input for an output of `width × height`, its mins shifted at random. Integer
 /// inputs take values in a random subrange of their type (so histograms are wide, narrow or
@@ -58,35 +60,31 @@ fn lowered_apps() -> impl Iterator<Item = &'static dyn App> {
         .filter(|a| !CHECKED_IN_THEIR_OWN_TESTS.contains(&a.name()))
 }
 
-/// Lowered pipelines by app and schedule name.
-type LoweredCache = Mutex<HashMap<(String, String), Arc<LoweredApp>>>;
+/// Compiled pipelines by app and schedule name.
+type LoweredCache = Mutex<HashMap<(String, String), Arc<Scheduled>>>;
 
-/// App `app` with schedule `schedule`, lowered on first use and then shared by every test.
-fn lowered(app: &dyn App, schedule: &str) -> Arc<LoweredApp> {
+/// App `app` with schedule `schedule`, lowered and compiled on first use and then shared by
+/// every test.
+fn lowered(app: &dyn App, schedule: &'static str) -> Arc<Scheduled> {
     static LOWERED: OnceLock<LoweredCache> = OnceLock::new();
     let mut cache = LOWERED
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let key = (app.name().to_string(), schedule.to_string());
-    let entry = cache.entry(key).or_insert_with(|| {
-        let lowered = app
-            .lower(schedule)
-            .unwrap_or_else(|e| panic!("{} {schedule}: {e}", app.name()));
-        Arc::new(lowered)
-    });
+    let entry = cache
+        .entry(key)
+        .or_insert_with(|| Arc::new(Scheduled::new(app, schedule)));
     Arc::clone(entry)
 }
 
-/// Runs `lowered` on `input` and compares with the reference.
-fn check(app: &dyn App, lowered: &LoweredApp, input: &AnyBuffer, context: &str) {
-    let (mins, extents) = app.check_input(input).expect("the input fits the app");
-    let inputs = app.inputs(&lowered.pipeline, input, &[]);
-    let got = lowered
-        .run_interp(&inputs, &mins, &extents)
-        .unwrap_or_else(|e| panic!("{e}; {context}"));
+/// Runs `scheduled` on `input` on the interpreter and the JIT and compares both with the
+/// reference.
+fn check(app: &dyn App, scheduled: &Scheduled, input: &AnyBuffer, context: &str) {
     let want = app.reference(input, &[]).expect("reference");
-    assert_same_image(&got, &want, context);
+    for (backend, got) in scheduled.run(app, input, &[]) {
+        assert_same_image(&got, &want, &format!("{context} ({backend})"));
+    }
 }
 
 /// Output sizes for `schedule`: its minimum, odd sizes just above, and five random sizes.
@@ -125,13 +123,8 @@ fn built_in_test_images_through_the_default_schedule() {
         let fits = app.schedule_info("manual").expect("manual").min_output;
         let (w, h) = (fits.0.max(40), fits.1.max(36));
         let input = app.default_input(w, h);
-        let (mins, extents) = app.check_input(&input).expect("the input fits the app");
-        let lowered = lowered(app, "manual");
-        let got = lowered
-            .run_interp(&app.inputs(&lowered.pipeline, &input, &[]), &mins, &extents)
-            .unwrap_or_else(|e| panic!("{}: {e}", app.name()));
-        let want = app.reference(&input, &[]).expect("reference");
-        assert_same_image(&got, &want, &format!("{} default input", app.name()));
+        let context = format!("{} default input", app.name());
+        check(app, &lowered(app, "manual"), &input, &context);
     }
 }
 
@@ -157,13 +150,25 @@ fn declared_minimum_outputs_are_exact() {
                     schedule.name
                 );
                 let inputs = app.inputs(&lowered.pipeline, &input, &[]);
-                let ran = lowered.run_interp(&inputs, &mins, &extents);
-                assert!(
-                    matches!(&ran, Err(Error::Runtime(m)) if m.contains("needs dimension")),
-                    "{} {} runs at {sw}x{sh}, below its declared minimum {w}x{h}: {ran:?}",
-                    app.name(),
-                    schedule.name
-                );
+                let stmt = &lowered.compiled.lowered().stmt;
+                let interpreted = run_interp(
+                    lowered.compiled.lowered(),
+                    stmt,
+                    &inputs,
+                    &mins,
+                    &extents,
+                    0,
+                )
+                .map(drop);
+                let jitted = lowered.compiled.realize(&inputs, &mins, &extents).map(drop);
+                for (backend, ran) in [("interpreter", interpreted), ("JIT", jitted)] {
+                    assert!(
+                        matches!(&ran, Err(Error::Runtime(m)) if m.contains("needs dimension")),
+                        "{} {} runs at {sw}x{sh} on the {backend}, below its declared minimum {w}x{h}: {ran:?}",
+                        app.name(),
+                        schedule.name
+                    );
+                }
             }
         }
     }
