@@ -61,9 +61,8 @@ pub fn funcs() -> Result<BlurFuncs> {
 
 /// u16 lanes in a 512-bit (AVX-512) vector: the schedules written here use it.
 const VECTOR: i32 = 32;
-/// u16 lanes in a 256-bit vector, `schedule::natural_vector_width`, which `root` and
-/// `full_fusion` use.
-const ROOT_VECTOR: i32 = 16;
+/// The width `root` and `full_fusion` vectorize with (`schedule::parallel_vectorized`).
+const ROOT_VECTOR: i32 = schedule::natural_vector_width(Type::u16());
 /// The rows of a strip in `manual` and in `sliding_tiles`.
 const MANUAL_STRIP: i32 = 32;
 const SLIDING_TILES_STRIP: i32 = 8;

@@ -76,8 +76,13 @@ pub fn build<F: AppFuncs>(
 }
 
 /// The lanes of a vector of `ty` in 256-bit registers (AVX2, the native backend's target).
-pub fn natural_vector_width(ty: Type) -> i32 {
-    (32 / ty.bytes() as i32).max(1)
+pub const fn natural_vector_width(ty: Type) -> i32 {
+    let lanes = 32 / ty.bytes() as i32;
+    if lanes > 1 {
+        lanes
+    } else {
+        1
+    }
 }
 
 /// The vector width of Func `f`: the natural width of its widest value type.

@@ -87,10 +87,6 @@ pub fn box_union(a: &Box, b: &Box) -> Box {
         b.dimensions(),
         "internal error: union of boxes of different dimensionality: {a} and {b}"
     );
-    let used = match (&a.used, &b.used) {
-        (Some(x), Some(y)) => fold::binary(BinaryOp::Or, x, y),
-        _ => None,
-    };
     Box {
         bounds: a
             .bounds
@@ -98,7 +94,15 @@ pub fn box_union(a: &Box, b: &Box) -> Box {
             .zip(&b.bounds)
             .map(|(x, y)| x.union(y))
             .collect(),
-        used,
+        used: used_union(a, b),
+    }
+}
+
+/// When the union of `a` and `b` is used: when either is (`None`: always).
+fn used_union(a: &Box, b: &Box) -> Option<Expr> {
+    match (&a.used, &b.used) {
+        (Some(x), Some(y)) => fold::binary(BinaryOp::Or, x, y),
+        _ => None,
     }
 }
 
@@ -280,14 +284,7 @@ impl<'a> BoxCollector<'a> {
         if node_count(&end) <= NAMING_LIMIT {
             return Some(end);
         }
-        let taken = |n: &Symbol| self.named_ends.iter().any(|(m, _)| m == n);
-        let fresh = (1..)
-            .map(|i| match i {
-                1 => Symbol::new(&base),
-                _ => Symbol::new(&format!("{base}{i}")),
-            })
-            .find(|n| !taken(n))
-            .expect("internal error: no fresh name");
+        let fresh = Symbol::first_untaken(&base, |n| self.named_ends.iter().any(|(m, _)| *m == n));
         let var = Expr::var(fresh, end.ty());
         self.named_ends.push((fresh, end));
         Some(var)
@@ -383,7 +380,12 @@ impl<'a> BoxCollector<'a> {
         };
         match self.boxes.entry(name) {
             Entry::Occupied(mut o) => {
-                let merged = box_union(o.get(), &region);
+                assert_eq!(
+                    o.get().dimensions(),
+                    region.dimensions(),
+                    "internal error: {name} accessed with different dimensionalities"
+                );
+                let used = used_union(o.get(), &region);
                 let bounds = o
                     .get()
                     .bounds
@@ -394,7 +396,7 @@ impl<'a> BoxCollector<'a> {
                         max: merge_end(BinaryOp::Max, &old.max, &new.max),
                     })
                     .collect();
-                *o.get_mut() = Box { bounds, ..merged };
+                *o.get_mut() = Box { bounds, used };
             }
             Entry::Vacant(v) => {
                 v.insert(region);

@@ -55,6 +55,18 @@ impl Symbol {
         }
     }
 
+    /// `base`, or else the first of `base2`, `base3`, ... that `taken` does not claim (a
+    /// readable generated name, unique where `taken` knows every name in use).
+    pub fn first_untaken(base: &str, taken: impl Fn(Symbol) -> bool) -> Symbol {
+        (1..)
+            .map(|i| match i {
+                1 => Symbol::new(base),
+                _ => Symbol::new(&format!("{base}{i}")),
+            })
+            .find(|&n| !taken(n))
+            .expect("internal error: no untaken name")
+    }
+
     pub fn as_str(self) -> &'static str {
         interner().read().unwrap().names[self.0 as usize]
     }

@@ -116,7 +116,7 @@ impl Type {
         self.lanes > 1
     }
     /// Size in bytes of one element (bool is stored as one byte).
-    pub fn bytes(self) -> usize {
+    pub const fn bytes(self) -> usize {
         (self.bits as usize).div_ceil(8)
     }
 

@@ -188,14 +188,10 @@ pub fn hoist_lets(e: &Expr, owner: Symbol, lets: &mut Lets) -> Expr {
             return None;
         };
         let value = hoist_lets(value, owner, lets);
-        let hoisted = owner.dot(name.as_str());
-        let fresh = (1..)
-            .map(|i| match i {
-                1 => hoisted,
-                _ => Symbol::new(&format!("{hoisted}{i}")),
-            })
-            .find(|f| lets.iter().all(|(m, v)| m != f || *v == value))
-            .expect("internal error: no fresh name");
+        // The first name not defined differently (one defined the same is shared).
+        let fresh = Symbol::first_untaken(owner.dot(name.as_str()).as_str(), |f| {
+            lets.iter().any(|(m, v)| *m == f && *v != value)
+        });
         if lets.iter().all(|(m, _)| *m != fresh) {
             lets.push((fresh, value.clone()));
         }

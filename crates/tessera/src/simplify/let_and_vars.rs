@@ -192,13 +192,9 @@ impl Simplifier {
 
     /// `name.base` (numbered if needed), a name neither in scope nor `taken` by the body.
     fn fresh_name(&self, name: Symbol, taken: &impl Fn(Symbol) -> bool) -> Symbol {
-        (1..)
-            .map(|i| match i {
-                1 => Symbol::new(&format!("{name}.base")),
-                _ => Symbol::new(&format!("{name}.base{i}")),
-            })
-            .find(|&n| !taken(n) && !self.scope.iter().any(|b| b.name == n))
-            .expect("internal error: no fresh name")
+        Symbol::first_untaken(&format!("{name}.base"), |n| {
+            taken(n) || self.scope.iter().any(|b| b.name == n)
+        })
     }
 
     /// The ramps and broadcasts of `chain` (outermost first, ending with the core) rebuilt

@@ -90,11 +90,17 @@ impl<'ctx> Codegen<'ctx> {
                 linear: Some(l),
                 wide: None,
             }),
-            None if value.ty() == Type::i32() => Ok(Binding {
-                value: self.expr(value)?,
-                linear: None,
-                wide: Some(self.address(value)?),
-            }),
+            // Computed once, in 64 bits; the i32 value is its truncation, which is exactly
+            // the wrapping 32-bit arithmetic (sums, differences and products agree modulo
+            // 2^32).
+            None if value.ty() == Type::i32() => {
+                let wide = self.address(value)?;
+                Ok(Binding {
+                    value: self.cast(wide, Type::i64(), Type::i32()),
+                    linear: None,
+                    wide: Some(wide),
+                })
+            }
             None => Ok(self.expr(value)?.into()),
         }
     }

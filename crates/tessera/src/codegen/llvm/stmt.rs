@@ -1,6 +1,7 @@
 //! Statements to control flow: lets, serial loops (parallel ones go to `closure`),
-//! conditionals, stores, assertions and allocations. Small allocations of constant size live on the stack; the others come from
-//! `tessera_malloc` and go back through `tessera_free`, also when an error returns early.
+//! conditionals, stores, assertions and allocations. Small allocations of constant size live
+//! on the stack; the others come from `tessera_malloc` and go back through `tessera_free`,
+//! also when an error returns early.
 //! Errors (a failed assertion, a failed allocation, a failed parallel task) return their code
 //! from the current function after freeing its live heap allocations.
 
@@ -177,15 +178,13 @@ impl<'ctx> Codegen<'ctx> {
             .build_conditional_branch(go.into_int_value(), body_block, exit)
             .built();
         self.builder.position_at_end(body_block);
-        let value = self.binop(super::values::Op::Add, lo, self.cast(iv, counter, ty));
-        let wide = (counter != ty).then(|| {
-            let lo = self.cast(lo, ty, counter);
-            self.binop(super::values::Op::Add, lo, iv)
-        });
+        // `lo + i` in the counter's type; an i32 variable is its truncation (exactly the
+        // wrapping 32-bit sum).
+        let sum = self.binop(super::values::Op::Add, self.cast(lo, ty, counter), iv);
         let binding = Binding {
-            value,
+            value: self.cast(sum, counter, ty),
             linear: None,
-            wide,
+            wide: (counter != ty).then_some(sum),
         };
         self.with_name(name, binding, |cg| cg.stmt(body))?;
         let next = self.binop(super::values::Op::Add, iv, self.int_const(counter, 1));
