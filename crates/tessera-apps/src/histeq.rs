@@ -14,8 +14,8 @@
 //!
 //! Schedules: `manual` (the histogram factored with rfactor into partial histograms per
 //! strip of rows and x lane, strips in parallel, summed in vectors; cdf, cmin and lut computed
-//! at root, the CDF's update a serial scan; the output parallel over rows and vectorized over
-//! x), `root`, and `inline` (lut inlined; the
+//! at root, the CDF's update a serial scan; the output parallel over rows, its gather from
+//! the table scalar and unrolled), `root`, and `inline` (lut inlined; the
 //! Funcs with updates — hist, cdf, cmin — computed at root).
 
 use tessera::lang::param::ParamBinding;
@@ -97,13 +97,15 @@ pub fn funcs() -> Result<HisteqFuncs> {
     })
 }
 
-/// u8 lanes in a 256-bit vector: the output's vector width.
+/// u8 lanes in a 256-bit vector: the output's vector width in `root`.
 const OUTPUT_VECTOR: i32 = 32;
+/// The output pixels `manual` gathers per unrolled iteration.
+const OUTPUT_UNROLL: i32 = 4;
 
 const SCHEDULES: &[Schedule<HisteqFuncs>] = &[
     Schedule {
         name: "manual",
-        min_output: (OUTPUT_VECTOR as i64, 1),
+        min_output: (OUTPUT_UNROLL as i64, 1),
         apply: manual,
     },
     Schedule {
@@ -120,11 +122,14 @@ const SCHEDULES: &[Schedule<HisteqFuncs>] = &[
 
 /// The 256-entry tables at root, their pure definitions in 8-lane (i32 and f32) vectors; the
 /// histogram factored into parallel partial histograms (below), the CDF's scan serial. The
-/// output, a gather from the lookup table, runs rows in parallel, 32 pixels a vector.
+/// output, a gather from the lookup table, runs rows in parallel in scalar code unrolled 4
+/// times (as in Halide's schedule: a vector gather of bytes is slower than scalar loads).
 fn manual(p: &HisteqFuncs) {
     // The histogram is factored (rfactor) into partial histograms, one per strip of 32 rows
-    // and per x modulo 4 (so runs of equal pixels do not serialize on one counter), the
-    // strips built in parallel, then summed bin-vector by bin-vector.
+    // and per x modulo 4 (so runs of equal pixels do not serialize on one counter; the four
+    // lanes unrolled), the strips built in parallel, then summed bin-vector by bin-vector.
+    // The split of x need not divide the width: loop partitioning leaves the guard of the
+    // points past the end to the last iteration of each row.
     let (strip, lane) = (Var::new("strip"), Var::new("lane"));
     p.hist
         .update_stage(0)
@@ -139,6 +144,7 @@ fn manual(p: &HisteqFuncs) {
     partial
         .update_stage(0)
         .reorder(&[lane.into(), "rxo".into(), "ryi".into(), strip.into()])
+        .unroll_loop(lane)
         .parallel(strip);
     p.hist.compute_root().vectorize("i", 8);
     p.hist
@@ -148,7 +154,7 @@ fn manual(p: &HisteqFuncs) {
     p.cdf.compute_root().vectorize("i", 8);
     p.cmin.compute_root();
     p.lut.compute_root().vectorize("i", 8);
-    p.output.parallel("y").vectorize("x", OUTPUT_VECTOR);
+    p.output.parallel("y").unroll("x", OUTPUT_UNROLL);
 }
 
 /// Histogram equalization in plain Rust loops, with the pipeline's int32 wrapping arithmetic

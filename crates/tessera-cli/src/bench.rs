@@ -1,11 +1,13 @@
 //! `tessera bench APP`: compiles an app once with a schedule and times R runs on its built-in
-//! test image, printing the median and minimum run time and the compile time — as text, or
+//! test image (or an input file), printing the median and minimum run time and the compile time — as text, or
 //! with `--json` as exactly one JSON object on stdout (the DESIGN.md §6 contract).
 
+use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
 
+use crate::io;
 use crate::run::{compile, parse_params, DEFAULT_SCHEDULE};
 
 #[derive(Args)]
@@ -15,11 +17,17 @@ pub struct BenchArgs {
     /// The schedule. Default: manual.
     #[arg(long)]
     schedule: Option<String>,
-    /// Output width (default: the app's benchmark size).
-    #[arg(long, requires = "height", value_parser = clap::value_parser!(i64).range(1..=1 << 20))]
+    /// Input image (.npy or .png), e.g. the one another implementation is timed on.
+    /// Default: the app's built-in test image.
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// Output width for the built-in test image (default: the app's benchmark size).
+    #[arg(long, requires = "height", conflicts_with = "input",
+          value_parser = clap::value_parser!(i64).range(1..=1 << 20))]
     width: Option<i64>,
-    /// Output height.
-    #[arg(long, requires = "width", value_parser = clap::value_parser!(i64).range(1..=1 << 20))]
+    /// Output height for the built-in test image.
+    #[arg(long, requires = "width", conflicts_with = "input",
+          value_parser = clap::value_parser!(i64).range(1..=1 << 20))]
     height: Option<i64>,
     /// Worker threads for parallel loops (default: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -42,12 +50,18 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
         .map_err(|e| e.to_string())?
         .name;
     let params = parse_params(app, &args.params)?;
-    let (w, h) = match (args.width, args.height) {
-        (Some(w), Some(h)) => (w, h),
-        _ => app.default_size(),
+    let input = match &args.input {
+        Some(path) => io::read_image(path).map_err(|e| e.to_string())?,
+        None => {
+            let (w, h) = match (args.width, args.height) {
+                (Some(w), Some(h)) => (w, h),
+                _ => app.default_size(),
+            };
+            app.default_input(w, h)
+        }
     };
-    let input = app.default_input(w, h);
     let (mins, extents) = app.check_input(&input).map_err(|e| e.to_string())?;
+    let (w, h) = (extents[0], extents[1]);
     app.check_schedule_fits(schedule, &extents)
         .map_err(|e| e.to_string())?;
     let compiled = compile(app, schedule, args.threads)?;

@@ -194,3 +194,89 @@ fn shift_inwards_partitions_only_the_innermost_loop() {
     assert_eq!(count("out.s0.y.yi"), 1, "{}", run.lowered.stmt);
     assert_eq!(count("out.s0.x.x"), 2, "{}", run.lowered.stmt);
 }
+
+/// How many `if`s and predicated stores `s` holds: the guards of split tails.
+fn guard_count(s: &Stmt) -> usize {
+    let own = match s.kind() {
+        tessera::ir::StmtKind::IfThenElse { .. } => 1,
+        tessera::ir::StmtKind::Store {
+            predicate: Some(_), ..
+        } => 1,
+        _ => 0,
+    };
+    let mut inside = 0;
+    s.for_each_child(|_| {}, |c| inside += guard_count(c));
+    own + inside
+}
+
+/// The guard counts of the loops named `name`, in program order.
+fn guards_per_loop(s: &Stmt, name: &str) -> Vec<usize> {
+    let mut loops = Vec::new();
+    loops_named(s, name, &mut loops);
+    loops.iter().map(guard_count).collect()
+}
+
+#[test]
+fn guarded_tails_leave_the_steady_state_unguarded() {
+    // An update over an RDom split with GuardWithIf (the default for updates), its inner loop
+    // unrolled or vectorized: only the iterations past the RDom's end need the guard.
+    for vectorized in [false, true] {
+        let input = ImageParam::new(Type::u16(), 1, "input");
+        let (x, r) = (Var::new("x"), RDom::named("r", [(0, input.width())]));
+        let f = Func::new("f");
+        f.define(x, Expr::make_const(Type::u16(), 0)).unwrap();
+        f.update(r.x(), input.at(r.x()) * 3 + 1).unwrap();
+        let stage = f.update_stage(0);
+        stage.split("r.x", "rxo", "rxi", 8);
+        if vectorized {
+            stage.vectorize("rxi", 8);
+        } else {
+            stage.unroll_loop("rxi");
+        }
+        let image = u16_image(&[0], &[45], 11);
+        let run = check(&f, &TestInputs::new().image(&input, image), &[0], &[45]);
+        assert_eq!(
+            guards_per_loop(&run.lowered.stmt, "f.s1.r.x.rxo"),
+            [0, if vectorized { 1 } else { 8 }],
+            "vectorized {vectorized}: the steady loop is unguarded, the tail guarded\n{}",
+            run.lowered.stmt
+        );
+    }
+}
+
+#[test]
+fn factored_reduction_tails_leave_the_steady_state_unguarded() {
+    // A histogram factored over an x split that need not divide the width: the points past
+    // the end are skipped, but only outside the steady loop.
+    let input = ImageParam::new(Type::u8(), 2, "input");
+    let (i, lane) = (Var::new("i"), Var::new("lane"));
+    let r = RDom::named(
+        "r",
+        [
+            (input.min(0), input.width()),
+            (input.min(1), input.height()),
+        ],
+    );
+    let hist = Func::new("hist");
+    hist.define(i, 0).unwrap();
+    let bin = cast_to::<i32>(input.at((r.x(), r.y())));
+    hist.update(bin.clone(), hist.at(bin) + 1).unwrap();
+    hist.update_stage(0).split("r.x", "rxo", "rxi", 4);
+    let partial = hist
+        .update_stage(0)
+        .rfactor(&[("rxi".into(), lane)])
+        .unwrap();
+    partial.compute_root();
+    partial
+        .update_stage(0)
+        .reorder(&[lane.into(), "rxo".into(), "r.y".into()])
+        .unroll_loop(lane);
+    let image = lower_common::u8_image(&[1, 0], &[23, 5], 0, 255, 3);
+    let run = check(&hist, &TestInputs::new().image(&input, image), &[0], &[256]);
+    assert_eq!(
+        guards_per_loop(&run.lowered.stmt, "hist_intm.s1.rxo"),
+        [0, 4],
+        "{}",
+        run.lowered.stmt
+    );
+}

@@ -657,6 +657,11 @@ impl<'a> Bounder<'a> {
                 self.restrict(a, false) + self.restrict(b, false)
             }
             ExprKind::Unary(UnaryOp::Not, a) => self.restrict(a, !truth),
+            ExprKind::Call {
+                kind: CallKind::Intrinsic(Intrinsic::Likely | Intrinsic::LikelyIfInnermost),
+                args,
+                ..
+            } => self.restrict(&args[0], truth),
             ExprKind::Binary(op, a, b) if op.is_comparison() => {
                 let op = if truth { *op } else { negate_comparison(*op) };
                 self.restrict_var(a, op, b) + self.restrict_var(b, swap_comparison(op), a)

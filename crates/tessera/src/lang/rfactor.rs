@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use super::func::{calls_func, Func};
 use super::function::Function;
 use super::inline_reductions::{type_max, type_min};
+use super::math::likely;
 use super::rdom::{RDom, RVarDef};
 use super::schedule::{find_dim, LoopDim, SplitDirective};
 use super::stage::{DimName, Stage};
@@ -199,15 +200,16 @@ impl Plan {
             .map(|&n| (n, loop_value(n, &leaf_names, &splits, true)))
             .collect();
         // A split whose factor does not divide its extent runs past the end: those points
-        // are skipped (and, so bounds stay tight, the coordinate is clamped as well).
+        // are skipped (and, so bounds stay tight, the coordinate is clamped as well). Both
+        // are tails, marked likely so loop partitioning removes them from steady iterations.
         let mut predicates = rdom.predicates.clone();
         for (&node, split) in &splits {
             if !split.divides {
-                predicates.push(Expr::binary(
+                predicates.push(likely(Expr::binary(
                     BinaryOp::Lt,
                     loop_value(node, &leaf_names, &splits, false),
                     Expr::binary(BinaryOp::Add, split.min.clone(), split.extent.clone()),
-                ));
+                )));
             }
         }
         Ok(Plan {
@@ -350,7 +352,7 @@ fn loop_value(
             Expr::binary(BinaryOp::Add, split.min.clone(), split.extent.clone()),
             Expr::i32(1),
         );
-        Expr::binary(BinaryOp::Min, value, last)
+        Expr::binary(BinaryOp::Min, likely(value), last)
     } else {
         value
     }

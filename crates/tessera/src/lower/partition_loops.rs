@@ -1,5 +1,7 @@
 //! Loop partitioning (Halide's `PartitionLoops`): boundary conditions write their in-bounds
-//! case as a `likely` arm (`clamp(likely(x), lo, hi)`, `select(outside, v, likely(inside))`).
+//! case as a `likely` arm (`clamp(likely(x), lo, hi)`, `select(outside, v, likely(inside))`),
+//! and tail guards (`GuardWithIf` splits, the skipped points of a factored reduction) mark
+//! their conditions likely (`if (likely(x < end))`, the same in a store's predicate).
 //! A loop whose body has such sites is split into a prologue, a steady state and an epilogue,
 //! where the steady state is the range of the loop variable over which every site it can
 //! solve for takes its likely arm. There the clamps and selects are gone, so a vectorized
@@ -222,6 +224,13 @@ fn collect_sites(
             }
         }
         _ => {
+            if let StmtKind::IfThenElse { condition: c, .. }
+            | StmtKind::Store {
+                predicate: Some(c), ..
+            } = s.kind()
+            {
+                guard_sites(c, lets, inner, out);
+            }
             let mut exprs = Vec::new();
             let mut children = Vec::new();
             s.for_each_child(|e| exprs.push(e.clone()), |c| children.push(c.clone()));
@@ -232,6 +241,28 @@ fn collect_sites(
                 collect_sites(c, lets, inner, out);
             }
         }
+    }
+}
+
+/// The conjuncts of a guard (an `if` condition or a store predicate) marked likely: each is
+/// a site whose likely arm is `true`.
+fn guard_sites(
+    c: &Expr,
+    lets: &HashMap<Symbol, Expr>,
+    inner: &HashSet<Symbol>,
+    out: &mut Vec<Site>,
+) {
+    match c.kind() {
+        ExprKind::Binary(BinaryOp::And, a, b) => {
+            guard_sites(a, lets, inner, out);
+            guard_sites(b, lets, inner, out);
+        }
+        ExprKind::Call { args, .. } if is_likely(c) => out.push(Site {
+            node: c.clone(),
+            condition: expand_lets(&args[0], lets),
+            inner: inner.clone(),
+        }),
+        _ => {}
     }
 }
 
@@ -305,9 +336,10 @@ fn is_likely(e: &Expr) -> bool {
     )
 }
 
-/// Whether the likely arm of site `node` is marked only `likely_if_innermost`.
+/// Whether the likely arm of site `node` (a guard site: the node itself) is marked only
+/// `likely_if_innermost`.
 fn only_if_innermost(node: &Expr) -> bool {
-    let Some(arm) = likely_arm(node) else {
+    let Some(arm) = likely_arm(node).or_else(|| is_likely(node).then(|| node.clone())) else {
         return false;
     };
     let mut plain = false;
@@ -378,11 +410,13 @@ fn expand_lets(e: &Expr, lets: &HashMap<Symbol, Expr>) -> Expr {
     e
 }
 
-/// The body with every site in `taken` replaced by its likely arm.
+/// The body with every site in `taken` replaced by its likely arm (a guard site by `true`).
 fn take_likely_arms(s: &Stmt, taken: &HashSet<Expr>) -> Stmt {
     fn in_expr(e: &Expr, taken: &HashSet<Expr>) -> Expr {
         mutate_exprs(e, &mut |n| {
-            if taken.contains(n) {
+            if taken.contains(n) && is_likely(n) {
+                Some(Expr::bool_(true).broadcast_to(n.ty().lanes))
+            } else if taken.contains(n) {
                 // The arm without its `likely` marker, so it folds into ramps again.
                 likely_arm(n).map(|arm| unwrap_likely(&in_expr(&arm, taken)))
             } else {

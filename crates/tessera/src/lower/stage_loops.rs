@@ -132,12 +132,14 @@ fn build_loop_nest(
                         crate::lang::math::likely_if_innermost(base),
                         sub(add(old_min.clone(), old_extent.clone()), factor),
                     ),
+                    // Likely: every iteration but the last passes the guard, so loop
+                    // partitioning gives the steady iterations code without it.
                     TailStrategy::GuardWithIf => {
-                        conditions.push(Expr::binary(
+                        conditions.push(crate::lang::math::likely(Expr::binary(
                             BinaryOp::Lt,
                             var_of(*old),
                             add(old_min.clone(), old_extent.clone()),
-                        ));
+                        )));
                         base
                     }
                     TailStrategy::RoundUp | TailStrategy::Auto => base,

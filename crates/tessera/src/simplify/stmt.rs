@@ -1,5 +1,5 @@
 //! Statements: every expression simplified; `if` with a constant condition replaced by the
-//! branch taken; loops that run no iteration, empty blocks, empty branches and lets whose
+//! branch taken, and a store with a constant predicate by the store or nothing; loops that run no iteration, empty blocks, empty branches and lets whose
 //! name is unused dropped; lets substituted or split as `let_and_vars.rs` says (a vector
 //! value used once is substituted only outside loops, so that it is still computed once, and
 //! only if it reads no memory, which a store between the let and the use could change).
@@ -116,6 +116,24 @@ impl Simplifier {
                     return b;
                 }
                 s.map_children(|e| self.expr(e), |_| b.clone())
+            }
+            StmtKind::Store {
+                buffer,
+                index,
+                value,
+                predicate: Some(p),
+            } => {
+                // A predicate known true on every lane is no predicate; known false, no store.
+                let p = self.expr(p);
+                if p.as_int_const() == Some(0) {
+                    return Stmt::empty();
+                }
+                Stmt::new(StmtKind::Store {
+                    buffer: *buffer,
+                    index: self.expr(index),
+                    value: self.expr(value),
+                    predicate: (!is_true(&p)).then_some(p),
+                })
             }
             StmtKind::Store { .. } | StmtKind::Provide { .. } => {
                 s.map_children(|e| self.expr(e), |c| c.clone())
