@@ -8,6 +8,8 @@
 
 For each app and thread count: `tessera bench APP --schedule S --threads T --json` for every
 Tessera schedule, then the Halide variants (bench/halide/run.py, one fresh process each).
+Both time the same input: the app's default input of the Halide yardstick (hbench/images.py),
+written once per app to a scratch .npy file (`--own-inputs`: each its own built-in image).
 Prints a markdown table of median milliseconds with each Tessera schedule's ratio to Halide's
 manual schedule (< 1 means Tessera is faster), and the geometric mean of the `manual` ratios
 per thread count. `--halide-results` takes Halide variants from an earlier `run.py --out` file
@@ -21,6 +23,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -32,9 +35,21 @@ def csv(text: str) -> list[str]:
     return [t for t in text.split(",") if t]
 
 
-def tessera_variant(binary: str, app: str, schedule: str, threads: int, runs: int) -> dict:
+def shared_input(app: str, directory: str) -> str:
+    """Writes the Halide yardstick's default input of `app` to `directory`; returns its path."""
+    sys.path.insert(0, os.path.join(HERE, "halide"))
+    from hbench import driver
+    from hbench.apps import APPS as HALIDE_APPS
+    spec = HALIDE_APPS[app]
+    return driver.write_default_input(spec, spec.default_width, spec.default_height, directory)
+
+
+def tessera_variant(binary: str, app: str, schedule: str, threads: int, runs: int,
+                    input_path: str | None) -> dict:
     cmd = [binary, "bench", app, "--schedule", schedule, "--threads", str(threads),
            "--runs", str(runs), "--json"]
+    if input_path:
+        cmd += ["--input", input_path]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         return {"impl": "tessera", "app": app, "schedule": schedule, "threads": threads,
@@ -44,10 +59,13 @@ def tessera_variant(binary: str, app: str, schedule: str, threads: int, runs: in
     return result
 
 
-def halide_variants(app: str, schedules: list[str], threads: int, runs: int) -> list[dict]:
+def halide_variants(app: str, schedules: list[str], threads: int, runs: int,
+                    input_path: str | None) -> list[dict]:
     cmd = [sys.executable, os.path.join(HERE, "halide", "run.py"), "--apps", app,
            "--schedules", ",".join(schedules), "--threads", str(threads), "--runs", str(runs),
            "--json"]
+    if input_path:
+        cmd += ["--input", f"{app}={input_path}"]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.join(HERE, "halide"))
     results = []
     for line in done.stdout.splitlines():
@@ -126,22 +144,26 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--halide-results", action="append", default=[],
                         help="Halide variants measured earlier (run.py --out FILE)")
     parser.add_argument("--out", help="write every result here (JSON)")
+    parser.add_argument("--own-inputs", action="store_true",
+                        help="each implementation times its own built-in input")
     args = parser.parse_args(argv)
 
     earlier = load_halide_results(args.halide_results)
     have = {(r["app"], r["schedule"], r["threads"]) for r in earlier}
     results = list(earlier)
-    for app in args.apps:
-        for t in args.threads:
-            for s in args.tessera_schedules:
-                r = tessera_variant(args.tessera, app, s, t, args.runs)
-                results.append(r)
-                print(json.dumps(r), file=sys.stderr)
-            missing = [s for s in args.halide_schedules if (app, s, t) not in have]
-            if missing:
-                for r in halide_variants(app, missing, t, args.runs):
+    with tempfile.TemporaryDirectory() as scratch:
+        for app in args.apps:
+            input_path = None if args.own_inputs else shared_input(app, scratch)
+            for t in args.threads:
+                for s in args.tessera_schedules:
+                    r = tessera_variant(args.tessera, app, s, t, args.runs, input_path)
                     results.append(r)
                     print(json.dumps(r), file=sys.stderr)
+                missing = [s for s in args.halide_schedules if (app, s, t) not in have]
+                if missing:
+                    for r in halide_variants(app, missing, t, args.runs, input_path):
+                        results.append(r)
+                        print(json.dumps(r), file=sys.stderr)
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"load_average": os.getloadavg(), "results": results}, f, indent=1)
