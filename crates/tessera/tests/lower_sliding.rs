@@ -68,6 +68,29 @@ fn sliding_inside_an_outer_loop() {
 }
 
 #[test]
+fn sibling_windows_stored_at_one_loop_both_fold() {
+    // Two producers stored per strip and computed per row (harris's Ix and Iy): the first
+    // one's storage surrounds the second's, and each still folds to the rows a row needs.
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let (f, g) = (Func::new("f"), Func::new("g"));
+    f.define((x, y), x * 3 + y).unwrap();
+    g.define((x, y), x - y * 5).unwrap();
+    let out = Func::new("out");
+    out.define(
+        (x, y),
+        f.at((x, y - 1)) + g.at((x, y)) * f.at((x, y + 1)) + g.at((x, y + 1)),
+    )
+    .unwrap();
+    out.split(y, "yo", "yi", 8);
+    for producer in [&f, &g] {
+        producer.store_at(&out, "yo").compute_at(&out, "yi");
+    }
+    let run = check(&out, &TestInputs::new(), &[0, 0], &[W, H]);
+    assert_eq!(run.allocation("f"), W as u64 * 4);
+    assert_eq!(run.allocation("g"), W as u64 * 2);
+}
+
+#[test]
 fn cascade_of_sliding_windows() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let f = Func::new("f");
