@@ -132,9 +132,9 @@ fn run_built_in_image_prints_the_reference_checksum() {
 
 #[test]
 fn run_with_the_evaluator_or_any_schedule_gives_the_same_checksum() {
-    let input = histeq::Histeq.default_input(33, 9);
+    let input = histeq::Histeq.default_input(67, 9);
     let want = checksum_line(&histeq::Histeq.reference(&input, &[]).expect("reference"));
-    let size = ["--width", "33", "--height", "9"];
+    let size = ["--width", "67", "--height", "9"];
     let out = tessera(&[&["run", "histeq", "--backend", "eval"], &size[..]].concat());
     let text = stdout(&out);
     assert!(
@@ -170,7 +170,7 @@ fn run_with_the_evaluator_or_any_schedule_gives_the_same_checksum() {
     for key in [
         "\"app\":\"histeq\"",
         "\"schedule\":\"manual\"",
-        "\"width\":33",
+        "\"width\":67",
         "\"height\":9",
         "\"threads\":1",
         "\"compile_ms\":",
@@ -193,8 +193,8 @@ fn run_reads_and_writes_npy_files() {
         in_path.to_str().expect("utf-8"),
         out_path.to_str().expect("utf-8"),
     );
-    let input = Buffer::<u8>::from_fn(&[0, 0], &[35, 5], |c| (c[0] * 29 + c[1] * 7) as u8 % 50);
-    write_npy(&in_path, &input, &[5, 35]);
+    let input = Buffer::<u8>::from_fn(&[0, 0], &[70, 5], |c| (c[0] * 29 + c[1] * 7) as u8 % 50);
+    write_npy(&in_path, &input, &[5, 70]);
     let out = tessera(&["run", "histeq", "--input", in_arg, "--output", out_arg]);
     assert!(
         out.status.success(),
@@ -217,7 +217,7 @@ fn run_reads_and_writes_npy_files() {
     ]);
     let json = stdout(&out);
     assert!(
-        json.contains("\"width\":35") && json.contains("\"height\":5"),
+        json.contains("\"width\":70") && json.contains("\"height\":5"),
         "{json}"
     );
 
@@ -311,7 +311,7 @@ fn lower_prints_the_loop_nest_of_each_schedule() {
     );
 
     // histeq manual: partial histograms (rfactor) scattered in parallel strips, then summed
-    // over the strips; the output parallel over rows, scalar.
+    // over the strips; the output parallel over rows, 64 lanes.
     let histeq = lower(&["histeq", "--schedule", "manual"]);
     assert!(
         histeq.contains("parallel for (hist_intm.s1.strip, "),
@@ -324,7 +324,7 @@ fn lower_prints_the_loop_nest_of_each_schedule() {
         "{histeq}"
     );
     assert!(histeq.contains("parallel for (output.s0.y, "), "{histeq}");
-    assert!(!histeq.contains("x32("), "{histeq}");
+    assert!(histeq.contains("x64("), "{histeq}");
 
     // --passes: the loop nest, then one line per pass with its time.
     let passes = lower(&["histeq", "--schedule", "root", "--passes"]);

@@ -35,20 +35,25 @@ impl Target {
     /// An x86-64 target with an explicit CPU and feature string; the vector width follows from
     /// the features.
     pub fn x86_64(cpu: &str, features: &str) -> Target {
-        let has = |f: &str| features.split(',').any(|x| x == format!("+{f}"));
-        let vector_bits = if has("avx512f") {
-            512
-        } else if has("avx") {
-            256
-        } else {
-            128
-        };
-        Target {
+        let mut target = Target {
             arch: Arch::X86_64,
             cpu: cpu.to_string(),
             features: features.to_string(),
-            vector_bits,
+            vector_bits: 128,
+        };
+        if target.has_feature("avx512f") {
+            target.vector_bits = 512;
+        } else if target.has_feature("avx") {
+            target.vector_bits = 256;
         }
+        target
+    }
+
+    /// Whether the feature string enables `feature` (LLVM's name: `avx512vbmi`).
+    pub fn has_feature(&self, feature: &str) -> bool {
+        self.features
+            .split(',')
+            .any(|f| f.strip_prefix('+') == Some(feature))
     }
 
     /// Baseline x86-64 (SSE2 only), which every x86-64 machine runs.

@@ -213,7 +213,7 @@ impl<'ctx> Codegen<'ctx> {
         }
         for (name, s) in buffers {
             let base = unpack(s.base.into()).into_pointer_value();
-            self.f.buffers.push((*name, Storage { base, elem: s.elem }));
+            self.f.buffers.push((*name, Storage { base, ..*s }));
         }
         self.with_name(loop_var, index, |cg| cg.stmt(body))?;
         self.builder

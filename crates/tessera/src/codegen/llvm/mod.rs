@@ -14,7 +14,8 @@
 //!
 //! Modules: `values` (a type-uniform layer over inkwell), `expr` and `arith` (expressions and
 //! the exact integer semantics), `intrinsics` (math functions and the other intrinsics),
-//! `linear` (integer vectors as base + stride * lane), `vector` (loads and stores), `stmt`
+//! `linear` (integer vectors as base + stride * lane), `vector` (loads and stores),
+//! `table_lookup` (byte gathers from small tables as in-register permutes), `stmt`
 //! (control flow, allocations, assertions), `closure` (parallel loop bodies outlined into
 //! task functions), `passes` (the optimization pipeline).
 
@@ -25,6 +26,7 @@ mod intrinsics;
 mod linear;
 mod passes;
 mod stmt;
+mod table_lookup;
 mod values;
 mod vector;
 
@@ -65,6 +67,9 @@ pub(super) struct Codegen<'ctx> {
 struct Storage<'ctx> {
     base: PointerValue<'ctx>,
     elem: Type,
+    /// The element count of an allocation whose size is a constant (none for the pipeline's
+    /// buffers): a small one can be held in registers (`table_lookup`).
+    entries: Option<u64>,
 }
 
 /// A name in scope: its value; for an integer vector `base + stride * [0, 1, ...]`, that
@@ -287,6 +292,7 @@ impl<'ctx> Codegen<'ctx> {
                 Storage {
                     base: host,
                     elem: b.ty,
+                    entries: None,
                 },
             ));
         }

@@ -342,7 +342,14 @@ impl<'ctx> Codegen<'ctx> {
         if on_heap {
             self.f.heap.push(base);
         }
-        self.f.buffers.push((buffer, Storage { base, elem: ty }));
+        self.f.buffers.push((
+            buffer,
+            Storage {
+                base,
+                elem: ty,
+                entries: constant,
+            },
+        ));
         let result = self.stmt(body);
         self.f.buffers.pop();
         if on_heap {

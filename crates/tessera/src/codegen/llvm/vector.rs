@@ -2,8 +2,9 @@
 //! vector access for stride 1 (`llvm.masked.load`/`store` when predicated); dense loads of the
 //! covering span plus shuffles for small constant strides; a scalar load broadcast for a
 //! uniform index; gathers and scatters (`llvm.masked.gather`/`scatter`, lanes stored in
-//! order, so the last of equal indices wins) otherwise. Predicated-off lanes of a load read
-//! as zero, as in the evaluator. Bools are bytes in memory.
+//! order, so the last of equal indices wins) otherwise, but for byte gathers from small tables
+//! (`table_lookup`). Predicated-off lanes of a load read as zero, as in the evaluator. Bools
+//! are bytes in memory.
 //!
 //! Every plain load and store carries type-based alias metadata naming its buffer, so LLVM
 //! knows accesses to different buffers are independent (a store to one buffer does not force
@@ -24,8 +25,8 @@ use crate::ir::{BinaryOp, Expr, ExprKind, Symbol, Type};
 /// How a plain load or store is made: its alignment (the element's size) and the TBAA tag
 /// of its buffer.
 #[derive(Clone, Copy)]
-struct Access<'ctx> {
-    align: u32,
+pub(super) struct Access<'ctx> {
+    pub(super) align: u32,
     tag: MetadataValue<'ctx>,
 }
 
@@ -257,6 +258,11 @@ impl<'ctx> Codegen<'ctx> {
             }
             (layout, mask) => {
                 let indices = self.lane_indices(layout, index.ty().lanes);
+                if mask.is_none() {
+                    if let Some(v) = self.table_lookup(ty, &storage, index, indices, access) {
+                        return Ok(self.loaded_value(v, ty));
+                    }
+                }
                 let ptrs = self.element_ptrs(elem, storage.base, indices);
                 let mask =
                     mask.unwrap_or_else(|| self.int_const(Type::bool_().with_lanes(ty.lanes), 1));
@@ -386,7 +392,7 @@ impl<'ctx> Codegen<'ctx> {
         self.aligned_load(elem, ptr, access)
     }
 
-    fn aligned_load(
+    pub(super) fn aligned_load(
         &self,
         ty: BasicTypeEnum<'ctx>,
         ptr: PointerValue<'ctx>,
