@@ -2,13 +2,14 @@
 """Tessera against Halide 21 on the benchmark apps, measured in one run.
 
     python3 bench/compare.py [--apps a,b] [--threads 1,2] [--runs R]
-                             [--tessera-schedules manual,root]
+                             [--tessera-schedules manual,root,manual+fma]
                              [--halide-schedules manual,Mullapudi2016,Adams2019,Li2018]
                              [--halide-results FILE.json]... [--out FILE.json]
 
 For each app and thread count: `tessera bench APP --schedule S --threads T --json` for every
 Tessera schedule, then the Halide variants (bench/halide/run.py, one fresh process each).
-Both time the same input: the app's default input of the Halide yardstick (hbench/images.py),
+A Tessera schedule written `S+fma` is run with `--fp-contract` (float multiply-adds fused, as
+Halide does by default). Both time the same input: the app's default input of the Halide yardstick (hbench/images.py),
 written once per app to a scratch .npy file (`--own-inputs`: each its own built-in image).
 Prints a markdown table of median milliseconds with each Tessera schedule's ratio to Halide's
 manual schedule (< 1 means Tessera is faster), and the geometric mean of the `manual` ratios
@@ -44,18 +45,21 @@ def shared_input(app: str, directory: str) -> str:
     return driver.write_default_input(spec, spec.default_width, spec.default_height, directory)
 
 
-def tessera_variant(binary: str, app: str, schedule: str, threads: int, runs: int,
+def tessera_variant(binary: str, app: str, variant: str, threads: int, runs: int,
                     input_path: str | None) -> dict:
+    """`variant` is a schedule name, with `+fma` for `--fp-contract` (multiply-adds fused)."""
+    schedule, fma, _ = variant.partition("+fma")
     cmd = [binary, "bench", app, "--schedule", schedule, "--threads", str(threads),
-           "--runs", str(runs), "--json"]
+           "--runs", str(runs), "--json"] + (["--fp-contract"] if fma else [])
     if input_path:
         cmd += ["--input", input_path]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
-        return {"impl": "tessera", "app": app, "schedule": schedule, "threads": threads,
+        return {"impl": "tessera", "app": app, "schedule": variant, "threads": threads,
                 "error": (done.stderr.strip() or done.stdout.strip())[-300:]}
     result = json.loads(done.stdout.strip().splitlines()[-1])
     result["impl"] = "tessera"
+    result["schedule"] = variant
     return result
 
 

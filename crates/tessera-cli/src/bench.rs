@@ -32,6 +32,10 @@ pub struct BenchArgs {
     /// Worker threads for parallel loops (default: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
+    /// Fuse float multiplies and adds into multiply-adds, as Halide does by default: faster,
+    /// but float results may differ from the evaluator's in the last bits.
+    #[arg(long)]
+    fp_contract: bool,
     /// A runtime parameter of the app (repeatable); the others take their defaults.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     params: Vec<String>,
@@ -64,7 +68,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
     let (w, h) = (extents[0], extents[1]);
     app.check_schedule_fits(schedule, &extents)
         .map_err(|e| e.to_string())?;
-    let compiled = compile(app, schedule, args.threads)?;
+    let compiled = compile(app, schedule, args.threads, args.fp_contract)?;
     let threads = if args.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
@@ -90,15 +94,17 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
     let min = times[0];
     if args.json {
         println!(
-            "{{\"app\":\"{}\",\"schedule\":\"{schedule}\",\"width\":{w},\"height\":{h},\"threads\":{threads},\"compile_ms\":{:.3},\"median_ms\":{median:.3},\"min_ms\":{min:.3},\"runs\":{}}}",
+            "{{\"app\":\"{}\",\"schedule\":\"{schedule}\",\"width\":{w},\"height\":{h},\"threads\":{threads},\"fp_contract\":{},\"compile_ms\":{:.3},\"median_ms\":{median:.3},\"min_ms\":{min:.3},\"runs\":{}}}",
             app.name(),
+            args.fp_contract,
             compiled.compile_ms(),
             args.runs
         );
     } else {
         println!(
-            "{} ({schedule}, {w} x {h}, {threads} threads): median {median:.3} ms, min {min:.3} ms over {} runs; compiled in {:.1} ms",
+            "{} ({schedule}{}, {w} x {h}, {threads} threads): median {median:.3} ms, min {min:.3} ms over {} runs; compiled in {:.1} ms",
             app.name(),
+            if args.fp_contract { ", multiply-adds fused" } else { "" },
             args.runs,
             compiled.compile_ms()
         );

@@ -43,6 +43,10 @@ pub struct RunArgs {
     /// Worker threads for parallel loops (JIT backend; default: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
+    /// Fuse float multiplies and adds into multiply-adds (JIT backend), as Halide does by
+    /// default: faster, but float results may differ from the evaluator's in the last bits.
+    #[arg(long)]
+    fp_contract: bool,
     /// Input image (.npy or .png). Default: the app's built-in test image.
     #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
@@ -115,7 +119,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     let (output, how) = match schedule {
         Some(schedule) if args.backend == Backend::Jit => {
             let start = Instant::now();
-            let compiled = compile(app, schedule, args.threads)?;
+            let compiled = compile(app, schedule, args.threads, args.fp_contract)?;
             let compile_seconds = start.elapsed().as_secs_f64();
             let start = Instant::now();
             let output = compiled.run(&input, &params, &mins, &extents)?;
@@ -207,15 +211,17 @@ impl CompiledApp<'_> {
 }
 
 /// Builds the app with `schedule` and compiles it for this machine, with `threads` workers
-/// (0: one per core).
+/// (0: one per core), fusing float multiply-adds if `fp_contract`.
 pub fn compile<'a>(
     app: &'a dyn App,
     schedule: &str,
     threads: usize,
+    fp_contract: bool,
 ) -> Result<CompiledApp<'a>, String> {
     let pipeline = app.build_scheduled(schedule).map_err(|e| e.to_string())?;
+    let target = Target::host().with_float_contraction(fp_contract);
     let mut compiled = Pipeline::new(&pipeline.output)
-        .compile_jit(&Target::host())
+        .compile_jit(&target)
         .map_err(|e| e.to_string())?;
     compiled.set_threads(threads).map_err(|e| e.to_string())?;
     Ok(CompiledApp {

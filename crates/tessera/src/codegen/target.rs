@@ -22,6 +22,12 @@ pub struct Target {
     pub features: String,
     /// The widest vector registers, in bits (128, 256 or 512).
     pub vector_bits: u32,
+    /// Whether a float multiply feeding an add or subtract may be fused into one multiply-add,
+    /// rounded once (Halide's default; off in Tessera). Faster, but which operations meet
+    /// depends on what the schedule inlines, so results may then differ between schedules,
+    /// and from the evaluator, in the last bits. Off, every schedule computes every value
+    /// exactly as the evaluator does.
+    pub float_contraction: bool,
 }
 
 impl Target {
@@ -40,6 +46,7 @@ impl Target {
             cpu: cpu.to_string(),
             features: features.to_string(),
             vector_bits: 128,
+            float_contraction: false,
         };
         if target.has_feature("avx512f") {
             target.vector_bits = 512;
@@ -47,6 +54,12 @@ impl Target {
             target.vector_bits = 256;
         }
         target
+    }
+
+    /// This target with float multiply-adds fused or not (see `float_contraction`).
+    pub fn with_float_contraction(mut self, contract: bool) -> Target {
+        self.float_contraction = contract;
+        self
     }
 
     /// Whether the feature string enables `feature` (LLVM's name: `avx512vbmi`).
@@ -71,7 +84,11 @@ impl Target {
 
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "x86-64 {} ({}-bit vectors)", self.cpu, self.vector_bits)
+        write!(f, "x86-64 {} ({}-bit vectors", self.cpu, self.vector_bits)?;
+        if self.float_contraction {
+            write!(f, ", float multiply-adds fused")?;
+        }
+        write!(f, ")")
     }
 }
 

@@ -4,6 +4,7 @@
 //! amounts; wrapping integer arithmetic; float min/max as selects; float→int casts that
 //! truncate and saturate (NaN → 0); bool arithmetic as eval::value defines it.
 
+use inkwell::values::{BasicValue, FastMathFlags};
 use inkwell::{FloatPredicate, IntPredicate};
 
 use super::values::{Op, Value};
@@ -32,9 +33,9 @@ impl<'ctx> Codegen<'ctx> {
         use BinaryOp::*;
         let cmp = |p| self.fcmp(p, a, b);
         match op {
-            Add => self.binop(Op::FAdd, a, b),
-            Sub => self.binop(Op::FSub, a, b),
-            Mul => self.binop(Op::FMul, a, b),
+            Add => self.contractible(self.binop(Op::FAdd, a, b)),
+            Sub => self.contractible(self.binop(Op::FSub, a, b)),
+            Mul => self.contractible(self.binop(Op::FMul, a, b)),
             Div => self.binop(Op::FDiv, a, b),
             Mod => {
                 // x - y * floor(x / y), each step rounded (no fused multiply-add).
@@ -55,6 +56,17 @@ impl<'ctx> Codegen<'ctx> {
                 panic!("internal error: {op:?} on floats")
             }
         }
+    }
+
+    /// `v`, marked as fusable into a multiply-add when the target allows float contraction.
+    fn contractible(&self, v: Value<'ctx>) -> Value<'ctx> {
+        if self.target.float_contraction {
+            if let Some(i) = v.as_instruction_value() {
+                i.set_fast_math_flags(FastMathFlags::AllowContract)
+                    .expect("internal error: float arithmetic takes fast-math flags");
+            }
+        }
+        v
     }
 
     fn bool_binary(&self, op: BinaryOp, a: Value<'ctx>, b: Value<'ctx>, ty: Type) -> Value<'ctx> {
