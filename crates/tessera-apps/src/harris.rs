@@ -17,7 +17,8 @@
 //! All constants are f32 (−1/12 is f32(−1.0/12)); the output covers the input (W × H).
 //!
 //! Schedules: `manual` (Halide's: parallel strips of 32 rows, Ix and Iy a sliding window over
-//! each strip's rows, everything else inlined; 16-lane vectors), `root` and `inline`.
+//! each strip's rows computed in one fused loop, everything else inlined; 16-lane vectors),
+//! `root` and `inline`.
 
 use tessera::lang::param::ParamBinding;
 use tessera::prelude::*;
@@ -193,7 +194,9 @@ const SCHEDULES: &[Schedule<HarrisFuncs>] = &[
 
 /// Halide's schedule: strips of 32 rows in parallel; within a strip, Ix and Iy are stored for
 /// the strip and computed one row at a time as the output's rows need them (a sliding
-/// window: each gradient row is computed once per strip); everything else is inlined.
+/// window: each gradient row is computed once per strip), both in one loop over x
+/// (`compute_with`), which loads the input pixels they share once; everything else is
+/// inlined.
 pub fn manual(p: &HarrisFuncs) {
     p.output
         .split("y", "yo", "yi", STRIP)
@@ -205,6 +208,7 @@ pub fn manual(p: &HarrisFuncs) {
             .compute_at(&p.output, "yi")
             .vectorize("x", VECTOR);
     }
+    p.ix.compute_with(&p.iy, "x");
 }
 
 /// The Harris response in plain Rust loops over a `W × H` f32 image (any mins), in the spec's

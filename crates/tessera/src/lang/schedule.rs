@@ -1,6 +1,6 @@
 //! The schedule as plain data: per stage, the loop structure (splits, fusions and the loop
-//! order with each loop's kind); per Func, where it is computed and stored, explicit bounds
-//! and storage order. Directives record mistakes they can detect on the spot as deferred
+//! order with each loop's kind); per Func, where it is computed and stored, explicit bounds,
+//! storage order and the Func whose loops it shares. Directives record mistakes they can detect on the spot as deferred
 //! errors, which lowering reports (a directive returns `&Self` so schedules chain, as in
 //! Halide).
 
@@ -164,8 +164,18 @@ pub struct FuncSchedule {
     pub bounds: Vec<Bound>,
     /// Storage dimension order, innermost first (`reorder_storage`); empty for the default.
     pub storage_order: Vec<Symbol>,
+    /// `compute_with`: the Func whose loops this one's join, and the innermost loop joined.
+    pub compute_with: Option<FusedLoops>,
     /// Mistakes found while scheduling, reported by lowering.
     pub errors: Vec<String>,
+}
+
+/// `f.compute_with(g, var)`: the loops of `f`'s and `g`'s pure definitions, from the outermost
+/// to `var`, are one loop nest.
+#[derive(Clone, PartialEq, Debug)]
+pub struct FusedLoops {
+    pub with: Symbol,
+    pub var: Symbol,
 }
 
 impl Default for FuncSchedule {
@@ -175,6 +185,7 @@ impl Default for FuncSchedule {
             store_level: None,
             bounds: Vec::new(),
             storage_order: Vec::new(),
+            compute_with: None,
             errors: Vec::new(),
         }
     }

@@ -599,6 +599,23 @@ impl Func {
         };
         self.set_placement(|s| s.compute_level = level)
     }
+    /// Computes this Func in the loops of `other` (Halide's `compute_with`): the loops of both
+    /// pure definitions, from the outermost down to `var`, become one loop nest whose every
+    /// iteration computes the points of both (so values both read, such as the same input
+    /// pixels, are loaded once). Both must be computed at the same loop level, with the same
+    /// loops down to `var`, and neither may use the other; lowering reports what does not fit.
+    pub fn compute_with(&self, other: &Func, var: impl Into<DimName>) -> &Func {
+        let (name, with, var) = (self.name(), other.name(), var.into().0);
+        self.set_placement(|s| {
+            if with == name {
+                s.errors.push(format!(
+                    "{name}.compute_with({with}, {var}): a Func cannot be computed with itself"
+                ));
+            } else {
+                s.compute_with = Some(super::schedule::FusedLoops { with, var });
+            }
+        })
+    }
     /// Substitutes this Func's definition into every use (the default).
     pub fn compute_inline(&self) -> &Func {
         self.set_placement(|s| {

@@ -10,18 +10,20 @@
 //! 5. `allocation_bounds`     — the size of each Func's storage
 //! 6. `storage_folding`       — circular storage along a serial loop
 //! 7. `sliding_window`        — reuse of values computed by earlier iterations
-//! 8. `image_checks`          — assertions that the input and output buffers are big enough
-//! 9. `simplify`
-//! 10. `storage_flattening`   — multi-dimensional storage to flat allocations
-//! 11. `unroll_loops`
-//! 12. `vectorize_loops`
-//! 13. `simplify`
-//! 14. `partition_loops`      — boundary conditions' clamps removed from steady-state loops
-//! 15. `simplify`, `hoist_loop_invariants`, `remove_dead_allocations`
+//! 8. `compute_with`          — the outer loops of Funcs computed together fused
+//! 9. `image_checks`          — assertions that the input and output buffers are big enough
+//! 10. `simplify`
+//! 11. `storage_flattening`   — multi-dimensional storage to flat allocations
+//! 12. `unroll_loops`
+//! 13. `vectorize_loops`
+//! 14. `simplify`
+//! 15. `partition_loops`      — boundary conditions' clamps removed from steady-state loops
+//! 16. `simplify`, `hoist_loop_invariants`, `remove_dead_allocations`
 
 pub mod allocation_bounds;
 pub mod arguments;
 pub mod bounds_inference;
+pub mod compute_with;
 pub mod hoist_loop_invariants;
 pub mod image_checks;
 pub mod inline;
@@ -149,6 +151,7 @@ pub fn lower(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     let s = r.run("sliding_window", s, |s| {
         Ok(sliding_window::sliding_window(s, &env))
     })?;
+    let s = r.run("compute_with", s, |s| compute_with::compute_with(s, &env))?;
     let s = r.run("image_checks", s, |s| {
         image_checks::add_image_checks(s, &env, &arguments)
     })?;

@@ -1,0 +1,530 @@
+//! `compute_with` (Halide's): two Funcs computed at the same loop level share their outer
+//! loops, so one iteration computes the points of both (and loads what both read once).
+//!
+//! The pass runs after the sliding window, when each Func's loop nest is final. Of the two
+//! productions, the one that comes first hosts the fused nest: its loops from the outermost
+//! down to the fused level take, each, the union of both Funcs' bounds; inside the innermost
+//! one each Func's own body runs, guarded by its own bounds where they are not provably the
+//! same as the union (guards marked likely, so loop partitioning drops them from the steady
+//! iterations). The second production is left empty. The lets and storage that lie between
+//! the two productions move above the first, so the second Func's storage and bounds are in
+//! scope where it is now computed.
+
+use std::collections::{HashMap, HashSet};
+
+use super::names::stage_var;
+use super::realization_order::{direct_callees, Environment};
+use crate::error::{Error, Result};
+use crate::ir::substitute::substitute_map;
+use crate::ir::visit::reads_memory;
+use crate::ir::{BinaryOp, Expr, ForKind, Range, Stmt, StmtKind, Symbol, Type};
+use crate::lang::math::likely;
+use crate::lang::schedule::{find_dim, LoopLevel};
+
+pub fn compute_with(s: &Stmt, env: &Environment) -> Result<Stmt> {
+    let mut out = s.clone();
+    for &name in &env.order {
+        let Some(fused) = env.func(name).read().schedule.compute_with.clone() else {
+            continue;
+        };
+        let pair = Pair::new(env, name, fused.with, fused.var)?;
+        out = pair.fuse(&out)?;
+    }
+    Ok(out)
+}
+
+/// The two Funcs and, for each, the names of its loops to fuse, outermost first.
+struct Pair {
+    f: Symbol,
+    g: Symbol,
+    var: Symbol,
+    loops: HashMap<Symbol, Vec<Symbol>>,
+    /// The Funcs each of the two uses, directly or through others.
+    uses: HashMap<Symbol, HashSet<Symbol>>,
+}
+
+impl Pair {
+    /// Checks that `f.compute_with(g, var)` can be done and finds the loops it fuses.
+    fn new(env: &Environment, f: Symbol, g: Symbol, var: Symbol) -> Result<Pair> {
+        let err = |why: String| Error::Schedule(format!("{f}.compute_with({g}, {var}): {why}"));
+        if !env.funcs.contains_key(&g) {
+            return Err(err(format!("{g} is not computed by this pipeline")));
+        }
+        if f == env.output || g == env.output {
+            return Err(err(format!(
+                "the output {} is computed in its own loops; fuse the Funcs it uses",
+                env.output
+            )));
+        }
+        let (fc, gc) = (env.func(f).read(), env.func(g).read());
+        let level = |c: &crate::lang::function::FunctionContents| c.schedule.compute_level.clone();
+        if level(&fc) != level(&gc) || level(&fc) == LoopLevel::Inlined {
+            return Err(err(format!(
+                "both must be computed at the same loop level, but {f} is computed at {} and {g} at {}",
+                level(&fc).describe(),
+                level(&gc).describe()
+            )));
+        }
+        if gc.schedule.compute_with.is_some() {
+            return Err(err(format!(
+                "{g} is itself computed with another Func; fuse each Func with the same one"
+            )));
+        }
+        for c in [&fc, &gc] {
+            if !c.updates.is_empty() {
+                return Err(err(format!(
+                    "{} has update definitions; compute_with fuses pure definitions",
+                    c.name
+                )));
+            }
+        }
+        let mut loops: HashMap<Symbol, Vec<Symbol>> = HashMap::new();
+        let mut kinds = Vec::new();
+        for c in [&fc, &gc] {
+            let def = c.stage(0).expect("a Func in the pipeline is defined");
+            if !def.schedule.specializations.is_empty() {
+                return Err(err(format!(
+                    "{} is specialized; compute_with fuses one loop structure",
+                    c.name
+                )));
+            }
+            let dims = &def.schedule.dims;
+            let at = find_dim(dims, var).map_err(|e| err(format!("in {}: {e}", c.name)))?;
+            let outer: Vec<_> = dims[at..].iter().rev().collect();
+            if let Some(d) = outer
+                .iter()
+                .find(|d| !matches!(d.kind, ForKind::Serial | ForKind::Parallel))
+            {
+                return Err(err(format!(
+                    "the loop {} of {} is {}; only serial and parallel loops fuse",
+                    d.name,
+                    c.name,
+                    d.kind.keyword()
+                )));
+            }
+            kinds.push(outer.iter().map(|d| d.kind).collect::<Vec<_>>());
+            loops.insert(
+                c.name,
+                outer.iter().map(|d| stage_var(c.name, 0, d.name)).collect(),
+            );
+        }
+        if kinds[0] != kinds[1] {
+            return Err(err(format!(
+                "the loops down to {var} differ: {f} has {} and {g} {}",
+                describe(&loops[&f], &kinds[0]),
+                describe(&loops[&g], &kinds[1])
+            )));
+        }
+        let uses: HashMap<Symbol, HashSet<Symbol>> =
+            [f, g].into_iter().map(|n| (n, used_by(env, n))).collect();
+        for (a, b) in [(f, g), (g, f)] {
+            if uses[&a].contains(&b) {
+                return Err(err(format!(
+                    "{a} uses {b}, so {b} must be computed before it, not with it"
+                )));
+            }
+        }
+        Ok(Pair {
+            f,
+            g,
+            var,
+            loops,
+            uses,
+        })
+    }
+
+    fn err(&self, why: impl std::fmt::Display) -> Error {
+        Error::Schedule(format!(
+            "{}.compute_with({}, {}): {why}",
+            self.f, self.g, self.var
+        ))
+    }
+
+    /// `s` with the two productions fused.
+    fn fuse(&self, s: &Stmt) -> Result<Stmt> {
+        let (first, second) = match first_produced(s, self.f, self.g) {
+            Some(first) if first == self.f => (self.f, self.g),
+            Some(_) => (self.g, self.f),
+            None => return Ok(s.clone()),
+        };
+        let mut lets = HashMap::new();
+        self.rewrite(s, first, second, &mut lets)?
+            .ok_or_else(|| self.err(format!("{second} is not computed next to {first}")))
+    }
+
+    /// `s` with the production of `first` hosting that of `second`, if `s` holds it; `lets`
+    /// are the lets in scope.
+    fn rewrite(
+        &self,
+        s: &Stmt,
+        first: Symbol,
+        second: Symbol,
+        lets: &mut HashMap<Symbol, Expr>,
+    ) -> Result<Option<Stmt>> {
+        match s.kind() {
+            StmtKind::Block(stmts) => {
+                if let Some(i) = stmts.iter().position(|c| is_producer(c, first)) {
+                    let rest = Stmt::block(stmts[i + 1..].iter().cloned());
+                    let mut moved = Vec::new();
+                    let Some((rest, second_body)) = self.extract(&rest, second, &mut moved)? else {
+                        return Err(self.err(format!(
+                            "{second} is computed inside a loop or branch that {first} is not"
+                        )));
+                    };
+                    for m in &moved {
+                        if let Moved::Let(name, value) = m {
+                            lets.insert(*name, value.clone());
+                        }
+                    }
+                    let StmtKind::ProducerConsumer { body, .. } = stmts[i].kind() else {
+                        unreachable!("is_producer matched a production")
+                    };
+                    let fused = self.fuse_loops(
+                        first,
+                        second,
+                        body,
+                        &second_body,
+                        0,
+                        Vec::new(),
+                        Vec::new(),
+                        lets,
+                    )?;
+                    let host = Stmt::new(StmtKind::ProducerConsumer {
+                        name: first,
+                        is_producer: true,
+                        body: fused,
+                    });
+                    let tail = moved
+                        .into_iter()
+                        .rev()
+                        .fold(Stmt::block([host, rest]), |body, m| m.wrap(body));
+                    return Ok(Some(Stmt::block(
+                        stmts[..i].iter().cloned().chain(std::iter::once(tail)),
+                    )));
+                }
+                let mut out = Vec::with_capacity(stmts.len());
+                let mut found = false;
+                for c in stmts {
+                    match (found, self.rewrite(c, first, second, lets)?) {
+                        (false, Some(new)) => {
+                            found = true;
+                            out.push(new);
+                        }
+                        _ => out.push(c.clone()),
+                    }
+                }
+                Ok(found.then(|| Stmt::block(out)))
+            }
+            StmtKind::LetStmt { name, value, body } => {
+                lets.insert(*name, value.clone());
+                let inner = self.rewrite(body, first, second, lets)?;
+                Ok(inner.map(|b| Stmt::let_stmt(*name, value.clone(), b)))
+            }
+            _ => {
+                let mut children = Vec::new();
+                s.for_each_child(|_| {}, |c| children.push(c.clone()));
+                let mut found = None;
+                for c in &children {
+                    if let Some(new) = self.rewrite(c, first, second, lets)? {
+                        found = Some((c.clone(), new));
+                        break;
+                    }
+                }
+                Ok(found.map(|(old, new)| {
+                    s.map_children(
+                        |e| e.clone(),
+                        |c| {
+                            if c.same_as(&old) {
+                                new.clone()
+                            } else {
+                                c.clone()
+                            }
+                        },
+                    )
+                }))
+            }
+        }
+    }
+
+    /// Finds the production of `second` in `s` (which follows the production of the host)
+    /// along lets, storage, consumer marks and blocks: `s` with that production emptied and
+    /// the lets and storage on the way removed (pushed to `moved`, outermost first), and the
+    /// production's body.
+    fn extract(
+        &self,
+        s: &Stmt,
+        second: Symbol,
+        moved: &mut Vec<Moved>,
+    ) -> Result<Option<(Stmt, Stmt)>> {
+        match s.kind() {
+            StmtKind::ProducerConsumer {
+                name,
+                is_producer: true,
+                body,
+            } if *name == second => Ok(Some((
+                Stmt::new(StmtKind::ProducerConsumer {
+                    name: *name,
+                    is_producer: true,
+                    body: Stmt::empty(),
+                }),
+                body.clone(),
+            ))),
+            StmtKind::ProducerConsumer {
+                name,
+                is_producer: false,
+                body,
+            } => Ok(self.extract(body, second, moved)?.map(|(b, found)| {
+                let consumer = Stmt::new(StmtKind::ProducerConsumer {
+                    name: *name,
+                    is_producer: false,
+                    body: b,
+                });
+                (consumer, found)
+            })),
+            StmtKind::LetStmt { name, value, body } => {
+                if reads_memory(value) {
+                    return Ok(None);
+                }
+                moved.push(Moved::Let(*name, value.clone()));
+                let found = self.extract(body, second, moved)?;
+                if found.is_none() {
+                    moved.pop();
+                }
+                Ok(found)
+            }
+            StmtKind::Realize {
+                func,
+                types,
+                bounds,
+                body,
+            } => {
+                moved.push(Moved::Realize(*func, types.clone(), bounds.clone()));
+                let found = self.extract(body, second, moved)?;
+                if found.is_none() {
+                    moved.pop();
+                }
+                Ok(found)
+            }
+            StmtKind::Block(stmts) => {
+                for (i, c) in stmts.iter().enumerate() {
+                    if let Some((c, found)) = self.extract(c, second, moved)? {
+                        // Productions passed on the way now run after the fused one.
+                        let mut passed = Vec::new();
+                        stmts[..i]
+                            .iter()
+                            .for_each(|b| collect_produced(b, &mut passed));
+                        if let Some(h) = passed.iter().find(|h| self.uses[&second].contains(h)) {
+                            return Err(self.err(format!(
+                                "{second} uses {h}, which is computed between the two"
+                            )));
+                        }
+                        let mut out = stmts.clone();
+                        out[i] = c;
+                        return Ok(Some((Stmt::block(out), found)));
+                    }
+                }
+                Ok(None)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The loop nests `a` (of `first`) and `b` (of `second`) fused from loop level `depth`
+    /// down, each body under the guards of the outer levels (`a_guards`, `b_guards`); `lets`
+    /// are the lets in scope, to compare bounds through.
+    #[allow(clippy::too_many_arguments)]
+    fn fuse_loops(
+        &self,
+        first: Symbol,
+        second: Symbol,
+        a: &Stmt,
+        b: &Stmt,
+        depth: usize,
+        mut a_guards: Vec<Expr>,
+        mut b_guards: Vec<Expr>,
+        lets: &mut HashMap<Symbol, Expr>,
+    ) -> Result<Stmt> {
+        let (a_lets, a_loop) = peel_lets(a);
+        let (b_lets, b_loop) = peel_lets(b);
+        for (name, value) in a_lets.iter().chain(&b_lets) {
+            lets.insert(*name, value.clone());
+        }
+        let (a_name, b_name) = (self.loops[&first][depth], self.loops[&second][depth]);
+        let loop_parts = |s: &Stmt, expected: Symbol| match s.kind() {
+            StmtKind::For {
+                name,
+                min,
+                extent,
+                kind,
+                body,
+            } if *name == expected => Ok((min.clone(), extent.clone(), *kind, body.clone())),
+            _ => Err(self.err(format!(
+                "the loop {expected} is not at the top of its Func's computation"
+            ))),
+        };
+        let (a_min, a_extent, kind, a_body) = loop_parts(&a_loop, a_name)?;
+        let (b_min, b_extent, _, b_body) = loop_parts(&b_loop, b_name)?;
+        // Inside the fused loop, the second Func's loop variable is the first's.
+        let i32_var = |n: Symbol| Expr::var(n, Type::i32());
+        lets.insert(b_name, i32_var(a_name));
+        let add = |x: &Expr, y: &Expr| Expr::binary(BinaryOp::Add, x.clone(), y.clone());
+        let (a_end, b_end) = (add(&a_min, &a_extent), add(&b_min, &b_extent));
+        let same = equal_through(&a_min, &b_min, lets) && equal_through(&a_end, &b_end, lets);
+        let (min, extent) = if same {
+            (a_min, a_extent)
+        } else {
+            // The union, each body guarded by its own bounds.
+            let within = |v: Symbol, lo: &Expr, end: &Expr| {
+                likely(Expr::binary(
+                    BinaryOp::And,
+                    Expr::binary(BinaryOp::Le, lo.clone(), i32_var(v)),
+                    Expr::binary(BinaryOp::Lt, i32_var(v), end.clone()),
+                ))
+            };
+            a_guards.push(within(a_name, &a_min, &a_end));
+            b_guards.push(within(b_name, &b_min, &b_end));
+            let min = Expr::binary(BinaryOp::Min, a_min, b_min);
+            let end = Expr::binary(BinaryOp::Max, a_end, b_end);
+            (min.clone(), Expr::binary(BinaryOp::Sub, end, min))
+        };
+        let inner = if depth + 1 < self.loops[&first].len() {
+            self.fuse_loops(
+                first,
+                second,
+                &a_body,
+                &b_body,
+                depth + 1,
+                a_guards,
+                b_guards,
+                lets,
+            )?
+        } else {
+            let guarded = |body: Stmt, guards: Vec<Expr>| match guards
+                .into_iter()
+                .reduce(|x, y| Expr::binary(BinaryOp::And, x, y))
+            {
+                Some(c) => Stmt::if_then(c, body),
+                None => body,
+            };
+            Stmt::block([guarded(a_body, a_guards), guarded(b_body, b_guards)])
+        };
+        let body = Stmt::let_stmt(b_name, i32_var(a_name), inner);
+        let fused = Stmt::for_loop(a_name, min, extent, kind, body);
+        Ok(a_lets
+            .into_iter()
+            .chain(b_lets)
+            .rev()
+            .fold(fused, |s, (n, v)| Stmt::let_stmt(n, v, s)))
+    }
+}
+
+/// A let or a storage moved above the host production.
+enum Moved {
+    Let(Symbol, Expr),
+    Realize(Symbol, Vec<Type>, Vec<Range>),
+}
+
+impl Moved {
+    fn wrap(self, body: Stmt) -> Stmt {
+        match self {
+            Moved::Let(name, value) => Stmt::let_stmt(name, value, body),
+            Moved::Realize(func, types, bounds) => Stmt::new(StmtKind::Realize {
+                func,
+                types,
+                bounds,
+                body,
+            }),
+        }
+    }
+}
+
+/// The lets at the top of `s` and the statement below them.
+fn peel_lets(s: &Stmt) -> (Vec<(Symbol, Expr)>, Stmt) {
+    let mut lets = Vec::new();
+    let mut s = s.clone();
+    while let StmtKind::LetStmt { name, value, body } = s.kind() {
+        lets.push((*name, value.clone()));
+        s = body.clone();
+    }
+    (lets, s)
+}
+
+/// Whether `a` and `b` are the same once the lets in scope are substituted.
+fn equal_through(a: &Expr, b: &Expr, lets: &HashMap<Symbol, Expr>) -> bool {
+    let expand = |e: &Expr| {
+        let mut e = e.clone();
+        for _ in 0..16 {
+            let next = substitute_map(&e, lets);
+            if next == e {
+                break;
+            }
+            e = next;
+        }
+        crate::simplify::simplify(&e)
+    };
+    expand(a) == expand(b)
+}
+
+fn is_producer(s: &Stmt, func: Symbol) -> bool {
+    matches!(s.kind(), StmtKind::ProducerConsumer { name, is_producer: true, .. } if *name == func)
+}
+
+/// Which of `f` and `g` is produced first in `s`.
+fn first_produced(s: &Stmt, f: Symbol, g: Symbol) -> Option<Symbol> {
+    if let StmtKind::ProducerConsumer {
+        name,
+        is_producer: true,
+        ..
+    } = s.kind()
+    {
+        if *name == f || *name == g {
+            return Some(*name);
+        }
+    }
+    let mut found = None;
+    s.for_each_child(
+        |_| {},
+        |c| {
+            if found.is_none() {
+                found = first_produced(c, f, g);
+            }
+        },
+    );
+    found
+}
+
+fn collect_produced(s: &Stmt, out: &mut Vec<Symbol>) {
+    if let StmtKind::ProducerConsumer {
+        name,
+        is_producer: true,
+        ..
+    } = s.kind()
+    {
+        out.push(*name);
+    }
+    s.for_each_child(|_| {}, |c| collect_produced(c, out));
+}
+
+/// The Funcs `f`'s definitions use, directly or through other Funcs.
+fn used_by(env: &Environment, f: Symbol) -> HashSet<Symbol> {
+    let mut stack = vec![f];
+    let mut used = HashSet::new();
+    while let Some(n) = stack.pop() {
+        for callee in direct_callees(env.func(n)) {
+            let c = callee.name();
+            if env.funcs.contains_key(&c) && used.insert(c) {
+                stack.push(c);
+            }
+        }
+    }
+    used
+}
+
+fn describe(loops: &[Symbol], kinds: &[ForKind]) -> String {
+    loops
+        .iter()
+        .zip(kinds)
+        .map(|(l, k)| format!("{} {l}", k.keyword()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

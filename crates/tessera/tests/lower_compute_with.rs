@@ -1,0 +1,197 @@
+//! `compute_with`: two Funcs computed at the same loop level share their loops down to the
+//! fused one. Results equal the evaluator (on the interpreter before and after flattening,
+//! and natively) for Funcs with the same and with different regions, computed at root and
+//! inside a consumer's loop, vectorized or not; the fused loop nest holds both Funcs'
+//! stores; mistakes come back as schedule errors naming both Funcs.
+
+mod lower_common;
+
+use lower_common::{check, schedule_error, u16_image, TestInputs};
+use tessera::ir::{Stmt, StmtKind};
+use tessera::prelude::*;
+
+/// `f(x, y) = in(x, y) * 3 + in(x + 1, y)`, `g(x, y) = in(x, y) - in(x, y + 1)`, and
+/// `out(x, y) = f(x + df, y) + g(x + dg, y) + g(x, y + 1)`.
+struct Pair {
+    input: ImageParam,
+    f: Func,
+    g: Func,
+    out: Func,
+}
+
+fn pair(df: i32, dg: i32) -> Pair {
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let (f, g) = (Func::new("f"), Func::new("g"));
+    f.define((x, y), input.at((x, y)) * 3 + input.at((x + 1, y)))
+        .unwrap();
+    g.define((x, y), input.at((x, y)) - input.at((x, y + 1)))
+        .unwrap();
+    let out = Func::new("out");
+    out.define(
+        (x, y),
+        f.at((x + df, y)) + g.at((x + dg, y)) + g.at((x, y + 1)),
+    )
+    .unwrap();
+    Pair { input, f, g, out }
+}
+
+fn run(p: &Pair, extents: [i64; 2]) -> lower_common::Checked {
+    let image = u16_image(&[-3, -2], &[extents[0] + 12, extents[1] + 8], 7);
+    check(
+        &p.out,
+        &TestInputs::new().image(&p.input, image),
+        &[0, 0],
+        &extents,
+    )
+}
+
+/// The loops in `s` that store to `func` somewhere inside them, by name.
+fn loops_storing(s: &Stmt, func: &str, loops: &mut Vec<String>) -> bool {
+    let mut stores = false;
+    s.for_each_child(|_| {}, |c| stores |= loops_storing(c, func, loops));
+    match s.kind() {
+        StmtKind::Store { buffer, .. } if buffer.as_str() == func => true,
+        StmtKind::For { name, .. } if stores => {
+            loops.push(name.to_string());
+            true
+        }
+        _ => stores,
+    }
+}
+
+fn stored_in(s: &Stmt, func: &str) -> Vec<String> {
+    let mut loops = Vec::new();
+    loops_storing(s, func, &mut loops);
+    loops
+}
+
+#[test]
+fn funcs_at_root_share_their_loops() {
+    for vectorized in [false, true] {
+        let p = pair(0, 0);
+        for h in [&p.f, &p.g] {
+            h.compute_root();
+            if vectorized {
+                h.vectorize("x", 8);
+            }
+        }
+        p.f.compute_with(&p.g, "x");
+        let run = run(&p, [29, 7]);
+        // Both store inside the same outer loops (the first produced one's), the second
+        // Func's own outer loops are gone.
+        let (f_loops, g_loops) = (
+            stored_in(&run.lowered.stmt, "f"),
+            stored_in(&run.lowered.stmt, "g"),
+        );
+        assert!(
+            f_loops.iter().any(|l| l == "f.s0.y") && g_loops.iter().any(|l| l == "f.s0.y"),
+            "{f_loops:?} {g_loops:?}\n{}",
+            run.lowered.stmt
+        );
+        assert!(
+            !g_loops.iter().any(|l| l == "g.s0.y"),
+            "{}",
+            run.lowered.stmt
+        );
+    }
+}
+
+#[test]
+fn funcs_with_different_regions_are_guarded_by_their_own() {
+    // f is needed over x in [-2, w - 3], g over [3, w + 2]: the fused x loop covers both.
+    for (df, dg) in [(-2, 3), (4, -1)] {
+        let p = pair(df, dg);
+        let y = Var::new("y");
+        p.out.split(y, "yo", "yi", 4).parallel("yo");
+        for h in [&p.f, &p.g] {
+            h.compute_at(&p.out, "yi").vectorize("x", 4);
+        }
+        p.g.compute_with(&p.f, "x");
+        let run = run(&p, [23, 9]);
+        assert!(
+            stored_in(&run.lowered.stmt, "g")
+                .iter()
+                .any(|l| l.starts_with("f.s0.x")),
+            "{}",
+            run.lowered.stmt
+        );
+    }
+}
+
+#[test]
+fn sliding_windows_fuse_row_by_row() {
+    // Both stored per strip and computed per row (harris's Ix and Iy), fused at x.
+    let p = pair(0, 1);
+    p.out
+        .split(Var::new("y"), "yo", "yi", 8)
+        .parallel("yo")
+        .vectorize("x", 8);
+    for h in [&p.f, &p.g] {
+        h.store_at(&p.out, "yo")
+            .compute_at(&p.out, "yi")
+            .vectorize("x", 8);
+    }
+    p.f.compute_with(&p.g, "x");
+    let run = run(&p, [40, 21]);
+    // g is computed once per point of each strip although fused (3 strips of 8 rows need 9
+    // rows of g, each 6 vectors of 8): the window still slides, in two rows of storage.
+    assert_eq!(run.stores("g"), 3 * 9 * 48);
+    assert_eq!(run.allocation("g"), 41 * 2);
+}
+
+#[test]
+fn mistakes_name_both_funcs() {
+    let p = pair(0, 0);
+    p.f.compute_root();
+    p.g.compute_at(&p.out, "y");
+    p.f.compute_with(&p.g, "x");
+    let msg = schedule_error(&p.out);
+    assert!(
+        msg.contains("f.compute_with(g, x)") && msg.contains("same loop level"),
+        "{msg}"
+    );
+
+    let p = pair(0, 0);
+    p.f.compute_root();
+    p.g.compute_root();
+    p.f.compute_with(&p.g, "z");
+    let msg = schedule_error(&p.out);
+    assert!(msg.contains("there is no loop z"), "{msg}");
+
+    let p = pair(0, 0);
+    p.f.compute_root().parallel("y");
+    p.g.compute_root();
+    p.f.compute_with(&p.g, "y");
+    let msg = schedule_error(&p.out);
+    assert!(
+        msg.contains("differ") && msg.contains("parallel for f.s0.y"),
+        "{msg}"
+    );
+
+    let p = pair(0, 0);
+    p.f.compute_root().vectorize("x", 4);
+    p.g.compute_root().vectorize("x", 4);
+    p.f.compute_with(&p.g, "x_vi");
+    let msg = schedule_error(&p.out);
+    assert!(msg.contains("only serial and parallel loops fuse"), "{msg}");
+
+    // A Func that uses the other cannot be computed with it.
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let (a, b, out) = (Func::new("a"), Func::new("b"), Func::new("out"));
+    a.define((x, y), input.at((x, y)) + 1).unwrap();
+    b.define((x, y), a.at((x, y)) * 2).unwrap();
+    out.define((x, y), a.at((x, y)) + b.at((x, y))).unwrap();
+    a.compute_root();
+    b.compute_root();
+    b.compute_with(&a, "x");
+    let msg = schedule_error(&out);
+    assert!(msg.contains("b uses a"), "{msg}");
+
+    let p = pair(0, 0);
+    p.f.compute_root();
+    p.f.compute_with(&p.f, "x");
+    let msg = schedule_error(&p.out);
+    assert!(msg.contains("cannot be computed with itself"), "{msg}");
+}
