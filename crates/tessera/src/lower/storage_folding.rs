@@ -42,17 +42,17 @@ pub fn storage_folding(s: &Stmt) -> Stmt {
     }
 }
 
-/// The serial loop, reached through lets, produce/consume nodes and blocks only, that contains
-/// every access to `func` in `s`.
+/// The serial loop, reached through lets, produce/consume nodes, the storage of other Funcs
+/// stored at the same level, and blocks only, that contains every access to `func` in `s`.
 fn find_serial_loop(s: &Stmt, func: Symbol) -> Option<Stmt> {
     match s.kind() {
         StmtKind::For {
             kind: ForKind::Serial,
             ..
         } => Some(s.clone()),
-        StmtKind::LetStmt { body, .. } | StmtKind::ProducerConsumer { body, .. } => {
-            find_serial_loop(body, func)
-        }
+        StmtKind::LetStmt { body, .. }
+        | StmtKind::ProducerConsumer { body, .. }
+        | StmtKind::Realize { body, .. } => find_serial_loop(body, func),
         StmtKind::Block(stmts) => {
             let touching: Vec<&Stmt> = stmts.iter().filter(|c| touches(c, func)).collect();
             match touching.as_slice() {
