@@ -316,8 +316,9 @@ pub fn funcs(pyramid_levels: usize) -> Result<LocalLaplacianFuncs> {
     })
 }
 
-/// f32 lanes in a 256-bit vector, and u16 lanes (the output's).
-const VECTOR: i32 = 8;
+/// The vector width of the f32 stages (one 512-bit vector; Halide's schedule uses 16 too),
+/// and of the output (u16).
+const VECTOR: i32 = 16;
 const OUTPUT_VECTOR: i32 = 16;
 /// The output rows of one parallel strip of the collapse in `manual`.
 const STRIP: i32 = 64;
