@@ -396,13 +396,18 @@ fn manual(p: &LocalLaplacianFuncs) {
         let dx = Func::from_function(dx);
         let mut sliding = vec![dx.clone()];
         if j == 1 {
-            sliding.push(p.g_pyramid[0].in_(&dx));
+            // All k of one vector of level 0 in a row, so the vector's gray values and
+            // intensity index are loaded and computed once for its k remap lookups.
+            let copy = p.g_pyramid[0].in_(&dx);
+            copy.vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp)
+                .reorder(&["x_vi".into(), "k".into(), "x".into(), "y".into()]);
+            sliding.push(copy);
         }
         for f in &sliding {
             f.store_at(&p.g_pyramid[j], "y")
-                .compute_at(&p.g_pyramid[j], "yi")
-                .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
+                .compute_at(&p.g_pyramid[j], "yi");
         }
+        dx.vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
         p.out_g_pyramid[j]
             .store_at(&p.output, "yo")
             .compute_at(&p.output, "yi")
