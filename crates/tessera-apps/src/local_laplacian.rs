@@ -316,8 +316,9 @@ pub fn funcs(pyramid_levels: usize) -> Result<LocalLaplacianFuncs> {
     })
 }
 
-/// f32 lanes in a 256-bit vector, and u16 lanes (the output's).
-const VECTOR: i32 = 8;
+/// The vector width of the f32 stages (one 512-bit vector; Halide's schedule uses 16 too),
+/// and of the output (u16).
+const VECTOR: i32 = 16;
 const OUTPUT_VECTOR: i32 = 16;
 /// The output rows of one parallel strip of the collapse in `manual`.
 const STRIP: i32 = 64;
@@ -345,13 +346,15 @@ const SCHEDULES: &[Schedule<LocalLaplacianFuncs>] = &[
 
 /// Halide's schedule. At root: the remap table; gray; the fine levels 1..=4 of the input's
 /// pyramid in parallel strips of 32 rows and of the processed pyramid in strips of 8, stored
-/// and computed with k between x and y (level 0 and the downsampling passes are inlined into
-/// level 1). The collapse of the fine levels runs in parallel strips of 64 output rows, each
-/// level computed row by row as the next finer one needs it, in storage kept for the strip
-/// (a sliding window); the Laplacian levels are inlined into it. The coarse levels (5 and up)
-/// are small and computed at root. Everything is vectorized over x. The intermediate stages
-/// round their rows and strips up to whole vectors and strips (computing a little past the
-/// end, which the clamped input defines); the output's strips stop at its last row.
+/// and computed with k between x and y. Each strip of level 1 computes the rows of level 0 it
+/// reads once, sliding down the strip with the x pass of the downsampling (through a wrapper
+/// of level 0, which the collapse reads inlined). The collapse of the fine levels runs in
+/// parallel strips of 64 output rows, each level computed row by row as the next finer one
+/// needs it, in storage kept for the strip (a sliding window); the Laplacian levels are
+/// inlined into it. The coarse levels (5 and up) are small and computed at root. Everything
+/// is vectorized over x. The intermediate stages round their rows and strips up to whole
+/// vectors and strips (computing a little past the end, which the clamped input defines);
+/// the output's strips stop at its last row.
 fn manual(p: &LocalLaplacianFuncs) {
     let strips = |f: &Func, rows: i32| {
         f.split_with_tail("y", "y", "yi", rows, TailStrategy::RoundUp)
@@ -381,16 +384,30 @@ fn manual(p: &LocalLaplacianFuncs) {
         strips(&p.g_pyramid[j], 8);
         // The x pass of the level's downsampling slides down each strip (two new rows per
         // row), so each of its points — four lookups of the finer level — is computed once
-        // instead of once per output row that reads it.
+        // instead of once per output row that reads it. Level 0 is not stored (the collapse
+        // reads it inlined, two values per pixel), but the copy of it level 1's x pass reads
+        // (a wrapper) slides down the strip too, so each of its values — a remap lookup — is
+        // computed once instead of twice, inlined into the x pass.
         let x_pass = format!("gPyramid_{j}_dx");
         let dx = pipeline_functions(&p.output)
             .into_iter()
             .find(|f| f.name().as_str() == x_pass)
             .expect("internal error: every downsampled level has its x pass");
-        Func::from_function(dx)
-            .store_at(&p.g_pyramid[j], "y")
-            .compute_at(&p.g_pyramid[j], "yi")
-            .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
+        let dx = Func::from_function(dx);
+        let mut sliding = vec![dx.clone()];
+        if j == 1 {
+            // All k of one vector of level 0 in a row, so the vector's gray values and
+            // intensity index are loaded and computed once for its k remap lookups.
+            let copy = p.g_pyramid[0].in_(&dx);
+            copy.vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp)
+                .reorder(&["x_vi".into(), "k".into(), "x".into(), "y".into()]);
+            sliding.push(copy);
+        }
+        for f in &sliding {
+            f.store_at(&p.g_pyramid[j], "y")
+                .compute_at(&p.g_pyramid[j], "yi");
+        }
+        dx.vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
         p.out_g_pyramid[j]
             .store_at(&p.output, "yo")
             .compute_at(&p.output, "yi")

@@ -6,8 +6,9 @@
 mod llvm_common;
 
 use llvm_common::*;
+use tessera::codegen::Target;
 use tessera::eval::value::Value;
-use tessera::ir::{BinaryOp, Expr, Intrinsic, Type, TypeCode, UnaryOp};
+use tessera::ir::{BinaryOp, Expr, Intrinsic, Stmt, Type, TypeCode, UnaryOp};
 
 const LANES: [u16; 4] = [1, 8, 16, 3];
 const RANDOM: usize = 32;
@@ -299,6 +300,70 @@ fn bit_counts_of_narrow_signed_values() {
                     ops[k].name
                 );
             }
+        }
+    }
+}
+
+#[test]
+fn float_to_integer_casts_at_the_integer_limits() {
+    // Where a float→int conversion saturates: each integer type's minimum, maximum and
+    // maximum + 1 and their float neighbours (the largest float below 2^31 truncates to less
+    // than i32's maximum), NaN and values that truncate to 0, in f32 and f64, scalar and in
+    // vectors, natively and on the baseline x86-64 target (no AVX).
+    let ints = Type::ALL_SCALARS.into_iter().filter(|t| t.is_int_or_uint());
+    let limits: Vec<f64> = ints
+        .clone()
+        .flat_map(|t| {
+            [
+                t.int_min() as f64,
+                t.int_max() as f64,
+                (t.int_max() + 1) as f64,
+            ]
+        })
+        .chain([f64::NAN, 0.99, -0.99, -0.0])
+        .collect();
+    for from in [Type::f32(), Type::f64()] {
+        let mut values: Vec<Value> = Vec::new();
+        for &v in &limits {
+            let v = float(from, v);
+            let neighbours = match v {
+                Value::F32(f) => [v, Value::F32(f.next_up()), Value::F32(f.next_down())],
+                _ => {
+                    let f = v.as_f64();
+                    [v, Value::F64(f.next_up()), Value::F64(f.next_down())]
+                }
+            };
+            values.extend(neighbours);
+        }
+        // A whole number of vectors of every width below.
+        while !values.len().is_multiple_of(48) {
+            values.push(values[0]);
+        }
+        for lanes in LANES {
+            let index = if lanes == 1 {
+                var("x")
+            } else {
+                Expr::ramp(mul(var("x"), int(lanes as i32)), int(1), lanes)
+            };
+            let arg = load(from.with_lanes(lanes), "arg", index.clone());
+            let mut case = Case::new(Stmt::empty()).image("arg", buffer_of(from, &values));
+            let mut body = Vec::new();
+            for to in ints.clone() {
+                let name = format!("to_{to}");
+                let zeros = vec![Value::zero(to); values.len()];
+                case = case.output(&name, buffer_of(to, &zeros));
+                let cast = Expr::cast(to.with_lanes(lanes), arg.clone());
+                let count = int(values.len() as i32 / i32::from(lanes));
+                body.push(serial(
+                    "x",
+                    int(0),
+                    count,
+                    store(&name, index.clone(), cast),
+                ));
+            }
+            case.stmt = Stmt::block(body);
+            case.check();
+            case.check_on(&Target::x86_64_baseline());
         }
     }
 }

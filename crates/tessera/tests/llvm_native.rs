@@ -342,3 +342,59 @@ fn object_files_link_into_a_c_program() {
     assert_eq!(printed, out.data());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `in[(xs + k) / 2 + 3]` over the vector `xs = ramp(x * lanes + o, 1, lanes)`, times a weight
+/// by the parity `xs % 2`, plus a predicated read `in[(xs - 1) / 2 + 5]` where `xs < limit`
+/// (lanes past it read zero): an upsampling's loads.
+fn upsampling_case(lanes: u16, o: i32, limit: i32) -> Case {
+    use tessera::ir::BinaryOp;
+    let l = i32::from(lanes);
+    let xs = Expr::ramp(add(mul(var("x"), int(l)), var("o")), int(1), lanes);
+    let c = |v: i32| int(v).broadcast_to(lanes);
+    let half = |k: i32, off: i32| add(bin(BinaryOp::Div, add(xs.clone(), c(k)), c(2)), c(off));
+    let t = Type::f32().with_lanes(lanes);
+    let weight = Expr::cast(t, add(bin(BinaryOp::Mod, xs.clone(), c(2)), c(1)));
+    let value = add(
+        mul(load(t, "in", half(1, 3)), weight),
+        load_if(t, "in", half(-1, 5), lt(xs.clone(), c(limit))),
+    );
+    let s = serial(
+        "x",
+        int(0),
+        int(64 / l),
+        store(
+            "out",
+            Expr::ramp(mul(var("x"), int(l)), int(1), lanes),
+            value,
+        ),
+    );
+    Case::new(s)
+        .image(
+            "in",
+            Buffer::<f32>::from_fn(&[0], &[40], |c| (c[0] * c[0] % 29) as f32 - 7.5),
+        )
+        .output("out", Buffer::<f32>::new(&[64]))
+        .param(
+            "o",
+            Type::i32(),
+            tessera::eval::value::Value::Int(i64::from(o)),
+        )
+}
+
+#[test]
+fn upsampling_loads_are_dense_by_lane_parity() {
+    use tessera::codegen::emit_llvm_ir;
+    // Even and odd vector starts, and a predicate cutting a vector in the middle.
+    for lanes in [16, 8, 4] {
+        for o in [0, 1, -3] {
+            let case = upsampling_case(lanes, o, 45);
+            case.check();
+            case.check_on(&Target::x86_64_baseline());
+            let ir = emit_llvm_ir(&case.stmt, &case.signature(), &Target::host(), "up")
+                .expect("compiles");
+            assert!(!ir.contains("masked.gather"), "{lanes} lanes:\n{ir}");
+        }
+    }
+    // Two lanes have no halves worth a shuffle: a gather, with the same values.
+    upsampling_case(2, 1, 45).check();
+}

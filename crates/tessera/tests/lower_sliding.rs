@@ -107,6 +107,9 @@ fn cascade_of_sliding_windows() {
     assert_eq!(run.stores("g"), (W * (H + 2)) as u64);
     assert_eq!(run.stores("f"), (W * (H + 4)) as u64);
     assert_eq!(run.allocation("g"), (W * 4) as u64);
+    // f's storage holds g's: it folds too, to the 5 rows (y - 2 ..= y + 2) one row of h
+    // needs, rounded up to 8.
+    assert_eq!(run.allocation("f"), (W * 8) as u64);
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! traversal, substitution and printing.
 
 pub mod expr;
+pub mod lanes;
 pub mod printer;
 pub mod stmt;
 pub mod substitute;

@@ -9,6 +9,7 @@ use super::function::{Definition, Function};
 use super::rdom::{RDomLink, ReductionDomain};
 use super::schedule::StageSchedule;
 use super::var::Var;
+use super::wrapper::redirect_definition;
 use crate::error::{Error, Result};
 use crate::ir::visit::{mutate_exprs, visit_exprs};
 use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
@@ -266,12 +267,14 @@ impl Func {
             .flat_map(|r| r.vars.iter().map(|v| v.name))
             .collect();
         let schedule = StageSchedule::for_update(&args, &rvars);
-        Ok(Definition {
+        let mut definition = Definition {
             args,
             values,
             rdom,
             schedule,
-        })
+        };
+        redirect_definition(&mut definition, &self.0.read().wrappers);
+        Ok(definition)
     }
 }
 

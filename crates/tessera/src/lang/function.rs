@@ -33,6 +33,9 @@ pub struct FunctionContents {
     pub pure: Option<Definition>,
     pub updates: Vec<Definition>,
     pub schedule: FuncSchedule,
+    /// `Func::in_` wrappers: calls to the Func named here read the wrapper instead, in every
+    /// definition, later updates included.
+    pub wrappers: Vec<(Symbol, Function)>,
 }
 
 impl FunctionContents {
@@ -70,6 +73,7 @@ impl Function {
             pure: None,
             updates: Vec::new(),
             schedule: FuncSchedule::default(),
+            wrappers: Vec::new(),
         })))
     }
     pub fn read(&self) -> RwLockReadGuard<'_, FunctionContents> {

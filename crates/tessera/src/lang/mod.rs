@@ -17,3 +17,4 @@ pub mod scalar;
 pub mod schedule;
 pub mod stage;
 pub mod var;
+pub mod wrapper;

@@ -310,18 +310,46 @@ impl<'ctx> Codegen<'ctx> {
             }
             (TypeCode::Int, TypeCode::Float) => self.convert(Op::SIToFP, v, to_ty),
             (_, TypeCode::Float) => self.convert(Op::UIToFP, v, to_ty),
-            (TypeCode::Float, _) => {
-                let name = if to.is_int() {
-                    "llvm.fptosi.sat"
-                } else {
-                    "llvm.fptoui.sat"
-                };
-                self.call_intrinsic(name, &[to_ty, self.llvm_type(from)], &[v])
-            }
+            (TypeCode::Float, _) => self.float_to_int(v, from, to),
             _ if to.bits == from.bits => v,
             _ if to.bits < from.bits => self.convert(Op::Trunc, v, to_ty),
             (TypeCode::Int, _) => self.convert(Op::SExt, v, to_ty),
             _ => self.convert(Op::ZExt, v, to_ty),
         }
+    }
+
+    /// Float → integer conversion that truncates and saturates (NaN → 0), the semantics of
+    /// `llvm.fptosi.sat`, written as a clamp into range, a plain conversion and two selects:
+    /// LLVM 19 turns a vector `fptosi.sat` on x86 into a scalar conversion and two compares
+    /// per lane, while these stay vector instructions (min, max, convert, two blends).
+    fn float_to_int(&self, v: Value<'ctx>, from: Type, to: Type) -> Value<'ctx> {
+        let cmp = |p, c: f64| self.fcmp(p, v, self.float_const(from, c));
+        // The integer type's bounds: its minimum and max + 1 are 0 or ±2^k, exact in any
+        // float type; the largest float below max + 1 truncates to max or, when the float
+        // has fewer bits of precision than the integer, to less.
+        let lo = to.int_min() as f64;
+        let above = (to.int_max() + 1) as f64;
+        let below_above = if from.bits == 32 {
+            f64::from(f32::from_bits((above as f32).to_bits() - 1))
+        } else {
+            f64::from_bits(above.to_bits() - 1)
+        };
+        // NaN fails the first comparison and becomes `below_above`; the select below makes
+        // it 0. The clamped value is in range, so the conversion is never poison.
+        let hi_const = self.float_const(from, below_above);
+        let lo_const = self.float_const(from, lo);
+        let clamped = self.select(cmp(FloatPredicate::OLT, below_above), v, hi_const);
+        let clamped = self.select(
+            self.fcmp(FloatPredicate::OGT, clamped, lo_const),
+            clamped,
+            lo_const,
+        );
+        let op = if to.is_int() { Op::FPToSI } else { Op::FPToUI };
+        let mut r = self.convert(op, clamped, self.llvm_type(to));
+        if (below_above as i128) < to.int_max() {
+            let max = self.int_const(to, to.int_max() as i64);
+            r = self.select(cmp(FloatPredicate::OGE, above), max, r);
+        }
+        self.select(cmp(FloatPredicate::UNO, 0.0), self.zero(to), r)
     }
 }

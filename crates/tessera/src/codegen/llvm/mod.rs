@@ -14,8 +14,9 @@
 //!
 //! Modules: `values` (a type-uniform layer over inkwell), `expr` and `arith` (expressions and
 //! the exact integer semantics), `intrinsics` (math functions and the other intrinsics),
-//! `linear` (integer vectors as base + stride * lane), `vector` (loads and stores),
-//! `table_lookup` (byte gathers from small tables as in-register permutes), `stmt`
+//! `linear` (integer vectors as base + stride * lane), `vector` (loads and stores), `parity`
+//! (loads made as their even and odd lanes where each half is dense), `table_lookup` (byte
+//! gathers from small tables as in-register permutes), `stmt`
 //! (control flow, allocations, assertions), `closure` (parallel loop bodies outlined into
 //! task functions), `passes` (the optimization pipeline).
 
@@ -24,6 +25,7 @@ mod closure;
 mod expr;
 mod intrinsics;
 mod linear;
+mod parity;
 mod passes;
 mod stmt;
 mod table_lookup;

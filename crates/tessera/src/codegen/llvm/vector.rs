@@ -217,6 +217,9 @@ impl<'ctx> Codegen<'ctx> {
         index: &Expr,
         predicate: Option<&Expr>,
     ) -> Result<Value<'ctx>> {
+        if let Some(v) = self.load_by_parity(ty, buffer, index, predicate)? {
+            return Ok(v);
+        }
         let storage = self.typed_storage(buffer, ty, "Load from", index, predicate)?;
         let mem = self.storage_type(ty);
         let elem = self.storage_type(ty.element());

@@ -1,0 +1,118 @@
+//! Wrappers (Halide's `Func::in`): `f.in_(&g)` is a new Func equal to `f` that `g` reads
+//! instead of `f`, so the copy of `f` that `g` consumes can be scheduled on its own — computed
+//! at one of `g`'s loops and sliding down it, say — while `f` stays where it is for its other
+//! consumers (inlined, typically). The wrapper is inlined until scheduled; either way every
+//! value is `f`'s, so the results do not change.
+
+use super::func::{calls_func, Func, Tuple};
+use super::function::{Definition, Function};
+use crate::ir::visit::mutate_exprs;
+use crate::ir::{CallKind, Expr, ExprKind, Symbol};
+
+impl Func {
+    /// The wrapper of this Func that `consumer` reads: `{f}_in_{consumer}(args) = f(args)`,
+    /// with every call to this Func in `consumer`'s definitions (those it has and those it
+    /// gets later) redirected to it. Asking again returns the same wrapper. A consumer that
+    /// does not call this Func, or this Func itself, is a schedule error lowering reports
+    /// (this Func is returned then, so chained directives still apply somewhere).
+    pub fn in_(&self, consumer: &Func) -> Func {
+        let (me, them) = (self.name(), consumer.name());
+        if let Some(existing) = consumer.wrapper_of(me) {
+            return Func::from_function(existing);
+        }
+        let problem = if !self.is_defined() {
+            Some(format!(
+                "{me} has no definition yet; define it before wrapping it"
+            ))
+        } else if consumer.function().same_as(self.function()) {
+            Some(format!(
+                "a Func cannot wrap itself; wrap {me} in one of the Funcs that call it"
+            ))
+        } else if !consumer.is_defined() {
+            Some(format!(
+                "{them} has no definition yet; define it before wrapping {me} in it"
+            ))
+        } else if !consumer
+            .function()
+            .definitions()
+            .iter()
+            .any(|d| definition_exprs(d).any(|e| calls_func(e, self.function())))
+        {
+            Some(format!(
+                "{them} does not call {me}, so there is nothing to wrap"
+            ))
+        } else {
+            None
+        };
+        if let Some(msg) = problem {
+            self.function()
+                .write()
+                .schedule
+                .errors
+                .push(format!("{me}.in_({them}): {msg}"));
+            return self.clone();
+        }
+
+        let wrapper = Func::new(&format!("{me}_in_{them}"));
+        let args = self.args();
+        wrapper
+            .define(args.clone(), Tuple(self.tuple_at(args)))
+            .expect("internal error: a Func's copy is a valid definition");
+        let mut contents = consumer.function().write();
+        contents.wrappers.push((me, wrapper.function().clone()));
+        let contents = &mut *contents;
+        let stages = contents.pure.iter_mut().chain(contents.updates.iter_mut());
+        for definition in stages {
+            redirect_definition(definition, &contents.wrappers);
+        }
+        wrapper
+    }
+
+    /// The wrapper `in_` made of the Func named `f` for this Func, if any.
+    fn wrapper_of(&self, f: Symbol) -> Option<Function> {
+        let contents = self.function().read();
+        let found = contents.wrappers.iter().find(|(of, _)| *of == f);
+        found.map(|(_, wrapper)| wrapper.clone())
+    }
+}
+
+/// The expressions of a definition that may call Funcs: coordinates, values and the
+/// reduction domain's predicates.
+fn definition_exprs(d: &Definition) -> impl Iterator<Item = &Expr> {
+    let predicates = d.rdom.iter().flat_map(|r| r.predicates.iter());
+    d.args.iter().chain(&d.values).chain(predicates)
+}
+
+/// `d` with its calls to each wrapped Func redirected to the wrapper.
+pub(crate) fn redirect_definition(d: &mut Definition, wrappers: &[(Symbol, Function)]) {
+    let redirect = |e: &Expr| redirect_calls(e, wrappers);
+    d.args = d.args.iter().map(redirect).collect();
+    d.values = d.values.iter().map(redirect).collect();
+    if let Some(rdom) = &mut d.rdom {
+        rdom.predicates = rdom.predicates.iter().map(redirect).collect();
+    }
+}
+
+fn redirect_calls(e: &Expr, wrappers: &[(Symbol, Function)]) -> Expr {
+    mutate_exprs(e, &mut |n| {
+        let ExprKind::Call {
+            kind: CallKind::Func(link),
+            args,
+            value_index,
+            ..
+        } = n.kind()
+        else {
+            return None;
+        };
+        let (_, wrapper) = wrappers.iter().find(|(f, _)| *f == link.name())?;
+        Some(Expr::new(
+            n.ty(),
+            ExprKind::Call {
+                name: wrapper.name(),
+                kind: CallKind::Func(wrapper.link()),
+                args: args.iter().map(|a| redirect_calls(a, wrappers)).collect(),
+                value_index: *value_index,
+            },
+        ))
+    })
+}
