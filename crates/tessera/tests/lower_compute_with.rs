@@ -1,8 +1,9 @@
 //! `compute_with`: two Funcs computed at the same loop level share their loops down to the
 //! fused one. Results equal the evaluator (on the interpreter before and after flattening,
 //! and natively) for Funcs with the same and with different regions, computed at root and
-//! inside a consumer's loop, vectorized or not; the fused loop nest holds both Funcs'
-//! stores; mistakes come back as schedule errors naming both Funcs.
+//! inside a consumer's loop, vectorized or not, and for random pairs under random schedules
+//! (re-run one with `TESSERA_SEED`); the fused loop nest holds both Funcs' stores; mistakes
+//! come back as schedule errors naming both Funcs.
 
 mod lower_common;
 
@@ -194,4 +195,95 @@ fn mistakes_name_both_funcs() {
     p.f.compute_with(&p.f, "x");
     let msg = schedule_error(&p.out);
     assert!(msg.contains("cannot be computed with itself"), "{msg}");
+}
+
+/// Random sibling pairs under random schedules: stencils with random offsets and element
+/// types read the input; the consumer reads both at random offsets; both are computed at
+/// root, per row of the output, or per row of a strip with storage for the strip (a sliding
+/// window), with random splits and vector widths of their own inner loops, and fused at y or
+/// at x. Every case must equal the evaluator.
+#[test]
+fn random_pairs_under_random_schedules_match_the_evaluator() {
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+    let seed = std::env::var("TESSERA_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20_251_125u64);
+    for case in 0..60u64 {
+        let mut rng = SmallRng::seed_from_u64(seed + case);
+        let input = ImageParam::new(Type::u16(), 2, "input");
+        let (x, y) = (Var::new("x"), Var::new("y"));
+        let mut offset = || rng.random_range(-2..=2);
+        let (f, g) = (Func::new("f"), Func::new("g"));
+        let (a, b, c, d) = (offset(), offset(), offset(), offset());
+        f.define((x, y), input.at((x + a, y)) * 3 + input.at((x, y + b)))
+            .unwrap();
+        g.define(
+            (x, y),
+            cast_to::<i32>(input.at((x + c, y + d))) - cast_to::<i32>(input.at((x, y))),
+        )
+        .unwrap();
+        let out = Func::new("out");
+        let (fx, gx, gy) = (offset(), offset(), offset());
+        out.define(
+            (x, y),
+            cast_to::<i32>(f.at((x + fx, y))) + g.at((x + gx, y + gy)) + g.at((x, y)),
+        )
+        .unwrap();
+        let level = rng.random_range(0..3);
+        let fuse_x = rng.random_bool(0.5) && level == 0;
+        let mut log = format!("case {} (TESSERA_SEED={}): offsets {a} {b} {c} {d} / {fx} {gx} {gy}, level {level}, fused at {}", seed + case, seed + case, if fuse_x { "x" } else { "y" });
+        match level {
+            0 => {
+                f.compute_root();
+                g.compute_root();
+            }
+            1 => {
+                f.compute_at(&out, "y");
+                g.compute_at(&out, "y");
+            }
+            _ => {
+                out.split(y, "yo", "yi", 4).parallel("yo");
+                for h in [&f, &g] {
+                    h.store_at(&out, "yo").compute_at(&out, "yi");
+                }
+            }
+        }
+        // The loops each Func keeps inside the fused ones.
+        let inner = rng.random_range(0..3);
+        let width = [2, 4, 8][rng.random_range(0..3)];
+        for h in [&f, &g] {
+            match inner {
+                0 => {}
+                1 => {
+                    h.vectorize("x", width);
+                }
+                _ => {
+                    h.split("x", "xo", "xi", width);
+                }
+            }
+        }
+        let var = if fuse_x && inner == 0 { "x" } else { "y" };
+        let (first, second) = if rng.random_bool(0.5) {
+            (&f, &g)
+        } else {
+            (&g, &f)
+        };
+        first.compute_with(second, var);
+        log += &format!(
+            ", inner {inner} width {width}, {}.compute_with({}, {var})",
+            first.name(),
+            second.name()
+        );
+        let (w, h) = (rng.random_range(9..30), rng.random_range(4..14));
+        let image = u16_image(&[-4, -4], &[w + 8, h + 8], seed + case);
+        lower_common::try_check(
+            &out,
+            &TestInputs::new().image(&input, image),
+            &[0, 0],
+            &[w, h],
+        )
+        .unwrap_or_else(|e| panic!("{log}: {e}"));
+    }
 }

@@ -58,7 +58,7 @@ impl Pair {
         }
         let (fc, gc) = (env.func(f).read(), env.func(g).read());
         let level = |c: &crate::lang::function::FunctionContents| c.schedule.compute_level.clone();
-        if level(&fc) != level(&gc) || level(&fc) == LoopLevel::Inlined {
+        if !same_level(&level(&fc), &level(&gc)) {
             return Err(err(format!(
                 "both must be computed at the same loop level, but {f} is computed at {} and {g} at {}",
                 level(&fc).describe(),
@@ -435,6 +435,28 @@ impl Moved {
                 body,
             }),
         }
+    }
+}
+
+/// Whether two compute levels are the same loop (a level naming no stage means the stage
+/// that uses the Func; if that is another stage, the productions are not next to each other,
+/// which fusing finds). No two Funcs are inlined together.
+fn same_level(a: &LoopLevel, b: &LoopLevel) -> bool {
+    match (a, b) {
+        (LoopLevel::Root, LoopLevel::Root) => true,
+        (
+            LoopLevel::At {
+                func: fa,
+                stage: sa,
+                var: va,
+            },
+            LoopLevel::At {
+                func: fb,
+                stage: sb,
+                var: vb,
+            },
+        ) => fa == fb && va == vb && (sa == sb || sa.is_none() || sb.is_none()),
+        _ => false,
     }
 }
 
