@@ -202,18 +202,14 @@ impl Pair {
                         stmts[..i].iter().cloned().chain(std::iter::once(tail)),
                     )));
                 }
-                let mut out = Vec::with_capacity(stmts.len());
-                let mut found = false;
-                for c in stmts {
-                    match (found, self.rewrite(c, first, second, lets)?) {
-                        (false, Some(new)) => {
-                            found = true;
-                            out.push(new);
-                        }
-                        _ => out.push(c.clone()),
+                for (i, c) in stmts.iter().enumerate() {
+                    if let Some(new) = self.rewrite(c, first, second, lets)? {
+                        let mut out = stmts.clone();
+                        out[i] = new;
+                        return Ok(Some(Stmt::block(out)));
                     }
                 }
-                Ok(found.then(|| Stmt::block(out)))
+                Ok(None)
             }
             StmtKind::LetStmt { name, value, body } => {
                 lets.insert(*name, value.clone());
