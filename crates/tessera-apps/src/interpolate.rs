@@ -191,10 +191,12 @@ fn parallel_rows(f: &Func, rows: i32) -> &Func {
 /// (upsampledx and upsampled inlined) computed at root, rows in parallel tasks, vectorized
 /// over x; interpolated unrolled in 2 × 2 blocks, so that within a block the upsampling's
 /// divisions by 2 are known. The finest and coarsest levels are inlined into their consumers.
-/// The output is computed in 2 × 2 tiles with its three channels unrolled innermost, the
-/// tiles' columns vectorized. The first level, which reads the (planar) input, computes its
-/// four channels together per pixel, so each input plane is read once and alpha is loaded
-/// once for all of them.
+/// The output is computed in 2 × 2 tiles with its three channels unrolled, the tiles' columns
+/// vectorized; unlike Halide's, a tile row's two columns are the innermost loop, so their
+/// strided stores are next to each other and combine into one dense store (lowering's
+/// `interleave_stores`; Halide's channels innermost keep them apart, stored lane by lane).
+/// The first level, which reads the (planar) input, computes its four channels together per
+/// pixel, so each input plane is read once and alpha is loaded once for all of them.
 pub fn manual(p: &InterpolateFuncs) {
     let levels = p.downsampled.len();
     for l in 1..levels.saturating_sub(1) {
@@ -214,8 +216,9 @@ pub fn manual(p: &InterpolateFuncs) {
         .output
         .bound(Var::new("c"), 0, 3)
         .reorder(&["c".into(), "x".into(), "y".into()])
-        .unroll("c", 3)
         .tile_in_place("x", "y", "xi", "yi", 2, 2)
+        .reorder(&["xi".into(), "c".into()])
+        .unroll("c", 3)
         .unroll_loop("xi")
         .unroll_loop("yi");
     parallel_rows(tile, ROWS_PER_TASK).vectorize("x", VECTOR);

@@ -1,7 +1,8 @@
 //! What the backend emits: assembly of a 16-lane f32 loop uses the target's full vector
 //! registers (zmm with AVX-512, ymm with AVX2) with no scalarized arithmetic; code for
 //! baseline x86-64 (SSE2 only: no masked loads, gathers or rounding instructions) computes the
-//! same as the interpreter; and an object file with its generated C header links into a C
+//! same as the interpreter; a vector loaded once serves uses on both sides of stores to
+//! other buffers; and an object file with its generated C header links into a C
 //! program (which supplies the runtime functions) and computes what the interpreter computes.
 
 mod llvm_common;
@@ -212,6 +213,45 @@ fn flattened_indices_through_vector_lets_stay_dense() {
     assert!(
         ir.contains("load <16 x float>") && ir.contains("store <16 x float>"),
         "{ir}"
+    );
+}
+
+#[test]
+fn loads_are_kept_across_stores_to_other_buffers() {
+    use tessera::codegen::emit_llvm_ir;
+    use tessera::lower::LowerOptions;
+    use tessera::pipeline::{signature, Pipeline};
+    use tessera::prelude::{Func, ImageParam, Var};
+    // Four channels unrolled inside vectors, each a long chain of arithmetic on the same
+    // input vector, each stored before the next is computed. Buffers never overlap (TBAA), so
+    // the input is loaded once per vector however many instructions lie between its uses.
+    let input = ImageParam::new(Type::f32(), 1, "input");
+    let (x, c) = (Var::new("x"), Var::new("c"));
+    let out = Func::new("out");
+    let mut v = input.at(x) + tessera::lang::math::cast(Type::f32(), c.expr());
+    for i in 0..40 {
+        v = v * 1.5f32 + i as f32;
+    }
+    out.define((x, c), v).unwrap();
+    out.bound(c, 0, 4)
+        .reorder(&[c.into(), x.into()])
+        .unroll(c, 4)
+        .vectorize(x, 8);
+    let lowered = Pipeline::new(&out).lower(&LowerOptions::default()).unwrap();
+    let ir = emit_llvm_ir(
+        &lowered.stmt,
+        &signature(&lowered),
+        &Target::host(),
+        "shared",
+    )
+    .expect("compiles");
+    let (loads, stores) = (
+        ir.matches("load <8 x float>").count(),
+        ir.matches("store <8 x float>").count(),
+    );
+    assert!(
+        stores >= 4 && loads * 4 == stores,
+        "{loads} loads, {stores} stores:\n{ir}"
     );
 }
 

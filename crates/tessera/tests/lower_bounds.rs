@@ -219,6 +219,58 @@ fn down_and_up_sampling() {
 }
 
 #[test]
+fn shifted_in_points_of_narrow_levels_do_not_grow_the_pyramid() {
+    // A chain of downsamplings, each level at root in vectors of 8: the coarse levels are
+    // narrower than a vector, so their last vector shifts inwards past their region's min.
+    // Those points are never used; each level computes (in whole vectors) only what the
+    // region of the level above needs, not what its shifted-in points would read. Otherwise
+    // the overreach of the coarsest level doubles at every level below it.
+    const LEVELS: usize = 6;
+    let input = ImageParam::new(Type::u16(), 1, "input");
+    let x = Var::new("x");
+    let clamped = repeat_edge(&input);
+    let mut levels = vec![Func::new("level0")];
+    levels[0].define(x, clamped.at(x)).unwrap();
+    for l in 1..LEVELS {
+        let finer = levels[l - 1].clone();
+        let level = Func::new(&format!("level{l}"));
+        level
+            .define(
+                x,
+                (finer.at(2 * x - 1) + finer.at(2 * x) * 2 + finer.at(2 * x + 1)) / 4,
+            )
+            .unwrap();
+        levels.push(level);
+    }
+    let out = Func::new("out");
+    out.define(x, levels[LEVELS - 1].at(x)).unwrap();
+    for level in &levels {
+        level.compute_root().vectorize(x, 8);
+    }
+    let image = u16_image(&[0], &[40], 7);
+    let (out_min, out_extent) = (0, 3);
+    let run = check(
+        &out,
+        &TestInputs::new().image(&input, image),
+        &[out_min],
+        &[out_extent],
+    );
+    // Plain Rust: level l needs [2 lo - 1, 2 hi + 1] of what level l + 1 needs, and computes
+    // it in whole vectors of 8 (a region narrower than 8 still takes one vector).
+    let (mut lo, mut hi) = (out_min, out_min + out_extent - 1);
+    for l in (0..LEVELS).rev() {
+        let vectors = (hi - lo + 1 + 7) / 8;
+        let name = format!("level{l}");
+        assert_eq!(
+            run.provides(&name),
+            8 * vectors as u64,
+            "{name} over [{lo}, {hi}]"
+        );
+        (lo, hi) = (2 * lo - 1, 2 * hi + 1);
+    }
+}
+
+#[test]
 fn a_func_read_by_several_consumers() {
     // f feeds g and h at different offsets; out reads both.
     let (x, y) = (Var::new("x"), Var::new("y"));

@@ -596,6 +596,13 @@ impl<'a> Bounder<'a> {
             }
             Lerp => self.lerp(args, &x, ty),
             Likely | LikelyIfInnermost => x,
+            Interleave => {
+                let mut all = x;
+                for a in &args[1..] {
+                    all = all.union(&self.bounds(a));
+                }
+                all
+            }
             _ => {
                 let (monotonicity, domain, range) = float_function_shape(op);
                 monotone_function(op, &x, ty, monotonicity, domain, range)

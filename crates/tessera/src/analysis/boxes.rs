@@ -180,6 +180,21 @@ pub fn boxes_required_stmt(s: &Stmt, scope: &Scope) -> HashMap<Symbol, Box> {
     c.finish()
 }
 
+/// `boxes_required_stmt` where each let named in `within` ranges only over the part of its
+/// value's interval inside the given one (whose ends may use the lets of `s` around it), and
+/// is bounded by name where used, not expanded: what the code reads for those values of the
+/// let alone.
+pub fn boxes_required_stmt_within(
+    s: &Stmt,
+    scope: &Scope,
+    within: &HashMap<Symbol, Interval>,
+) -> HashMap<Symbol, Box> {
+    let mut c = BoxCollector::new(scope, Regions::Required);
+    c.within = Some(within);
+    c.visit_stmt(s);
+    c.finish()
+}
+
 /// For every Func and buffer that `s` writes (by `Provide` or `Store`): the region written.
 pub fn boxes_provided_stmt(s: &Stmt, scope: &Scope) -> HashMap<Symbol, Box> {
     let mut c = BoxCollector::new(scope, Regions::Provided);
@@ -219,6 +234,8 @@ struct BoxCollector<'a> {
     /// The names given to big interval ends, each with its definition (in terms of the names
     /// outside the analysed code and the names before it), outermost first.
     named_ends: Vec<(Symbol, Expr)>,
+    /// Lets restricted to an interval (`boxes_required_stmt_within`).
+    within: Option<&'a HashMap<Symbol, Interval>>,
 }
 
 impl<'a> BoxCollector<'a> {
@@ -231,6 +248,7 @@ impl<'a> BoxCollector<'a> {
             varying_lets: Vec::new(),
             narrowed_lets: Vec::new(),
             named_ends: Vec::new(),
+            within: None,
         }
     }
 
@@ -345,6 +363,17 @@ impl<'a> BoxCollector<'a> {
     /// named (a chain of lets each using the one before several times, the regions of
     /// Funcs computed inside one another, would otherwise multiply).
     fn with_let(&mut self, name: Symbol, value: &Expr, f: impl FnOnce(&mut Self)) {
+        if let Some(range) = self.within.and_then(|w| w.get(&name)) {
+            // The range's ends may be lets of the analysed code themselves.
+            let range = Interval {
+                min: range.min.as_ref().and_then(|e| self.bounds_of(e).min),
+                max: range.max.as_ref().and_then(|e| self.bounds_of(e).max),
+            };
+            let interval = simplified(self.bounds_of(value).intersect(&range));
+            let interval = self.name_big_ends(name, interval);
+            self.bound(name, interval, f);
+            return;
+        }
         let interval = self.bounds_of(value);
         let varying = !interval.is_single_point();
         let expansion = varying.then(|| self.expand(value, &[]));

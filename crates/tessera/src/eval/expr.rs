@@ -1,6 +1,7 @@
 //! Evaluation of an expression tree to a value, one vector lane at a time (every IR operation is
 //! lane-wise, so lane `i` of a vector expression depends only on lane `i` of its operands,
-//! with ramps and broadcasts defining the lanes). The caller's `EvalContext` supplies free
+//! with ramps and broadcasts defining the lanes; `interleave` picks its lanes from its
+//! arguments'). The caller's `EvalContext` supplies free
 //! variables, Func and image values, and memory. Selects, `&&` and `||` evaluate only the
 //! operands that decide the result.
 
@@ -8,7 +9,7 @@ use std::collections::HashMap;
 
 use super::value::{self, Value};
 use crate::error::{Error, Result};
-use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Symbol, Type};
+use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, Symbol, Type};
 use crate::lang::function::FuncLink;
 
 /// What an expression may refer to outside itself.
@@ -196,6 +197,16 @@ impl<'a> ExprEval<'a> {
                     let coords = self.coords(args, lane)?;
                     self.ctx.call_image(*name, &coords)
                 }
+                CallKind::Intrinsic(Intrinsic::Interleave) => {
+                    // The lets in effect hold this lane's values, not the argument's lane.
+                    if !self.lets.is_empty() {
+                        return Err(Error::Runtime(
+                            "internal error: interleave inside a let expression".to_string(),
+                        ));
+                    }
+                    let n = args.len();
+                    self.eval(&args[lane % n], lane / n)
+                }
                 CallKind::Intrinsic(op) => {
                     let vals = args
                         .iter()
@@ -244,6 +255,20 @@ mod tests {
             Expr::binary(BinaryOp::Mul, Expr::var(t, Type::i32()), x.expr()),
         );
         assert_eq!(eval_scalar(&l, &mut ctx).unwrap(), Value::Int(50));
+    }
+
+    #[test]
+    fn interleave_takes_its_arguments_lanes_in_turn() {
+        let mut ctx = HashMap::new();
+        let evens = Expr::ramp(Expr::i32(0), Expr::i32(2), 3);
+        let odds = Expr::ramp(Expr::i32(1), Expr::i32(2), 3);
+        let e = Expr::intrinsic(
+            Type::i32().with_lanes(6),
+            Intrinsic::Interleave,
+            vec![evens, odds],
+        );
+        let lanes = ExprEval::new(&mut ctx).eval_lanes(&e).unwrap();
+        assert_eq!(lanes, (0..6).map(Value::Int).collect::<Vec<_>>());
     }
 
     #[test]

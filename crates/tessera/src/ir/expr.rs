@@ -132,6 +132,10 @@ pub enum Intrinsic {
     /// split, worth a partition in the innermost loop only (an outer one would copy its
     /// whole body for one shifted iteration).
     LikelyIfInnermost,
+    /// `interleave(a, b, ..)`: the lanes of its n arguments (vectors of one type) taken in
+    /// turn, lane i being lane i / n of argument i % n. The one intrinsic that is not
+    /// lane-wise; lowering makes it only as the whole value of a store (`interleave_stores`).
+    Interleave,
 }
 
 impl Intrinsic {
@@ -170,7 +174,13 @@ impl Intrinsic {
             Reinterpret => "reinterpret",
             Likely => "likely",
             LikelyIfInnermost => "likely_if_innermost",
+            Interleave => "interleave",
         }
+    }
+
+    /// Whether lane i of the result depends only on lane i of the arguments.
+    pub fn is_lanewise(self) -> bool {
+        self != Intrinsic::Interleave
     }
 }
 

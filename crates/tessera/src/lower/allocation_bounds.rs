@@ -47,15 +47,21 @@ fn size_realizations(s: &Stmt, env: &Environment, lets: &mut Scope) -> Result<St
         return Ok(s);
     };
     let f = env.func(*func).read();
-    // Its consumers read only inside the region bounds inference made it compute, so what its
-    // producer touches covers them. That region is a let outside the realization; looking one
-    // step through it (to its value in terms of the enclosing names) lets an extent cancel to
-    // a constant where the region's ends are correlated (a tile and its halo).
+    // Its consumers read inside the region bounds inference made it compute, so what its
+    // producer touches covers them, but for the points outside their own regions that
+    // consumers produced here compute (bounds inference): their reads are added. The region
+    // is a let outside the realization; looking one step through it (to its value in terms
+    // of the enclosing names) lets an extent cancel to a constant where the region's ends are
+    // correlated (a tile and its halo).
     let producer = without_consumers(body, *func);
     let touched = union_boxes(
         func_box_in(&producer, *func, true, lets),
         func_box_in(&producer, *func, false, lets),
     );
+    let touched = match consumers_produced(body, *func, env) {
+        Some(consumers) => union_boxes(touched, func_box_in(&consumers, *func, false, lets)),
+        None => touched,
+    };
     let mut sizes = Lets::new();
     for (d, arg) in f.args.iter().enumerate() {
         // Nothing touched (its producer never runs: nothing of it is needed): no storage.
@@ -84,6 +90,34 @@ fn size_realizations(s: &Stmt, env: &Environment, lets: &mut Scope) -> Result<St
         sizes.push((realized_extent(*func, *arg), extent));
     }
     Ok(wrap_lets(sizes, s))
+}
+
+/// The producers in `s` of Funcs other than `func` and the output, with the loops and lets
+/// around them (the code whose reads bounds inference restricts to their regions), or `None`
+/// if there are none.
+fn consumers_produced(s: &Stmt, func: Symbol, env: &Environment) -> Option<Stmt> {
+    match s.kind() {
+        StmtKind::ProducerConsumer {
+            name,
+            is_producer: true,
+            ..
+        } if *name != func && *name != env.output => Some(s.clone()),
+        StmtKind::Provide { .. } | StmtKind::Store { .. } => None,
+        _ => {
+            let mut found = false;
+            let s = s.map_children(
+                |e| e.clone(),
+                |c| match consumers_produced(c, func, env) {
+                    Some(c) => {
+                        found = true;
+                        c
+                    }
+                    None => Stmt::empty(),
+                },
+            );
+            found.then_some(s)
+        }
+    }
 }
 
 /// `s` without what consumes `func`.

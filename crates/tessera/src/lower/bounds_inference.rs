@@ -11,11 +11,13 @@
 
 use std::collections::HashMap;
 
-use super::names::{i32_var, region_max, region_min};
+use super::names::{i32_var, region_max, region_min, stage_var};
 use super::realization_order::Environment;
 use super::storage_flattening::value_buffer;
 use crate::analysis::bounds::Scope;
-use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt};
+use crate::analysis::boxes::{
+    boxes_provided_stmt, boxes_required_stmt, boxes_required_stmt_within,
+};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
 use crate::ir::substitute::{substitute, uses_var};
@@ -326,6 +328,40 @@ fn infer_block(stmts: &[Stmt], env: &Environment) -> Result<(Stmt, Lets)> {
     Ok((Stmt::block(out), lets))
 }
 
+/// Into `regions`: the variables of the stages of the Funcs produced in `s` (but the
+/// output), each with its stage's region. A stage computes points outside its region only in
+/// the last iteration of a `ShiftInwards` split bigger than the region; those points are
+/// never used, so what they read need not be computed (it only needs storage: allocation
+/// bounds cover every read). Otherwise each level of a pyramid whose coarse levels are
+/// narrower than a vector doubles the overreach of the level above it. Halide's regions
+/// likewise come from its consumers' regions, not their loops. A Func computed at a loop of
+/// its consumer sees only part of that consumer's nest (its `produce` is outside `s`): there
+/// the loops outside fix the tile, whose reads are exact. The output's region is its buffer,
+/// which its last iterations never leave.
+fn stage_regions(s: &Stmt, env: &Environment, regions: &mut HashMap<Symbol, Interval>) {
+    if let StmtKind::ProducerConsumer {
+        name,
+        is_producer: true,
+        ..
+    } = s.kind()
+    {
+        if *name != env.output {
+            let f = env.func(*name).read();
+            for k in 0..f.stage_count() {
+                let def = f.stage(k).expect("stage exists");
+                for v in def.args.iter().filter_map(|a| a.as_var()) {
+                    let region = Interval::new(
+                        i32_var(region_min(*name, k, v)),
+                        i32_var(region_max(*name, k, v)),
+                    );
+                    regions.insert(stage_var(*name, k, v), region);
+                }
+            }
+        }
+    }
+    s.for_each_child(|_| {}, |c| stage_regions(c, env, regions));
+}
+
 /// The lets defining the regions of f's stages, and the assertions that its explicit bounds
 /// cover what its consumers (in `consume`) require.
 fn define_regions(
@@ -336,9 +372,17 @@ fn define_regions(
 ) -> Result<(Lets, Vec<Stmt>)> {
     let f = env.func(func).read();
     let dim_name = |d: usize| format!("{func} in dimension {} ({})", d, f.args[d]);
+    // Only what the consumers' points inside their regions read.
+    let required = touching(consume, func).and_then(|s| {
+        let mut regions = HashMap::new();
+        stage_regions(&s, env, &mut regions);
+        boxes_required_stmt_within(&s, &Scope::new(), &regions)
+            .remove(&func)
+            .map(|b| b.bounds)
+    });
     // No box: every use is in code that never runs (e.g. under an RDom predicate that is
     // always false), so nothing of `func` is needed.
-    let required: Vec<(Expr, Expr)> = match func_box(consume, func, false) {
+    let required: Vec<(Expr, Expr)> = match required {
         Some(required) => required
             .iter()
             .enumerate()

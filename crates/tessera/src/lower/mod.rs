@@ -18,7 +18,9 @@
 //! 13. `vectorize_loops`
 //! 14. `simplify`
 //! 15. `partition_loops`      — boundary conditions' clamps removed from steady-state loops
-//! 16. `simplify`, `hoist_loop_invariants`, `remove_dead_allocations`
+//! 16. `simplify`
+//! 17. `interleave_stores`    — strided stores filling a dense span become one dense store
+//! 18. `hoist_loop_invariants`, `remove_dead_allocations`
 
 pub mod allocation_bounds;
 pub mod arguments;
@@ -27,6 +29,7 @@ pub mod compute_with;
 pub mod hoist_loop_invariants;
 pub mod image_checks;
 pub mod inline;
+pub mod interleave_stores;
 pub mod names;
 pub mod partition_loops;
 pub mod realization_order;
@@ -166,6 +169,9 @@ pub fn lower(output: &Func, options: &LowerOptions) -> Result<Lowered> {
         Ok(partition_loops::partition_loops(s))
     })?;
     let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
+    let s = r.run("interleave_stores", s, |s| {
+        Ok(interleave_stores::interleave_stores(s))
+    })?;
     let s = r.run("hoist_loop_invariants", s, |s| {
         Ok(hoist_loop_invariants::hoist_loop_invariants(s))
     })?;

@@ -45,6 +45,9 @@ impl<'ctx> Codegen<'ctx> {
         ty: Type,
     ) -> Result<Value<'ctx>> {
         use Intrinsic::*;
+        if op == Interleave {
+            return self.interleave(args, ty);
+        }
         let arity = match op {
             Pow | Atan2 | Hypot | Absd => 2,
             Lerp => 3,
@@ -125,6 +128,37 @@ impl<'ctx> Codegen<'ctx> {
                 )))
             }
         })
+    }
+
+    /// `interleave(args)`: the arguments concatenated (pairwise, the last one of an odd
+    /// count paired with poison), then one shuffle taking their lanes in turn.
+    fn interleave(&mut self, args: &[Expr], ty: Type) -> Result<Value<'ctx>> {
+        let n = args.len() as u32;
+        let lanes = args.first().map_or(0, |a| a.ty().lanes as u32);
+        if n < 2 || args.iter().any(|a| a.ty() != args[0].ty()) || n * lanes != ty.lanes as u32 {
+            return Err(Error::Codegen(format!(
+                "interleave takes two or more vectors of one type making {ty}"
+            )));
+        }
+        let mut parts = args
+            .iter()
+            .map(|a| self.expr(a))
+            .collect::<Result<Vec<_>>>()?;
+        while parts.len() > 1 {
+            let width = Self::lanes_of(parts[0]) as u32;
+            let both: Vec<u32> = (0..2 * width).collect();
+            parts = parts
+                .chunks(2)
+                .map(|pair| {
+                    let second = pair.get(1).copied().unwrap_or_else(|| {
+                        pair[0].get_type().into_vector_type().get_poison().into()
+                    });
+                    self.shuffle(pair[0], second, &both)
+                })
+                .collect();
+        }
+        let indices: Vec<u32> = (0..n * lanes).map(|i| (i % n) * lanes + i / n).collect();
+        Ok(self.shuffle(parts[0], parts[0], &indices))
     }
 
     /// A libm function applied lane by lane.
