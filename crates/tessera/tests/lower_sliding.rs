@@ -2,7 +2,8 @@
 //! sliding_reduction, sliding_window_cascade, storage_folding): with storage outside a serial
 //! loop and computation inside it, every point of the producer is computed exactly once
 //! (counted by the interpreter), storage folds to the power of two covering the rows one
-//! iteration needs, and results equal the evaluator. Where the window does not move forward
+//! iteration needs (or to the factor `fold_storage` asks for, when it is proven to hold them),
+//! and results equal the evaluator. Where the window does not move forward
 //! (a backwards loop, a parallel loop, a Func with updates) nothing slides, and results are
 //! still right.
 
@@ -178,4 +179,58 @@ fn folding_with_a_downsampling_consumer() {
     // Rows 2y .. 2y + 2: three rows per iteration, two new ones after the first.
     assert_eq!(run.stores("f"), (W * (3 + 2 * 7)) as u64);
     assert_eq!(run.allocation("f"), (W * 4) as u64);
+}
+
+#[test]
+fn fold_storage_takes_the_factor_asked_for() {
+    // A three-row window folds to 4 rows by itself; asked, to 3 (or to 6), with the same
+    // values and each point still computed once.
+    for (factor, rows) in [(None, 4), (Some(3), 3), (Some(6), 6)] {
+        let (f, out, _, y) = vertical(&[-1, 0, 1]);
+        f.store_root().compute_at(&out, y);
+        if let Some(factor) = factor {
+            f.fold_storage(y, factor);
+        }
+        let run = check(&out, &TestInputs::new(), &[-3, -5], &[W, H]);
+        assert_eq!(run.stores("f"), (W * (H + 2)) as u64, "{factor:?}");
+        assert_eq!(run.allocation("f"), W as u64 * rows, "{factor:?}");
+    }
+}
+
+#[test]
+fn fold_storage_that_cannot_hold_the_window_is_refused() {
+    let refusal = |schedule: &dyn Fn(&Func, &Func, Var, Var)| {
+        let (f, out, x, y) = vertical(&[-1, 0, 1]);
+        schedule(&f, &out, x, y);
+        lower_common::schedule_error(&out)
+    };
+    // Too small for the three rows one iteration uses.
+    let e = refusal(&|f, out, _, y| {
+        f.store_root().compute_at(out, y).fold_storage(y, 2);
+    });
+    assert!(
+        e.contains("f.fold_storage(y, 2)") && e.contains("uses 3 coordinates of y, more than 2"),
+        "{e}"
+    );
+    // Computed and stored at the same level: nothing to fold along.
+    let e = refusal(&|f, _, _, y| {
+        f.compute_root().fold_storage(y, 4);
+    });
+    assert!(e.contains("not computed inside a serial loop"), "{e}");
+    // Along x the window is the whole row.
+    let e = refusal(&|f, out, x, y| {
+        f.store_root().compute_at(out, y).fold_storage(x, 4);
+    });
+    assert!(e.contains("f.fold_storage(x, 4)"), "{e}");
+    // Not a dimension; not positive.
+    let e = refusal(&|f, out, _, y| {
+        f.store_root()
+            .compute_at(out, y)
+            .fold_storage(Var::new("z"), 4);
+    });
+    assert!(e.contains("z is not a dimension of f"), "{e}");
+    let e = refusal(&|f, out, _, y| {
+        f.store_root().compute_at(out, y).fold_storage(y, 0);
+    });
+    assert!(e.contains("must be positive"), "{e}");
 }

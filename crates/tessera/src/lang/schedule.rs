@@ -166,8 +166,17 @@ pub struct FuncSchedule {
     pub storage_order: Vec<Symbol>,
     /// `compute_with`: the Func whose loops this one's join, and the innermost loop joined.
     pub compute_with: Option<FusedLoops>,
+    /// `fold_storage`: dimensions whose storage is circular, with their fold factors.
+    pub folds: Vec<StorageFold>,
     /// Mistakes found while scheduling, reported by lowering.
     pub errors: Vec<String>,
+}
+
+/// `f.fold_storage(var, factor)`: coordinate `c` of dimension `var` is stored at `c mod factor`.
+#[derive(Clone, PartialEq, Debug)]
+pub struct StorageFold {
+    pub var: Symbol,
+    pub factor: i32,
 }
 
 /// `f.compute_with(g, var)`: the loops of `f`'s and `g`'s pure definitions, from the outermost
@@ -186,6 +195,7 @@ impl Default for FuncSchedule {
             bounds: Vec::new(),
             storage_order: Vec::new(),
             compute_with: None,
+            folds: Vec::new(),
             errors: Vec::new(),
         }
     }

@@ -616,6 +616,37 @@ impl Func {
             }
         })
     }
+    /// Folds this Func's storage in dimension `var` to `factor` coordinates, stored circularly
+    /// (`c mod factor`), as Halide's `fold_storage`: for a Func stored outside a serial loop
+    /// and computed inside it, whose every iteration uses a window of at most `factor`
+    /// coordinates of `var` that only moves forward. Lowering proves that or refuses the
+    /// schedule. (Without it, such storage is folded to the power of two covering the
+    /// window, when that saves memory.)
+    pub fn fold_storage(&self, var: Var, factor: i32) -> &Func {
+        let name = self.name();
+        let args = self.function().read().args.clone();
+        self.set_placement(|s| {
+            if !args.contains(&var.name()) {
+                s.errors.push(format!(
+                    "{name}.fold_storage({}, {factor}): {} is not a dimension of {name}; its dimensions are {}",
+                    var.name(),
+                    var.name(),
+                    join(&args)
+                ));
+            } else if factor < 1 {
+                s.errors.push(format!(
+                    "{name}.fold_storage({}, {factor}): the fold factor must be positive",
+                    var.name()
+                ));
+            } else {
+                s.folds.retain(|f| f.var != var.name());
+                s.folds.push(super::schedule::StorageFold {
+                    var: var.name(),
+                    factor,
+                });
+            }
+        })
+    }
     /// Substitutes this Func's definition into every use (the default).
     pub fn compute_inline(&self) -> &Func {
         self.set_placement(|s| {

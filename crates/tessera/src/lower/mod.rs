@@ -149,7 +149,7 @@ pub fn lower(output: &Func, options: &LowerOptions) -> Result<Lowered> {
         allocation_bounds::allocation_bounds(s, &env)
     })?;
     let s = r.run("storage_folding", s, |s| {
-        Ok(storage_folding::storage_folding(s))
+        storage_folding::storage_folding(s, &env)
     })?;
     let s = r.run("sliding_window", s, |s| {
         Ok(sliding_window::sliding_window(s, &env))
