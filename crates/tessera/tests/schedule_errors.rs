@@ -316,3 +316,31 @@ fn bound_smaller_than_what_is_needed_fails_when_run() {
         .to_string();
     assert_mentions(&err, &["g.bound(x, ..) gives [0, 3]", "[0, 6] is needed"]);
 }
+
+#[test]
+fn an_exponentially_large_inlined_pyramid_is_refused() {
+    // Each level reads four points of the one below: fully inlined, 4^16 copies of the input.
+    let input = ImageParam::new(Type::f32(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let mut level = Func::new("level0");
+    level.define((x, y), input.at((x, y))).unwrap();
+    for j in 1..=16 {
+        let next = Func::new(&format!("level{j}"));
+        next.define(
+            (x, y),
+            level.at((x * 2, y)) + level.at((x * 2 + 1, y)) + level.at((x, y * 2))
+                - level.at((x, y * 2 + 1)),
+        )
+        .unwrap();
+        level = next;
+    }
+    let msg = schedule_error(&level);
+    assert_mentions(
+        &msg,
+        &[
+            "inlining level",
+            "makes expressions of more than",
+            "compute",
+        ],
+    );
+}

@@ -31,12 +31,37 @@ pub fn schedule_functions(env: &Environment) -> Result<Stmt> {
         let f = env.func(name);
         let c = f.read();
         s = match (&c.schedule.compute_level, c.updates.is_empty()) {
-            (LoopLevel::Inlined, true) => inline_in_stmt(&s, &c),
+            (LoopLevel::Inlined, true) => {
+                let inlined = inline_in_stmt(&s, &c);
+                if !expressions_within(&inlined, MAX_INLINED_NODES) {
+                    return Err(Error::Schedule(format!(
+                        "inlining {name} makes expressions of more than {MAX_INLINED_NODES} nodes (each use of an inlined Func copies its definition, so a deep pyramid grows exponentially); compute {name}, or a Func it uses, at a loop level"
+                    )));
+                }
+                inlined
+            }
             (LoopLevel::Inlined, false) => inject_around_uses(&s, &c),
             _ => inject_realization(&s, &c, env)?,
         };
     }
     Ok(s)
+}
+
+/// The most expression nodes a statement may hold after inlining: beyond, lowering and
+/// compiling it would take minutes and gigabytes.
+const MAX_INLINED_NODES: usize = 1 << 20;
+
+/// Whether the expressions of `s` have at most `limit` nodes in all (counting stops there).
+fn expressions_within(s: &Stmt, limit: usize) -> bool {
+    let mut nodes = 0usize;
+    visit_stmt_exprs(s, &mut |e| {
+        crate::ir::visit::visit_exprs(e, &mut |_| {
+            nodes += 1;
+            nodes <= limit
+        });
+        nodes <= limit
+    });
+    nodes <= limit
 }
 
 /// `Realize f { produce f { .. } consume f { body } }`, or just the producer/consumer pair
