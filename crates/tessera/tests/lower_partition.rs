@@ -249,18 +249,8 @@ fn factored_reduction_tails_leave_the_steady_state_unguarded() {
     // A histogram factored over an x split that need not divide the width: the points past
     // the end are skipped, but only outside the steady loop.
     let input = ImageParam::new(Type::u8(), 2, "input");
-    let (i, lane) = (Var::new("i"), Var::new("lane"));
-    let r = RDom::named(
-        "r",
-        [
-            (input.min(0), input.width()),
-            (input.min(1), input.height()),
-        ],
-    );
-    let hist = Func::new("hist");
-    hist.define(i, 0).unwrap();
-    let bin = cast_to::<i32>(input.at((r.x(), r.y())));
-    hist.update(bin.clone(), hist.at(bin) + 1).unwrap();
+    let lane = Var::new("lane");
+    let hist = lower_common::histogram(&input);
     hist.update_stage(0).split("r.x", "rxo", "rxi", 4);
     let partial = hist
         .update_stage(0)

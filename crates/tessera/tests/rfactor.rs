@@ -16,17 +16,7 @@ fn histogram_factored_into_parallel_strips() {
     for (width, height, vectorize) in [(37, 29, false), (64, 16, true), (5, 3, false)] {
         let input = ImageParam::new(Type::u8(), 2, "input");
         let (i, strip, lane) = (Var::new("i"), Var::new("strip"), Var::new("lane"));
-        let r = RDom::named(
-            "r",
-            [
-                (input.min(0), input.width()),
-                (input.min(1), input.height()),
-            ],
-        );
-        let hist = Func::new("hist");
-        hist.define(i, 0).unwrap();
-        let bin = cast_to::<i32>(input.at((r.x(), r.y())));
-        hist.update(bin.clone(), hist.at(bin) + 1).unwrap();
+        let hist = lower_common::histogram(&input);
         let out = Func::new("out");
         out.define(i, hist.at(i)).unwrap();
 

@@ -312,3 +312,20 @@ pub fn u8_image(mins: &[i64], extents: &[i64], lo: u8, hi: u8, seed: u64) -> Buf
         lo + (state % span) as u8
     })
 }
+
+/// `hist(i)`: the 256-bin histogram of the u8 image `input` over its whole domain.
+pub fn histogram(input: &ImageParam) -> Func {
+    let i = Var::new("i");
+    let r = RDom::named(
+        "r",
+        [
+            (input.min(0), input.width()),
+            (input.min(1), input.height()),
+        ],
+    );
+    let hist = Func::new("hist");
+    hist.define(i, 0).unwrap();
+    let bin = cast_to::<i32>(input.at((r.x(), r.y())));
+    hist.update(bin.clone(), hist.at(bin) + 1).unwrap();
+    hist
+}
