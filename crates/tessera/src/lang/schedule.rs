@@ -161,6 +161,8 @@ pub struct FuncSchedule {
     pub compute_level: LoopLevel,
     /// `None`: stored where it is computed.
     pub store_level: Option<LoopLevel>,
+    /// `hoist_storage`: where the storage is allocated, when outside the store level.
+    pub hoist_level: Option<LoopLevel>,
     pub bounds: Vec<Bound>,
     /// Storage dimension order, innermost first (`reorder_storage`); empty for the default.
     pub storage_order: Vec<Symbol>,
@@ -192,6 +194,7 @@ impl Default for FuncSchedule {
         FuncSchedule {
             compute_level: LoopLevel::Inlined,
             store_level: None,
+            hoist_level: None,
             bounds: Vec::new(),
             storage_order: Vec::new(),
             compute_with: None,

@@ -668,6 +668,22 @@ impl Func {
         };
         self.set_placement(|s| s.store_level = Some(level))
     }
+    /// Allocates this Func's storage once per iteration of `consumer`'s loop `var`, outside
+    /// its store level (Halide's `hoist_storage`): what is computed, and how storage folds,
+    /// stay as at the store level, but the allocation, as large as any iteration inside needs,
+    /// is made once for all of them. It may not leave a parallel loop.
+    pub fn hoist_storage(&self, consumer: &Func, var: impl Into<DimName>) -> &Func {
+        let level = LoopLevel::At {
+            func: consumer.name(),
+            stage: None,
+            var: var.into().0,
+        };
+        self.set_placement(|s| s.hoist_level = Some(level))
+    }
+    /// `hoist_storage` outside all loops: one allocation for the whole pipeline.
+    pub fn hoist_storage_root(&self) -> &Func {
+        self.set_placement(|s| s.hoist_level = Some(LoopLevel::Root))
+    }
     /// Computes exactly `[min, min + extent)` of dimension `var` (asserting it covers what is
     /// needed).
     pub fn bound(&self, var: Var, min: impl Into<Expr>, extent: impl Into<Expr>) -> &Func {

@@ -14,19 +14,21 @@
 //! 9. `image_checks`          — assertions that the input and output buffers are big enough
 //! 10. `simplify`
 //! 11. `storage_flattening`   — multi-dimensional storage to flat allocations
-//! 12. `unroll_loops`
-//! 13. `vectorize_loops`
-//! 14. `simplify`
-//! 15. `partition_loops`      — boundary conditions' clamps removed from steady-state loops
-//! 16. `simplify`
-//! 17. `interleave_stores`    — strided stores filling a dense span become one dense store
-//! 18. `hoist_loop_invariants`, `remove_dead_allocations`
+//! 12. `hoist_storage`        — allocations moved out to the loop the schedule hoists them to
+//! 13. `unroll_loops`
+//! 14. `vectorize_loops`
+//! 15. `simplify`
+//! 16. `partition_loops`      — boundary conditions' clamps removed from steady-state loops
+//! 17. `simplify`
+//! 18. `interleave_stores`    — strided stores filling a dense span become one dense store
+//! 19. `hoist_loop_invariants`, `remove_dead_allocations`
 
 pub mod allocation_bounds;
 pub mod arguments;
 pub mod bounds_inference;
 pub mod compute_with;
 pub mod hoist_loop_invariants;
+pub mod hoist_storage;
 pub mod image_checks;
 pub mod inline;
 pub mod interleave_stores;
@@ -161,6 +163,9 @@ pub fn lower(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
     let s = r.run("storage_flattening", s, |s| {
         Ok(storage_flattening::storage_flattening(s, &env))
+    })?;
+    let s = r.run("hoist_storage", s, |s| {
+        hoist_storage::hoist_storage(s, &env)
     })?;
     let s = r.run("unroll_loops", s, unroll_loops::unroll_loops)?;
     let s = r.run("vectorize_loops", s, vectorize_loops::vectorize_loops)?;

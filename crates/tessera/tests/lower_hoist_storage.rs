@@ -1,0 +1,72 @@
+//! `hoist_storage`: a Func's allocation made once per iteration of an outer loop (or once
+//! at root) instead of once per iteration of its store level, sized for the largest
+//! iteration; results equal the evaluator; hoisting across a parallel loop, or to a level
+//! inside the storage, is refused naming the Func.
+
+mod lower_common;
+
+use lower_common::{check, schedule_error, TestInputs};
+use tessera::prelude::*;
+
+const W: i64 = 11;
+const H: i64 = 13;
+
+/// `f(x, y) = x * 5 - y`, `out(x, y) = f(x - 1, y) + f(x + y % 3, y)`: each row of `out`
+/// needs a row of f whose width depends on y.
+fn pipeline() -> (Func, Func) {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define((x, y), x * 5 - y).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), f.at((x - 1, y)) + f.at((x + y % 3, y)))
+        .unwrap();
+    (f, out)
+}
+
+#[test]
+fn storage_is_allocated_once_per_iteration_of_the_hoist_level() {
+    // Computed and stored per row: H allocations, or one hoisted to root.
+    let (f, out) = pipeline();
+    f.compute_at(&out, "y");
+    let run = check(&out, &TestInputs::new(), &[0, 0], &[W, H]);
+    assert_eq!(run.allocations("f"), H as u64);
+
+    let (f, out) = pipeline();
+    f.compute_at(&out, "y").hoist_storage_root();
+    let run = check(&out, &TestInputs::new(), &[0, 0], &[W, H]);
+    assert_eq!(run.allocations("f"), 1);
+    // The widest row: x from -1 to W - 1 + 2.
+    assert_eq!(run.allocation("f"), (W + 3) as u64);
+
+    // Per strip of 4 rows, the strips serial: one allocation per strip.
+    let (f, out) = pipeline();
+    out.split(Var::new("y"), "yo", "yi", 4);
+    f.compute_at(&out, "yi").hoist_storage(&out, "yo");
+    let run = check(&out, &TestInputs::new(), &[0, 0], &[W, H]);
+    assert_eq!(run.allocations("f"), (H as u64).div_ceil(4));
+}
+
+#[test]
+fn hoisting_across_a_parallel_loop_or_inside_the_storage_is_refused() {
+    let (f, out) = pipeline();
+    out.parallel("y");
+    f.compute_at(&out, "y").hoist_storage_root();
+    let e = schedule_error(&out);
+    assert!(
+        e.contains("f.hoist_storage(root)") && e.contains("parallel loop out.s0.y"),
+        "{e}"
+    );
+
+    let (f, out) = pipeline();
+    out.split(Var::new("y"), "yo", "yi", 4);
+    f.compute_at(&out, "yi")
+        .store_root()
+        .hoist_storage(&out, "yo");
+    let e = schedule_error(&out);
+    assert!(e.contains("not outside where f is stored (root)"), "{e}");
+
+    let (f, out) = pipeline();
+    f.compute_at(&out, "y").hoist_storage(&out, "z");
+    let e = schedule_error(&out);
+    assert!(e.contains("there is no loop z"), "{e}");
+}
