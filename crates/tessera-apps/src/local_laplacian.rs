@@ -44,8 +44,9 @@
 //!
 //! Schedules: `manual` (Halide's: gray, the remap table and the finer levels of the two
 //! Gaussian pyramids at root in parallel strips, the processed pyramid stored with k between x
-//! and y; the collapse of the finer levels computed row by row within parallel strips of 64
-//! output rows, the coarse levels at root), `root` and `inline`.
+//! and y, level 0's copy for level 1 (a wrapper, `Func::in_`) sliding down level 1's strips;
+//! the collapse of the finer levels computed row by row within parallel strips of 64 output
+//! rows, the coarse levels at root; f32 vectors of 16 lanes), `root` and `inline`.
 
 use tessera::eval::value::Value;
 use tessera::lang::param::ParamBinding;
