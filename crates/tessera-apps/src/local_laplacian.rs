@@ -44,8 +44,9 @@
 //!
 //! Schedules: `manual` (Halide's: gray, the remap table and the finer levels of the two
 //! Gaussian pyramids at root in parallel strips, the processed pyramid stored with k between x
-//! and y; the collapse of the finer levels computed row by row within parallel strips of 64
-//! output rows, the coarse levels at root), `root` and `inline`.
+//! and y, level 0's copy for level 1 (a wrapper, `Func::in_`) sliding down level 1's strips;
+//! the collapse's levels at root too but for the finest, computed row by row within parallel
+//! strips of 64 output rows; f32 vectors of 16 lanes), `root` and `inline`.
 
 use tessera::eval::value::Value;
 use tessera::lang::param::ParamBinding;
@@ -320,7 +321,8 @@ pub fn funcs(pyramid_levels: usize) -> Result<LocalLaplacianFuncs> {
 /// and of the output (u16).
 const VECTOR: i32 = 16;
 const OUTPUT_VECTOR: i32 = 16;
-/// The output rows of one parallel strip of the collapse in `manual`.
+/// The output rows of one parallel strip of `manual` (the collapse's finest level is computed
+/// row by row within it).
 const STRIP: i32 = 64;
 /// The pyramid levels `manual` computes at full width in parallel strips; the coarser ones
 /// are small and computed at root.
@@ -344,13 +346,14 @@ const SCHEDULES: &[Schedule<LocalLaplacianFuncs>] = &[
     },
 ];
 
-/// Halide's schedule. At root: the remap table; gray; the fine levels 1..=4 of the input's
-/// pyramid in parallel strips of 32 rows and of the processed pyramid in strips of 8, stored
-/// and computed with k between x and y. Each strip of level 1 computes the rows of level 0 it
-/// reads once, sliding down the strip with the x pass of the downsampling (through a wrapper
-/// of level 0, which the collapse reads inlined). The collapse of the fine levels runs in
-/// parallel strips of 64 output rows, each level computed row by row as the next finer one
-/// needs it, in storage kept for the strip (a sliding window); the Laplacian levels are
+/// Halide's schedule, but for the collapse. At root: the remap table; gray; the fine levels
+/// 1..=4 of the input's pyramid in parallel strips of 32 rows and of the processed pyramid in
+/// strips of 8, stored and computed with k between x and y. Each strip of level 1 computes
+/// the rows of level 0 it reads once, sliding down the strip with the x pass of the
+/// downsampling (through a wrapper of level 0, which the collapse reads inlined). The
+/// collapse's levels 1..=4 are computed whole too, in parallel strips of 8 rows (Halide's
+/// schedule computes them within the output's strips: see below why not here); its level 0
+/// is computed row by row within parallel strips of 64 output rows, the Laplacian levels
 /// inlined into it. The coarse levels (5 and up) are small and computed at root. Everything
 /// is vectorized over x. The intermediate stages round their rows and strips up to whole
 /// vectors and strips (computing a little past the end, which the clamped input defines);
@@ -408,10 +411,14 @@ fn manual(p: &LocalLaplacianFuncs) {
                 .compute_at(&p.g_pyramid[j], "yi");
         }
         dx.vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
-        p.out_g_pyramid[j]
-            .store_at(&p.output, "yo")
-            .compute_at(&p.output, "yi")
-            .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
+        // Unlike Halide's schedule, which computes them a few rows at a time within the
+        // output's strips, the collapse levels are computed whole: each reads its own rows of
+        // the processed pyramid at data-dependent k, and rows computed every few output rows,
+        // between which the finer levels' data has passed through the cache, miss it on most
+        // of those reads (level 4 cost about 20 times as much per point as level 0). Whole,
+        // each level streams through its inputs once: the collapse takes a third less time.
+        p.out_g_pyramid[j].compute_root();
+        strips(&p.out_g_pyramid[j], 8);
     }
     p.out_g_pyramid[0]
         .compute_at(&p.output, "yi")

@@ -14,8 +14,10 @@ use super::context::RunContext;
 const ALIGN: usize = 64;
 /// Bytes in front of each block recording its capacity (kept at `ALIGN` for alignment).
 const HEADER: usize = ALIGN;
-/// Blocks kept for reuse at most, and the bytes they may hold together.
-const MAX_KEPT_BLOCKS: usize = 32;
+/// Blocks kept for reuse at most, and the bytes they may hold together. With several
+/// threads each holds its own copy of every allocation inside a parallel loop, so a run can
+/// free many more blocks than it has allocation sites.
+const MAX_KEPT_BLOCKS: usize = 64;
 const MAX_KEPT_BYTES: usize = 1 << 30;
 
 /// Freed blocks kept for reuse, each as (capacity, pointer past the header).
@@ -62,7 +64,10 @@ impl ScratchPool {
         }
     }
 
-    /// Returns a block from `allocate` to the pool (or to the system when the pool is full).
+    /// Returns a block from `allocate` to the pool, or to the system when the pool is full.
+    /// In a full pool a larger block takes the place of the smallest kept one (when the byte
+    /// limit allows): the large blocks (a run's whole-image buffers, freed last) are the ones
+    /// whose fresh pages cost the most to fault in again.
     ///
     /// # Safety
     /// `block` must come from `allocate` on this pool and not be used afterwards.
@@ -72,10 +77,23 @@ impl ScratchPool {
         let kept: usize = free.iter().map(|&(cap, _)| cap).sum();
         if free.len() < MAX_KEPT_BLOCKS && kept + capacity <= MAX_KEPT_BYTES {
             free.push((capacity, block as usize));
-        } else {
-            drop(free);
-            deallocate(capacity, block);
+            return;
         }
+        let smallest = free
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, &(cap, _))| cap)
+            .map(|(i, &(cap, _))| (i, cap));
+        let dropped = match smallest {
+            Some((i, cap)) if cap < capacity && kept - cap + capacity <= MAX_KEPT_BYTES => {
+                let smallest = free.swap_remove(i);
+                free.push((capacity, block as usize));
+                smallest
+            }
+            _ => (capacity, block as usize),
+        };
+        drop(free);
+        deallocate(dropped.0, dropped.1 as *mut u8);
     }
 }
 
@@ -151,5 +169,30 @@ mod tests {
         let c = pool.allocate(3000);
         assert!(c != a && c != b);
         unsafe { pool.release(c) };
+    }
+
+    #[test]
+    fn a_full_pool_keeps_its_largest_blocks() {
+        let pool = ScratchPool::new();
+        let small: Vec<*mut u8> = (0..MAX_KEPT_BLOCKS)
+            .map(|i| pool.allocate(64 + i))
+            .collect();
+        let large = pool.allocate(1 << 20);
+        for &b in &small {
+            unsafe { pool.release(b) };
+        }
+        // Full: the large block displaces the smallest kept one (64 bytes) ...
+        unsafe { pool.release(large) };
+        assert_eq!(pool.allocate(1 << 20), large);
+        unsafe { pool.release(large) };
+        let kept: Vec<usize> = pool.free.lock().unwrap().iter().map(|&(c, _)| c).collect();
+        assert_eq!(kept.len(), MAX_KEPT_BLOCKS);
+        assert!(!kept.contains(&64) && kept.contains(&(1 << 20)));
+        // ... and a block no larger than every kept one goes back to the system.
+        let tiny = pool.allocate(8);
+        unsafe { pool.release(tiny) };
+        let kept: Vec<usize> = pool.free.lock().unwrap().iter().map(|&(c, _)| c).collect();
+        assert_eq!(kept.len(), MAX_KEPT_BLOCKS);
+        assert!(!kept.contains(&8));
     }
 }
