@@ -46,7 +46,10 @@
 //! Gaussian pyramids at root in parallel strips, the processed pyramid stored with k between x
 //! and y, level 0's copy for level 1 (a wrapper, `Func::in_`) sliding down level 1's strips;
 //! the collapse's levels at root too but for the finest, computed row by row within parallel
-//! strips of 64 output rows; f32 vectors of 16 lanes), `root` and `inline`.
+//! strips of 64 output rows; f32 vectors of 16 lanes) and `root`. There is no `inline`: fully
+//! inlined, every output pixel would recompute the pyramids below it (with two pyramid levels
+//! already an expression of over a million nodes, which lowering refuses), so no schedule of
+//! that name could run.
 
 use tessera::eval::value::Value;
 use tessera::lang::param::ParamBinding;
@@ -338,11 +341,6 @@ const SCHEDULES: &[Schedule<LocalLaplacianFuncs>] = &[
         name: "root",
         min_output: (OUTPUT_VECTOR as i64, 1),
         apply: root,
-    },
-    Schedule {
-        name: "inline",
-        min_output: (1, 1),
-        apply: schedule::inline,
     },
 ];
 

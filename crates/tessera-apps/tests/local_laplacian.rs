@@ -150,19 +150,25 @@ fn check_schedule(name: &str) {
 }
 
 #[test]
-fn manual_and_root_on_the_interpreter_and_the_jit() {
+fn every_schedule_on_the_interpreter_and_the_jit() {
     for info in SCHEDULED.schedules() {
-        if info.name != "inline" {
-            check_schedule(info.name);
-        }
+        check_schedule(info.name);
     }
 }
 
-/// `inline` inlines the whole pyramid into one expression whose size is exponential in the
-/// depth (lowering it needs over 16 GB at depth 3), so it runs on request:
-/// `cargo test -p tessera-apps --test local_laplacian -- --ignored`.
+/// Fully inlined, the pyramid is an exponentially large expression: lowering refuses it at
+/// once with an error naming a Func to compute instead (it used to exhaust memory).
 #[test]
-#[ignore = "lowering the inline schedule needs tens of GB"]
-fn inline_on_the_interpreter_and_the_jit() {
-    check_schedule("inline");
+fn the_fully_inlined_pipeline_is_refused() {
+    let funcs = local_laplacian::funcs(SCHEDULED.pyramid_levels).expect("the algorithm");
+    tessera_apps::schedule::inline(&funcs);
+    let e = tessera::pipeline::Pipeline::new(&funcs.output)
+        .lower(&tessera::lower::LowerOptions::default())
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        e.contains("makes expressions of more than") && e.contains("compute"),
+        "{e}"
+    );
 }

@@ -178,7 +178,12 @@ fn declared_minimum_outputs_are_exact() {
 fn every_app_has_the_common_schedules_and_refuses_unknown_ones() {
     for app in apps() {
         let names: Vec<&str> = app.schedules().iter().map(|s| s.name).collect();
-        assert_eq!(names[..3], ["manual", "root", "inline"], "{}", app.name());
+        // Fully inlined, local_laplacian cannot be lowered (its own tests say why).
+        let common: &[&str] = match app.name() {
+            "local_laplacian" => &["manual", "root"],
+            _ => &["manual", "root", "inline"],
+        };
+        assert_eq!(names[..common.len()], *common, "{}", app.name());
         let e = app
             .build_scheduled("fastest")
             .err()

@@ -127,8 +127,7 @@ fn later_updates_of_the_consumer_read_the_wrapper() {
 fn wrappers_of_tuples_and_of_funcs_with_updates() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let f = Func::new("f");
-    f.define((x, y), Tuple(vec![(x + y).into(), (x * y).into()]))
-        .unwrap();
+    f.define((x, y), Tuple(vec![x + y, x * y])).unwrap();
     f.update(
         (x, y),
         Tuple(vec![f.value_at((x, y), 0) * 2, f.value_at((x, y), 1) + 1]),

@@ -26,7 +26,7 @@ impl<'ctx> Codegen<'ctx> {
         predicate: Option<&Expr>,
     ) -> Result<Option<Value<'ctx>>> {
         let lanes = ty.lanes;
-        if lanes < 4 || lanes % 2 != 0 || !divides_lanes_by_two(index) {
+        if lanes < 4 || !lanes.is_multiple_of(2) || !divides_lanes_by_two(index) {
             return Ok(None);
         }
         let half = lanes / 2;
