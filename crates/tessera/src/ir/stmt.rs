@@ -235,6 +235,25 @@ impl Stmt {
         }
     }
 
+    /// Rebuilds this statement with its child statements mapped by a fallible `fs` (its
+    /// expressions unchanged); the first error is returned.
+    pub fn try_map_stmts<E>(
+        &self,
+        mut fs: impl FnMut(&Stmt) -> Result<Stmt, E>,
+    ) -> Result<Stmt, E> {
+        let mut failed = None;
+        let out = self.map_children(
+            |e| e.clone(),
+            |c| {
+                fs(c).unwrap_or_else(|e| {
+                    failed.get_or_insert(e);
+                    c.clone()
+                })
+            },
+        );
+        failed.map_or(Ok(out), Err)
+    }
+
     /// Rebuilds this statement with children mapped; returns `self` when nothing changed.
     pub fn map_children(
         &self,

@@ -128,19 +128,7 @@ fn hoist(
             *kind,
             hoisted(body, moved)?,
         )),
-        _ => {
-            let mut failed = None;
-            let out = s.map_children(
-                |e| e.clone(),
-                |c| {
-                    hoist(c, buffer, Some(loops), moved, err).unwrap_or_else(|e| {
-                        failed.get_or_insert(e);
-                        c.clone()
-                    })
-                },
-            );
-            failed.map_or(Ok(out), Err)
-        }
+        _ => s.try_map_stmts(|c| hoist(c, buffer, Some(loops), moved, err)),
     }
 }
 
@@ -195,19 +183,7 @@ fn remove_allocation(
             path.pop();
             Ok(Stmt::let_stmt(*name, value.clone(), b?))
         }
-        _ => {
-            let mut failed = None;
-            let out = s.map_children(
-                |e| e.clone(),
-                |c| {
-                    remove_allocation(c, buffer, path, found, err).unwrap_or_else(|e| {
-                        failed.get_or_insert(e);
-                        c.clone()
-                    })
-                },
-            );
-            failed.map_or(Ok(out), Err)
-        }
+        _ => s.try_map_stmts(|c| remove_allocation(c, buffer, path, found, err)),
     }
 }
 

@@ -70,19 +70,7 @@ pub fn storage_folding(s: &Stmt, env: &Environment) -> Result<Stmt> {
                 body,
             }))
         }
-        _ => {
-            let mut refused = None;
-            let out = s.map_children(
-                |e| e.clone(),
-                |c| {
-                    storage_folding(c, env).unwrap_or_else(|e| {
-                        refused.get_or_insert(e);
-                        c.clone()
-                    })
-                },
-            );
-            refused.map_or(Ok(out), Err)
-        }
+        _ => s.try_map_stmts(|c| storage_folding(c, env)),
     }
 }
 
