@@ -11,15 +11,15 @@
 
 use std::collections::HashMap;
 
-use super::names::stage_var;
 use super::realization_order::Environment;
+use super::schedule_functions::level_loops;
 use super::storage_flattening::value_buffer;
 use crate::analysis::bounds::{bounds_of_expr, Scope};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
 use crate::ir::substitute::substitute_map;
 use crate::ir::{BinaryOp, Expr, ForKind, Stmt, StmtKind, Symbol, Type};
-use crate::lang::schedule::{find_dim, LoopLevel};
+use crate::lang::schedule::LoopLevel;
 use crate::simplify::simplify;
 
 pub fn hoist_storage(s: &Stmt, env: &Environment) -> Result<Stmt> {
@@ -40,15 +40,13 @@ pub fn hoist_storage(s: &Stmt, env: &Environment) -> Result<Stmt> {
                     .get(func)
                     .ok_or_else(|| err(format!("{func} is not part of this pipeline")))?
                     .read();
-                let stages: Vec<usize> = match stage {
-                    Some(k) => vec![*k],
-                    None => (0..consumer.stage_count()).collect(),
-                };
-                let mut names = Vec::new();
-                for k in stages {
-                    let def = consumer.stage(k).expect("a stage of the consumer");
-                    let i = find_dim(&def.schedule.dims, *var).map_err(&err)?;
-                    names.push(stage_var(consumer.name, k, def.schedule.dims[i].name));
+                let candidates = level_loops(&consumer, *stage, *var);
+                let names: Vec<Symbol> = candidates.iter().flatten().copied().collect();
+                if names.is_empty() {
+                    let why = candidates.into_iter().find_map(|c| c.err());
+                    return Err(err(
+                        why.unwrap_or_else(|| format!("{func} has no loop {var}"))
+                    ));
                 }
                 Some(names)
             }

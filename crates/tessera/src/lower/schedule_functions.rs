@@ -178,6 +178,26 @@ fn legal_sites(s: &Stmt, f: Symbol) -> Option<Vec<Site>> {
 }
 
 /// The loop name a `LoopLevel::At` refers to, among the legal sites; an error lists them.
+/// The loops a level `At { consumer, stage, var }` may denote: loop `var` of the stage named,
+/// or of each stage of `consumer` when none is (with why a stage has no such loop).
+pub(super) fn level_loops(
+    consumer: &FunctionContents,
+    stage: Option<usize>,
+    var: Symbol,
+) -> Vec<std::result::Result<Symbol, String>> {
+    let stages: Vec<usize> = match stage {
+        Some(k) => vec![k],
+        None => (0..consumer.stage_count()).collect(),
+    };
+    stages
+        .into_iter()
+        .filter_map(|k| {
+            let dims = &consumer.stage(k)?.schedule.dims;
+            Some(find_dim(dims, var).map(|i| stage_var(consumer.name, k, dims[i].name)))
+        })
+        .collect()
+}
+
 fn resolve_level(
     level: &LoopLevel,
     what: &str,
@@ -200,16 +220,10 @@ fn resolve_level(
         Error::Schedule(format!("{f}.{what}_at({func}, {var}): {func} is not part of this pipeline; legal choices for {f}: {}", legal()))
     })?;
     let c = consumer.read();
-    let stages: Vec<usize> = match stage {
-        Some(k) => vec![*k],
-        None => (0..c.stage_count()).collect(),
-    };
     let mut missing = None;
-    for k in stages {
-        let Some(def) = c.stage(k) else { continue };
-        match find_dim(&def.schedule.dims, *var) {
-            Ok(i) => {
-                let loop_name = stage_var(c.name, k, def.schedule.dims[i].name);
+    for candidate in level_loops(&c, *stage, *var) {
+        match candidate {
+            Ok(loop_name) => {
                 if let Some(pos) = sites.iter().position(|s| s.loop_name == loop_name) {
                     return Ok(Some(pos));
                 }
