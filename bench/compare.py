@@ -64,10 +64,10 @@ def tessera_variant(binary: str, app: str, variant: str, threads: int, runs: int
 
 
 def halide_variants(app: str, schedules: list[str], threads: int, runs: int,
-                    input_path: str | None) -> list[dict]:
+                    input_path: str | None, timeout_s: float) -> list[dict]:
     cmd = [sys.executable, os.path.join(HERE, "halide", "run.py"), "--apps", app,
            "--schedules", ",".join(schedules), "--threads", str(threads), "--runs", str(runs),
-           "--json"]
+           "--timeout", str(timeout_s), "--json"]
     if input_path:
         cmd += ["--input", f"{app}={input_path}"]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.join(HERE, "halide"))
@@ -148,6 +148,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--halide-results", action="append", default=[],
                         help="Halide variants measured earlier (run.py --out FILE)")
     parser.add_argument("--out", help="write every result here (JSON)")
+    parser.add_argument("--halide-timeout", type=float, default=1800,
+                        help="seconds per Halide variant (an autoscheduler's search included)")
     parser.add_argument("--own-inputs", action="store_true",
                         help="each implementation times its own built-in input")
     args = parser.parse_args(argv)
@@ -165,7 +167,8 @@ def main(argv: list[str]) -> int:
                     print(json.dumps(r), file=sys.stderr)
                 missing = [s for s in args.halide_schedules if (app, s, t) not in have]
                 if missing:
-                    for r in halide_variants(app, missing, t, args.runs, input_path):
+                    for r in halide_variants(app, missing, t, args.runs, input_path,
+                                             args.halide_timeout):
                         results.append(r)
                         print(json.dumps(r), file=sys.stderr)
     if args.out:
