@@ -4,16 +4,20 @@
     python3 bench/compare.py [--apps a,b] [--threads 1,2] [--runs R]
                              [--tessera-schedules manual,root,manual+fma]
                              [--halide-schedules manual,Mullapudi2016,Adams2019,Li2018]
-                             [--halide-results FILE.json]... [--out FILE.json]
+                             [--rounds N] [--halide-results FILE.json]... [--out FILE.json]
 
 For each app and thread count: `tessera bench APP --schedule S --threads T --json` for every
 Tessera schedule, then the Halide variants (bench/halide/run.py, one fresh process each).
 A Tessera schedule written `S+fma` is run with `--fp-contract` (float multiply-adds fused, as
 Halide does by default). Both time the same input: the app's default input of the Halide yardstick (hbench/images.py),
 written once per app to a scratch .npy file (`--own-inputs`: each its own built-in image).
-Prints a markdown table of median milliseconds with each Tessera schedule's ratio to Halide's
-manual schedule (< 1 means Tessera is faster), and the geometric mean of the `manual` ratios
-per thread count. `--halide-results` takes Halide variants from an earlier `run.py --out` file
+With `--rounds N`, the Tessera schedules and Halide's manual schedule are measured N times in
+alternation (round 1: every Tessera schedule then Halide manual; round 2: again; ...), so that a
+noisy neighbour slowing the machine for a minute hits both sides; the autoschedulers run in
+round 1 only (their searches take minutes). Prints a markdown table of the median over rounds
+of each variant's median milliseconds, each Tessera schedule's ratio to Halide's manual
+schedule (the median over rounds of the ratio within a round; < 1 means Tessera is faster;
+with its range over rounds when N > 1), and the geometric mean of the ratios per thread count. `--halide-results` takes Halide variants from an earlier `run.py --out` file
 instead of measuring them again (for slow autoschedulers; the table says which).
 Build first: `cargo build --release -p tessera-cli`.
 """
@@ -95,13 +99,24 @@ def load_halide_results(paths: list[str]) -> list[dict]:
     return results
 
 
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
 def table(results: list[dict], apps: list[str], threads: list[int], tessera: list[str],
           halide: list[str]) -> str:
-    cell = {(r["impl"], r["app"], r["schedule"], r["threads"]): r for r in results}
+    """Median over rounds per variant; ratios paired within a round (see the module doc)."""
+    rounds: dict[tuple[str, str, str, int], dict[int, float]] = {}
+    for r in results:
+        if "error" not in r and r.get("median_ms"):
+            key = (r["impl"], r["app"], r["schedule"], r["threads"])
+            rounds.setdefault(key, {})[r.get("round", 1)] = r["median_ms"]
 
-    def ms(impl: str, app: str, schedule: str, t: int) -> float | None:
-        r = cell.get((impl, app, schedule, t))
-        return r.get("median_ms") if r and "error" not in r else None
+    def ms(impl: str, app: str, schedule: str, t: int) -> str:
+        times = rounds.get((impl, app, schedule, t))
+        return f"{median(list(times.values())):.2f}" if times else "failed"
 
     columns = [f"Tessera {s}" for s in tessera] + [f"Halide {s}" for s in halide]
     columns += [f"{s} / Halide manual" for s in tessera]
@@ -111,21 +126,19 @@ def table(results: list[dict], apps: list[str], threads: list[int], tessera: lis
     for app in apps:
         for t in threads:
             row = [app, f"{t}"]
+            row += [ms("tessera", app, s, t) for s in tessera]
+            row += [ms("halide", app, s, t) for s in halide]
+            base = rounds.get(("halide", app, "manual", t), {})
             for s in tessera:
-                v = ms("tessera", app, s, t)
-                row.append(f"{v:.2f}" if v is not None else "failed")
-            for s in halide:
-                v = ms("halide", app, s, t)
-                row.append(f"{v:.2f}" if v is not None else "failed")
-            base = ms("halide", app, "manual", t)
-            for s in tessera:
-                v = ms("tessera", app, s, t)
-                if v is not None and base:
-                    ratio = v / base
-                    geo.setdefault((s, t), []).append(ratio)
-                    row.append(f"{ratio:.2f}")
-                else:
+                own = rounds.get(("tessera", app, s, t), {})
+                paired = [own[k] / base[k] for k in own if k in base]
+                if not paired:
                     row.append("–")
+                    continue
+                ratio = median(paired)
+                geo.setdefault((s, t), []).append(ratio)
+                spread = f" ({min(paired):.2f}–{max(paired):.2f})" if len(paired) > 1 else ""
+                row.append(f"{ratio:.2f}{spread}")
             lines.append("| " + " | ".join(row) + " |")
     lines.append("")
     for (s, t), ratios in sorted(geo.items()):
@@ -141,6 +154,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--apps", type=csv, default=APPS)
     parser.add_argument("--threads", type=lambda s: [int(t) for t in csv(s)], default=[1, 2])
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="alternating measurements of Tessera and Halide manual")
     parser.add_argument("--tessera", default=os.path.join(ROOT, "target", "release", "tessera"))
     parser.add_argument("--tessera-schedules", type=csv, default=["manual", "root"])
     parser.add_argument("--halide-schedules", type=csv,
@@ -161,14 +176,16 @@ def main(argv: list[str]) -> int:
         for app in args.apps:
             input_path = None if args.own_inputs else shared_input(app, scratch)
             for t in args.threads:
-                for s in args.tessera_schedules:
-                    r = tessera_variant(args.tessera, app, s, t, args.runs, input_path)
-                    results.append(r)
-                    print(json.dumps(r), file=sys.stderr)
-                missing = [s for s in args.halide_schedules if (app, s, t) not in have]
-                if missing:
-                    for r in halide_variants(app, missing, t, args.runs, input_path,
-                                             args.halide_timeout):
+                for round_ in range(1, args.rounds + 1):
+                    measured = [tessera_variant(args.tessera, app, s, t, args.runs, input_path)
+                                for s in args.tessera_schedules]
+                    wanted = [s for s in args.halide_schedules if (app, s, t) not in have
+                              and (round_ == 1 or s == "manual")]
+                    if wanted:
+                        measured += halide_variants(app, wanted, t, args.runs, input_path,
+                                                    args.halide_timeout)
+                    for r in measured:
+                        r["round"] = round_
                         results.append(r)
                         print(json.dumps(r), file=sys.stderr)
     if args.out:
