@@ -70,3 +70,23 @@ fn hoisting_across_a_parallel_loop_or_inside_the_storage_is_refused() {
     let e = schedule_error(&out);
     assert!(e.contains("there is no loop z"), "{e}");
 }
+
+#[test]
+fn hoisting_out_of_a_producers_loops_bounds_the_size_by_that_producers_region() {
+    // f is computed per row of g, g at root: the range of g's row loop that f's storage
+    // leaves is given by lets of g's region, defined outside that loop. Row y of g reads
+    // f's row y from x = 0 to x = W - 1 + y.
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define((x, y), x * 5 - y).unwrap();
+    let g = Func::new("g");
+    g.define((x, y), f.at((x, y)) + f.at((x + y, y))).unwrap();
+    let top = Func::new("top");
+    top.define((x, y), g.at((x, y)) + g.at((x, y + 2))).unwrap();
+    g.compute_root().split(y, "yo", "yi", 4);
+    f.compute_at(&g, "yi").hoist_storage_root();
+    let run = check(&top, &TestInputs::new(), &[0, 0], &[W, H]);
+    assert_eq!(run.allocations("f"), 1);
+    // g's last row is H + 1.
+    assert_eq!(run.allocation("f"), (W + H + 1) as u64);
+}

@@ -15,8 +15,11 @@
 //! inside; loops are split (with every tail strategy where it is legal: ShiftInwards and
 //! RoundUp only where the output stays inside its buffer, updates only guarded), tiled,
 //! fused, reordered (reduction loops keep their order), vectorized (widths 2–16), unrolled and
-//! parallelized (pure loops, and reduction loops whose iterations are independent). A schedule
-//! the lowering rejects is therefore a failure, like a wrong value.
+//! parallelized (pure loops, and reduction loops whose iterations are independent); storage is
+//! sometimes hoisted further out (`hoist_storage`, never out of a parallel loop) and folded by
+//! a random factor (`fold_storage`). A schedule the lowering rejects is therefore a failure,
+//! like a wrong value — except a fold lowering cannot prove valid, which it must refuse with
+//! a `fold_storage` error (counted in the summary).
 //!
 //! Lowering time, not running time, bounds how much a run covers: regions stay linear in how
 //! deeply computation nests, but their constant grows with it, and bounds through a fused
@@ -738,6 +741,7 @@ impl Scheduler<'_> {
             describe_level(&compute_site, &self.case.nodes),
             describe_level(&store, &self.case.nodes)
         );
+        self.hoist_and_fold(&f, &sites, lowest_store, store_depth, inner_end);
         if self.rng.random_bool(0.15) {
             let args = f.args();
             f.reorder_storage(&[args[1], args[0]]);
@@ -748,6 +752,48 @@ impl Scheduler<'_> {
             Some(i) => sites[..=i].to_vec(),
         };
         self.placed[n] = Placed::At(vec![path]);
+    }
+
+    /// Sometimes hoists `f`'s storage further out than its store level (at `store_depth` in
+    /// `sites`; never out of a parallel loop, so not above `lowest_store`), and sometimes
+    /// folds a dimension of it by a random factor when it is computed inside its storage
+    /// (lowering proves the fold or refuses it; `run_case` accepts a refusal).
+    fn hoist_and_fold(
+        &mut self,
+        f: &Func,
+        sites: &[Site],
+        lowest_store: usize,
+        store_depth: usize,
+        compute_depth: usize,
+    ) {
+        let name = f.name();
+        // Only loops of pure stages: a hoist level names no stage.
+        let hoist_depths: Vec<usize> = (lowest_store..store_depth)
+            .filter(|&d| d == 0 || sites[d - 1].stage == 0)
+            .collect();
+        if !hoist_depths.is_empty() && self.rng.random_bool(0.2) {
+            let depth = *hoist_depths.choose(self.rng).expect("non-empty");
+            let level = depth.checked_sub(1).map(|i| sites[i].clone());
+            match &level {
+                None => {
+                    f.hoist_storage_root();
+                }
+                Some(s) => {
+                    f.hoist_storage(self.func(s.node), s.short.as_str());
+                }
+            }
+            let _ = writeln!(
+                self.log,
+                "{name}: hoist_storage at {}",
+                describe_level(&level, &self.case.nodes)
+            );
+        }
+        if compute_depth > store_depth && self.rng.random_bool(0.25) {
+            let var = *f.args().choose(self.rng).expect("two dimensions");
+            let factor = self.rng.random_range(1..=8);
+            f.fold_storage(var, factor);
+            let _ = writeln!(self.log, "{name}: fold_storage({}, {factor})", var.name());
+        }
     }
 
     /// Random loop directives on stage `stage` of node `n`: splits, fusions, reorders and
@@ -1167,7 +1213,7 @@ fn random_image(rng: &mut SmallRng, ty: Type, mins: &[i64], extents: &[i64]) -> 
 }
 
 /// Builds, schedules and checks case `seed`; the error describes the case.
-fn run_case(seed: u64) -> Result<(), String> {
+fn run_case(seed: u64) -> Result<Outcome, String> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let case = random_case(&mut rng);
     let (directives, margins) = schedule(&mut rng, &case);
@@ -1187,12 +1233,25 @@ fn run_case(seed: u64) -> Result<(), String> {
     let image = random_image(&mut rng, case.input_ty, &mins, &extents);
     let inputs = TestInputs::new().image(&case.input, image);
     let output = &case.nodes[case.output()].func;
-    try_check(output, &inputs, &case.mins, &case.extents).map(|_| ()).map_err(|e| {
-        format!(
+    match try_check(output, &inputs, &case.mins, &case.extents) {
+        Ok(_) => Ok(Outcome::Checked),
+        Err(e) if e.contains("lowering failed") && e.contains(".fold_storage(") => {
+            Ok(Outcome::FoldRefused)
+        }
+        Err(e) => Err(format!(
             "case seed {seed} (re-run alone with TESSERA_SEED={seed} TESSERA_FUZZ_CASES=1)\n{}input box: mins {mins:?}, extents {extents:?}\n{directives}\n{e}",
             case.log
-        )
-    })
+        )),
+    }
+}
+
+/// How a case that did not fail ended.
+#[derive(PartialEq)]
+enum Outcome {
+    /// Lowered and run; every result matched.
+    Checked,
+    /// Lowering could not prove a fold the schedule asked for, and said so.
+    FoldRefused,
 }
 
 #[test]
@@ -1213,25 +1272,30 @@ fn random_pipelines_under_random_schedules_match_the_evaluator() {
     );
     let mut failures = Vec::new();
     let mut rejected = 0;
+    let mut folds_refused = 0;
     let mut slowest = (Duration::ZERO, seed);
     for case_seed in (0..cases).map(|i| seed.wrapping_add(i)) {
         let start = Instant::now();
         let result = run_case(case_seed);
         slowest = slowest.max((start.elapsed(), case_seed));
-        if let Err(e) = result {
-            rejected += usize::from(e.contains("lowering failed"));
-            failures.push(e);
+        match result {
+            Ok(outcome) => folds_refused += usize::from(outcome == Outcome::FoldRefused),
+            Err(e) => {
+                rejected += usize::from(e.contains("lowering failed"));
+                failures.push((case_seed, e));
+            }
         }
     }
     eprintln!(
-        "schedule fuzz: {cases} cases, {} failed ({rejected} valid schedules rejected by lowering); slowest: seed {} in {:?}",
+        "schedule fuzz: {cases} cases, {} failed ({rejected} valid schedules rejected by lowering), {folds_refused} with a fold lowering refused; slowest: seed {} in {:?}",
         failures.len(),
         slowest.1,
         slowest.0
     );
-    if let Some(first) = failures.first() {
+    if let Some((_, first)) = failures.first() {
+        let seeds: Vec<u64> = failures.iter().map(|(seed, _)| *seed).collect();
         panic!(
-            "{} of {cases} cases failed ({rejected} valid schedules rejected by lowering); the first:\n{first}",
+            "{} of {cases} cases failed ({rejected} valid schedules rejected by lowering), seeds {seeds:?}; the first:\n{first}",
             failures.len()
         );
     }

@@ -56,7 +56,9 @@ pub fn hoist_storage(s: &Stmt, env: &Environment) -> Result<Stmt> {
             let buffer = value_buffer(name, i, f.output_types.len());
             let mut moved = false;
             out = hoist(&out, buffer, hoist_loops.as_deref(), &mut moved, &err)?;
-            if !moved {
+            // A Func the pipeline never computes (all its uses were proven empty) has no
+            // allocation left to hoist.
+            if !moved && allocates(&out, buffer) {
                 return Err(err(format!(
                     "that loop level is not outside where {name} is stored ({})",
                     f.schedule.store_level().describe()
@@ -65,6 +67,15 @@ pub fn hoist_storage(s: &Stmt, env: &Environment) -> Result<Stmt> {
         }
     }
     Ok(out)
+}
+
+fn allocates(s: &Stmt, buffer: Symbol) -> bool {
+    if matches!(s.kind(), StmtKind::Allocate { buffer: b, .. } if *b == buffer) {
+        return true;
+    }
+    let mut found = false;
+    s.for_each_child(|_| {}, |c| found = found || allocates(c, buffer));
+    found
 }
 
 /// One step from the hoist level down to the allocation: a loop or a let.
@@ -193,8 +204,8 @@ fn size_bound(extents: &[Expr], path: &[Step], err: &dyn Fn(String) -> Error) ->
         .cloned()
         .reduce(|a, b| Expr::binary(BinaryOp::Mul, a, b))
         .unwrap_or_else(|| Expr::i32(1));
-    let mut scope = Scope::new();
-    // Innermost first: substitute each let, and bound each loop's variable by its range.
+    // Innermost first: substitute each let, and bound over each loop's range right away, so
+    // that the lets outside a loop reach the bounds of its range too.
     for step in path.iter().rev() {
         match step {
             Step::Let(name, value) => {
@@ -216,6 +227,7 @@ fn size_bound(extents: &[Expr], path: &[Step], err: &dyn Fn(String) -> Error) ->
                     Expr::binary(BinaryOp::Add, min.clone(), extent.clone()),
                     Expr::i32(1),
                 );
+                let mut scope = Scope::new();
                 scope.insert(
                     *name,
                     Interval {
@@ -223,17 +235,17 @@ fn size_bound(extents: &[Expr], path: &[Step], err: &dyn Fn(String) -> Error) ->
                         max: Some(last),
                     },
                 );
+                size = bounds_of_expr(&size, &scope).max.ok_or_else(|| {
+                    err(format!(
+                        "the size of its storage, {size}, has no upper bound over the loop {name}"
+                    ))
+                })?;
             }
         }
     }
-    let bound = bounds_of_expr(&size, &scope).max.ok_or_else(|| {
-        err(format!(
-            "the size of its storage, {size}, has no upper bound over the loops it leaves"
-        ))
-    })?;
     Ok(simplify(&Expr::binary(
         BinaryOp::Max,
-        bound,
+        size,
         Expr::zero(Type::i32()),
     )))
 }
