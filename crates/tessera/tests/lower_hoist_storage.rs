@@ -90,3 +90,14 @@ fn hoisting_out_of_a_producers_loops_bounds_the_size_by_that_producers_region() 
     // g's last row is H + 1.
     assert_eq!(run.allocation("f"), (W + H + 1) as u64);
 }
+
+#[test]
+fn storage_hoists_to_a_loop_of_one_iteration() {
+    // yi split by its own extent: yio runs once per strip, and is still a hoist level.
+    let (f, out) = pipeline();
+    let y = Var::new("y");
+    out.split(y, "yo", "yi", 4).split("yi", "yio", "yii", 4);
+    f.compute_at(&out, "yii").hoist_storage(&out, "yio");
+    let run = check(&out, &TestInputs::new(), &[0, 0], &[W, H]);
+    assert_eq!(run.allocations("f"), (H as u64).div_ceil(4));
+}

@@ -12,9 +12,9 @@
 //! 7. `sliding_window`        — reuse of values computed by earlier iterations
 //! 8. `compute_with`          — the outer loops of Funcs computed together fused
 //! 9. `image_checks`          — assertions that the input and output buffers are big enough
-//! 10. `simplify`
-//! 11. `storage_flattening`   — multi-dimensional storage to flat allocations
-//! 12. `hoist_storage`        — allocations moved out to the loop the schedule hoists them to
+//! 10. `storage_flattening`   — multi-dimensional storage to flat allocations
+//! 11. `hoist_storage`        — allocations moved out to the loop the schedule hoists them to
+//! 12. `simplify`
 //! 13. `unroll_loops`
 //! 14. `vectorize_loops`
 //! 15. `simplify`
@@ -160,13 +160,15 @@ pub fn lower(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     let s = r.run("image_checks", s, |s| {
         image_checks::add_image_checks(s, &env, &arguments)
     })?;
-    let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
     let s = r.run("storage_flattening", s, |s| {
         Ok(storage_flattening::storage_flattening(s, &env))
     })?;
+    // Before simplifying: the simplifier removes loops of one iteration, which may be the
+    // loops storage is hoisted to.
     let s = r.run("hoist_storage", s, |s| {
         hoist_storage::hoist_storage(s, &env)
     })?;
+    let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
     let s = r.run("unroll_loops", s, unroll_loops::unroll_loops)?;
     let s = r.run("vectorize_loops", s, vectorize_loops::vectorize_loops)?;
     let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
