@@ -11,6 +11,7 @@ use std::path::Path;
 
 use npyz::{DType, TypeChar, WriterBuilder};
 use tessera::prelude::*;
+use tessera::runtime::huge_pages;
 use tessera_apps::layout::{file_order_values, file_shape, from_file_order};
 
 /// The image read from a file, laid out dense in x (as pipelines take their inputs): the file
@@ -126,9 +127,13 @@ fn read_npy(reader: impl Read) -> std::result::Result<AnyBuffer, String> {
     where
         AnyBuffer: From<Buffer<T>>,
     {
-        let data = file
-            .into_vec::<T>()
-            .map_err(|e| format!("cannot read the array data ({e})"))?;
+        let cannot_read = |e: &dyn std::fmt::Display| format!("cannot read the array data ({e})");
+        let reader = file.data::<T>().map_err(|e| cannot_read(&e))?;
+        // Read into memory on huge pages, as the buffers Tessera makes itself are.
+        let mut data = huge_pages::vec_with_capacity(reader.len() as usize);
+        for value in reader {
+            data.push(value.map_err(|e| cannot_read(&e))?);
+        }
         read_buffer(data, shape, column_major)
     }
     match (ty.type_char(), ty.size_field()) {

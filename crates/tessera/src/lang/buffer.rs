@@ -1,7 +1,8 @@
 //! `Buffer<T>`: an owning, strided, n-dimensional array with any min/extent/stride per
 //! dimension (Halide's `halide_buffer_t` layout), plus `AnyBuffer` for buffers whose element
 //! type is only known at run time. Coordinates are (x, y, c, ...) with x first; an `ndarray`
-//! of shape `[H, W]` or `[H, W, C]` maps to (x, y[, c]) without reordering memory.
+//! of shape `[H, W]` or `[H, W, C]` maps to (x, y[, c]) without reordering memory. Large
+//! buffers are made on huge pages (`runtime::huge_pages`).
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn, ShapeBuilder};
 
@@ -9,6 +10,7 @@ use super::scalar::Scalar;
 use crate::error::{Error, Result};
 use crate::eval::value::Value;
 use crate::ir::Type;
+use crate::runtime::huge_pages;
 
 /// One dimension of a buffer: coordinates `[min, min + extent)`, elements `stride` apart.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -26,6 +28,25 @@ pub struct Buffer<T: Scalar> {
     data: Vec<T>,
 }
 
+/// The dimensions of a dense buffer over `[mins, mins + extents)`, x innermost.
+fn dense_dims(mins: &[i64], extents: &[i64]) -> Vec<Dim> {
+    assert_eq!(mins.len(), extents.len(), "one min per extent");
+    let mut stride = 1;
+    mins.iter()
+        .zip(extents)
+        .map(|(&min, &extent)| {
+            assert!(extent >= 0, "negative extent {extent}");
+            let d = Dim {
+                min,
+                extent,
+                stride,
+            };
+            stride *= extent;
+            d
+        })
+        .collect()
+}
+
 impl<T: Scalar> Buffer<T> {
     /// A dense zero-filled buffer with the given extents, mins at 0, x innermost.
     pub fn new(extents: &[i64]) -> Buffer<T> {
@@ -35,37 +56,29 @@ impl<T: Scalar> Buffer<T> {
 
     /// A dense zero-filled buffer over `[mins, mins + extents)`.
     pub fn with_mins(mins: &[i64], extents: &[i64]) -> Buffer<T> {
-        assert_eq!(mins.len(), extents.len(), "one min per extent");
-        let mut stride = 1;
-        let dims = mins
-            .iter()
-            .zip(extents)
-            .map(|(&min, &extent)| {
-                assert!(extent >= 0, "negative extent {extent}");
-                let d = Dim {
-                    min,
-                    extent,
-                    stride,
-                };
-                stride *= extent;
-                d
-            })
-            .collect();
+        let dims = dense_dims(mins, extents);
+        let len = dims.iter().map(|d| d.extent as usize).product();
+        let mut data = huge_pages::vec_with_capacity(len);
+        data.resize(len, T::default());
         Buffer {
             dims,
             base: 0,
-            data: vec![T::default(); stride as usize],
+            data,
         }
     }
 
     /// A buffer over `[mins, mins + extents)` whose element at each coordinate is `f(coord)`.
     pub fn from_fn(mins: &[i64], extents: &[i64], mut f: impl FnMut(&[i64]) -> T) -> Buffer<T> {
-        let mut b = Buffer::with_mins(mins, extents);
-        let mut values = Vec::with_capacity(b.len());
-        for_each_coord_in(mins, extents, &mut |c| values.push(f(c)));
+        let dims = dense_dims(mins, extents);
+        let mut data =
+            huge_pages::vec_with_capacity(dims.iter().map(|d| d.extent as usize).product());
         // The buffer is dense and x-fastest, the order `for_each_coord_in` visits.
-        b.data = values;
-        b
+        for_each_coord_in(mins, extents, &mut |c| data.push(f(c)));
+        Buffer {
+            dims,
+            base: 0,
+            data,
+        }
     }
 
     /// Wraps existing data with explicit dimensions (any non-negative strides). Fails when the

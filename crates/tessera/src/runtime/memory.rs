@@ -60,6 +60,7 @@ impl ScratchPool {
                 return base;
             }
             (base as *mut usize).write(bytes);
+            super::huge_pages::advise(base.add(HEADER), bytes);
             base.add(HEADER)
         }
     }

@@ -1,12 +1,14 @@
 //! The Rust side of compiled pipelines: the buffer ABI generated code reads, and the
 //! `extern "C"` functions it calls — parallel loops on a rayon pool (`parallel`), scratch
-//! allocation with reuse across runs (`memory`), and error reporting (`context`).
+//! allocation with reuse across runs (`memory`, large blocks on huge pages: `huge_pages`), and
+//! error reporting (`context`).
 //!
 //! Generated code calls exactly the functions of `RUNTIME_FUNCTIONS`; the JIT maps their
 //! names to these implementations, and AOT users link their own (or call through the JIT).
 
 pub mod buffer;
 pub mod context;
+pub mod huge_pages;
 pub mod libm;
 pub mod memory;
 pub mod parallel;
