@@ -627,11 +627,11 @@ impl Func {
         let args = self.function().read().args.clone();
         self.set_placement(|s| {
             if !args.contains(&var.name()) {
-                s.errors.push(format!(
-                    "{name}.fold_storage({}, {factor}): {} is not a dimension of {name}; its dimensions are {}",
-                    var.name(),
-                    var.name(),
-                    join(&args)
+                s.errors.push(not_a_dimension(
+                    name,
+                    &format!("fold_storage({}, {factor})", var.name()),
+                    var,
+                    &args,
                 ));
             } else if factor < 1 {
                 s.errors.push(format!(
@@ -692,11 +692,11 @@ impl Func {
         let args = self.function().read().args.clone();
         self.set_placement(|s| {
             if !args.contains(&var.name()) {
-                s.errors.push(format!(
-                    "{name}.bound({}, ..): {} is not a dimension of {name}; its dimensions are {}",
-                    var.name(),
-                    var.name(),
-                    join(&args)
+                s.errors.push(not_a_dimension(
+                    name,
+                    &format!("bound({}, ..)", var.name()),
+                    var,
+                    &args,
                 ));
             } else if !(min.ty().is_int_or_uint() && extent.ty().is_int_or_uint()) {
                 s.errors.push(format!(
@@ -734,6 +734,16 @@ impl Func {
             }
         })
     }
+}
+
+/// The error of the directive `func.call` (e.g. `f.bound(z, ..)`) naming `var`, which is not
+/// one of `func`'s dimensions `args`.
+fn not_a_dimension(func: Symbol, call: &str, var: Var, args: &[Symbol]) -> String {
+    format!(
+        "{func}.{call}: {} is not a dimension of {func}; its dimensions are {}",
+        var.name(),
+        join(args)
+    )
 }
 
 fn join(names: &[Symbol]) -> String {
