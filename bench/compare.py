@@ -26,6 +26,7 @@ import argparse
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -99,12 +100,6 @@ def load_halide_results(paths: list[str]) -> list[dict]:
     return results
 
 
-def median(values: list[float]) -> float:
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-
-
 def table(results: list[dict], apps: list[str], threads: list[int], tessera: list[str],
           halide: list[str]) -> str:
     """Median over rounds per variant; ratios paired within a round (see the module doc)."""
@@ -116,7 +111,7 @@ def table(results: list[dict], apps: list[str], threads: list[int], tessera: lis
 
     def ms(impl: str, app: str, schedule: str, t: int) -> str:
         times = rounds.get((impl, app, schedule, t))
-        return f"{median(list(times.values())):.2f}" if times else "failed"
+        return f"{statistics.median(times.values()):.2f}" if times else "failed"
 
     columns = [f"Tessera {s}" for s in tessera] + [f"Halide {s}" for s in halide]
     columns += [f"{s} / Halide manual" for s in tessera]
@@ -135,7 +130,7 @@ def table(results: list[dict], apps: list[str], threads: list[int], tessera: lis
                 if not paired:
                     row.append("–")
                     continue
-                ratio = median(paired)
+                ratio = statistics.median(paired)
                 geo.setdefault((s, t), []).append(ratio)
                 spread = f" ({min(paired):.2f}–{max(paired):.2f})" if len(paired) > 1 else ""
                 row.append(f"{ratio:.2f}{spread}")
