@@ -33,6 +33,7 @@ impl ParamSpec {
             name: Symbol::new(self.name),
             ty: self.ty,
             value: self.default,
+            origin: None,
         }
     }
 }
@@ -338,6 +339,7 @@ mod tests {
             name: Symbol::new("b"),
             ty: Type::f32(),
             value: Value::F32(2.0),
+            origin: None,
         };
         let all = complete_params(&specs, &[given]);
         let values: Vec<(&str, Value)> = all.iter().map(|b| (b.name.as_str(), b.value)).collect();

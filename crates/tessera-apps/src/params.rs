@@ -37,6 +37,7 @@ pub fn parse_assignment(app: &str, specs: &[ParamSpec], assignment: &str) -> Res
         name: Symbol::new(spec.name),
         ty: spec.ty,
         value,
+        origin: None,
     })
 }
 
@@ -137,6 +138,7 @@ mod tests {
             name: Symbol::new("levels"),
             ty: Type::f32(),
             value: Value::F32(2.0),
+            origin: None,
         }];
         let e = param_value::<i32>("app", &s, &wrong, "levels")
             .err()

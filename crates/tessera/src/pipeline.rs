@@ -13,7 +13,7 @@ use crate::ir::Symbol;
 use crate::lang::buffer::AnyBuffer;
 use crate::lang::func::Func;
 use crate::lang::image_param::ImageParam;
-use crate::lang::param::ParamBinding;
+use crate::lang::param::{same_name_error, InputId, ParamBinding};
 use crate::lower::arguments::Arguments;
 use crate::lower::storage_flattening::value_buffer;
 use crate::lower::{lower, LowerOptions, Lowered};
@@ -22,19 +22,39 @@ use crate::lower::{lower, LowerOptions, Lowered};
 #[derive(Clone, Debug, Default)]
 pub struct Inputs {
     images: Vec<(Symbol, AnyBuffer)>,
+    /// Which ImageParam each image was bound for.
+    image_ids: Vec<(Symbol, InputId)>,
     params: Vec<ParamBinding>,
+    /// Two different inputs of one name were bound: reported by `check`.
+    conflict: Option<Error>,
 }
 
 impl Inputs {
     pub fn new() -> Inputs {
         Inputs::default()
     }
+    /// Binds `image` to `buffer` (replacing an earlier buffer for the same ImageParam).
     pub fn image(mut self, image: &ImageParam, buffer: impl Into<AnyBuffer>) -> Inputs {
-        self.images.retain(|(n, _)| *n != image.name());
-        self.images.push((image.name(), buffer.into()));
+        let name = image.name();
+        let other = self
+            .image_ids
+            .iter()
+            .any(|&(n, id)| n == name && id != image.id());
+        if other && self.conflict.is_none() {
+            self.conflict = Some(same_name_error("image", name));
+        }
+        self.images.retain(|(n, _)| *n != name);
+        self.images.push((name, buffer.into()));
+        self.image_ids.retain(|(n, _)| *n != name);
+        self.image_ids.push((name, image.id()));
         self
     }
+    /// Binds a scalar parameter (replacing an earlier value for the same Param).
     pub fn param(mut self, binding: ParamBinding) -> Inputs {
+        let other = self.params.iter().any(|p| p.conflicts_with(&binding));
+        if other && self.conflict.is_none() {
+            self.conflict = Some(same_name_error("parameter", binding.name));
+        }
         self.params.retain(|p| p.name != binding.name);
         self.params.push(binding);
         self
@@ -49,6 +69,9 @@ impl Inputs {
     /// Checks these inputs against what the pipeline takes: every image and parameter is
     /// given, with the right element type and dimensionality.
     pub fn check(&self, args: &Arguments) -> Result<()> {
+        if let Some(conflict) = &self.conflict {
+            return Err(conflict.clone());
+        }
         for image in &args.images {
             let Some((_, buffer)) = self.images.iter().find(|(n, _)| *n == image.name) else {
                 return Err(Error::Buffer(format!("the pipeline reads image {} ({}, {} dimensions) but no buffer was given for it", image.name, image.ty, image.dims)));

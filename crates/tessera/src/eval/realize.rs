@@ -51,7 +51,8 @@ use crate::lang::buffer::{for_each_coord_in, AnyBuffer, Buffer};
 use crate::lang::func::Func;
 use crate::lang::function::{Definition, FuncLink, Function};
 use crate::lang::image_param::{buffer_field, ImageParam};
-use crate::lang::param::ParamBinding;
+use crate::lang::naming::{make_func_names_unique, reachable};
+use crate::lang::param::{same_name_error, InputId, ParamBinding};
 use crate::lang::scalar::Scalar;
 
 /// The values (one per Tuple element) at each point an update wrote, for one slice.
@@ -96,6 +97,8 @@ impl Hasher for FxHasher {
 #[derive(Default)]
 pub struct Evaluator {
     images: FastMap<Symbol, AnyBuffer>,
+    /// Which ImageParam each image was bound for.
+    image_ids: FastMap<Symbol, InputId>,
     params: FastMap<Symbol, ParamBinding>,
     /// The first inconsistent binding, reported by the next evaluation.
     binding_error: Option<Error>,
@@ -147,6 +150,10 @@ impl Evaluator {
     pub fn with_input(mut self, image: &ImageParam, buffer: impl Into<AnyBuffer>) -> Evaluator {
         let buffer = buffer.into();
         let dims = buffer.dims().len();
+        let previous = self.image_ids.insert(image.name(), image.id());
+        if previous.is_some_and(|id| id != image.id()) && self.binding_error.is_none() {
+            self.binding_error = Some(same_name_error("image", image.name()));
+        }
         if (buffer.ty() != image.ty() || dims != image.dimensions()) && self.binding_error.is_none()
         {
             self.binding_error = Some(Error::Buffer(format!(
@@ -170,6 +177,7 @@ impl Evaluator {
                         name,
                         ty: Type::i32(),
                         value: Value::Int(v),
+                        origin: None,
                     },
                 );
             }
@@ -181,7 +189,10 @@ impl Evaluator {
 
     /// Binds a scalar Param (`param.bind(value)`).
     pub fn with_param(mut self, binding: ParamBinding) -> Evaluator {
-        self.params.insert(binding.name, binding);
+        let previous = self.params.insert(binding.name, binding);
+        if previous.is_some_and(|p| p.conflicts_with(&binding)) && self.binding_error.is_none() {
+            self.binding_error = Some(same_name_error("parameter", binding.name));
+        }
         self.forget_values();
         self
     }
@@ -272,6 +283,17 @@ impl Evaluator {
     fn prepare(&mut self, f: &Func) -> Result<Arc<FuncDefs>> {
         if let Some(e) = &self.binding_error {
             return Err(e.clone());
+        }
+        make_func_names_unique(f.function());
+        // Values are remembered by Func name: forget them when this pipeline has another
+        // Func of a name an earlier one used.
+        let stale = reachable(f.function()).values().any(|g| {
+            self.funcs
+                .get(&g.name())
+                .is_some_and(|defs| !defs.function.same_as(g))
+        });
+        if stale {
+            self.forget_values();
         }
         self.load(f.function())
     }

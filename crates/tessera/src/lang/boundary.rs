@@ -240,7 +240,8 @@ fn int32_bounds(
 }
 
 fn bounded_func(source: Source, condition: &str) -> Func {
-    Func::new(Symbol::fresh(&format!("{}${condition}", source.name())).as_str())
+    // Pipelines number same-named Funcs (`lang::naming`).
+    Func::new(&format!("{}${condition}", source.name()))
 }
 
 /// A condition that only changes coordinates: `bounded(x..) = source(coord(x, min, extent)..)`.

@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 
 use super::rdom::ReductionDomain;
@@ -24,8 +25,21 @@ pub struct Definition {
     pub schedule: StageSchedule,
 }
 
+/// A Func's identity, in creation order: Funcs made earlier have smaller ids, which is the
+/// order in which same-named Funcs keep their names (`lang::naming`).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct FuncId(u64);
+
+impl FuncId {
+    fn next() -> FuncId {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        FuncId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
 #[derive(Debug)]
 pub struct FunctionContents {
+    pub id: FuncId,
     pub name: Symbol,
     /// The pure variables, in dimension order (empty until defined).
     pub args: Vec<Symbol>,
@@ -67,6 +81,7 @@ pub struct Function(Arc<RwLock<FunctionContents>>);
 impl Function {
     pub fn new(name: Symbol) -> Function {
         Function(Arc::new(RwLock::new(FunctionContents {
+            id: FuncId::next(),
             name,
             args: Vec::new(),
             output_types: Vec::new(),
@@ -84,6 +99,9 @@ impl Function {
     }
     pub fn name(&self) -> Symbol {
         self.read().name
+    }
+    pub fn id(&self) -> FuncId {
+        self.read().id
     }
     pub fn is_defined(&self) -> bool {
         self.read().pure.is_some()
@@ -151,6 +169,14 @@ impl FuncLink {
                 w.upgrade()
                     .expect("internal error: self-call outlived its Func"),
             ),
+        }
+    }
+    /// The same link (strong or weak) under the called Func's current name.
+    pub fn renamed(&self) -> FuncLink {
+        let function = self.function();
+        match &self.ptr {
+            LinkPtr::Strong(_) => function.link(),
+            LinkPtr::Weak(_) => function.weak_link(),
         }
     }
     pub fn is_weak(&self) -> bool {

@@ -3,11 +3,13 @@
 //! boundary conditions and reduction domains.
 
 use super::args::{coordinate_args, IntoArgs};
+use super::param::InputId;
 use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImageParam {
     name: Symbol,
+    id: InputId,
     ty: Type,
     dims: usize,
 }
@@ -21,12 +23,16 @@ impl ImageParam {
     pub fn new(ty: Type, dims: usize, name: &str) -> ImageParam {
         ImageParam {
             name: Symbol::new(name),
+            id: InputId::next(),
             ty: ty.element(),
             dims,
         }
     }
     pub fn name(&self) -> Symbol {
         self.name
+    }
+    pub fn id(&self) -> InputId {
+        self.id
     }
     pub fn ty(&self) -> Type {
         self.ty

@@ -19,7 +19,7 @@ use super::operators::ExprOps;
 use super::var::Var;
 use crate::error::{Error, Result};
 use crate::ir::visit::visit_exprs;
-use crate::ir::{Expr, ExprKind, Symbol, Type, TypeCode};
+use crate::ir::{Expr, ExprKind, Type, TypeCode};
 
 /// The sum of `e` over its reduction domain (0 for an empty domain).
 pub fn sum(e: impl Into<Expr>) -> Expr {
@@ -117,7 +117,8 @@ impl Reduction {
         Ok(Reduction {
             vars: free.into_values().collect(),
             rvars,
-            func: Func::new(Symbol::fresh(what).as_str()),
+            // `$` keeps the name apart from users' names; pipelines number same-named Funcs.
+            func: Func::new(&format!("{what}$")),
         })
     }
 

@@ -9,6 +9,7 @@ pub mod function;
 pub mod image_param;
 pub mod inline_reductions;
 pub mod math;
+pub mod naming;
 pub mod operators;
 pub mod param;
 pub mod rdom;

@@ -4,6 +4,7 @@
 //! errors, which lowering reports (a directive returns `&Self` so schedules chain, as in
 //! Halide).
 
+use super::function::FuncId;
 use crate::ir::{Expr, ForKind, Symbol};
 
 /// What a split does when the factor does not divide the extent.
@@ -123,6 +124,8 @@ pub enum LoopLevel {
     /// of `func` that uses the Func being scheduled).
     At {
         func: Symbol,
+        /// The identity of `func`, which names follow when they are made unique.
+        id: FuncId,
         stage: Option<usize>,
         var: Symbol,
     },
@@ -137,11 +140,13 @@ impl LoopLevel {
                 func,
                 stage: Some(s),
                 var,
+                ..
             } => format!("{func}.s{s}.{var}"),
             LoopLevel::At {
                 func,
                 stage: None,
                 var,
+                ..
             } => format!("{func}.{var}"),
         }
     }
@@ -186,6 +191,8 @@ pub struct StorageFold {
 #[derive(Clone, PartialEq, Debug)]
 pub struct FusedLoops {
     pub with: Symbol,
+    /// The identity of `with`, which names follow when they are made unique.
+    pub with_id: FuncId,
     pub var: Symbol,
 }
 

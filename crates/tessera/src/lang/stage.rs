@@ -155,11 +155,13 @@ impl Stage {
         change: impl FnOnce(&mut StageSchedule, &Definition) -> Result<(), String>,
     ) -> &Stage {
         let what = format!("{}.{directive}", self.describe());
+        // The name is read before the write lock is taken: reading it under the lock would
+        // wait on that lock forever.
+        let func_name = self.func.name();
         let mut contents = self.func.write();
         let result = match contents.stage_mut(self.index) {
             None => Err(format!(
-                "{} has no stage {} (define it before scheduling it)",
-                self.func.name(),
+                "{func_name} has no stage {} (define it before scheduling it)",
                 self.index
             )),
             Some(def) => {
@@ -580,6 +582,7 @@ impl Func {
     pub fn compute_at(&self, consumer: &Func, var: impl Into<DimName>) -> &Func {
         let level = LoopLevel::At {
             func: consumer.name(),
+            id: consumer.function().id(),
             stage: None,
             var: var.into().0,
         };
@@ -594,6 +597,7 @@ impl Func {
     ) -> &Func {
         let level = LoopLevel::At {
             func: consumer.name(),
+            id: consumer.function().id(),
             stage: Some(stage),
             var: var.into().0,
         };
@@ -606,13 +610,14 @@ impl Func {
     /// loops down to `var`, and neither may use the other; lowering reports what does not fit.
     pub fn compute_with(&self, other: &Func, var: impl Into<DimName>) -> &Func {
         let (name, with, var) = (self.name(), other.name(), var.into().0);
+        let with_id = other.function().id();
         self.set_placement(|s| {
             if with == name {
                 s.errors.push(format!(
                     "{name}.compute_with({with}, {var}): a Func cannot be computed with itself"
                 ));
             } else {
-                s.compute_with = Some(super::schedule::FusedLoops { with, var });
+                s.compute_with = Some(super::schedule::FusedLoops { with, with_id, var });
             }
         })
     }
@@ -663,6 +668,7 @@ impl Func {
     pub fn store_at(&self, consumer: &Func, var: impl Into<DimName>) -> &Func {
         let level = LoopLevel::At {
             func: consumer.name(),
+            id: consumer.function().id(),
             stage: None,
             var: var.into().0,
         };
@@ -675,6 +681,7 @@ impl Func {
     pub fn hoist_storage(&self, consumer: &Func, var: impl Into<DimName>) -> &Func {
         let level = LoopLevel::At {
             func: consumer.name(),
+            id: consumer.function().id(),
             stage: None,
             var: var.into().0,
         };

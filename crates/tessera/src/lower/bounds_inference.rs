@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use super::names::{i32_var, region_max, region_min, stage_var};
 use super::realization_order::Environment;
 use super::storage_flattening::value_buffer;
-use crate::analysis::bounds::Scope;
+use crate::analysis::bounds::{bounds_of_expr, Scope};
 use crate::analysis::boxes::{
     boxes_provided_stmt, boxes_required_stmt, boxes_required_stmt_within,
 };
@@ -100,6 +100,88 @@ pub fn bounded(i: &Interval, what: impl Fn() -> String) -> Result<(Expr, Expr)> 
             what()
         ))),
     }
+}
+
+/// The bounds of `func`'s region in dimension `d`, or an error naming the access in `s` whose
+/// coordinate is unbounded (a data-dependent index such as `g(idx(x))`, or a coordinate past
+/// the range of 32-bit integers) and what to do about it.
+fn bounded_access(
+    i: &Interval,
+    s: &Stmt,
+    func: Symbol,
+    d: usize,
+    dim: &str,
+) -> Result<(Expr, Expr)> {
+    if i.is_bounded() {
+        return bounded(i, String::new);
+    }
+    let Some((access, site)) = unbounded_access(s, func, d) else {
+        return bounded(i, || dim.to_string());
+    };
+    Err(Error::Schedule(format!(
+        "{func} is accessed at {access} in {site}, and its coordinate in {dim} cannot be bounded (it depends on data or exceeds 32 bits), so no storage can hold what {func} would need; clamp the coordinate to the range {func} should cover (e.g. clamp(coordinate, 0, 255)), or compute {func} inline"
+    )))
+}
+
+/// The first access to `func` in `s` (a call or a definition's left-hand side) whose
+/// coordinate `d` interval analysis cannot bound, with the Func whose definition holds it.
+fn unbounded_access(s: &Stmt, func: Symbol, d: usize) -> Option<(String, Symbol)> {
+    let unbounded = |args: &[Expr]| {
+        args.get(d)
+            .is_some_and(|a| !bounds_of_expr(a, &Scope::new()).is_bounded())
+    };
+    let mut found = None;
+    let mut producing = Vec::new();
+    find_unbounded(s, func, &unbounded, &mut producing, &mut found);
+    found
+}
+
+fn find_unbounded(
+    s: &Stmt,
+    func: Symbol,
+    unbounded: &dyn Fn(&[Expr]) -> bool,
+    producing: &mut Vec<Symbol>,
+    found: &mut Option<(String, Symbol)>,
+) {
+    if found.is_some() {
+        return;
+    }
+    let site = |producing: &Vec<Symbol>, own: Symbol| *producing.last().unwrap_or(&own);
+    match s.kind() {
+        StmtKind::ProducerConsumer {
+            name,
+            is_producer: true,
+            body,
+        } => {
+            producing.push(*name);
+            find_unbounded(body, func, unbounded, producing, found);
+            producing.pop();
+            return;
+        }
+        StmtKind::Provide { func: f, args, .. } if *f == func && unbounded(args) => {
+            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            *found = Some((format!("{func}({})", args.join(", ")), func));
+            return;
+        }
+        _ => {}
+    }
+    s.for_each_child(
+        |e| {
+            visit_exprs(e, &mut |n| {
+                if let ExprKind::Call { name, args, .. } = n.kind() {
+                    if *name == func && found.is_none() && unbounded(args) {
+                        *found = Some((n.to_string(), site(producing, func)));
+                    }
+                }
+                found.is_none()
+            })
+        },
+        |_| {},
+    );
+    s.for_each_child(
+        |_| {},
+        |c| find_unbounded(c, func, unbounded, producing, found),
+    );
 }
 
 pub fn bounds_inference(s: &Stmt, env: &Environment) -> Result<Stmt> {
@@ -371,7 +453,7 @@ fn define_regions(
     env: &Environment,
 ) -> Result<(Lets, Vec<Stmt>)> {
     let f = env.func(func).read();
-    let dim_name = |d: usize| format!("{func} in dimension {} ({})", d, f.args[d]);
+    let dim_name = |d: usize| format!("dimension {} ({})", d, f.args[d]);
     // Only what the consumers' points inside their regions read.
     let required = touching(consume, func).and_then(|s| {
         let mut regions = HashMap::new();
@@ -386,7 +468,7 @@ fn define_regions(
         Some(required) => required
             .iter()
             .enumerate()
-            .map(|(d, i)| bounded(i, || dim_name(d)))
+            .map(|(d, i)| bounded_access(i, consume, func, d, &dim_name(d)))
             .collect::<Result<_>>()?,
         None => vec![(Expr::i32(0), Expr::i32(-1)); f.args.len()],
     };
@@ -400,56 +482,59 @@ fn define_regions(
     let mut required: Vec<(Expr, Expr)> = required.iter().map(&mut hoist).collect();
     let checks = apply_explicit_bounds(&f, &mut required);
 
-    // Updates compute the required region of their pure dimensions.
-    let mut lets: Vec<(Symbol, Expr)> = Vec::new();
-    for k in 1..f.stage_count() {
-        let def = f.stage(k).expect("stage exists");
-        for (d, arg) in def.args.iter().enumerate() {
-            if let Some(v) = arg.as_var() {
-                lets.push((region_min(func, k, v), required[d].0.clone()));
-                lets.push((region_max(func, k, v), required[d].1.clone()));
-            }
-        }
-    }
-    // The pure definition also covers what the updates touch.
+    // Stages are given their regions last to first: each computes what the consumers
+    // require and what the later stages of `func` read of it (an x-scan followed by a
+    // y-scan must cover every row the y-scan reads, not just the consumers' rows); the pure
+    // definition also covers every point the updates write, so they update initialized
+    // values. A stage's reads are measured with its own region lets around it.
     let stages: Vec<Stmt> = match produce.kind() {
         StmtKind::Block(s) => s.clone(),
         _ => vec![produce.clone()],
     };
-    let scope: HashMap<Symbol, Expr> = lets.iter().cloned().collect();
-    let mut touched: Option<Vec<Interval>> = None;
-    for update in stages.iter().skip(1) {
-        let with_lets = wrap_lets(
-            scope.iter().map(|(a, b)| (*a, b.clone())).collect(),
-            update.clone(),
-        );
-        touched = union_boxes(
-            touched,
-            union_boxes(
-                func_box(&with_lets, func, true),
-                func_box(&with_lets, func, false),
-            ),
-        );
-    }
-    let region: Vec<(Expr, Expr)> = match touched {
-        None => required,
-        Some(t) => required
-            .iter()
-            .zip(&t)
-            .enumerate()
-            .map(|(d, ((min, max), t))| {
-                bounded(&Interval::new(min.clone(), max.clone()).union(t), || {
-                    format!("the region the updates of {} write", dim_name(d))
+    let mut lets: Vec<(Symbol, Expr)> = Vec::new();
+    let mut later_reads: Option<Vec<Interval>> = None;
+    let mut later_touched: Option<Vec<Interval>> = None;
+    for k in (0..f.stage_count()).rev() {
+        let later = if k == 0 { &later_touched } else { &later_reads };
+        let region: Vec<(Expr, Expr)> = match later {
+            None => required.clone(),
+            Some(t) => required
+                .iter()
+                .zip(t)
+                .enumerate()
+                .map(|(d, ((min, max), t))| {
+                    let region = Interval::new(min.clone(), max.clone()).union(t);
+                    bounded_access(&region, produce, func, d, &dim_name(d))
                 })
-            })
-            .collect::<Result<Vec<_>>>()?
+                .collect::<Result<Vec<_>>>()?
+                .iter()
+                .map(&mut hoist)
+                .collect(),
+        };
+        let def = f.stage(k).expect("stage exists");
+        let stage_lets: Vec<(Symbol, Expr)> = def
+            .args
             .iter()
-            .map(hoist)
-            .collect(),
-    };
-    for (d, &arg) in f.args.iter().enumerate() {
-        lets.push((region_min(func, 0, arg), region[d].0.clone()));
-        lets.push((region_max(func, 0, arg), region[d].1.clone()));
+            .zip(&region)
+            .filter_map(|(arg, (min, max))| {
+                let v = arg.as_var()?;
+                Some([
+                    (region_min(func, k, v), min.clone()),
+                    (region_max(func, k, v), max.clone()),
+                ])
+            })
+            .flatten()
+            .collect();
+        if k > 0 {
+            if let Some(stage) = stages.get(k) {
+                let with_lets = wrap_lets(stage_lets.clone(), stage.clone());
+                let reads = func_box(&with_lets, func, false);
+                let writes = func_box(&with_lets, func, true);
+                later_touched = union_boxes(later_touched, union_boxes(reads.clone(), writes));
+                later_reads = union_boxes(later_reads, reads);
+            }
+        }
+        lets.extend(stage_lets);
     }
     hoisted.extend(lets);
     Ok((hoisted, checks))

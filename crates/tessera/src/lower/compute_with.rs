@@ -445,11 +445,13 @@ fn same_level(a: &LoopLevel, b: &LoopLevel) -> bool {
                 func: fa,
                 stage: sa,
                 var: va,
+                ..
             },
             LoopLevel::At {
                 func: fb,
                 stage: sb,
                 var: vb,
+                ..
             },
         ) => fa == fb && va == vb && (sa == sb || sa.is_none() || sb.is_none()),
         _ => false,

@@ -34,7 +34,9 @@ pub fn hoist_storage(s: &Stmt, env: &Environment) -> Result<Stmt> {
         };
         let hoist_loops = match &level {
             LoopLevel::Root => None,
-            LoopLevel::At { func, stage, var } => {
+            LoopLevel::At {
+                func, stage, var, ..
+            } => {
                 let consumer = env
                     .funcs
                     .get(func)

@@ -49,6 +49,7 @@ use std::time::{Duration, Instant};
 use crate::error::Result;
 use crate::ir::Stmt;
 use crate::lang::func::Func;
+use crate::lang::naming::make_func_names_unique;
 use crate::simplify::simplify_stmt;
 use arguments::Arguments;
 use realization_order::Environment;
@@ -134,6 +135,7 @@ pub fn lower(output: &Func, options: &LowerOptions) -> Result<Lowered> {
         records: Vec::new(),
     };
     let start = Instant::now();
+    make_func_names_unique(output.function());
     let env = realization_order::realization_order(output.function())?;
     let arguments = arguments::infer_arguments(&env)?;
     r.records.push(PassRecord {

@@ -205,7 +205,10 @@ fn resolve_level(
     sites: &[Site],
     env: &Environment,
 ) -> Result<Option<usize>> {
-    let LoopLevel::At { func, stage, var } = level else {
+    let LoopLevel::At {
+        func, stage, var, ..
+    } = level
+    else {
         return Ok(None);
     };
     let legal = || {

@@ -116,6 +116,7 @@ impl Case {
             name: sym(name),
             ty,
             value,
+            origin: None,
         });
         self
     }

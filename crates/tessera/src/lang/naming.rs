@@ -1,0 +1,157 @@
+//! Func names unique within a pipeline, by construction. Helpers that make a Func of a fixed
+//! name on every call (`Func::new("add")`, inline reductions, boundary conditions) give one
+//! pipeline several Funcs of one name; lowering and the evaluator identify Funcs by name, so
+//! they are renamed first. Deterministically: Funcs keep the names they were given, and of
+//! those sharing one the earliest made (in creation order) keeps it, the others taking the
+//! first free `name2`, `name3`, ...; so printed loop nests do not depend on what else the
+//! process built. Calls, schedules (`compute_at`, `store_at`, `hoist_storage`,
+//! `compute_with`) and wrappers follow the renamed Funcs by identity.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use super::function::{Definition, FuncId, Function};
+use super::schedule::{FuncSchedule, LoopLevel};
+use crate::ir::visit::{mutate_exprs, visit_exprs};
+use crate::ir::{CallKind, Expr, ExprKind, Symbol};
+
+/// Renames the Funcs reachable from `output` that share a name with an earlier-made one.
+pub fn make_func_names_unique(output: &Function) {
+    let funcs = reachable(output);
+    let mut by_name: BTreeMap<Symbol, Vec<&Function>> = BTreeMap::new();
+    for f in funcs.values() {
+        by_name.entry(f.name()).or_default().push(f);
+    }
+    if by_name.values().all(|group| group.len() == 1) {
+        return;
+    }
+    let mut taken: HashSet<Symbol> = by_name.keys().copied().collect();
+    let mut renamed: HashMap<FuncId, Symbol> = HashMap::new();
+    // `funcs` is ordered by id, so each group is in creation order.
+    for group in by_name.values().filter(|g| g.len() > 1) {
+        for f in &group[1..] {
+            let fresh = Symbol::first_untaken(f.name().as_str(), |n| taken.contains(&n));
+            taken.insert(fresh);
+            renamed.insert(f.id(), fresh);
+            f.write().name = fresh;
+        }
+    }
+    for f in funcs.values() {
+        let mut contents = f.write();
+        let contents = &mut *contents;
+        for def in contents.pure.iter_mut().chain(contents.updates.iter_mut()) {
+            relink_definition(def, &renamed);
+        }
+        rename_schedule(&mut contents.schedule, &renamed);
+        for (wrapped, wrapper) in &mut contents.wrappers {
+            if let Some(callee) = calls(&wrapper.definitions()).into_iter().next() {
+                *wrapped = callee.name();
+            }
+        }
+    }
+}
+
+/// Every Func reachable from `output` through calls and wrappers, by identity.
+pub fn reachable(output: &Function) -> BTreeMap<FuncId, Function> {
+    let mut found = BTreeMap::new();
+    let mut work = vec![output.clone()];
+    while let Some(f) = work.pop() {
+        if found.contains_key(&f.id()) {
+            continue;
+        }
+        found.insert(f.id(), f.clone());
+        work.extend(calls(&f.definitions()));
+        work.extend(f.read().wrappers.iter().map(|(_, w)| w.clone()));
+    }
+    found
+}
+
+/// The expressions of a definition: its coordinates, values and reduction domain.
+fn definition_exprs(d: &Definition) -> impl Iterator<Item = &Expr> {
+    d.args
+        .iter()
+        .chain(&d.values)
+        .chain(d.rdom.iter().flat_map(|r| {
+            r.predicates
+                .iter()
+                .chain(r.vars.iter().flat_map(|v| [&v.min, &v.extent]))
+        }))
+}
+
+/// The Funcs the definitions call (themselves included), in first-call order.
+fn calls(defs: &[Definition]) -> Vec<Function> {
+    let mut out: Vec<Function> = Vec::new();
+    for e in defs.iter().flat_map(definition_exprs) {
+        visit_exprs(e, &mut |n| {
+            if let ExprKind::Call {
+                kind: CallKind::Func(link),
+                ..
+            } = n.kind()
+            {
+                let callee = link.function();
+                if !out.iter().any(|g| g.same_as(&callee)) {
+                    out.push(callee);
+                }
+            }
+            true
+        });
+    }
+    out
+}
+
+/// `d` with its calls to renamed Funcs under their new names.
+fn relink_definition(d: &mut Definition, renamed: &HashMap<FuncId, Symbol>) {
+    let relink = |e: &Expr| relink(e, renamed);
+    d.args = d.args.iter().map(relink).collect();
+    d.values = d.values.iter().map(relink).collect();
+    if let Some(rdom) = &mut d.rdom {
+        rdom.predicates = rdom.predicates.iter().map(relink).collect();
+        for v in &mut rdom.vars {
+            v.min = relink(&v.min);
+            v.extent = relink(&v.extent);
+        }
+    }
+}
+
+/// `e` with its calls to renamed Funcs under their new names.
+fn relink(e: &Expr, renamed: &HashMap<FuncId, Symbol>) -> Expr {
+    mutate_exprs(e, &mut |n| {
+        let ExprKind::Call {
+            kind: CallKind::Func(link),
+            args,
+            value_index,
+            ..
+        } = n.kind()
+        else {
+            return None;
+        };
+        let new_name = *renamed.get(&link.function().id())?;
+        Some(Expr::new(
+            n.ty(),
+            ExprKind::Call {
+                name: new_name,
+                kind: CallKind::Func(link.renamed()),
+                args: args.iter().map(|a| relink(a, renamed)).collect(),
+                value_index: *value_index,
+            },
+        ))
+    })
+}
+
+/// The schedule with its references to renamed Funcs under their new names.
+fn rename_schedule(s: &mut FuncSchedule, renamed: &HashMap<FuncId, Symbol>) {
+    let levels = std::iter::once(&mut s.compute_level)
+        .chain(s.store_level.as_mut())
+        .chain(s.hoist_level.as_mut());
+    for level in levels {
+        if let LoopLevel::At { func, id, .. } = level {
+            if let Some(&new_name) = renamed.get(id) {
+                *func = new_name;
+            }
+        }
+    }
+    if let Some(fused) = &mut s.compute_with {
+        if let Some(&new_name) = renamed.get(&fused.with_id) {
+            fused.with = new_name;
+        }
+    }
+}
