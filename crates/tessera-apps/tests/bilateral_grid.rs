@@ -113,3 +113,32 @@ fn manual_and_root_on_the_interpreter_and_the_jit() {
         }
     }
 }
+
+/// A grid sized by `1 / r_sigma` has no size for r_sigma = 0 or 1e-30 (its extent saturates
+/// 32 bits): the run is refused with an error naming a Func of the grid, where its extent used
+/// to wrap to a small allocation that the histogram then wrote past (a segfault). NaN and -0
+/// run or fail cleanly, never touching memory outside the grid (checked mode).
+#[test]
+fn r_sigmas_without_a_grid_size_are_errors_not_crashes() {
+    let input = BilateralGrid.default_input(64, 48);
+    let (mins, extents) = BilateralGrid.check_input(&input).expect("the input fits");
+    for schedule in ["manual", "root"] {
+        let scheduled = Scheduled::new(&BilateralGrid, schedule);
+        for sigma in [0.0, 1e-30, -0.0, f32::NAN] {
+            let inputs = BilateralGrid.inputs(&scheduled.pipeline, &input, &[r_sigma(sigma)]);
+            for compiled in [&scheduled.compiled, &scheduled.checked] {
+                let result = compiled.realize(&inputs, &mins, &extents);
+                if sigma == 0.0 || sigma == 1e-30 {
+                    let message = result.expect_err("no grid fits").to_string();
+                    assert!(
+                        ["grid", "blur"].iter().any(|f| message.contains(f))
+                            && message.contains("32-bit"),
+                        "{schedule}, r_sigma {sigma}: {message}"
+                    );
+                } else if let Err(e) = result {
+                    assert!(!e.to_string().contains("checked mode"), "{schedule}: {e}");
+                }
+            }
+        }
+    }
+}

@@ -297,7 +297,10 @@ fn runs_concurrently_from_many_threads() {
         .image("in", input)
         .output("out", Buffer::<i32>::new(&[64, 40]));
     let expected = case.interpret().expect("runs");
-    let compiled = compile_jit(&case.stmt, &case.signature(), &Target::host()).expect("compiles");
+    // SAFETY: the statement stays inside its buffers (the interpreter, which checks every
+    // access, runs it too).
+    let compiled =
+        unsafe { compile_jit(&case.stmt, &case.signature(), &Target::host()) }.expect("compiles");
     std::thread::scope(|scope| {
         for _ in 0..4 {
             scope.spawn(|| {
@@ -611,7 +614,10 @@ fn bad_arguments_and_unsupported_statements_are_errors() {
     let case = Case::new(s)
         .image("in", Buffer::<u8>::new(&[4]))
         .output("out", Buffer::<u8>::new(&[4]));
-    let compiled = compile_jit(&case.stmt, &case.signature(), &Target::host()).expect("compiles");
+    // SAFETY: the statement stays inside its buffers (the interpreter, which checks every
+    // access, runs it too).
+    let compiled =
+        unsafe { compile_jit(&case.stmt, &case.signature(), &Target::host()) }.expect("compiles");
     let wrong: AnyBuffer = Buffer::<u16>::new(&[4]).into();
     let mut out = case.outputs[0].1.clone();
     let err = compiled.run(&mut [&mut out], &[(sym("in"), &wrong)], &[]);

@@ -153,8 +153,9 @@ fn harris_computed_at_root_lowers_to_small_ir() {
         bounds < 40_000,
         "{bounds} characters after bounds inference"
     );
-    // (Each vectorized loop is partitioned into steady iterations and its last vector.)
-    assert!(lowered < 80_000, "{lowered} characters lowered");
+    // (Each vectorized loop is partitioned into steady iterations and its last vector; the
+    // checks that regions fit 32 bits add about a quarter.)
+    assert!(lowered < 120_000, "{lowered} characters lowered");
     let mut rng = seeded_rng("harris_computed_at_root_lowers_to_small_ir", 11);
     let image = lower_common::random_buffer(&mut rng, &[0, 0], &[19, 7], |r| {
         r.random_range(-8..8) as f32 / 4.0

@@ -257,3 +257,100 @@ fn a_clamped_gather_is_accepted() {
     let data = Buffer::<i32>::from_fn(&[0], &[16], |c| ((c[0] * 7919 - 50_000) % 300) as i32);
     check(&h, &TestInputs::new().image(&idx, data), &[0], &[16]);
 }
+
+/// The run-time error the interpreter and the JIT give for `out` over `extents` (panics if
+/// either succeeds); they must say the same thing.
+fn run_error(out: &Func, inputs: &Inputs, extents: &[i64]) -> String {
+    let mins = vec![0; extents.len()];
+    let lowered = Pipeline::new(out).lower(&LowerOptions::default()).unwrap();
+    let interp = tessera::pipeline::run_interp(&lowered, &lowered.stmt, inputs, &mins, extents, 0)
+        .map(|_| ())
+        .expect_err("the interpreter ran")
+        .to_string();
+    let compiled = Pipeline::new(out).compile_jit(&Target::host()).unwrap();
+    let jit = compiled
+        .realize(inputs, &mins, extents)
+        .map(|_| ())
+        .expect_err("the compiled pipeline ran")
+        .to_string();
+    assert_eq!(interp, jit);
+    jit
+}
+
+/// Coordinates past 32 bits: g's region would be [0, 1024 * 2^22] in each dimension, whose
+/// extent wrapped to 1 and let 1025 x 1025 points be written into one.
+#[test]
+fn a_region_past_32_bits_is_an_error_not_a_wrapped_allocation() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let g = Func::new("g");
+    g.define((x, y), x + y).unwrap();
+    g.compute_root();
+    let f = Func::new("f");
+    f.define((x, y), g.at((x * 4_194_304, y * 4_194_304)))
+        .unwrap();
+    let message = run_error(&f, &Inputs::new(), &[1025, 1025]);
+    assert!(
+        message.contains("g") && message.contains("32-bit"),
+        "{message}"
+    );
+    // Storage of more than 2^31 - 1 elements is refused too (2 x 2 outputs need 4194305^2).
+    let message = run_error(&f, &Inputs::new(), &[2, 2]);
+    assert!(
+        message.contains("storage of g needs 17592194433025 elements"),
+        "{message}"
+    );
+    // A size that fits still runs.
+    let compiled = Pipeline::new(&f).compile_jit(&Target::host()).unwrap();
+    let out = compiled.realize(&Inputs::new(), &[0, 0], &[2, 1]).unwrap();
+    assert_eq!(out[0].get_value(&[1, 0]), Value::Int(4_194_304));
+}
+
+/// A clamp to the whole 32-bit range bounds nothing: g's extent (2^32) wrapped to 0 and the
+/// gather read at data-controlled offsets.
+#[test]
+fn a_clamp_to_the_whole_32_bit_range_is_an_error_not_a_wrapped_allocation() {
+    let idx = ImageParam::new(Type::i32(), 1, "idx");
+    let (lo, hi) = (Param::<i32>::new("lo"), Param::<i32>::new("hi"));
+    let x = Var::new("x");
+    let g = Func::new("g");
+    g.define(x, x * 2).unwrap();
+    g.compute_root();
+    let h = Func::new("h");
+    h.define(x, g.at(clamp(idx.at(x), lo.expr(), hi.expr())))
+        .unwrap();
+    let data = Buffer::<i32>::from_fn(&[0], &[8], |c| {
+        [-2_000_000_000, 5, 2_000_000_000][c[0] as usize % 3]
+    });
+    let inputs = Inputs::new()
+        .image(&idx, data.clone())
+        .param(lo.bind(i32::MIN))
+        .param(hi.bind(i32::MAX));
+    let message = run_error(&h, &inputs, &[8]);
+    assert!(
+        message.contains("g") && message.contains("32-bit"),
+        "{message}"
+    );
+    // A narrow clamp runs, and agrees with the evaluator.
+    let narrow = TestInputs::new()
+        .image(&idx, data)
+        .param(lo.bind(-10))
+        .param(hi.bind(10));
+    check(&h, &narrow, &[0], &[8]);
+}
+
+/// Generated code indexes buffers with 32-bit integers: a buffer whose coordinates pass
+/// 2^31 - 1 is refused before anything runs (its last coordinate would wrap).
+#[test]
+fn a_buffer_past_32_bit_coordinates_is_refused() {
+    let x = Var::new("x");
+    let f = Func::new("f");
+    f.define(x, x).unwrap();
+    let compiled = Pipeline::new(&f).compile_jit(&Target::host()).unwrap();
+    let near_the_end = i32::MAX as i64 - 1;
+    let mut outputs = vec![AnyBuffer::with_mins(Type::i32(), &[near_the_end], &[4]).unwrap()];
+    let message = compiled
+        .realize_into(&Inputs::new(), &mut outputs)
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("f") && message.contains("32"), "{message}");
+}

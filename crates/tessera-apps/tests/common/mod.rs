@@ -86,12 +86,14 @@ pub fn assert_close_image(got: &AnyBuffer, want: &AnyBuffer, relative: f64, cont
     }
 }
 
-/// An app's pipeline with a schedule, lowered once and compiled to native code, to run on both
-/// the Stmt interpreter (on the loop nest it was lowered to) and the JIT.
+/// An app's pipeline with a schedule, lowered once and compiled to native code, to run on
+/// the Stmt interpreter (on the loop nest it was lowered to), the JIT and the JIT in checked
+/// mode (every access bounds-checked: the same output, or an error naming the access).
 pub struct Scheduled {
     pub schedule: &'static str,
     pub pipeline: tessera_apps::AppPipeline,
     pub compiled: tessera::pipeline::Compiled,
+    pub checked: tessera::pipeline::Compiled,
 }
 
 impl Scheduled {
@@ -100,23 +102,30 @@ impl Scheduled {
         let pipeline = app
             .build_scheduled(schedule)
             .unwrap_or_else(|e| panic!("{}", context(e)));
-        let compiled = tessera::pipeline::Pipeline::new(&pipeline.output)
-            .compile_jit(&tessera::codegen::target::Target::host())
-            .unwrap_or_else(|e| panic!("{}", context(e)));
+        let host = tessera::codegen::target::Target::host();
+        let compile = |target: &tessera::codegen::target::Target| {
+            tessera::pipeline::Pipeline::new(&pipeline.output)
+                .compile_jit(target)
+                .unwrap_or_else(|e| panic!("{}", context(e)))
+        };
+        let compiled = compile(&host);
+        let checked = compile(&host.with_bounds_checks(true));
         Scheduled {
             schedule,
             pipeline,
             compiled,
+            checked,
         }
     }
 
-    /// The output for `input` computed by the interpreter and by the JIT, each named.
+    /// The output for `input` computed by the interpreter, the JIT and the checked JIT, each
+    /// named.
     pub fn run(
         &self,
         app: &dyn tessera_apps::App,
         input: &AnyBuffer,
         params: &[tessera::lang::param::ParamBinding],
-    ) -> [(&'static str, AnyBuffer); 2] {
+    ) -> [(&'static str, AnyBuffer); 3] {
         let (mins, extents) = app.check_input(input).expect("the input fits the app");
         app.check_schedule_fits(self.schedule, &extents)
             .expect("the output fits the schedule");
@@ -126,13 +135,16 @@ impl Scheduled {
         let mut interpreted =
             tessera::pipeline::run_interp(lowered, &lowered.stmt, &inputs, &mins, &extents, 0)
                 .unwrap_or_else(|e| panic!("{}: {e}", context("interpreter")));
-        let mut jitted = self
-            .compiled
-            .realize(&inputs, &mins, &extents)
-            .unwrap_or_else(|e| panic!("{}: {e}", context("JIT")));
+        let jit = |compiled: &tessera::pipeline::Compiled, backend: &str| {
+            compiled
+                .realize(&inputs, &mins, &extents)
+                .unwrap_or_else(|e| panic!("{}: {e}", context(backend)))
+                .swap_remove(0)
+        };
         [
             ("interpreter", interpreted.buffers.swap_remove(0)),
-            ("JIT", jitted.swap_remove(0)),
+            ("JIT", jit(&self.compiled, "JIT")),
+            ("checked JIT", jit(&self.checked, "checked JIT")),
         ]
     }
 }

@@ -125,7 +125,14 @@ impl std::fmt::Debug for CompiledPipeline {
 /// Compiles `stmt`, whose arguments `signature` describes, for `target` — or, when the same
 /// statement, signature and target were compiled before in this process (and the cache still
 /// holds them), returns that code without running LLVM (`CompiledPipeline::from_cache`).
-pub fn compile_jit(
+///
+/// # Safety
+/// Running the compiled code executes `stmt` as it is: every load and store of `stmt` must
+/// stay inside its allocation or buffer, as the statements lowering makes do (lowering sizes
+/// allocations to what is accessed and asserts that the buffers given cover it), or `target`
+/// must have `bounds_checks`, which checks every access. `Pipeline::compile_jit` is the safe
+/// way in.
+pub unsafe fn compile_jit(
     stmt: &Stmt,
     signature: &Signature,
     target: &Target,

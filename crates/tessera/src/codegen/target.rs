@@ -28,6 +28,11 @@ pub struct Target {
     /// and from the evaluator, in the last bits. Off, every schedule computes every value
     /// exactly as the evaluator does.
     pub float_contraction: bool,
+    /// Checked mode: every load and store is checked against the bounds of its allocation or
+    /// buffer, and one outside them fails the run with an error naming the buffer, the
+    /// indices and the bounds, instead of touching memory it does not own. Slower; for
+    /// tests, fuzzing and finding a bug.
+    pub bounds_checks: bool,
 }
 
 impl Target {
@@ -47,6 +52,7 @@ impl Target {
             features: features.to_string(),
             vector_bits: 128,
             float_contraction: false,
+            bounds_checks: false,
         };
         if target.has_feature("avx512f") {
             target.vector_bits = 512;
@@ -59,6 +65,12 @@ impl Target {
     /// This target with float multiply-adds fused or not (see `float_contraction`).
     pub fn with_float_contraction(mut self, contract: bool) -> Target {
         self.float_contraction = contract;
+        self
+    }
+
+    /// This target in checked mode or not (see `bounds_checks`).
+    pub fn with_bounds_checks(mut self, checked: bool) -> Target {
+        self.bounds_checks = checked;
         self
     }
 
@@ -87,6 +99,9 @@ impl fmt::Display for Target {
         write!(f, "x86-64 {} ({}-bit vectors", self.cpu, self.vector_bits)?;
         if self.float_contraction {
             write!(f, ", float multiply-adds fused")?;
+        }
+        if self.bounds_checks {
+            write!(f, ", every access bounds-checked")?;
         }
         write!(f, ")")
     }

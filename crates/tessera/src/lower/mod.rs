@@ -14,14 +14,15 @@
 //! 9. `image_checks`          — assertions that the input and output buffers are big enough
 //! 10. `storage_flattening`   — multi-dimensional storage to flat allocations
 //! 11. `hoist_storage`        — allocations moved out to the loop the schedule hoists them to
-//! 12. `simplify`
-//! 13. `unroll_loops`
-//! 14. `vectorize_loops`
-//! 15. `simplify`
-//! 16. `partition_loops`      — boundary conditions' clamps removed from steady-state loops
-//! 17. `simplify`
-//! 18. `interleave_stores`    — strided stores filling a dense span become one dense store
-//! 19. `hoist_loop_invariants`, `remove_dead_allocations`
+//! 12. `overflow_checks`      — run-time checks that regions and storage sizes fit 32 bits
+//! 13. `simplify`
+//! 14. `unroll_loops`
+//! 15. `vectorize_loops`
+//! 16. `simplify`
+//! 17. `partition_loops`      — boundary conditions' clamps removed from steady-state loops
+//! 18. `simplify`
+//! 19. `interleave_stores`    — strided stores filling a dense span become one dense store
+//! 20. `hoist_loop_invariants`, `remove_dead_allocations`
 
 pub mod allocation_bounds;
 pub mod arguments;
@@ -33,6 +34,7 @@ pub mod image_checks;
 pub mod inline;
 pub mod interleave_stores;
 pub mod names;
+pub mod overflow_checks;
 pub mod partition_loops;
 pub mod realization_order;
 pub mod remove_dead_allocations;
@@ -146,12 +148,16 @@ pub fn lower(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     let s = r.run("schedule_functions", Stmt::empty(), |_| {
         schedule_functions::schedule_functions(&env)
     })?;
+    let loop_lets = overflow_checks::let_names(&s);
     let s = r.run("bounds_inference", s, |s| {
         bounds_inference::bounds_inference(s, &env)
     })?;
     let s = r.run("allocation_bounds", s, |s| {
         allocation_bounds::allocation_bounds(s, &env)
     })?;
+    // The lets of regions and storage sizes, which overflow checks guard.
+    let mut size_lets = overflow_checks::let_names(&s);
+    size_lets.retain(|n| !loop_lets.contains(n));
     let s = r.run("storage_folding", s, |s| {
         storage_folding::storage_folding(s, &env)
     })?;
@@ -167,8 +173,17 @@ pub fn lower(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     })?;
     // Before simplifying: the simplifier removes loops of one iteration, which may be the
     // loops storage is hoisted to.
+    let before_hoisting = overflow_checks::let_names(&s);
     let s = r.run("hoist_storage", s, |s| {
         hoist_storage::hoist_storage(s, &env)
+    })?;
+    size_lets.extend(
+        overflow_checks::let_names(&s)
+            .into_iter()
+            .filter(|n| !before_hoisting.contains(n)),
+    );
+    let s = r.run("overflow_checks", s, |s| {
+        overflow_checks::add_overflow_checks(s, &size_lets)
     })?;
     let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
     let s = r.run("unroll_loops", s, unroll_loops::unroll_loops)?;

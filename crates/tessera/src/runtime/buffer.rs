@@ -7,7 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::ir::{Symbol, Type, TypeCode};
-use crate::lang::buffer::{AnyBuffer, Buffer};
+use crate::lang::buffer::{AnyBuffer, Buffer, Dim};
 use crate::lang::scalar::Scalar;
 
 /// One dimension: coordinates `[min, min + extent)`, elements `stride` apart.
@@ -78,6 +78,7 @@ impl BoundBuffer {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        check_32_bit_span(name, buffer.dims())?;
         let ty = buffer.ty();
         Ok(BoundBuffer {
             abi: BufferAbi {
@@ -94,6 +95,31 @@ impl BoundBuffer {
     pub fn abi(&self) -> &BufferAbi {
         &self.abi
     }
+}
+
+/// Generated code indexes buffers with 32-bit integers: every coordinate of each dimension
+/// (`min + extent - 1`) and every element's offset from the first (the sum of
+/// `(extent - 1) * |stride|`) must fit in them.
+fn check_32_bit_span(name: Symbol, dims: &[Dim]) -> Result<()> {
+    if dims.iter().any(|d| d.extent <= 0) {
+        return Ok(());
+    }
+    let mut span: i128 = 0;
+    for (d, dim) in dims.iter().enumerate() {
+        let last = dim.min as i128 + dim.extent as i128 - 1;
+        if last > i32::MAX as i128 {
+            return Err(Error::Buffer(format!(
+                "buffer {name} reaches coordinate {last} in dimension {d}, which does not fit in 32 bits"
+            )));
+        }
+        span += (dim.extent as i128 - 1) * (dim.stride as i128).abs();
+    }
+    if span > i32::MAX as i128 {
+        return Err(Error::Buffer(format!(
+            "buffer {name} spans {span} elements from its first to its last, more than 32-bit indices reach (2^31 - 1)"
+        )));
+    }
+    Ok(())
 }
 
 fn element_ptr<T: Scalar>(b: &Buffer<T>) -> *mut u8 {

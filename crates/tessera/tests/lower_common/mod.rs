@@ -244,9 +244,12 @@ pub fn try_check(
         })?;
         realization.get_or_insert(r);
     }
-    // The same lowered pipeline compiled to native code must agree too.
+    // The same lowered pipeline compiled to native code must agree too, in checked mode: an
+    // access outside its storage fails the test even where it would not crash.
+    let target = Target::host().with_bounds_checks(true);
+    // SAFETY: checked mode checks every load and store of the statement.
     let compiled =
-        tessera::codegen::jit::compile_jit(&lowered.stmt, &signature(&lowered), &Target::host())
+        unsafe { tessera::codegen::jit::compile_jit(&lowered.stmt, &signature(&lowered), &target) }
             .map_err(|e| format!("JIT compilation failed: {e}\n{}", lowered.stmt))?;
     let mut outputs = expected
         .iter()

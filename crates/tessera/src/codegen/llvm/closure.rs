@@ -115,7 +115,7 @@ impl<'ctx> Codegen<'ctx> {
         let captured = values
             .iter()
             .flat_map(|(_, b)| binding_parts(b))
-            .chain(buffers.iter().map(|(_, s)| s.base.into()))
+            .chain(buffers.iter().flat_map(|(_, s)| buffer_parts(s)))
             .filter(|v| !is_constant(*v));
         let contents: Vec<Value<'ctx>> = std::iter::once(self.f.user_context.into())
             .chain(captured)
@@ -213,7 +213,8 @@ impl<'ctx> Codegen<'ctx> {
         }
         for (name, s) in buffers {
             let base = unpack(s.base.into()).into_pointer_value();
-            self.f.buffers.push((*name, Storage { base, ..*s }));
+            let valid = s.valid.map(|(first, end)| (unpack(first), unpack(end)));
+            self.f.buffers.push((*name, Storage { base, valid, ..*s }));
         }
         self.with_name(loop_var, index, |cg| cg.stmt(body))?;
         self.builder
@@ -221,4 +222,9 @@ impl<'ctx> Codegen<'ctx> {
             .built();
         Ok(())
     }
+}
+
+/// The values a task needs of a buffer: its base, and in checked mode its valid indices.
+fn buffer_parts<'ctx>(s: &Storage<'ctx>) -> impl Iterator<Item = Value<'ctx>> {
+    std::iter::once(s.base.into()).chain(s.valid.into_iter().flat_map(|(first, end)| [first, end]))
 }

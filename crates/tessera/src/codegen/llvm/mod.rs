@@ -16,11 +16,12 @@
 //! the exact integer semantics), `intrinsics` (math functions and the other intrinsics),
 //! `linear` (integer vectors as base + stride * lane), `vector` (loads and stores), `parity`
 //! (loads made as their even and odd lanes where each half is dense), `table_lookup` (byte
-//! gathers from small tables as in-register permutes), `stmt`
+//! gathers from small tables as in-register permutes), `bounds_checks` (checked mode), `stmt`
 //! (control flow, allocations, assertions), `closure` (parallel loop bodies outlined into
 //! task functions), `passes` (the optimization pipeline).
 
 mod arith;
+mod bounds_checks;
 mod closure;
 mod expr;
 mod intrinsics;
@@ -72,6 +73,8 @@ struct Storage<'ctx> {
     /// The element count of an allocation whose size is a constant (none for the pipeline's
     /// buffers): a small one can be held in registers (`table_lookup`).
     entries: Option<u64>,
+    /// In checked mode, the flat indices `[first, end)` an access may touch (i64 values).
+    valid: Option<(values::Value<'ctx>, values::Value<'ctx>)>,
 }
 
 /// A name in scope: its value; for an integer vector `base + stride * [0, 1, ...]`, that
@@ -289,12 +292,17 @@ impl<'ctx> Codegen<'ctx> {
                     self.f.names.push((name, v.into()));
                 }
             }
+            let valid = self
+                .target
+                .bounds_checks
+                .then(|| self.buffer_span(b.name, b.dims));
             self.f.buffers.push((
                 b.name,
                 Storage {
                     base: host,
                     elem: b.ty,
                     entries: None,
+                    valid,
                 },
             ));
         }

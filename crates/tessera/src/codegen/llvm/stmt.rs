@@ -219,14 +219,22 @@ impl<'ctx> Codegen<'ctx> {
     }
 
     /// Calls `tessera_error` with a message template and its values, then returns its code.
-    fn report_error(&mut self, template: &str, values: &[&Expr]) -> Result<()> {
+    pub(super) fn report_error(&mut self, template: &str, values: &[&Expr]) -> Result<()> {
+        let values = values
+            .iter()
+            .map(|e| Ok((self.expr(e)?, e.ty())))
+            .collect::<Result<Vec<_>>>()?;
+        self.report_error_values(template, &values);
+        Ok(())
+    }
+
+    /// `report_error` with values already computed (each with its type).
+    pub(super) fn report_error_values(&mut self, template: &str, values: &[(Value<'ctx>, Type)]) {
         let i64t = self.ctx.i64_type();
-        let lanes: u32 = values.iter().map(|e| e.ty().lanes as u32).sum();
+        let lanes: u32 = values.iter().map(|(_, ty)| ty.lanes as u32).sum();
         let array = self.entry_alloca(i64t.array_type(lanes.max(1)), None, "message_values");
         let mut slot = 0;
-        for e in values {
-            let v = self.expr(e)?;
-            let ty = e.ty();
+        for &(v, ty) in values {
             for lane in 0..ty.lanes as u32 {
                 let x = if ty.is_vector() {
                     self.extract(v, lane)
@@ -260,7 +268,6 @@ impl<'ctx> Codegen<'ctx> {
             )
             .expect("internal error: tessera_error returns a code");
         self.return_error(code);
-        Ok(())
     }
 
     /// The raw bits of a scalar, zero-extended to 64.
@@ -338,6 +345,11 @@ impl<'ctx> Codegen<'ctx> {
             }
             None => self.heap_allocate(buffer, ty, extents)?,
         };
+        let valid = if self.target.bounds_checks {
+            Some(self.allocation_span(extents)?)
+        } else {
+            None
+        };
         let on_heap = stack_elements.is_none();
         if on_heap {
             self.f.heap.push(base);
@@ -348,6 +360,7 @@ impl<'ctx> Codegen<'ctx> {
                 base,
                 elem: ty,
                 entries: constant,
+                valid,
             },
         ));
         let result = self.stmt(body);

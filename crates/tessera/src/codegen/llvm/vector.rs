@@ -36,7 +36,7 @@ const MAX_SHUFFLED_SPAN: i128 = 256;
 
 /// How the lanes of an access are laid out in memory, with the compiled index: a scalar i64
 /// address (element offset from the buffer's base), or a vector of indices for a gather.
-enum Layout<'ctx> {
+pub(super) enum Layout<'ctx> {
     /// One element at the address.
     Scalar(Value<'ctx>),
     /// Consecutive elements from the address.
@@ -92,7 +92,7 @@ impl<'ctx> Codegen<'ctx> {
     }
 
     /// The compiled index of an access, classified by its linear form.
-    fn layout(&mut self, index: &Expr) -> Result<Layout<'ctx>> {
+    pub(super) fn layout(&mut self, index: &Expr) -> Result<Layout<'ctx>> {
         let ty = index.ty();
         if ty.is_scalar() {
             return Ok(Layout::Scalar(self.address(index)?));
@@ -175,7 +175,7 @@ impl<'ctx> Codegen<'ctx> {
     }
 
     /// The index of every lane of an access (for a gather or scatter) of `lanes` lanes.
-    fn lane_indices(&self, layout: Layout<'ctx>, lanes: u16) -> Value<'ctx> {
+    pub(super) fn lane_indices(&self, layout: Layout<'ctx>, lanes: u16) -> Value<'ctx> {
         let ty = Type::i64().with_lanes(lanes);
         let linear = |base, stride: i64| Linear {
             base,
@@ -217,6 +217,10 @@ impl<'ctx> Codegen<'ctx> {
         index: &Expr,
         predicate: Option<&Expr>,
     ) -> Result<Value<'ctx>> {
+        if self.target.bounds_checks {
+            let storage = self.storage(buffer)?;
+            self.check_access("load from", buffer, &storage, index, predicate)?;
+        }
         if let Some(v) = self.load_by_parity(ty, buffer, index, predicate)? {
             return Ok(v);
         }
@@ -290,6 +294,7 @@ impl<'ctx> Codegen<'ctx> {
     ) -> Result<()> {
         let ty = value.ty();
         let storage = self.typed_storage(buffer, ty, "Store to", index, predicate)?;
+        self.check_access("store to", buffer, &storage, index, predicate)?;
         let elem = self.storage_type(ty.element());
         let v = self.expr(value)?;
         let v = self.stored_value(v, ty);

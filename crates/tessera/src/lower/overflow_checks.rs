@@ -1,0 +1,246 @@
+//! Pass 12, overflow checks: sizes cannot wrap. Regions and storage are computed in 32-bit
+//! integers, which lowering may assume do not overflow; a parameter, an output size or a
+//! coordinate expression can still make them (`g(x * 4194304)` over 1025 columns, a grid
+//! sized by `1 / r_sigma` with `r_sigma = 0`), and a wrapped extent would size storage
+//! smaller than what the loops write. So after each let that bounds inference and allocation
+//! bounds define (the regions, the storage's mins and extents, the names hoisted for them),
+//! the generated code recomputes its value in 64 bits from the same operands and asserts
+//! that it fits in 32 (after each chain of lets, one assertion per Func); and before each allocation it asserts that the product of its extents
+//! is at most `MAX_ALLOCATION_ELEMENTS`, so every flat index into it is a 32-bit value. Each
+//! failure names the Func. Checks the simplifier proves are dropped; lets inside loops that
+//! will be vectorized are not checked (their values become vectors).
+
+use std::collections::HashSet;
+
+use crate::error::{Error, Result};
+use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, MessagePart, Stmt, StmtKind, Symbol, Type};
+use crate::simplify::simplify;
+
+/// The most elements one allocation may hold: flat indices are 32-bit (as in Halide, whose
+/// default limit is the same).
+pub const MAX_ALLOCATION_ELEMENTS: i64 = i32::MAX as i64;
+
+/// The names of the lets `s` defines (anywhere in it).
+pub fn let_names(s: &Stmt) -> HashSet<Symbol> {
+    let mut names = HashSet::new();
+    collect_let_names(s, &mut names);
+    names
+}
+
+fn collect_let_names(s: &Stmt, names: &mut HashSet<Symbol>) {
+    if let StmtKind::LetStmt { name, .. } = s.kind() {
+        names.insert(*name);
+    }
+    s.for_each_child(|_| {}, |c| collect_let_names(c, names));
+}
+
+/// `s` with the lets named in `size_lets` and every allocation checked.
+pub fn add_overflow_checks(s: &Stmt, size_lets: &HashSet<Symbol>) -> Result<Stmt> {
+    check(s, size_lets, false)
+}
+
+fn check(s: &Stmt, size_lets: &HashSet<Symbol>, in_vector_loop: bool) -> Result<Stmt> {
+    match s.kind() {
+        StmtKind::LetStmt { .. } => {
+            // A chain of lets gets one assertion, after its last let.
+            let mut lets = Vec::new();
+            let mut body = s;
+            while let StmtKind::LetStmt {
+                name,
+                value,
+                body: b,
+            } = body.kind()
+            {
+                lets.push((*name, value.clone()));
+                body = b;
+            }
+            let mut body = check(body, size_lets, in_vector_loop)?;
+            if !in_vector_loop {
+                let checked = lets
+                    .iter()
+                    .filter(|(n, v)| size_lets.contains(n) && v.ty() == Type::i32());
+                let checks = fits_checks(checked);
+                if !checks.is_empty() {
+                    body = Stmt::block(checks.into_iter().chain([body]));
+                }
+            }
+            Ok(lets
+                .into_iter()
+                .rev()
+                .fold(body, |b, (n, v)| Stmt::let_stmt(n, v, b)))
+        }
+        StmtKind::For {
+            name,
+            min,
+            extent,
+            kind,
+            body,
+        } => Ok(Stmt::new(StmtKind::For {
+            name: *name,
+            min: min.clone(),
+            extent: extent.clone(),
+            kind: *kind,
+            body: check(
+                body,
+                size_lets,
+                in_vector_loop || *kind == ForKind::Vectorized,
+            )?,
+        })),
+        StmtKind::Allocate {
+            buffer,
+            ty,
+            extents,
+            body,
+        } => {
+            let allocate = Stmt::new(StmtKind::Allocate {
+                buffer: *buffer,
+                ty: *ty,
+                extents: extents.clone(),
+                body: check(body, size_lets, in_vector_loop)?,
+            });
+            Ok(match size_check(*buffer, extents)? {
+                Some(assert) => Stmt::block([assert, allocate]),
+                None => allocate,
+            })
+        }
+        _ => {
+            let mut error = None;
+            let s = s.map_children(
+                |e| e.clone(),
+                |c| {
+                    check(c, size_lets, in_vector_loop).unwrap_or_else(|e| {
+                        error.get_or_insert(e);
+                        c.clone()
+                    })
+                },
+            );
+            match error {
+                Some(e) => Err(e),
+                None => Ok(s),
+            }
+        }
+    }
+}
+
+/// The Func a lowering name belongs to (`f` of `f.s0.x.min`).
+fn owner(name: Symbol) -> &'static str {
+    let name = name.as_str();
+    name.split('.').next().unwrap_or(name)
+}
+
+/// The assertions, one per Func, that each let's value, computed in 64 bits, is what its
+/// 32-bit value holds (none for a Func where the simplifier proves it for all its lets).
+fn fits_checks<'a>(lets: impl Iterator<Item = &'a (Symbol, Expr)>) -> Vec<Stmt> {
+    let mut by_func: Vec<(&str, Vec<Expr>, Vec<&str>)> = Vec::new();
+    for (name, value) in lets {
+        let wide = simplify(&widened(value));
+        // A 32-bit value read as it is (a variable, a load) is what its let holds.
+        if matches!(wide.kind(), ExprKind::Cast(_)) {
+            continue;
+        }
+        // `i64(i32(v)) == v`, with the 64-bit value named once.
+        let v = Expr::var(name.dot("wide"), Type::i64());
+        let narrowed = Expr::cast(Type::i64(), Expr::cast(Type::i32(), v.clone()));
+        let fits = simplify(&Expr::let_in(
+            name.dot("wide"),
+            wide,
+            Expr::binary(BinaryOp::Eq, narrowed, v),
+        ));
+        if fits.as_int_const() == Some(1) {
+            continue;
+        }
+        let func = owner(*name);
+        match by_func.iter_mut().find(|(f, ..)| *f == func) {
+            Some((_, conditions, names)) => {
+                conditions.push(fits);
+                names.push(name.as_str());
+            }
+            None => by_func.push((func, vec![fits], vec![name.as_str()])),
+        }
+    }
+    by_func
+        .into_iter()
+        .map(|(func, conditions, names)| {
+            let condition = conditions
+                .into_iter()
+                .reduce(|a, b| Expr::binary(BinaryOp::And, a, b))
+                .expect("a Func with checks has a condition");
+            Stmt::new(StmtKind::Assert {
+                condition,
+                message: vec![MessagePart::Text(
+                    format!(
+                        "the bounds of {func} overflow 32-bit integers ({}); the output size, input bounds or parameters make them too large",
+                        names.join(", ")
+                    )
+                    .into(),
+                )],
+            })
+        })
+        .collect()
+}
+
+/// The assertion that an allocation of `extents` holds at most `MAX_ALLOCATION_ELEMENTS`
+/// (none where that is proven); an error when it is known at compile time to hold more.
+fn size_check(buffer: Symbol, extents: &[Expr]) -> Result<Option<Stmt>> {
+    let elements = extents
+        .iter()
+        .map(|e| Expr::cast(Type::i64(), e.clone()))
+        .reduce(|a, b| Expr::binary(BinaryOp::Mul, a, b))
+        .unwrap_or_else(|| i64_const(1));
+    let elements = simplify(&elements);
+    if let Some(n) = elements.as_int_const() {
+        if n > MAX_ALLOCATION_ELEMENTS as i128 {
+            return Err(Error::Schedule(format!(
+                "the storage of {} needs {n} elements, more than the limit of {MAX_ALLOCATION_ELEMENTS} (2^31 - 1)",
+                owner(buffer)
+            )));
+        }
+        return Ok(None);
+    }
+    Ok(Some(Stmt::new(StmtKind::Assert {
+        condition: Expr::binary(
+            BinaryOp::Le,
+            elements.clone(),
+            i64_const(MAX_ALLOCATION_ELEMENTS),
+        ),
+        message: vec![
+            MessagePart::Text(format!("the storage of {} needs ", owner(buffer)).into()),
+            MessagePart::Value(elements),
+            MessagePart::Text(
+                format!(" elements, more than the limit of {MAX_ALLOCATION_ELEMENTS} (2^31 - 1); the output size or a parameter makes it too large").into(),
+            ),
+        ],
+    })))
+}
+
+fn i64_const(v: i64) -> Expr {
+    Expr::make_const(Type::i64(), v)
+}
+
+/// A 32-bit integer expression computed in 64 bits: its arithmetic on 64-bit operands, so
+/// it cannot wrap; anything else (a variable, a load, a conversion, a call) is one operand,
+/// widened as it is.
+fn widened(e: &Expr) -> Expr {
+    if e.ty() != Type::i32() {
+        return e.clone();
+    }
+    match e.kind() {
+        ExprKind::IntImm(v) => i64_const(*v),
+        ExprKind::Binary(op, a, b)
+            if matches!(
+                op,
+                BinaryOp::Add
+                    | BinaryOp::Sub
+                    | BinaryOp::Mul
+                    | BinaryOp::Div
+                    | BinaryOp::Mod
+                    | BinaryOp::Min
+                    | BinaryOp::Max
+            ) =>
+        {
+            Expr::binary(*op, widened(a), widened(b))
+        }
+        ExprKind::Select(c, t, f) => Expr::select(c.clone(), widened(t), widened(f)),
+        _ => Expr::cast(Type::i64(), e.clone()),
+    }
+}
