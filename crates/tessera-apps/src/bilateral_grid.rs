@@ -26,7 +26,8 @@
 //!
 //! Schedules: `manual` (Halide's: the histogram computed per row of blurz, the three blurs at
 //! root in parallel, vectorized over x with c unrolled; the output in parallel rows, the
-//! slice inlined), `root` and `inline` (the histogram, a reduction, at root).
+//! slice inlined) and `root`. No `inline`: the three 5-tap blurs substituted into each of the
+//! slice's 16 grid samples are past lowering's limit on the size of an inlined expression.
 
 use tessera::eval::value::Value;
 use tessera::lang::buffer::for_each_coord_in;
@@ -178,11 +179,6 @@ const SCHEDULES: &[Schedule<BilateralGridFuncs>] = &[
         name: "root",
         min_output: (VECTOR as i64, 1),
         apply: root,
-    },
-    Schedule {
-        name: "inline",
-        min_output: (1, 1),
-        apply: schedule::inline,
     },
 ];
 

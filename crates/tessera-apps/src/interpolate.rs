@@ -162,8 +162,8 @@ const ROWS_PER_TASK: i32 = 8;
 /// pixel (so 15 pixels make 8 tiles).
 const MANUAL_MIN_OUTPUT: (i64, i64) = (2 * VECTOR as i64 - 1, 2 * ROWS_PER_TASK as i64 - 1);
 
-/// The schedules: `manual`, `root` and `inline`. Each applies to the pipeline with any number
-/// of levels.
+/// The schedules: `manual` and `root` (no `inline`: a pyramid of ten levels inlined is an
+/// exponentially large expression). Each applies to the pipeline with any number of levels.
 pub const SCHEDULES: &[Schedule<InterpolateFuncs>] = &[
     Schedule {
         name: "manual",
@@ -174,11 +174,6 @@ pub const SCHEDULES: &[Schedule<InterpolateFuncs>] = &[
         name: "root",
         min_output: (VECTOR as i64, 1),
         apply: schedule::root,
-    },
-    Schedule {
-        name: "inline",
-        min_output: (1, 1),
-        apply: schedule::inline,
     },
 ];
 

@@ -2,8 +2,8 @@
 //! of the largest output magnitude; NaN, from 0/0 where no sample reaches, where the reference
 //! has NaN). Both are written for any number of pyramid levels. The app's ten levels read about
 //! 512 pixels beyond every edge of the input whatever its size (level 0 covers over
-//! 1500 × 1500 points), too many for the definition-level evaluator in a test, and the
-//! `inline` schedule of a deep pyramid is one exponentially large expression; so the
+//! 1500 × 1500 points), too many for the definition-level evaluator in a test (and there is
+//! no `inline` schedule: a deep pyramid inlined is one exponentially large expression); so the
 //! algorithm is checked with 1 to 6 levels through the evaluator, its schedules (written for
 //! any number of levels) with 2 levels through the interpreter and the JIT, and the ten-level reference
 //! by the properties of its result.
