@@ -97,10 +97,7 @@ impl Func {
         let args = args.into_args();
         let c = self.0.read();
         if c.pure.is_none() {
-            return Expr::invalid(
-                Type::i32(),
-                format!("Func {name} is called before it has a definition; define {name} first"),
-            );
+            return Expr::invalid(Type::i32(), called_before_definition(name));
         }
         if args.len() != c.args.len() {
             return Expr::invalid(
@@ -278,9 +275,20 @@ impl Func {
     }
 }
 
-/// The error for an expression the front end marked invalid.
+/// The message of a call to a Func that has no definition yet.
+fn called_before_definition(name: Symbol) -> String {
+    format!("Func {name} is called before it has a definition; define {name} first")
+}
+
+/// The error for an expression the front end marked invalid. A Func calling itself before it
+/// has a definition is recursion in its pure definition, and is reported as such.
 fn invalid_error(name: Symbol, what: &str, bad: &Expr) -> Error {
     match bad.kind() {
+        ExprKind::Invalid(msg) if **msg == *called_before_definition(name) => {
+            Error::Definition(format!(
+                "the {what} of {name} calls {name} itself: a pure definition cannot be recursive; give {name} an initial value first, then refer to it in an update ({name}.update(...))"
+            ))
+        }
         ExprKind::Invalid(msg) => Error::Type(format!("in the {what} of {name}: {msg}")),
         _ => Error::Type(format!("in the {what} of {name}: invalid expression {bad}")),
     }

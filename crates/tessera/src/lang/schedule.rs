@@ -31,6 +31,8 @@ pub enum SplitDirective {
         inner: Symbol,
         factor: Expr,
         tail: TailStrategy,
+        /// The directive that made it, as the user wrote it (`vectorize(x, 8)`).
+        directive: String,
     },
     /// `inner` and `outer` become one loop `fused` (inner fastest).
     Fuse {

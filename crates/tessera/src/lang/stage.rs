@@ -208,11 +208,40 @@ impl Stage {
     ) -> &Stage {
         let (old, outer, inner, factor) =
             (old.into().0, outer.into().0, inner.into().0, factor.into());
+        let directive = format!("split({old}, {outer}, {inner}, {factor})");
+        self.split_and_mark(directive, old, outer, inner, factor, tail, None)
+    }
+
+    /// One split, its inner loop then made `inner_kind` (for `vectorize` and `unroll`),
+    /// reported as `directive`, the call the user wrote.
+    #[allow(clippy::too_many_arguments)]
+    fn split_and_mark(
+        &self,
+        directive: String,
+        old: Symbol,
+        outer: Symbol,
+        inner: Symbol,
+        factor: Expr,
+        tail: TailStrategy,
+        inner_kind: Option<ForKind>,
+    ) -> &Stage {
         let is_update = self.index > 0;
-        self.apply(
-            &format!("split({old}, {outer}, {inner}, {factor})"),
-            |s, _| split_dim(s, old, outer, inner, factor, tail, is_update),
-        )
+        let func = self.func.name();
+        self.apply(&directive.clone(), |s, def| {
+            let split = Split {
+                old,
+                outer,
+                inner,
+                factor,
+                tail,
+                directive,
+            };
+            split_dim(s, split, is_update)?;
+            match inner_kind {
+                Some(kind) => set_dim_kind(s, def, func, inner, kind),
+                None => Ok(()),
+            }
+        })
     }
 
     /// Fuses `inner` and the loop directly outside it, `outer`, into one loop `fused`.
@@ -255,16 +284,30 @@ impl Stage {
         y_factor: impl Into<Expr>,
     ) -> &Stage {
         let (x, y, xo, yo, xi, yi) = (
-            x.into(),
-            y.into(),
-            xo.into(),
-            yo.into(),
-            xi.into(),
-            yi.into(),
+            x.into().0,
+            y.into().0,
+            xo.into().0,
+            yo.into().0,
+            xi.into().0,
+            yi.into().0,
         );
-        self.split(x, xo, xi, x_factor)
-            .split(y, yo, yi, y_factor)
-            .reorder(&[xi, yi, xo, yo])
+        let (x_factor, y_factor) = (x_factor.into(), y_factor.into());
+        let directive = format!("tile({x}, {y}, {xo}, {yo}, {xi}, {yi}, {x_factor}, {y_factor})");
+        let is_update = self.index > 0;
+        self.apply(&directive.clone(), |s, _| {
+            for (old, outer, inner, factor) in [(x, xo, xi, x_factor), (y, yo, yi, y_factor)] {
+                let split = Split {
+                    old,
+                    outer,
+                    inner,
+                    factor,
+                    tail: TailStrategy::Auto,
+                    directive: directive.clone(),
+                };
+                split_dim(s, split, is_update)?;
+            }
+            reorder_dims(s, &[xi, yi, xo, yo])
+        })
     }
 
     /// `tile` keeping the names `x` and `y` for the tile loops.
@@ -285,14 +328,7 @@ impl Stage {
         let name = dim.0;
         let directive = format!("{}({name})", kind_directive(kind));
         let func = self.func.name();
-        self.apply(&directive, |s, def| {
-            let i = find_dim(&s.dims, name)?;
-            if s.dims[i].is_rvar && matches!(kind, ForKind::Parallel | ForKind::Vectorized) {
-                check_rvar_parallel_safe(def, func, s.dims[i].name)?;
-            }
-            s.dims[i].kind = kind;
-            Ok(())
-        })
+        self.apply(&directive, |s, def| set_dim_kind(s, def, func, name, kind))
     }
 
     /// Runs the iterations of loop `dim` in parallel on the thread pool.
@@ -305,10 +341,20 @@ impl Stage {
     }
     /// Splits `dim` by `width` and computes the inner loop as one vector of `width` lanes.
     pub fn vectorize(&self, dim: impl Into<DimName>, width: i32) -> &Stage {
-        let dim = dim.into();
-        let inner = DimName(Symbol::new(&format!("{}_vi", dim.0)));
-        self.split(dim, dim, inner, width)
-            .set_kind(inner, ForKind::Vectorized)
+        let dim = dim.into().0;
+        let inner = Symbol::new(&format!("{dim}_vi"));
+        let directive = format!("vectorize({dim}, {width})");
+        let factor = Expr::i32(width);
+        let vectorized = Some(ForKind::Vectorized);
+        self.split_and_mark(
+            directive,
+            dim,
+            dim,
+            inner,
+            factor,
+            TailStrategy::Auto,
+            vectorized,
+        )
     }
     /// Vectorizes the whole loop `dim` (its extent must be a constant).
     pub fn vectorize_loop(&self, dim: impl Into<DimName>) -> &Stage {
@@ -316,10 +362,20 @@ impl Stage {
     }
     /// Splits `dim` by `factor` and unrolls the inner loop.
     pub fn unroll(&self, dim: impl Into<DimName>, factor: i32) -> &Stage {
-        let dim = dim.into();
-        let inner = DimName(Symbol::new(&format!("{}_ui", dim.0)));
-        self.split(dim, dim, inner, factor)
-            .set_kind(inner, ForKind::Unrolled)
+        let dim = dim.into().0;
+        let inner = Symbol::new(&format!("{dim}_ui"));
+        let directive = format!("unroll({dim}, {factor})");
+        let unrolled = Some(ForKind::Unrolled);
+        let factor = Expr::i32(factor);
+        self.split_and_mark(
+            directive,
+            dim,
+            dim,
+            inner,
+            factor,
+            TailStrategy::Auto,
+            unrolled,
+        )
     }
     /// Unrolls the whole loop `dim` (its extent must be a constant).
     pub fn unroll_loop(&self, dim: impl Into<DimName>) -> &Stage {
@@ -336,15 +392,41 @@ fn kind_directive(kind: ForKind) -> &'static str {
     }
 }
 
-fn split_dim(
+/// A loop's kind set, checking that a reduction loop made parallel or vectorized is race-free.
+fn set_dim_kind(
     s: &mut StageSchedule,
+    def: &Definition,
+    func: Symbol,
+    name: Symbol,
+    kind: ForKind,
+) -> Result<(), String> {
+    let i = find_dim(&s.dims, name)?;
+    if s.dims[i].is_rvar && matches!(kind, ForKind::Parallel | ForKind::Vectorized) {
+        check_rvar_parallel_safe(def, func, s.dims[i].name)?;
+    }
+    s.dims[i].kind = kind;
+    Ok(())
+}
+
+/// A split as a directive gives it: loop names as the user wrote them.
+struct Split {
     old: Symbol,
     outer: Symbol,
     inner: Symbol,
     factor: Expr,
     tail: TailStrategy,
-    is_update: bool,
-) -> Result<(), String> {
+    directive: String,
+}
+
+fn split_dim(s: &mut StageSchedule, split: Split, is_update: bool) -> Result<(), String> {
+    let Split {
+        old,
+        outer,
+        inner,
+        factor,
+        tail,
+        directive,
+    } = split;
     let i = find_dim(&s.dims, old)?;
     if let Some(f) = factor.as_int_const() {
         if f <= 0 {
@@ -399,6 +481,7 @@ fn split_dim(
         inner: inner_dim.name,
         factor: factor.clone(),
         tail,
+        directive,
     });
     Ok(())
 }

@@ -9,10 +9,13 @@ use super::arguments::Arguments;
 use super::bounds_inference::{bounded, func_box, union_boxes};
 use super::names::i32_var;
 use super::realization_order::Environment;
+use super::stage_loops::resolve_tail;
 use super::storage_flattening::value_buffer;
 use crate::error::Result;
 use crate::ir::{BinaryOp, Expr, MessagePart, Stmt, StmtKind, Symbol};
+use crate::lang::function::FunctionContents;
 use crate::lang::image_param::buffer_field;
+use crate::lang::schedule::{SplitDirective, TailStrategy};
 
 fn field(buffer: Symbol, name: &str, d: usize) -> Expr {
     i32_var(buffer_field(buffer, name, d))
@@ -65,6 +68,70 @@ fn bounds_check(buffer: Symbol, role: &str, d: usize, min: Expr, max: Expr) -> S
     })
 }
 
+/// Checks that the output is wide enough for the splits of its dimensions that compute whole
+/// pieces (ShiftInwards: at least one piece; RoundUp: whole pieces), each failing with the
+/// directive the user wrote and the tail strategy to use instead. Without them a vector or
+/// tile wider than the output would be reported as the output's, or an input's, bounds.
+fn whole_piece_checks(out: &FunctionContents, buffer: Symbol) -> Vec<Stmt> {
+    let Some(pure) = &out.pure else {
+        return Vec::new();
+    };
+    if !pure.schedule.specializations.is_empty() {
+        return Vec::new();
+    }
+    let mut checks = Vec::new();
+    for split in &pure.schedule.splits {
+        let SplitDirective::Split {
+            old,
+            inner,
+            factor,
+            tail,
+            directive,
+            ..
+        } = split
+        else {
+            continue;
+        };
+        let (Some(d), Some(f)) = (
+            out.args.iter().position(|a| a == old),
+            factor.as_int_const().filter(|&f| f > 1),
+        ) else {
+            continue;
+        };
+        let extent = field(buffer, "extent", d);
+        let f = Expr::i32(f as i32);
+        let (fits, needs) = match resolve_tail(*tail, false) {
+            TailStrategy::ShiftInwards => (
+                Expr::binary(BinaryOp::Ge, extent.clone(), f.clone()),
+                format!("at least {f} wide"),
+            ),
+            TailStrategy::RoundUp => (
+                Expr::binary(
+                    BinaryOp::Eq,
+                    Expr::binary(BinaryOp::Mod, extent.clone(), f.clone()),
+                    Expr::i32(0),
+                ),
+                format!("a multiple of {f} wide"),
+            ),
+            _ => continue,
+        };
+        let empty = Expr::binary(BinaryOp::Le, extent.clone(), Expr::i32(0));
+        let inner = inner.as_str().rsplit('.').next().unwrap_or(inner.as_str());
+        checks.push(Stmt::new(StmtKind::Assert {
+            condition: Expr::binary(BinaryOp::Or, empty, fits),
+            message: vec![
+                text(format!("output `{buffer}` is ")),
+                MessagePart::Value(extent),
+                text(format!(
+                    " wide in dimension {d} ({old}), but {}.{directive} computes whole pieces of {f} points there, so the output must be {needs}; give the split a tail strategy that guards the last piece ({}.split_with_tail({old}, {old}, {inner}, {f}, TailStrategy::GuardWithIf)) or realize a larger output",
+                    out.name, out.name
+                )),
+            ],
+        }));
+    }
+    checks
+}
+
 pub fn add_image_checks(s: &Stmt, env: &Environment, args: &Arguments) -> Result<Stmt> {
     // The output's region lets stay outside: the checks are expressed in terms of them.
     if let StmtKind::LetStmt { name, value, body } = s.kind() {
@@ -78,18 +145,23 @@ pub fn add_image_checks(s: &Stmt, env: &Environment, args: &Arguments) -> Result
     let outputs: Vec<Symbol> = (0..out.output_types.len())
         .map(|v| value_buffer(out.name, v, out.output_types.len()))
         .collect();
-    // Zero-dimensional buffers have no stride to check.
     let mut checks: Vec<Stmt> = outputs
         .iter()
-        .filter(|_| !out.args.is_empty())
-        .map(|&b| dense_check(b, "output"))
-        .chain(
-            args.images
-                .iter()
-                .filter(|i| i.dims > 0)
-                .map(|i| dense_check(i.name, "input")),
-        )
+        .flat_map(|&b| whole_piece_checks(&out, b))
         .collect();
+    // Zero-dimensional buffers have no stride to check.
+    checks.extend(
+        outputs
+            .iter()
+            .filter(|_| !out.args.is_empty())
+            .map(|&b| dense_check(b, "output"))
+            .chain(
+                args.images
+                    .iter()
+                    .filter(|i| i.dims > 0)
+                    .map(|i| dense_check(i.name, "input")),
+            ),
+    );
     for image in &args.images {
         let Some(region) = func_box(s, image.name, false) else {
             continue;

@@ -110,6 +110,7 @@ fn build_loop_nest(
                 inner,
                 factor,
                 tail,
+                ..
             } => {
                 let (old_min, old_extent) = bounds[old].clone();
                 let factor = crate::lang::math::cast(Type::i32(), factor.clone());
