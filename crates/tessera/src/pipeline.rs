@@ -241,7 +241,8 @@ impl Compiled {
     pub fn from_cache(&self) -> bool {
         self.jit.from_cache()
     }
-    /// Runs parallel loops on `threads` workers (0: one per core).
+    /// Runs parallel loops on `threads` workers (0: one per core); an error above
+    /// `runtime::parallel::MAX_THREADS`.
     pub fn set_threads(&mut self, threads: usize) -> Result<()> {
         self.jit.set_threads(threads)
     }

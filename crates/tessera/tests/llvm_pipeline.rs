@@ -116,3 +116,16 @@ fn compiling_the_same_pipeline_again_hits_the_jit_cache() {
         assert_eq!(got[0], want);
     }
 }
+
+#[test]
+fn thread_counts_above_the_cap_are_errors_naming_both() {
+    assert!(tessera::runtime::parallel::MAX_THREADS >= 256);
+    let f = Func::new("threads_cap");
+    let x = Var::new("x");
+    f.define(x, x * 2).expect("a valid definition");
+    let mut compiled = Pipeline::new(&f)
+        .compile_jit(&Target::host())
+        .expect("compiles");
+    let e = compiled.set_threads(100_000).expect_err("too many").to_string();
+    assert!(e.contains("100000 worker threads") && e.contains("at most 1024"), "{e}");
+}

@@ -278,8 +278,9 @@ impl CompiledPipeline {
         &self.signature
     }
 
-    /// Runs parallel loops on `threads` workers (0: one per core, the default). Pools are
-    /// shared between pipelines asking for the same count.
+    /// Runs parallel loops on `threads` workers (0: one per core, the default; at most
+    /// `runtime::parallel::MAX_THREADS`). Pools are shared between pipelines asking for the
+    /// same count, and released when none uses them.
     pub fn set_threads(&mut self, threads: usize) -> Result<()> {
         self.pool = runtime::parallel::shared_pool(threads)?;
         Ok(())
