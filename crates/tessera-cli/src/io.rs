@@ -130,7 +130,12 @@ fn read_npy(reader: impl Read) -> std::result::Result<AnyBuffer, String> {
         let cannot_read = |e: &dyn std::fmt::Display| format!("cannot read the array data ({e})");
         let reader = file.data::<T>().map_err(|e| cannot_read(&e))?;
         // Read into memory on huge pages, as the buffers Tessera makes itself are.
-        let mut data = huge_pages::vec_with_capacity(reader.len() as usize);
+        let mut data = huge_pages::try_vec_with_capacity(reader.len() as usize).map_err(|_| {
+            format!(
+                "out of memory: the array data needs {} bytes",
+                reader.len() as u128 * std::mem::size_of::<T>() as u128
+            )
+        })?;
         for value in reader {
             data.push(value.map_err(|e| cannot_read(&e))?);
         }

@@ -7,7 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::ir::{Symbol, Type, TypeCode};
-use crate::lang::buffer::{AnyBuffer, Buffer};
+use crate::lang::buffer::{AnyBuffer, Buffer, Dim};
 use crate::lang::scalar::Scalar;
 
 /// One dimension: coordinates `[min, min + extent)`, elements `stride` apart.
@@ -59,25 +59,7 @@ impl BoundBuffer {
     }
 
     fn new(name: Symbol, buffer: &AnyBuffer, host: *mut u8) -> Result<BoundBuffer> {
-        let narrow = |v: i64, what: &str, d: usize| {
-            i32::try_from(v).map_err(|_| {
-                Error::Buffer(format!(
-                    "buffer {name} has {what} {v} in dimension {d}, which does not fit in 32 bits"
-                ))
-            })
-        };
-        let dims = buffer
-            .dims()
-            .iter()
-            .enumerate()
-            .map(|(d, dim)| {
-                Ok(DimAbi {
-                    min: narrow(dim.min, "min", d)?,
-                    extent: narrow(dim.extent, "extent", d)?,
-                    stride: narrow(dim.stride, "stride", d)?,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let dims = abi_dims(name, buffer.dims())?;
         let ty = buffer.ty();
         Ok(BoundBuffer {
             abi: BufferAbi {
@@ -94,6 +76,28 @@ impl BoundBuffer {
     pub fn abi(&self) -> &BufferAbi {
         &self.abi
     }
+}
+
+/// `dims` as generated code reads them, or an error naming the buffer when a min, extent or
+/// stride does not fit in the 32 bits the ABI gives it.
+pub fn abi_dims(name: Symbol, dims: &[Dim]) -> Result<Vec<DimAbi>> {
+    let narrow = |v: i64, what: &str, d: usize| {
+        i32::try_from(v).map_err(|_| {
+            Error::Buffer(format!(
+                "buffer {name} has {what} {v} in dimension {d}, which does not fit in 32 bits"
+            ))
+        })
+    };
+    dims.iter()
+        .enumerate()
+        .map(|(d, dim)| {
+            Ok(DimAbi {
+                min: narrow(dim.min, "min", d)?,
+                extent: narrow(dim.extent, "extent", d)?,
+                stride: narrow(dim.stride, "stride", d)?,
+            })
+        })
+        .collect()
 }
 
 fn element_ptr<T: Scalar>(b: &Buffer<T>) -> *mut u8 {
