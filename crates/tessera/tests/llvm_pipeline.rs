@@ -132,16 +132,25 @@ fn output_boxes_are_checked_before_anything_is_allocated() {
             .to_string()
     };
     let e = refusal(&[0, 0], &[-3, 2]);
-    assert!(e.contains("output box_out") && e.contains("extent -3 of dimension 0"), "{e}");
+    assert!(
+        e.contains("output box_out") && e.contains("extent -3 of dimension 0"),
+        "{e}"
+    );
     // Refused by the 32-bit check at once, not after zero-filling 2^33 bytes.
     let e = refusal(&[0, 0], &[1 << 31, 1]);
     assert!(e.contains("extent 2147483648 in dimension 0"), "{e}");
     let e = refusal(&[0, 0], &[1 << 20, 1 << 20]);
-    assert!(e.contains("output box_out") && e.contains("one buffer may hold"), "{e}");
+    assert!(
+        e.contains("output box_out") && e.contains("one buffer may hold"),
+        "{e}"
+    );
 
     // An empty box is an empty result.
     let empty = compiled.realize(&inputs, &[0, 0], &[0, 0]).expect("empty");
-    assert_eq!(empty[0].dims().iter().map(|d| d.extent).collect::<Vec<_>>(), [0, 0]);
+    assert_eq!(
+        empty[0].dims().iter().map(|d| d.extent).collect::<Vec<_>>(),
+        [0, 0]
+    );
 }
 
 #[test]
@@ -157,22 +166,26 @@ fn outputs_whose_elements_alias_are_refused() {
         extent,
         stride,
     };
-    for dims in [
-        vec![dim(16, 1), dim(4, 0)],
-        vec![dim(16, 1), dim(4, 8)],
-    ] {
+    for dims in [vec![dim(16, 1), dim(4, 0)], vec![dim(16, 1), dim(4, 8)]] {
         let data = vec![0i32; 64];
-        let mut outputs = [AnyBuffer::from(Buffer::from_parts(data, dims).expect("fits"))];
+        let mut outputs = [AnyBuffer::from(
+            Buffer::from_parts(data, dims).expect("fits"),
+        )];
         let e = compiled
             .realize_into(&inputs, &mut outputs)
             .expect_err("aliasing output")
             .to_string();
-        assert!(e.contains("output alias_out") && e.contains("overlap"), "{e}");
+        assert!(
+            e.contains("output alias_out") && e.contains("overlap"),
+            "{e}"
+        );
     }
     // Padded rows do not alias.
     let padded = Buffer::from_parts(vec![0i32; 80], vec![dim(16, 1), dim(4, 20)]).expect("fits");
     let mut outputs = [AnyBuffer::from(padded)];
-    compiled.realize_into(&inputs, &mut outputs).expect("padded rows");
+    compiled
+        .realize_into(&inputs, &mut outputs)
+        .expect("padded rows");
 }
 
 #[test]
@@ -184,6 +197,12 @@ fn thread_counts_above_the_cap_are_errors_naming_both() {
     let mut compiled = Pipeline::new(&f)
         .compile_jit(&Target::host())
         .expect("compiles");
-    let e = compiled.set_threads(100_000).expect_err("too many").to_string();
-    assert!(e.contains("100000 worker threads") && e.contains("at most 1024"), "{e}");
+    let e = compiled
+        .set_threads(100_000)
+        .expect_err("too many")
+        .to_string();
+    assert!(
+        e.contains("100000 worker threads") && e.contains("at most 1024"),
+        "{e}"
+    );
 }

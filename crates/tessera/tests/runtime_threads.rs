@@ -37,5 +37,8 @@ fn pools_are_released_when_no_pipeline_uses_them() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let end = thread_count();
-    assert!(end <= start + 2, "{start} threads at the start, {end} at the end");
+    assert!(
+        end <= start + 2,
+        "{start} threads at the start, {end} at the end"
+    );
 }

@@ -71,8 +71,18 @@ const SMALL_ALLOCATION: usize = 1 << 20;
 /// Extents that break readers: zero, small, around 2^16, 2^31, 2^32 and 2^63, and past u64.
 fn wild_extent(rng: &mut SmallRng) -> String {
     let choices = [
-        "0", "1", "3", "65535", "100000", "2147483648", "4294967296", "4294967297",
-        "9223372036854775808", "18446744073709551615", "18446744073709551616", "-1",
+        "0",
+        "1",
+        "3",
+        "65535",
+        "100000",
+        "2147483648",
+        "4294967296",
+        "4294967297",
+        "9223372036854775808",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-1",
     ];
     if rng.random_bool(0.3) {
         rng.random_range(0..40u32).to_string()
@@ -83,8 +93,20 @@ fn wild_extent(rng: &mut SmallRng) -> String {
 
 fn npy_case(rng: &mut SmallRng) -> Vec<u8> {
     let dtypes = [
-        ("|u1", 1), ("<u2", 2), (">u2", 2), ("<i4", 4), (">f4", 4), ("<f8", 8), ("|b1", 1),
-        ("<u8", 8), ("|i1", 1), ("<c16", 16), ("<U4", 16), ("|O", 8), ("<u3", 3), ("x", 1),
+        ("|u1", 1),
+        ("<u2", 2),
+        (">u2", 2),
+        ("<i4", 4),
+        (">f4", 4),
+        ("<f8", 8),
+        ("|b1", 1),
+        ("<u8", 8),
+        ("|i1", 1),
+        ("<c16", 16),
+        ("<U4", 16),
+        ("|O", 8),
+        ("<u3", 3),
+        ("x", 1),
     ];
     let (mut descr, item) = dtypes[rng.random_range(0..7)];
     let mut shape: Vec<String> = (0..rng.random_range(2..=3))
@@ -92,11 +114,18 @@ fn npy_case(rng: &mut SmallRng) -> Vec<u8> {
         .collect();
     let elements: usize = shape.iter().map(|e| e.parse::<usize>().unwrap()).product();
     let mut data: Vec<u8> = (0..elements * item).map(|_| rng.random()).collect();
-    let mut fortran = if rng.random_bool(0.5) { "True" } else { "False" }.to_string();
+    let mut fortran = if rng.random_bool(0.5) {
+        "True"
+    } else {
+        "False"
+    }
+    .to_string();
     for _ in 0..rng.random_range(1..=3) {
         match rng.random_range(0..5) {
             0 => {
-                shape = (0..rng.random_range(0..=4)).map(|_| wild_extent(rng)).collect();
+                shape = (0..rng.random_range(0..=4))
+                    .map(|_| wild_extent(rng))
+                    .collect();
             }
             1 => {
                 let i = rng.random_range(0..shape.len().max(1));
@@ -115,7 +144,11 @@ fn npy_case(rng: &mut SmallRng) -> Vec<u8> {
         shape.join(", ")
     );
     let mut text = format!("{header:<117}\n").into_bytes();
-    let version: u8 = if rng.random_bool(0.8) { 1 } else { rng.random_range(0..5) };
+    let version: u8 = if rng.random_bool(0.8) {
+        1
+    } else {
+        rng.random_range(0..5)
+    };
     let mut bytes = b"\x93NUMPY".to_vec();
     bytes.extend([version, 0]);
     let mut length = text.len() as u32;
@@ -148,12 +181,29 @@ fn valid_png(rng: &mut SmallRng) -> Vec<u8> {
     let (color, depths): (ColorType, &[BitDepth]) = match rng.random_range(0..5) {
         0 => (
             ColorType::Grayscale,
-            &[BitDepth::One, BitDepth::Two, BitDepth::Four, BitDepth::Eight, BitDepth::Sixteen],
+            &[
+                BitDepth::One,
+                BitDepth::Two,
+                BitDepth::Four,
+                BitDepth::Eight,
+                BitDepth::Sixteen,
+            ],
         ),
-        1 => (ColorType::GrayscaleAlpha, &[BitDepth::Eight, BitDepth::Sixteen]),
+        1 => (
+            ColorType::GrayscaleAlpha,
+            &[BitDepth::Eight, BitDepth::Sixteen],
+        ),
         2 => (ColorType::Rgb, &[BitDepth::Eight, BitDepth::Sixteen]),
         3 => (ColorType::Rgba, &[BitDepth::Eight, BitDepth::Sixteen]),
-        _ => (ColorType::Indexed, &[BitDepth::One, BitDepth::Two, BitDepth::Four, BitDepth::Eight]),
+        _ => (
+            ColorType::Indexed,
+            &[
+                BitDepth::One,
+                BitDepth::Two,
+                BitDepth::Four,
+                BitDepth::Eight,
+            ],
+        ),
     };
     let depth = depths[rng.random_range(0..depths.len())];
     let (w, h) = (rng.random_range(1..12u32), rng.random_range(1..12u32));
@@ -271,7 +321,10 @@ fn fuzz(
         );
     }
     // The mutations must leave enough files valid to exercise the decoding paths too.
-    assert!(decoded > CASES / 20, "only {decoded} of {CASES} {what} cases decoded");
+    assert!(
+        decoded > CASES / 20,
+        "only {decoded} of {CASES} {what} cases decoded"
+    );
 }
 
 #[test]

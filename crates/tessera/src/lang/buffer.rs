@@ -639,15 +639,21 @@ mod tests {
         // Six dimensions of extent 2 and stride 2^62 (and 1): offsets wrap 64 bits.
         let mut dims = vec![dim(2, 1)];
         dims.extend((0..5).map(|_| dim(2, 1 << 62)));
-        let e = Buffer::from_parts(vec![0u8; 16], dims).unwrap_err().to_string();
+        let e = Buffer::from_parts(vec![0u8; 16], dims)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("past 2^63"), "{e}");
     }
 
     #[test]
     fn impossible_sizes_are_errors_naming_the_extents_and_bytes() {
-        let e = Buffer::<u8>::try_with_mins(&[0, 0], &[4, -1]).unwrap_err().to_string();
+        let e = Buffer::<u8>::try_with_mins(&[0, 0], &[4, -1])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("extent -1 of dimension 1"), "{e}");
-        let e = Buffer::<f32>::try_with_mins(&[0, 0], &[1 << 20, 1 << 20]).unwrap_err().to_string();
+        let e = Buffer::<f32>::try_with_mins(&[0, 0], &[1 << 20, 1 << 20])
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("extents [1048576, 1048576] needs 4398046511104 bytes, more than the 1099511627776 bytes"),
             "{e}"
@@ -656,7 +662,9 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("more than 2^64 bytes"), "{e}");
-        let e = AnyBuffer::with_mins(Type::u16(), &[0], &[i64::MAX]).unwrap_err().to_string();
+        let e = AnyBuffer::with_mins(Type::u16(), &[0], &[i64::MAX])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("one buffer may hold"), "{e}");
         // The apps' largest images are well inside the limit.
         assert_eq!(dense_len(&[6400, 4800, 3], 4).ok(), Some(6400 * 4800 * 3));
@@ -667,12 +675,21 @@ mod tests {
         assert!(!dims_alias(&[dim(4, 1), dim(3, 4)]));
         assert!(!dims_alias(&[dim(4, 1), dim(3, 5)]), "padded rows");
         assert!(!dims_alias(&[dim(3, 2), dim(2, 1)]), "transposed");
-        assert!(!dims_alias(&[dim(4, 3), dim(2, 12), dim(3, 1)]), "channels innermost");
-        assert!(!dims_alias(&[dim(4, 1), dim(1, 0)]), "extent 1 with stride 0");
+        assert!(
+            !dims_alias(&[dim(4, 3), dim(2, 12), dim(3, 1)]),
+            "channels innermost"
+        );
+        assert!(
+            !dims_alias(&[dim(4, 1), dim(1, 0)]),
+            "extent 1 with stride 0"
+        );
         assert!(!dims_alias(&[dim(0, 0), dim(3, 0)]), "no element");
         assert!(dims_alias(&[dim(4, 0)]), "stride 0");
         assert!(dims_alias(&[dim(4, 1), dim(3, 2)]), "overlapping rows");
         assert!(dims_alias(&[dim(4, 2), dim(4, 3)]), "interleaved strides");
-        assert!(dims_alias(&[dim(3, 1 << 62), dim(2, 1 << 62)]), "overflowing span");
+        assert!(
+            dims_alias(&[dim(3, 1 << 62), dim(2, 1 << 62)]),
+            "overflowing span"
+        );
     }
 }
