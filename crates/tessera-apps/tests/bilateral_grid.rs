@@ -76,7 +76,9 @@ fn negative_and_shifted_mins() {
 
 #[test]
 fn built_in_test_image_with_the_default_r_sigma() {
-    let input = BilateralGrid.default_input(24, 16);
+    let input = BilateralGrid
+        .default_input(24, 16)
+        .expect("the default input");
     let got = BilateralGrid.evaluate(&input, &[]).expect("evaluates");
     let want = BilateralGrid.reference(&input, &[]).expect("reference");
     assert_close_image(&got, &want, TOLERANCE, "default input");

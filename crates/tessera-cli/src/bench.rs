@@ -61,7 +61,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
                 (Some(w), Some(h)) => (w, h),
                 _ => app.default_size(),
             };
-            app.default_input(w, h)
+            app.default_input(w, h).map_err(|e| e.to_string())?
         }
     };
     let (mins, extents) = app.check_input(&input).map_err(|e| e.to_string())?;

@@ -97,7 +97,8 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
                 _ => app.default_size(),
             };
             (
-                app.default_input(w, h),
+                app.default_input(w, h)
+                    .map_err(|e| format!("the built-in test image: {e}"))?,
                 "the built-in test image".to_string(),
             )
         }

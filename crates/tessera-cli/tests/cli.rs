@@ -115,7 +115,7 @@ fn run_built_in_image_prints_the_reference_checksum() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let input = blur::Blur.default_input(37, 33);
+    let input = blur::Blur.default_input(37, 33).expect("the default input");
     let want = blur::Blur.reference(&input, &[]).expect("reference");
     let text = stdout(&out);
     assert!(
@@ -132,7 +132,7 @@ fn run_built_in_image_prints_the_reference_checksum() {
 
 #[test]
 fn run_with_the_evaluator_or_any_schedule_gives_the_same_checksum() {
-    let input = histeq::Histeq.default_input(67, 9);
+    let input = histeq::Histeq.default_input(67, 9).expect("the default input");
     let want = checksum_line(&histeq::Histeq.reference(&input, &[]).expect("reference"));
     let size = ["--width", "67", "--height", "9"];
     let out = tessera(&[&["run", "histeq", "--backend", "eval"], &size[..]].concat());
@@ -354,8 +354,8 @@ fn bad_inputs_fail_with_one_line_errors() {
     );
     write_npy(
         Path::new(&path("small.npy")),
-        &Buffer::<u16>::new(&[2, 6]),
-        &[6, 2],
+        &Buffer::<u16>::new(&[1, 6]),
+        &[6, 1],
     );
 
     let e = failure(&["run", "blur", "--input", &path("missing.npy")]);
@@ -464,7 +464,7 @@ fn assert_npy_close(path: &Path, want: &Buffer<f32>, context: &str) {
 
 /// bilateral_grid's 40 x 24 built-in image through the reference, with r_sigma = 0.2.
 fn bilateral_grid_reference() -> Buffer<f32> {
-    let input = bilateral_grid::BilateralGrid.default_input(40, 24);
+    let input = bilateral_grid::BilateralGrid.default_input(40, 24).expect("the default input");
     bilateral_grid::reference(&input.try_into().expect("f32 input"), 0.2)
         .expect("the reference runs")
 }
@@ -505,7 +505,7 @@ fn parameters_reach_the_pipeline() {
         beta: 1.0,
     };
     let app = LocalLaplacian::STANDARD;
-    let input: Buffer<u16> = app.default_input(12, 8).try_into().expect("u16 input");
+    let input: Buffer<u16> = app.default_input(12, 8).expect("the default input").try_into().expect("u16 input");
     let want = local_laplacian::reference(&input, p, local_laplacian::J).expect("reference");
     success(&[
         "run",

@@ -169,7 +169,10 @@ pub fn run_interp(
         interp.bind_buffer(*name, AnyBuffer::with_mins(*ty, mins, extents)?);
     }
     drop(out);
-    interp.run(stmt)?;
+    // As for compiled code (`Compiled::realize_into`), an empty output computes nothing.
+    if extents.iter().all(|&e| e > 0) {
+        interp.run(stmt)?;
+    }
     let buffers = names
         .iter()
         .map(|n| interp.take_buffer(*n).expect("output buffer bound above"))
@@ -292,7 +295,11 @@ impl Compiled {
     /// reach outside an empty box.
     pub fn realize_into(&self, inputs: &Inputs, outputs: &mut [AnyBuffer]) -> Result<()> {
         inputs.check(&self.lowered.arguments)?;
-        if !outputs.is_empty() && outputs.iter().all(|o| o.dims().iter().any(|d| d.extent == 0)) {
+        if !outputs.is_empty()
+            && outputs
+                .iter()
+                .all(|o| o.dims().iter().any(|d| d.extent == 0))
+        {
             return Ok(());
         }
         let images: Vec<(Symbol, &AnyBuffer)> =
