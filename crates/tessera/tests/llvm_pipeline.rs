@@ -190,7 +190,7 @@ fn outputs_whose_elements_alias_are_refused() {
 
 #[test]
 fn thread_counts_above_the_cap_are_errors_naming_both() {
-    assert!(tessera::runtime::parallel::MAX_THREADS >= 256);
+    const { assert!(tessera::runtime::parallel::MAX_THREADS >= 256) };
     let f = Func::new("threads_cap");
     let x = Var::new("x");
     f.define(x, x * 2).expect("a valid definition");
