@@ -10,7 +10,7 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Cursor, Read, Seek, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use npyz::{DType, TypeChar, WriterBuilder};
 use tessera::prelude::*;
@@ -91,18 +91,69 @@ pub fn read_image(path: &Path) -> Result<AnyBuffer> {
     .map_err(|msg| io_error(path, msg))
 }
 
-/// Writes an image file (format by extension), replacing any existing file.
-pub fn write_image(path: &Path, image: &AnyBuffer) -> Result<()> {
-    let format = Format::of(path)?;
-    format.check_type(path, image.ty())?;
-    let file = File::create(path).map_err(|e| io_error(path, format!("cannot create: {e}")))?;
-    let mut writer = BufWriter::new(file);
-    match format {
-        Format::Npy => write_npy(&mut writer, image),
-        Format::Png => write_png(&mut writer, image),
+/// An output image file, opened before the image is computed so that a path that cannot be
+/// written (a missing directory, no permission, a format that cannot hold the image's type)
+/// fails before a long computation, not after. An existing file keeps its contents until
+/// `write` replaces them; a file `open` created is removed again unless an image was written
+/// to it in full.
+pub struct OutputFile {
+    path: PathBuf,
+    file: File,
+    format: Format,
+    created: bool,
+    written: bool,
+}
+
+impl OutputFile {
+    /// Opens `path` for writing an image of element type `ty` (format by extension).
+    pub fn open(path: &Path, ty: Type) -> Result<OutputFile> {
+        let format = Format::of(path)?;
+        format.check_type(path, ty)?;
+        let created = !path.exists();
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| io_error(path, format!("cannot create: {e}")))?;
+        Ok(OutputFile {
+            path: path.to_path_buf(),
+            file,
+            format,
+            created,
+            written: false,
+        })
     }
-    .and_then(|()| writer.flush().map_err(|e| e.to_string()))
-    .map_err(|msg| io_error(path, msg))
+
+    /// Replaces the file's contents with `image`.
+    pub fn write(mut self, image: &AnyBuffer) -> Result<()> {
+        let result = self
+            .write_contents(image)
+            .map_err(|msg| io_error(&self.path, msg));
+        self.written = result.is_ok();
+        result
+    }
+
+    fn write_contents(&mut self, image: &AnyBuffer) -> std::result::Result<(), String> {
+        self.file
+            .set_len(0)
+            .map_err(|e| format!("cannot truncate ({e})"))?;
+        let mut writer = BufWriter::new(&mut self.file);
+        match self.format {
+            Format::Npy => write_npy(&mut writer, image),
+            Format::Png => write_png(&mut writer, image),
+        }?;
+        writer.flush().map_err(|e| format!("cannot write ({e})"))
+    }
+}
+
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        if self.created && !self.written {
+            // Best effort: the error that stopped the run is the one the user needs to see.
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 /// The file shape of an image, checked to be [H, W] or [H, W, C].
@@ -128,9 +179,7 @@ fn read_npy_header(
 ) -> std::result::Result<(Vec<u8>, Vec<u64>), String> {
     let invalid = |why: &dyn std::fmt::Display| format!("not a valid .npy file ({why})");
     let mut preamble = [0u8; 8];
-    reader
-        .read_exact(&mut preamble)
-        .map_err(|e| invalid(&e))?;
+    reader.read_exact(&mut preamble).map_err(|e| invalid(&e))?;
     if &preamble[..6] != b"\x93NUMPY" {
         return Err(invalid(&"magic not found"));
     }
@@ -210,10 +259,9 @@ fn read_npy(mut reader: impl Read, file_bytes: u64) -> std::result::Result<AnyBu
         ));
     };
     let data_bytes = file_bytes - prefix_bytes;
-    let claimed_bytes = file.len().checked_mul(ty.size_field() as u64);
+    let claimed_bytes = file.len().checked_mul(ty.size_field());
     if claimed_bytes.is_none_or(|claimed| claimed > data_bytes) {
-        let claimed =
-            claimed_bytes.map_or("more than 2^64".to_string(), |bytes| bytes.to_string());
+        let claimed = claimed_bytes.map_or("more than 2^64".to_string(), |bytes| bytes.to_string());
         return Err(format!(
             "the header claims shape {claimed_shape:?} of {ty} ({claimed} bytes of data), but the file holds {file_bytes} bytes in all, {data_bytes} after its header"
         ));
@@ -307,7 +355,10 @@ fn read_png(
     let (w, h) = (info.width as u64, info.height as u64);
     let bits_per_pixel = info.color_type.samples() as u64 * info.bit_depth as u64;
     // Each row is a filter byte and its pixels, in whole bytes.
-    let pixel_bytes = (w * bits_per_pixel).div_ceil(8).checked_add(1).and_then(|row| row.checked_mul(h));
+    let pixel_bytes = (w * bits_per_pixel)
+        .div_ceil(8)
+        .checked_add(1)
+        .and_then(|row| row.checked_mul(h));
     if pixel_bytes.is_none_or(|bytes| bytes > file_bytes.saturating_mul(DEFLATE_MAX_EXPANSION)) {
         let claimed = pixel_bytes.map_or("more than 2^64".to_string(), |b| b.to_string());
         return Err(format!(
@@ -409,6 +460,11 @@ mod fuzz;
 mod tests {
     use super::*;
     use tempfile::TempDir;
+
+    /// Writes an image file (format by extension), replacing any existing file.
+    fn write_image(path: &Path, image: &AnyBuffer) -> Result<()> {
+        OutputFile::open(path, image.ty())?.write(image)
+    }
 
     fn round_trip(name: &str, image: AnyBuffer) -> AnyBuffer {
         let dir = TempDir::new().expect("temp dir");
@@ -576,7 +632,10 @@ mod tests {
         long_header[8..10].copy_from_slice(&60_000u16.to_le_bytes());
         std::fs::write(at("long.npy"), long_header).expect("write");
         let e = err(read_image(&at("long.npy")));
-        assert!(e.contains("long.npy: the header claims 60000 bytes but the file holds 128 bytes"), "{e}");
+        assert!(
+            e.contains("long.npy: the header claims 60000 bytes but the file holds 128 bytes"),
+            "{e}"
+        );
 
         // A 1 x 1 PNG whose IHDR then claims 100000 x 100000 (with a valid CRC).
         let path = at("small.png");
