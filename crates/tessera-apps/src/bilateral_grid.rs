@@ -404,7 +404,7 @@ impl App for BilateralGrid {
     fn output_extents(&self, input_extents: &[i64]) -> Option<Vec<i64>> {
         input_extents
             .iter()
-            .all(|&e| e > 0)
+            .all(|&e| e >= 0)
             .then(|| input_extents.to_vec())
     }
     fn build(&self) -> Result<AppPipeline> {
@@ -416,8 +416,8 @@ impl App for BilateralGrid {
     fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
         schedule::build(self.name(), SCHEDULES, schedule, funcs)
     }
-    fn default_input(&self, width: i64, height: i64) -> AnyBuffer {
-        synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED).into()
+    fn default_input(&self, width: i64, height: i64) -> Result<AnyBuffer> {
+        Ok(synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED)?.into())
     }
     fn reference(&self, input: &AnyBuffer, params: &[ParamBinding]) -> Result<AnyBuffer> {
         self.check_input(input)?;

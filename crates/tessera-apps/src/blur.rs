@@ -209,7 +209,7 @@ impl App for Blur {
     }
     fn output_extents(&self, input_extents: &[i64]) -> Option<Vec<i64>> {
         let out: Vec<i64> = input_extents.iter().map(|e| e - 2).collect();
-        out.iter().all(|&e| e > 0).then_some(out)
+        out.iter().all(|&e| e >= 0).then_some(out)
     }
     fn build(&self) -> Result<AppPipeline> {
         funcs().map(|f| f.pipeline())
@@ -221,13 +221,13 @@ impl App for Blur {
         schedule::build(self.name(), SCHEDULES, schedule, funcs)
     }
     /// 12-bit values, as the spec's test inputs, so the u16 sums do not wrap.
-    fn default_input(&self, width: i64, height: i64) -> AnyBuffer {
-        let image = synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED);
+    fn default_input(&self, width: i64, height: i64) -> Result<AnyBuffer> {
+        let image = synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED)?;
         let extents = image.extents();
-        Buffer::<u16>::from_fn(&[0, 0], &extents, |c| {
+        Ok(Buffer::<u16>::try_from_fn(&[0, 0], &extents, |c| {
             (image.get(c) * 4095.0).round() as u16
-        })
-        .into()
+        })?
+        .into())
     }
     fn reference(&self, input: &AnyBuffer, _params: &[ParamBinding]) -> Result<AnyBuffer> {
         self.check_input(input)?;
@@ -250,7 +250,7 @@ mod tests {
 
     #[test]
     fn default_input_is_twelve_bit_and_sized_for_the_output() {
-        let AnyBuffer::U16(input) = Blur.default_input(30, 20) else {
+        let AnyBuffer::U16(input) = Blur.default_input(30, 20).expect("the default input") else {
             panic!("blur's input is u16");
         };
         assert_eq!(input.extents(), vec![32, 22]);

@@ -210,7 +210,7 @@ impl App for Histeq {
     fn output_extents(&self, input_extents: &[i64]) -> Option<Vec<i64>> {
         input_extents
             .iter()
-            .all(|&e| e > 0)
+            .all(|&e| e >= 0)
             .then(|| input_extents.to_vec())
     }
     fn build(&self) -> Result<AppPipeline> {
@@ -223,12 +223,12 @@ impl App for Histeq {
         schedule::build(self.name(), SCHEDULES, schedule, funcs)
     }
     /// A low-contrast image (values 40..=160), which equalization visibly stretches.
-    fn default_input(&self, width: i64, height: i64) -> AnyBuffer {
-        let image = synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED);
-        Buffer::<u8>::from_fn(&[0, 0], &image.extents(), |c| {
+    fn default_input(&self, width: i64, height: i64) -> Result<AnyBuffer> {
+        let image = synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED)?;
+        Ok(Buffer::<u8>::try_from_fn(&[0, 0], &image.extents(), |c| {
             (40.0 + image.get(c) * 120.0).round() as u8
-        })
-        .into()
+        })?
+        .into())
     }
     fn reference(&self, input: &AnyBuffer, _params: &[ParamBinding]) -> Result<AnyBuffer> {
         self.check_input(input)?;
@@ -263,7 +263,7 @@ mod tests {
 
     #[test]
     fn default_input_has_low_contrast() {
-        let AnyBuffer::U8(input) = Histeq.default_input(40, 30) else {
+        let AnyBuffer::U8(input) = Histeq.default_input(40, 30).expect("the default input") else {
             panic!("histeq's input is u8");
         };
         assert_eq!(input.extents(), vec![40, 30]);

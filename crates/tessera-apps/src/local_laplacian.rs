@@ -718,7 +718,7 @@ impl App for LocalLaplacian {
     fn output_extents(&self, input_extents: &[i64]) -> Option<Vec<i64>> {
         input_extents
             .iter()
-            .all(|&e| e > 0)
+            .all(|&e| e >= 0)
             .then(|| input_extents.to_vec())
     }
     fn build(&self) -> Result<AppPipeline> {
@@ -732,12 +732,18 @@ impl App for LocalLaplacian {
             funcs(self.pyramid_levels)
         })
     }
-    fn default_input(&self, width: i64, height: i64) -> AnyBuffer {
-        let image = synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED);
-        Buffer::<u16>::from_fn(&[0, 0, 0], &image.extents(), |c| {
-            (image.get(c) * 65535.0).round() as u16
-        })
-        .into()
+    /// Measured: 21 KB per pixel at 256 x 256 (every level of every pyramid memoized).
+    fn eval_bytes_per_pixel(&self) -> i64 {
+        24 << 10
+    }
+    fn default_input(&self, width: i64, height: i64) -> Result<AnyBuffer> {
+        let image = synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED)?;
+        Ok(
+            Buffer::<u16>::try_from_fn(&[0, 0, 0], &image.extents(), |c| {
+                (image.get(c) * 65535.0).round() as u16
+            })?
+            .into(),
+        )
     }
     fn reference(&self, input: &AnyBuffer, params: &[ParamBinding]) -> Result<AnyBuffer> {
         self.check_input(input)?;

@@ -42,8 +42,8 @@ const NOISE: f64 = 0.04;
 
 /// An image over `[0, extents)` (x, y, then optionally channels) with values in [0, 1]:
 /// a gradient plus low-frequency waves (different per channel), overpainted by flat shapes,
-/// plus uniform noise of amplitude `NOISE`.
-pub fn image(extents: &[i64], seed: u64) -> Buffer<f32> {
+/// plus uniform noise of amplitude `NOISE`. An error when it cannot be allocated.
+pub fn image(extents: &[i64], seed: u64) -> Result<Buffer<f32>> {
     assert!(
         extents.len() >= 2,
         "internal error: a synthetic image needs x and y extents, got {extents:?}"
@@ -52,7 +52,7 @@ pub fn image(extents: &[i64], seed: u64) -> Buffer<f32> {
     let shapes: Vec<Shape> = (0..SHAPES).map(|_| Shape::random(&mut rng)).collect();
     let (w, h) = (extents[0].max(1) as f64, extents[1].max(1) as f64);
     let mins = vec![0; extents.len()];
-    Buffer::from_fn(&mins, extents, |c| {
+    Buffer::try_from_fn(&mins, extents, |c| {
         let (u, v) = (c[0] as f64 / w, c[1] as f64 / h);
         let channel = c.get(2).copied().unwrap_or(0) as f64;
         let smooth = 0.35 * u
@@ -75,9 +75,9 @@ mod tests {
 
     #[test]
     fn deterministic_in_range_and_varied() {
-        let a = image(&[64, 48], 3);
-        assert_eq!(a, image(&[64, 48], 3));
-        assert_ne!(a, image(&[64, 48], 4));
+        let a = image(&[64, 48], 3).unwrap();
+        assert_eq!(a, image(&[64, 48], 3).unwrap());
+        assert_ne!(a, image(&[64, 48], 4).unwrap());
         assert!(a.data().iter().all(|&v| (0.0..=1.0).contains(&v)));
         let (lo, hi) = a
             .data()
@@ -90,7 +90,7 @@ mod tests {
 
     #[test]
     fn channels_differ() {
-        let a = image(&[32, 16, 3], 1);
+        let a = image(&[32, 16, 3], 1).unwrap();
         assert!((0..32).any(|x| (a.get(&[x, 5, 0]) - a.get(&[x, 5, 2])).abs() > 0.1));
     }
 }

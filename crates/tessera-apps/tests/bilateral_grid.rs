@@ -76,7 +76,9 @@ fn negative_and_shifted_mins() {
 
 #[test]
 fn built_in_test_image_with_the_default_r_sigma() {
-    let input = BilateralGrid.default_input(24, 16);
+    let input = BilateralGrid
+        .default_input(24, 16)
+        .expect("the default input");
     let got = BilateralGrid.evaluate(&input, &[]).expect("evaluates");
     let want = BilateralGrid.reference(&input, &[]).expect("reference");
     assert_close_image(&got, &want, TOLERANCE, "default input");
@@ -116,7 +118,7 @@ fn manual_and_root_on_the_interpreter_and_the_jit() {
 /// run or fail cleanly, never touching memory outside the grid (checked mode).
 #[test]
 fn r_sigmas_without_a_grid_size_are_errors_not_crashes() {
-    let input = BilateralGrid.default_input(64, 48);
+    let input = BilateralGrid.default_input(64, 48).expect("a 64 x 48 input");
     let (mins, extents) = BilateralGrid.check_input(&input).expect("the input fits");
     for schedule in ["manual", "root"] {
         let scheduled = Scheduled::new(&BilateralGrid, schedule);

@@ -97,7 +97,7 @@ fn shifted_input_mins_shift_the_output() {
 
 #[test]
 fn built_in_test_image() {
-    let input = Blur.default_input(24, 10);
+    let input = Blur.default_input(24, 10).expect("the default input");
     let got = Blur.evaluate(&input, &[]).expect("blur evaluates");
     assert_same_image(
         &got,

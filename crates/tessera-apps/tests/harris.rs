@@ -98,7 +98,7 @@ fn shifted_input_mins() {
 
 #[test]
 fn built_in_test_image() {
-    let input = Harris.default_input(20, 14);
+    let input = Harris.default_input(20, 14).expect("the default input");
     let got = Harris.evaluate(&input, &[]).expect("harris evaluates");
     let want = Harris.reference(&input, &[]).expect("reference");
     assert_close_image(&got, &want, TOLERANCE, "default input");

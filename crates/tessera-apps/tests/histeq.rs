@@ -76,7 +76,7 @@ fn shifted_input_mins() {
 
 #[test]
 fn built_in_test_image() {
-    let input = Histeq.default_input(20, 12);
+    let input = Histeq.default_input(20, 12).expect("the default input");
     let got = Histeq.evaluate(&input, &[]).expect("histeq evaluates");
     assert_same_image(
         &got,

@@ -74,7 +74,10 @@ fn shifted_input_mins_and_the_built_in_image() {
     let (seed, mut rng) = seeded_rng(0x1b);
     let input = random_input(&mut rng, 9, 7, Some(0.2)).translated(&[-5, 3, 0]);
     check_evaluated(4, &input, &format!("mins (-5, 3), seed {seed}"));
-    let AnyBuffer::F32(input) = Interpolate.default_input(16, 12) else {
+    let AnyBuffer::F32(input) = Interpolate
+        .default_input(16, 12)
+        .expect("the default input")
+    else {
         panic!("interpolate's input is f32");
     };
     check_evaluated(5, &input, "default input");
@@ -150,7 +153,9 @@ fn schedules_with_two_levels_on_the_interpreter_and_the_jit() {
 fn ten_levels_give_weighted_averages_of_the_sample_colours() {
     // Every output colour is a weighted average of the opaque samples' colours, so it lies
     // within their range in each channel; with ten levels every pixel is reached.
-    let input = Interpolate.default_input(40, 30);
+    let input = Interpolate
+        .default_input(40, 30)
+        .expect("the default input");
     let out = Interpolate.reference(&input, &[]).expect("reference");
     let AnyBuffer::F32(input) = input else {
         panic!("interpolate's input is f32");

@@ -68,7 +68,7 @@ fn random_parameters(rng: &mut impl Rng) -> Parameters {
 #[test]
 fn as_specified_on_the_built_in_test_image() {
     let app = LocalLaplacian::STANDARD;
-    let input = app.default_input(12, 8);
+    let input = app.default_input(12, 8).expect("the default input");
     let got = app.evaluate(&input, &[]).expect("evaluates");
     let input: Buffer<u16> = input.try_into().expect("u16 input");
     let want = local_laplacian::reference(&input, Parameters::default(), local_laplacian::J)
@@ -103,7 +103,7 @@ fn random_images_shapes_and_parameters() {
 #[test]
 fn smooth_images_with_strong_detail_boost() {
     // The built-in image (smooth regions, edges, noise) with alpha and beta far from 1.
-    let input = SHALLOW.default_input(16, 10);
+    let input = SHALLOW.default_input(16, 10).expect("the default input");
     for p in [
         Parameters {
             levels: 2,

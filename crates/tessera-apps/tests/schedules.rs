@@ -122,7 +122,7 @@ fn built_in_test_images_through_the_default_schedule() {
     for app in lowered_apps() {
         let fits = app.schedule_info("manual").expect("manual").min_output;
         let (w, h) = (fits.0.max(40), fits.1.max(36));
-        let input = app.default_input(w, h);
+        let input = app.default_input(w, h).expect("the default input");
         let context = format!("{} default input", app.name());
         check(app, &lowered(app, "manual"), &input, &context);
     }
@@ -136,7 +136,7 @@ fn declared_minimum_outputs_are_exact() {
             let lowered = lowered(app, schedule.name);
             let smaller = [(w - 1, h), (w, h - 1)];
             for (sw, sh) in smaller.into_iter().filter(|&(a, b)| a > 0 && b > 0) {
-                let input = app.default_input(sw, sh);
+                let input = app.default_input(sw, sh).expect("the default input");
                 let (mins, extents) = app.check_input(&input).expect("fits the app");
                 let refused = app
                     .check_schedule_fits(schedule.name, &extents)

@@ -103,7 +103,7 @@ fn shifted_input_mins() {
 
 #[test]
 fn built_in_test_image() {
-    let input = Unsharp.default_input(20, 12);
+    let input = Unsharp.default_input(20, 12).expect("the default input");
     let got = Unsharp.evaluate(&input, &[]).expect("unsharp evaluates");
     let want = Unsharp.reference(&input, &[]).expect("reference");
     assert_close_image(&got, &want, TOLERANCE, "default input");

@@ -61,7 +61,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
                 (Some(w), Some(h)) => (w, h),
                 _ => app.default_size(),
             };
-            app.default_input(w, h)
+            app.default_input(w, h).map_err(|e| e.to_string())?
         }
     };
     let (mins, extents) = app.check_input(&input).map_err(|e| e.to_string())?;
@@ -93,21 +93,21 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
     };
     let min = times[0];
     if args.json {
-        println!(
+        outln!(
             "{{\"app\":\"{}\",\"schedule\":\"{schedule}\",\"width\":{w},\"height\":{h},\"threads\":{threads},\"fp_contract\":{},\"compile_ms\":{:.3},\"median_ms\":{median:.3},\"min_ms\":{min:.3},\"runs\":{}}}",
             app.name(),
             args.fp_contract,
             compiled.compile_ms(),
             args.runs
-        );
+        )?;
     } else {
-        println!(
+        outln!(
             "{} ({schedule}{}, {w} x {h}, {threads} threads): median {median:.3} ms, min {min:.3} ms over {} runs; compiled in {:.1} ms",
             app.name(),
             if args.fp_contract { ", multiply-adds fused" } else { "" },
             args.runs,
             compiled.compile_ms()
-        );
+        )?;
     }
     Ok(())
 }

@@ -4,10 +4,13 @@
 //! `AnyBuffer`s with the coordinates of `tessera_apps::layout`. Images read are copied to
 //! buffers dense in x (compiled pipelines require stride 1 in dimension 0; files store
 //! channels or, in Fortran order, y fastest). Every failure is one line naming the file.
+//!
+//! Headers are not trusted: a header claiming more data than the file can hold is refused
+//! before anything is allocated, so a small file cannot make the reader ask for terabytes.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
-use std::path::Path;
+use std::io::{BufRead, BufReader, BufWriter, Cursor, Read, Seek, Write};
+use std::path::{Path, PathBuf};
 
 use npyz::{DType, TypeChar, WriterBuilder};
 use tessera::prelude::*;
@@ -28,7 +31,9 @@ where
     if view.dims().first().is_none_or(|d| d.stride == 1) {
         return Ok(view.into());
     }
-    Ok(Buffer::from_fn(&view.mins(), &view.extents(), |c| view.get(c)).into())
+    Buffer::try_from_fn(&view.mins(), &view.extents(), |c| view.get(c))
+        .map(AnyBuffer::from)
+        .map_err(|e| format!("cannot lay the image out dense in x ({e})"))
 }
 
 /// The file formats, chosen by extension.
@@ -74,26 +79,81 @@ fn io_error(path: &Path, what: impl std::fmt::Display) -> Error {
 pub fn read_image(path: &Path) -> Result<AnyBuffer> {
     let format = Format::of(path)?;
     let file = File::open(path).map_err(|e| io_error(path, format!("cannot open: {e}")))?;
+    let file_bytes = file
+        .metadata()
+        .map_err(|e| io_error(path, format!("cannot read its size: {e}")))?
+        .len();
     let reader = BufReader::new(file);
     match format {
-        Format::Npy => read_npy(reader),
-        Format::Png => read_png(reader),
+        Format::Npy => read_npy(reader, file_bytes),
+        Format::Png => read_png(reader, file_bytes),
     }
     .map_err(|msg| io_error(path, msg))
 }
 
-/// Writes an image file (format by extension), replacing any existing file.
-pub fn write_image(path: &Path, image: &AnyBuffer) -> Result<()> {
-    let format = Format::of(path)?;
-    format.check_type(path, image.ty())?;
-    let file = File::create(path).map_err(|e| io_error(path, format!("cannot create: {e}")))?;
-    let mut writer = BufWriter::new(file);
-    match format {
-        Format::Npy => write_npy(&mut writer, image),
-        Format::Png => write_png(&mut writer, image),
+/// An output image file, opened before the image is computed so that a path that cannot be
+/// written (a missing directory, no permission, a format that cannot hold the image's type)
+/// fails before a long computation, not after. An existing file keeps its contents until
+/// `write` replaces them; a file `open` created is removed again unless an image was written
+/// to it in full.
+pub struct OutputFile {
+    path: PathBuf,
+    file: File,
+    format: Format,
+    created: bool,
+    written: bool,
+}
+
+impl OutputFile {
+    /// Opens `path` for writing an image of element type `ty` (format by extension).
+    pub fn open(path: &Path, ty: Type) -> Result<OutputFile> {
+        let format = Format::of(path)?;
+        format.check_type(path, ty)?;
+        let created = !path.exists();
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| io_error(path, format!("cannot create: {e}")))?;
+        Ok(OutputFile {
+            path: path.to_path_buf(),
+            file,
+            format,
+            created,
+            written: false,
+        })
     }
-    .and_then(|()| writer.flush().map_err(|e| e.to_string()))
-    .map_err(|msg| io_error(path, msg))
+
+    /// Replaces the file's contents with `image`.
+    pub fn write(mut self, image: &AnyBuffer) -> Result<()> {
+        let result = self
+            .write_contents(image)
+            .map_err(|msg| io_error(&self.path, msg));
+        self.written = result.is_ok();
+        result
+    }
+
+    fn write_contents(&mut self, image: &AnyBuffer) -> std::result::Result<(), String> {
+        self.file
+            .set_len(0)
+            .map_err(|e| format!("cannot truncate ({e})"))?;
+        let mut writer = BufWriter::new(&mut self.file);
+        match self.format {
+            Format::Npy => write_npy(&mut writer, image),
+            Format::Png => write_png(&mut writer, image),
+        }?;
+        writer.flush().map_err(|e| format!("cannot write ({e})"))
+    }
+}
+
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        if self.created && !self.written {
+            // Best effort: the error that stopped the run is the one the user needs to see.
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 /// The file shape of an image, checked to be [H, W] or [H, W, C].
@@ -109,8 +169,87 @@ fn image_shape(shape: &[u64]) -> std::result::Result<Vec<usize>, String> {
         .collect()
 }
 
-fn read_npy(reader: impl Read) -> std::result::Result<AnyBuffer, String> {
-    let file = npyz::NpyFile::new(reader).map_err(|e| format!("not a valid .npy file ({e})"))?;
+/// The bytes of a `.npy` file's preamble (magic, version, header length) and header text,
+/// read after checking the claimed header length against the file's, and the array shape the
+/// header gives, checked so that its element count fits in 64 bits. npyz trusts both: it
+/// allocates the header length it reads, and multiplies extents without overflow checks.
+fn read_npy_header(
+    reader: &mut impl Read,
+    file_bytes: u64,
+) -> std::result::Result<(Vec<u8>, Vec<u64>), String> {
+    let invalid = |why: &dyn std::fmt::Display| format!("not a valid .npy file ({why})");
+    let mut preamble = [0u8; 8];
+    reader.read_exact(&mut preamble).map_err(|e| invalid(&e))?;
+    if &preamble[..6] != b"\x93NUMPY" {
+        return Err(invalid(&"magic not found"));
+    }
+    let length_bytes = match preamble[6] {
+        1 => 2,
+        2 | 3 => 4,
+        major => return Err(invalid(&format_args!("unknown format version {major}"))),
+    };
+    let mut length = [0u8; 4];
+    reader
+        .read_exact(&mut length[..length_bytes])
+        .map_err(|e| invalid(&e))?;
+    let header_bytes = u32::from_le_bytes(length) as u64;
+    let prefix_bytes = 8 + length_bytes as u64 + header_bytes;
+    if prefix_bytes > file_bytes {
+        return Err(format!(
+            "the header claims {header_bytes} bytes but the file holds {file_bytes} bytes in all"
+        ));
+    }
+    let mut prefix = preamble.to_vec();
+    prefix.extend_from_slice(&length[..length_bytes]);
+    let text_start = prefix.len();
+    prefix.resize(prefix_bytes as usize, 0);
+    reader
+        .read_exact(&mut prefix[text_start..])
+        .map_err(|e| invalid(&e))?;
+    let shape = std::str::from_utf8(&prefix[text_start..])
+        .ok()
+        .and_then(|text| header_shape(text.trim_end()))
+        .ok_or_else(|| invalid(&"its header gives no shape as a tuple of extents"))?;
+    if shape
+        .iter()
+        .filter(|&&e| e != 0)
+        .try_fold(1u64, |n, &e| n.checked_mul(e))
+        .is_none()
+    {
+        return Err(format!(
+            "the header claims shape {shape:?}, more elements than 2^64, but the file holds {file_bytes} bytes"
+        ));
+    }
+    Ok((prefix, shape))
+}
+
+/// The `'shape'` entry of a `.npy` header's dictionary, if it is a tuple or list of
+/// non-negative integers that fit in 64 bits.
+fn header_shape(text: &str) -> Option<Vec<u64>> {
+    use py_literal::Value;
+    let Ok(Value::Dict(entries)) = text.parse::<Value>() else {
+        return None;
+    };
+    let (_, shape) = entries
+        .iter()
+        .find(|(key, _)| matches!(key, Value::String(k) if k == "shape"))?;
+    let (Value::Tuple(extents) | Value::List(extents)) = shape else {
+        return None;
+    };
+    extents
+        .iter()
+        .map(|e| match e {
+            Value::Integer(n) => u64::try_from(n).ok(),
+            _ => None,
+        })
+        .collect()
+}
+
+fn read_npy(mut reader: impl Read, file_bytes: u64) -> std::result::Result<AnyBuffer, String> {
+    let (prefix, claimed_shape) = read_npy_header(&mut reader, file_bytes)?;
+    let prefix_bytes = prefix.len() as u64;
+    let file = npyz::NpyFile::new(Cursor::new(prefix).chain(reader))
+        .map_err(|e| format!("not a valid .npy file ({e})"))?;
     let shape = image_shape(file.shape())?;
     let column_major = file.order() == npyz::Order::Fortran;
     let DType::Plain(ty) = file.dtype() else {
@@ -119,6 +258,14 @@ fn read_npy(reader: impl Read) -> std::result::Result<AnyBuffer, String> {
             file.dtype().descr()
         ));
     };
+    let data_bytes = file_bytes - prefix_bytes;
+    let claimed_bytes = file.len().checked_mul(ty.size_field());
+    if claimed_bytes.is_none_or(|claimed| claimed > data_bytes) {
+        let claimed = claimed_bytes.map_or("more than 2^64".to_string(), |bytes| bytes.to_string());
+        return Err(format!(
+            "the header claims shape {claimed_shape:?} of {ty} ({claimed} bytes of data), but the file holds {file_bytes} bytes in all, {data_bytes} after its header"
+        ));
+    }
     fn typed<T: Scalar + npyz::Deserialize, R: Read>(
         file: npyz::NpyFile<R>,
         shape: &[usize],
@@ -129,8 +276,14 @@ fn read_npy(reader: impl Read) -> std::result::Result<AnyBuffer, String> {
     {
         let cannot_read = |e: &dyn std::fmt::Display| format!("cannot read the array data ({e})");
         let reader = file.data::<T>().map_err(|e| cannot_read(&e))?;
-        // Read into memory on huge pages, as the buffers Tessera makes itself are.
-        let mut data = huge_pages::vec_with_capacity(reader.len() as usize);
+        // Read into memory on huge pages, as the buffers Tessera makes itself are. The size
+        // was checked against the file's.
+        let mut data = huge_pages::try_vec_with_capacity(reader.len() as usize).map_err(|_| {
+            format!(
+                "out of memory: the array data needs {} bytes",
+                reader.len() as u128 * std::mem::size_of::<T>() as u128
+            )
+        })?;
         for value in reader {
             data.push(value.map_err(|e| cannot_read(&e))?);
         }
@@ -184,17 +337,43 @@ fn write_npy(writer: &mut impl Write, image: &AnyBuffer) -> std::result::Result<
     .map_err(|e| format!("cannot write ({e})"))
 }
 
-fn read_png(reader: BufReader<File>) -> std::result::Result<AnyBuffer, String> {
+/// How many times its size deflate can expand data at most (a run of one byte repeated:
+/// 258 bytes from one length code and one distance code, 2 bits in all at best). A PNG's
+/// pixel data cannot be larger than this many times the whole file.
+const DEFLATE_MAX_EXPANSION: u64 = 1032;
+
+fn read_png(
+    reader: impl BufRead + Seek,
+    file_bytes: u64,
+) -> std::result::Result<AnyBuffer, String> {
     let mut decoder = png::Decoder::new(reader);
     decoder.set_transformations(png::Transformations::EXPAND);
     let mut png = decoder
         .read_info()
         .map_err(|e| format!("not a valid PNG file ({e})"))?;
+    let info = png.info();
+    let (w, h) = (info.width as u64, info.height as u64);
+    let bits_per_pixel = info.color_type.samples() as u64 * info.bit_depth as u64;
+    // Each row is a filter byte and its pixels, in whole bytes.
+    let pixel_bytes = (w * bits_per_pixel)
+        .div_ceil(8)
+        .checked_add(1)
+        .and_then(|row| row.checked_mul(h));
+    if pixel_bytes.is_none_or(|bytes| bytes > file_bytes.saturating_mul(DEFLATE_MAX_EXPANSION)) {
+        let claimed = pixel_bytes.map_or("more than 2^64".to_string(), |b| b.to_string());
+        return Err(format!(
+            "the header claims a {w} x {h} image ({claimed} bytes of pixel data), more than a file of {file_bytes} bytes can hold"
+        ));
+    }
     let (color, depth) = png.output_color_type();
     let size = png
         .output_buffer_size()
         .ok_or_else(|| "the PNG image is too large".to_string())?;
-    let mut bytes = vec![0u8; size];
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(size)
+        .map_err(|_| format!("out of memory: the decoded image needs {size} bytes"))?;
+    bytes.resize(size, 0);
     let frame = png
         .next_frame(&mut bytes)
         .map_err(|e| format!("cannot decode the PNG image ({e})"))?;
@@ -275,9 +454,17 @@ fn write_png(writer: &mut impl Write, image: &AnyBuffer) -> std::result::Result<
 }
 
 #[cfg(test)]
+mod fuzz;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use tempfile::TempDir;
+
+    /// Writes an image file (format by extension), replacing any existing file.
+    fn write_image(path: &Path, image: &AnyBuffer) -> Result<()> {
+        OutputFile::open(path, image.ty())?.write(image)
+    }
 
     fn round_trip(name: &str, image: AnyBuffer) -> AnyBuffer {
         let dir = TempDir::new().expect("temp dir");
@@ -405,8 +592,65 @@ mod tests {
         let bytes = std::fs::read(&full).expect("read");
         std::fs::write(at("cut.npy"), &bytes[..bytes.len() - 10]).expect("write");
         let e = err(read_image(&at("cut.npy")));
-        assert!(e.contains("cut.npy: cannot read the array data"), "{e}");
+        assert!(
+            e.contains("cut.npy: the header claims shape [8, 8] of <u2 (128 bytes of data), but the file holds 246 bytes in all, 118 after its header"),
+            "{e}"
+        );
         assert!(!e.contains('\n'), "{e}");
+    }
+
+    /// `.npy` bytes with `header` (a dict literal) and `data_bytes` zero bytes of data.
+    fn npy_bytes(header: &str, data_bytes: usize) -> Vec<u8> {
+        let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+        let padded = format!("{header:<117}\n");
+        bytes.extend((padded.len() as u16).to_le_bytes());
+        bytes.extend(padded.as_bytes());
+        bytes.resize(bytes.len() + data_bytes, 0);
+        bytes
+    }
+
+    #[test]
+    fn headers_claiming_more_data_than_the_file_holds_are_refused() {
+        let dir = TempDir::new().expect("temp dir");
+        let at = |name: &str| dir.path().join(name);
+        let big = "{'descr': '<u2', 'fortran_order': False, 'shape': (100000, 100000), }";
+        std::fs::write(at("big.npy"), npy_bytes(big, 17_000)).expect("write");
+        let e = err(read_image(&at("big.npy")));
+        assert!(
+            e.contains("big.npy: the header claims shape [100000, 100000] of <u2 (20000000000 bytes of data), but the file holds 17128 bytes"),
+            "{e}"
+        );
+        let huge = "{'descr': '<f4', 'fortran_order': True, 'shape': (2147483648, 2147483648, 4294967296), }";
+        std::fs::write(at("huge.npy"), npy_bytes(huge, 64)).expect("write");
+        let e = err(read_image(&at("huge.npy")));
+        assert!(
+            e.contains("huge.npy: the header claims shape [2147483648, 2147483648, 4294967296], more elements than 2^64"),
+            "{e}"
+        );
+        // A header length past the end of the file.
+        let mut long_header = npy_bytes(big, 0);
+        long_header[8..10].copy_from_slice(&60_000u16.to_le_bytes());
+        std::fs::write(at("long.npy"), long_header).expect("write");
+        let e = err(read_image(&at("long.npy")));
+        assert!(
+            e.contains("long.npy: the header claims 60000 bytes but the file holds 128 bytes"),
+            "{e}"
+        );
+
+        // A 1 x 1 PNG whose IHDR then claims 100000 x 100000 (with a valid CRC).
+        let path = at("small.png");
+        write_image(&path, &Buffer::<u8>::new(&[1, 1]).into()).expect("write");
+        let mut bytes = std::fs::read(&path).expect("read");
+        bytes[16..20].copy_from_slice(&100_000u32.to_be_bytes());
+        bytes[20..24].copy_from_slice(&100_000u32.to_be_bytes());
+        let crc = crc32fast::hash(&bytes[12..29]);
+        bytes[29..33].copy_from_slice(&crc.to_be_bytes());
+        std::fs::write(&path, &bytes).expect("write");
+        let e = err(read_image(&path));
+        assert!(
+            e.contains(&format!("small.png: the header claims a 100000 x 100000 image (10000100000 bytes of pixel data), more than a file of {} bytes can hold", bytes.len())),
+            "{e}"
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ use tessera::codegen::{emit_assembly, emit_llvm_ir, Target};
 use tessera::pipeline::signature;
 
 use crate::run::DEFAULT_SCHEDULE;
+use crate::write_stdout;
 
 #[derive(Args)]
 pub struct LowerArgs {
@@ -40,14 +41,14 @@ pub fn lower(args: &LowerArgs) -> Result<(), String> {
         Emit::Llvm => emit_llvm_ir(&lowered.stmt, &signature(lowered), &target, name),
         Emit::Asm => emit_assembly(&lowered.stmt, &signature(lowered), &target, name),
     };
-    print!("{}", text.map_err(|e| e.to_string())?);
+    write_stdout(format_args!("{}", text.map_err(|e| e.to_string())?))?;
     if args.passes {
-        println!(
+        outln!(
             "\nlowering passes of {} (schedule {}):",
             app.name(),
             args.schedule
-        );
-        print!("{}", lowered.pass_timings());
+        )?;
+        write_stdout(format_args!("{}", lowered.pass_timings()))?;
     }
     Ok(())
 }

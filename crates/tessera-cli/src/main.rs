@@ -3,13 +3,23 @@
 //! definition-level evaluator), `tessera lower` prints its lowered loop nest, `tessera bench`
 //! times its compiled code. Every failure
 //! ends the process with a one-line `error: ...` on stderr and a non-zero exit code (2 for a
-//! malformed command line, 1 for anything else).
+//! malformed command line, 1 for anything else). Output cut short by its reader (`tessera
+//! lower APP | head`) ends the process quietly with code 0.
+
+/// `println!` for command output: returns an error instead of panicking when standard
+/// output cannot be written (see `write_stdout`).
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
 
 mod bench;
 mod io;
 mod lower;
 mod run;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
@@ -66,6 +76,18 @@ fn main() -> ExitCode {
     }
 }
 
+/// Writes `text` to standard output. A reader that stopped reading (`| head`) ends the
+/// process with success, as it ends other Unix filters: everything it wanted was written.
+/// Any other failure (a full disk) is an error.
+pub fn write_stdout(text: std::fmt::Arguments) -> Result<(), String> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_fmt(text).and_then(|()| stdout.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => Err(format!("cannot write to standard output: {e}")),
+    }
+}
+
 /// A multi-line message (clap's usage errors) as one line: the lines before the usage
 /// summary, joined.
 fn one_line(message: &str) -> String {
@@ -93,12 +115,12 @@ fn list_apps() -> Result<(), String> {
         } else {
             format!("   params: {}", params.join(", "))
         };
-        println!(
+        outln!(
             "{:<10} {stages:>3} stages   input: {}   default output {w} x {h}{params}   schedules: {}",
             app.name(),
             app.input_description(),
             schedules.join(", ")
-        );
+        )?;
     }
     Ok(())
 }

@@ -14,7 +14,7 @@ use tessera::prelude::*;
 use tessera_apps::params::parse_assignment;
 use tessera_apps::{checksum, App};
 
-use crate::io::{self, Format};
+use crate::io::{self, OutputFile};
 
 /// The schedule `run` and `lower` use unless told otherwise: the app's expert schedule.
 pub const DEFAULT_SCHEDULE: &str = "manual";
@@ -40,10 +40,10 @@ pub struct RunArgs {
     /// What computes the output.
     #[arg(long, value_enum, default_value_t = Backend::Jit)]
     backend: Backend,
-    /// Worker threads for parallel loops (JIT backend; default: one per core).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    threads: usize,
-    /// Fuse float multiplies and adds into multiply-adds (JIT backend), as Halide does by
+    /// Worker threads for parallel loops (JIT backend only; default: one per core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Fuse float multiplies and adds into multiply-adds (JIT backend only), as Halide does by
     /// default: faster, but float results may differ from the evaluator's in the last bits.
     #[arg(long)]
     fp_contract: bool,
@@ -56,18 +56,23 @@ pub struct RunArgs {
     /// A runtime parameter of the app (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     params: Vec<String>,
-    /// Output width for the built-in test image (default: the app's benchmark size).
+    /// Output width for the built-in test image (default: the app's benchmark size; 0 gives
+    /// an empty output).
     #[arg(long, requires = "height", conflicts_with = "input",
-          value_parser = clap::value_parser!(i64).range(1..=1 << 20))]
+          value_parser = clap::value_parser!(i64).range(0..=1 << 20))]
     width: Option<i64>,
     /// Output height for the built-in test image.
     #[arg(long, requires = "width", conflicts_with = "input",
-          value_parser = clap::value_parser!(i64).range(1..=1 << 20))]
+          value_parser = clap::value_parser!(i64).range(0..=1 << 20))]
     height: Option<i64>,
 }
 
 /// Output sizes above this many pixels take the interpreter or the evaluator minutes.
 const SLOW_PIXELS: i64 = 1 << 20;
+
+/// The most memory `--backend eval` may be expected to take (a third of the 24 GiB the
+/// project's machines have): larger outputs are refused before the evaluation starts.
+const EVAL_MAX_BYTES: i64 = 8 << 30;
 
 pub fn run(args: &RunArgs) -> Result<(), String> {
     let app = tessera_apps::find(&args.app).map_err(|e| e.to_string())?;
@@ -81,10 +86,28 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
             Some(app.schedule_info(name).map_err(|e| e.to_string())?.name)
         }
     };
-    let params = parse_params(app, &args.params)?;
-    if let Some(path) = &args.output {
-        check_output_path(app, path).map_err(|e| e.to_string())?;
+    if args.backend != Backend::Jit {
+        let flag = match (args.threads, args.fp_contract) {
+            (Some(_), _) => Some("--threads"),
+            (None, true) => Some("--fp-contract"),
+            (None, false) => None,
+        };
+        if let Some(flag) = flag {
+            let backend = args
+                .backend
+                .to_possible_value()
+                .expect("no variant is skipped");
+            return Err(format!(
+                "{flag} applies to the native code of the default JIT backend, not to --backend {}; drop {flag} or the --backend option",
+                backend.get_name()
+            ));
+        }
     }
+    let params = parse_params(app, &args.params)?;
+    let output_file = match &args.output {
+        Some(path) => Some(open_output(app, path).map_err(|e| e.to_string())?),
+        None => None,
+    };
 
     let (input, source) = match &args.input {
         Some(path) => (
@@ -97,7 +120,8 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
                 _ => app.default_size(),
             };
             (
-                app.default_input(w, h),
+                app.default_input(w, h)
+                    .map_err(|e| format!("the built-in test image: {e}"))?,
                 "the built-in test image".to_string(),
             )
         }
@@ -105,11 +129,23 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     let (mins, extents) = app
         .check_input(&input)
         .map_err(|e| format!("{source}: {e}"))?;
+    let pixels: i64 = extents.iter().product();
     if let Some(schedule) = schedule {
         app.check_schedule_fits(schedule, &extents)
             .map_err(|e| format!("{source}: {e}"))?;
     }
-    let pixels: i64 = extents.iter().product();
+    // Pixels of x and y: the per-pixel estimate covers every channel.
+    let pixels_xy = extents[0] * extents[1];
+    let eval_bytes = pixels_xy.saturating_mul(app.eval_bytes_per_pixel());
+    if args.backend == Backend::Eval && eval_bytes > EVAL_MAX_BYTES {
+        return Err(format!(
+            "{source}: the definition-level evaluator takes about {} bytes per output pixel of {}, {} GiB for {pixels_xy} pixels, more than the {} GiB allowed; pass a smaller --width/--height or use the default JIT backend",
+            app.eval_bytes_per_pixel(),
+            app.name(),
+            eval_bytes >> 30,
+            EVAL_MAX_BYTES >> 30
+        ));
+    }
     if pixels > SLOW_PIXELS && args.backend != Backend::Jit {
         eprintln!(
             "note: the interpreter and the evaluator are slow; {pixels} pixels may take minutes. Use the default JIT backend, or pass --width/--height for a quick run."
@@ -119,7 +155,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     let (output, how) = match schedule {
         Some(schedule) if args.backend == Backend::Jit => {
             let start = Instant::now();
-            let compiled = compile(app, schedule, args.threads, args.fp_contract)?;
+            let compiled = compile(app, schedule, args.threads.unwrap_or(0), args.fp_contract)?;
             let compile_seconds = start.elapsed().as_secs_f64();
             let start = Instant::now();
             let output = compiled.run(&input, &params, &mins, &extents)?;
@@ -140,23 +176,22 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
             )
         }
     };
-    if let Some(path) = &args.output {
-        io::write_image(path, &output).map_err(|e| e.to_string())?;
+    if let Some(file) = output_file {
+        file.write(&output).map_err(|e| e.to_string())?;
     }
 
     let size: Vec<String> = extents.iter().map(i64::to_string).collect();
-    println!(
+    outln!(
         "{}: {} {} output from {source}, {how}",
         app.name(),
         size.join(" x "),
         output.ty()
-    );
-    println!(
+    )?;
+    outln!(
         "checksum: fnv1a64={:016x} sum={}",
         checksum::fnv1a64(&output),
         checksum::sum(&output)
-    );
-    Ok(())
+    )
 }
 
 /// The bindings `assignments` (each `NAME=VALUE`, as `--param` takes them) give the runtime
@@ -223,7 +258,9 @@ pub fn compile<'a>(
     let mut compiled = Pipeline::new(&pipeline.output)
         .compile_jit(&target)
         .map_err(|e| e.to_string())?;
-    compiled.set_threads(threads).map_err(|e| e.to_string())?;
+    compiled
+        .set_threads(threads)
+        .map_err(|e| format!("--threads {threads}: {e}"))?;
     Ok(CompiledApp {
         app,
         pipeline,
@@ -256,13 +293,13 @@ fn interpret(
     ))
 }
 
-/// Fails early (before a long evaluation) when the output could not be written there.
-fn check_output_path(app: &dyn App, path: &std::path::Path) -> Result<()> {
-    let format = Format::of(path)?;
+/// Opens the output file before the computation, so that a path it could not be written to
+/// fails early (before a long evaluation).
+fn open_output(app: &dyn App, path: &std::path::Path) -> Result<OutputFile> {
     let ty = app
         .build()?
         .output
         .output_type()
         .expect("internal error: an app's output Func is defined");
-    format.check_type(path, ty)
+    OutputFile::open(path, ty)
 }

@@ -115,7 +115,7 @@ fn run_built_in_image_prints_the_reference_checksum() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let input = blur::Blur.default_input(37, 33);
+    let input = blur::Blur.default_input(37, 33).expect("the default input");
     let want = blur::Blur.reference(&input, &[]).expect("reference");
     let text = stdout(&out);
     assert!(
@@ -132,7 +132,9 @@ fn run_built_in_image_prints_the_reference_checksum() {
 
 #[test]
 fn run_with_the_evaluator_or_any_schedule_gives_the_same_checksum() {
-    let input = histeq::Histeq.default_input(67, 9);
+    let input = histeq::Histeq
+        .default_input(67, 9)
+        .expect("the default input");
     let want = checksum_line(&histeq::Histeq.reference(&input, &[]).expect("reference"));
     let size = ["--width", "67", "--height", "9"];
     let out = tessera(&[&["run", "histeq", "--backend", "eval"], &size[..]].concat());
@@ -354,8 +356,8 @@ fn bad_inputs_fail_with_one_line_errors() {
     );
     write_npy(
         Path::new(&path("small.npy")),
-        &Buffer::<u16>::new(&[2, 6]),
-        &[6, 2],
+        &Buffer::<u16>::new(&[1, 6]),
+        &[6, 1],
     );
 
     let e = failure(&["run", "blur", "--input", &path("missing.npy")]);
@@ -420,7 +422,7 @@ fn bad_inputs_fail_with_one_line_errors() {
     assert!(e.contains("invalid value 'gpu'"), "{e}");
     let e = failure(&["run", "blur", "--width", "4"]);
     assert!(e.contains("--height"), "{e}");
-    let e = failure(&["run", "blur", "--width", "0", "--height", "4"]);
+    let e = failure(&["run", "blur", "--width", "1048577", "--height", "4"]);
     assert!(e.contains("--width"), "{e}");
     let e = failure(&[
         "run",
@@ -464,7 +466,9 @@ fn assert_npy_close(path: &Path, want: &Buffer<f32>, context: &str) {
 
 /// bilateral_grid's 40 x 24 built-in image through the reference, with r_sigma = 0.2.
 fn bilateral_grid_reference() -> Buffer<f32> {
-    let input = bilateral_grid::BilateralGrid.default_input(40, 24);
+    let input = bilateral_grid::BilateralGrid
+        .default_input(40, 24)
+        .expect("the default input");
     bilateral_grid::reference(&input.try_into().expect("f32 input"), 0.2)
         .expect("the reference runs")
 }
@@ -505,7 +509,11 @@ fn parameters_reach_the_pipeline() {
         beta: 1.0,
     };
     let app = LocalLaplacian::STANDARD;
-    let input: Buffer<u16> = app.default_input(12, 8).try_into().expect("u16 input");
+    let input: Buffer<u16> = app
+        .default_input(12, 8)
+        .expect("the default input")
+        .try_into()
+        .expect("u16 input");
     let want = local_laplacian::reference(&input, p, local_laplacian::J).expect("reference");
     success(&[
         "run",
@@ -570,4 +578,193 @@ fn bilateral_grid_runs_benches_and_lowers_with_its_parameter() {
     assert!(json.contains("\"app\":\"bilateral_grid\""), "{json}");
     let lowered = success(&["lower", "bilateral_grid", "--schedule", "root"]);
     assert!(lowered.contains("produce histogram"), "{lowered}");
+}
+
+#[test]
+fn flags_of_the_jit_backend_are_refused_with_the_others() {
+    let size = ["--width", "8", "--height", "8"];
+    let e = failure(
+        &[
+            &["run", "blur", "--backend", "interp", "--threads", "2"],
+            &size[..],
+        ]
+        .concat(),
+    );
+    assert!(
+        e.contains("--threads applies to") && e.contains("not to --backend interp"),
+        "{e}"
+    );
+    let e = failure(
+        &[
+            &["run", "blur", "--backend", "eval", "--fp-contract"],
+            &size[..],
+        ]
+        .concat(),
+    );
+    assert!(
+        e.contains("--fp-contract applies to") && e.contains("not to --backend eval"),
+        "{e}"
+    );
+}
+
+#[test]
+fn impossible_sizes_and_thread_counts_are_clean_errors() {
+    for command in ["run", "bench"] {
+        let e = failure(&[
+            command,
+            "blur",
+            "--width",
+            "64",
+            "--height",
+            "64",
+            "--threads",
+            "100000",
+        ]);
+        assert!(
+            e.contains("--threads 100000") && e.contains("at most 1024"),
+            "{e}"
+        );
+    }
+    // 2^40 pixels: refused before anything is allocated (it aborted).
+    let e = failure(&["run", "blur", "--width", "1048576", "--height", "1048576"]);
+    assert!(
+        e.contains("the built-in test image") && e.contains("one buffer may hold"),
+        "{e}"
+    );
+    // The evaluator's memory is estimated before it starts.
+    let e = failure(&[
+        "run",
+        "interpolate",
+        "--backend",
+        "eval",
+        "--width",
+        "400",
+        "--height",
+        "400",
+    ]);
+    assert!(
+        e.contains("about 73728 bytes per output pixel of interpolate")
+            && e.contains("pass a smaller --width/--height or use the default JIT backend"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_output_path_is_checked_before_computing() {
+    let dir = TempDir::new().expect("temp dir");
+    // Evaluating 2000 x 2000 pixels would take minutes: the error comes first.
+    let missing = dir.path().join("missing").join("out.npy");
+    let e = failure(&[
+        "run",
+        "blur",
+        "--backend",
+        "eval",
+        "--width",
+        "2000",
+        "--height",
+        "2000",
+        "--output",
+        missing.to_str().expect("a UTF-8 path"),
+    ]);
+    assert!(e.contains("missing/out.npy: cannot create"), "{e}");
+    // A run that fails after the file was opened leaves no file behind...
+    let fresh = dir.path().join("fresh.npy");
+    let fresh_arg = fresh.to_str().expect("a UTF-8 path");
+    let e = failure(&[
+        "run",
+        "blur",
+        "--schedule",
+        "tiled",
+        "--width",
+        "4",
+        "--height",
+        "4",
+        "--output",
+        fresh_arg,
+    ]);
+    assert!(e.contains("computes outputs of at least"), "{e}");
+    assert!(!fresh.exists());
+    // ...and an existing file as it was.
+    std::fs::write(&fresh, b"kept").expect("write");
+    failure(&[
+        "run",
+        "blur",
+        "--schedule",
+        "tiled",
+        "--width",
+        "4",
+        "--height",
+        "4",
+        "--output",
+        fresh_arg,
+    ]);
+    assert_eq!(std::fs::read(&fresh).expect("still there"), b"kept");
+}
+
+#[test]
+fn output_cut_short_by_its_reader_or_a_full_disk_ends_cleanly() {
+    use std::process::Stdio;
+    // The reader is gone before `lower` writes (`tessera lower blur | head -0`).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(["lower", "blur"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the tessera binary runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("it ends");
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let full = std::fs::File::create("/dev/full").expect("Linux has /dev/full");
+    let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(["lower", "blur"])
+        .stdout(full)
+        .output()
+        .expect("the tessera binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.trim(),
+        "error: cannot write to standard output: No space left on device (os error 28)"
+    );
+}
+
+#[test]
+fn empty_sizes_give_empty_outputs() {
+    let dir = TempDir::new().expect("temp dir");
+    for backend in ["jit", "interp", "eval"] {
+        for app in ["blur", "unsharp"] {
+            let path = dir.path().join(format!("{app}-{backend}.npy"));
+            let text = success(&[
+                "run",
+                app,
+                "--backend",
+                backend,
+                "--width",
+                "0",
+                "--height",
+                "3",
+                "--output",
+                path.to_str().expect("a UTF-8 path"),
+            ]);
+            assert!(text.contains(": 0 x 3 "), "{text}");
+            assert!(
+                text.contains("checksum: fnv1a64=cbf29ce484222325 sum=0"),
+                "{text}"
+            );
+            let bytes = std::fs::read(&path).expect("output written");
+            let file = npyz::NpyFile::new(&bytes[..]).expect("valid npy");
+            assert_eq!(file.len(), 0, "{app} {backend}: {:?}", file.shape());
+        }
+    }
 }

@@ -29,4 +29,21 @@ pub enum Error {
     Io(String),
 }
 
+impl Error {
+    /// The same error with `what` (the buffer, file or flag it concerns) in front of its
+    /// message.
+    pub fn context(self, what: impl std::fmt::Display) -> Error {
+        let prefix = |message: String| format!("{what}: {message}");
+        match self {
+            Error::Definition(m) => Error::Definition(prefix(m)),
+            Error::Type(m) => Error::Type(prefix(m)),
+            Error::Schedule(m) => Error::Schedule(prefix(m)),
+            Error::Buffer(m) => Error::Buffer(prefix(m)),
+            Error::Runtime(m) => Error::Runtime(prefix(m)),
+            Error::Codegen(m) => Error::Codegen(prefix(m)),
+            Error::Io(m) => Error::Io(prefix(m)),
+        }
+    }
+}
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -10,13 +10,14 @@ use crate::codegen::target::Target;
 use crate::error::{Error, Result};
 use crate::interp::{InterpStats, Interpreter};
 use crate::ir::Symbol;
-use crate::lang::buffer::AnyBuffer;
+use crate::lang::buffer::{dense_dims, dense_len, AnyBuffer};
 use crate::lang::func::Func;
 use crate::lang::image_param::ImageParam;
 use crate::lang::param::{same_name_error, InputId, ParamBinding};
 use crate::lower::arguments::Arguments;
 use crate::lower::storage_flattening::value_buffer;
 use crate::lower::{lower, LowerOptions, Lowered};
+use crate::runtime::buffer::abi_dims;
 
 /// The images and scalar parameters a pipeline run reads.
 #[derive(Clone, Debug, Default)]
@@ -193,7 +194,10 @@ pub fn run_interp(
         interp.bind_buffer(*name, AnyBuffer::with_mins(*ty, mins, extents)?);
     }
     drop(out);
-    interp.run(stmt)?;
+    // As for compiled code (`Compiled::realize_into`), an empty output computes nothing.
+    if extents.iter().all(|&e| e > 0) {
+        interp.run(stmt)?;
+    }
     let buffers = names
         .iter()
         .map(|n| interp.take_buffer(*n).expect("output buffer bound above"))
@@ -266,12 +270,16 @@ impl Compiled {
     pub fn from_cache(&self) -> bool {
         self.jit.from_cache()
     }
-    /// Runs parallel loops on `threads` workers (0: one per core).
+    /// Runs parallel loops on `threads` workers (0: one per core); an error above
+    /// `runtime::parallel::MAX_THREADS`.
     pub fn set_threads(&mut self, threads: usize) -> Result<()> {
         self.jit.set_threads(threads)
     }
 
-    /// Runs the pipeline over the output box `[mins, mins + extents)` into fresh buffers.
+    /// Runs the pipeline over the output box `[mins, mins + extents)` into fresh buffers. The
+    /// box is checked before anything is allocated: no negative extent, every min, extent and
+    /// stride within the 32 bits compiled code addresses, each buffer within
+    /// `MAX_BUFFER_BYTES`; an allocation that fails is an error too.
     pub fn realize(
         &self,
         inputs: &Inputs,
@@ -279,29 +287,46 @@ impl Compiled {
         extents: &[i64],
     ) -> Result<Vec<AnyBuffer>> {
         let sig = self.jit.signature();
+        for o in &sig.outputs {
+            if mins.len() != o.dims || extents.len() != o.dims {
+                return Err(Error::Buffer(format!(
+                    "{} has {} dimensions but the output box has {} mins and {} extents",
+                    o.name,
+                    o.dims,
+                    mins.len(),
+                    extents.len()
+                )));
+            }
+            let what = || format!("output {}", o.name);
+            let dims = dense_dims(mins, extents).map_err(|e| e.context(what()))?;
+            abi_dims(o.name, &dims)?;
+            dense_len(extents, o.ty.bytes()).map_err(|e| e.context(what()))?;
+        }
         let mut outputs = sig
             .outputs
             .iter()
             .map(|o| {
-                if mins.len() != o.dims || extents.len() != o.dims {
-                    return Err(Error::Buffer(format!(
-                        "{} has {} dimensions but the output box has {} mins and {} extents",
-                        o.name,
-                        o.dims,
-                        mins.len(),
-                        extents.len()
-                    )));
-                }
                 AnyBuffer::with_mins(o.ty, mins, extents)
+                    .map_err(|e| e.context(format!("output {}", o.name)))
             })
             .collect::<Result<Vec<_>>>()?;
         self.realize_into(inputs, &mut outputs)?;
         Ok(outputs)
     }
 
-    /// Runs the pipeline into existing output buffers (one per value of the output Func).
+    /// Runs the pipeline into existing output buffers (one per value of the output Func),
+    /// which must not alias (see `codegen::jit::CompiledPipeline::run`). Empty outputs have
+    /// nothing to compute: the code is not run, since a schedule's strips and vectors would
+    /// reach outside an empty box.
     pub fn realize_into(&self, inputs: &Inputs, outputs: &mut [AnyBuffer]) -> Result<()> {
         inputs.check(&self.lowered.arguments)?;
+        if !outputs.is_empty()
+            && outputs
+                .iter()
+                .all(|o| o.dims().iter().any(|d| d.extent == 0))
+        {
+            return Ok(());
+        }
         let images: Vec<(Symbol, &AnyBuffer)> =
             inputs.images().iter().map(|(n, b)| (*n, b)).collect();
         let mut refs: Vec<&mut AnyBuffer> = outputs.iter_mut().collect();

@@ -520,3 +520,18 @@ fn boundary_condition_mistakes_are_errors() {
         "{err}"
     );
 }
+
+#[test]
+fn outputs_too_large_for_memory_are_errors() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("too_large");
+    f.define((x, y), cast(Type::f64(), x + y)).unwrap();
+    let e = Evaluator::new()
+        .realize_as::<f64>(&f, &[0, 0], &[1 << 20, 1 << 20])
+        .expect_err("8 TiB")
+        .to_string();
+    assert!(
+        e.contains("needs 8796093022208 bytes") && e.contains("one buffer may hold"),
+        "{e}"
+    );
+}

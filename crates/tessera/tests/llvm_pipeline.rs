@@ -116,3 +116,93 @@ fn compiling_the_same_pipeline_again_hits_the_jit_cache() {
         assert_eq!(got[0], want);
     }
 }
+
+#[test]
+fn output_boxes_are_checked_before_anything_is_allocated() {
+    let (input, out) = pipeline("box_in", "box_out", 8);
+    let compiled = Pipeline::new(&out)
+        .compile_jit(&Target::host())
+        .expect("compiles");
+    let image = Buffer::from_fn(&[0, 0], &[9, 2], |c| c[0] as i32);
+    let inputs = Inputs::new().image(&input, image);
+    let refusal = |mins: &[i64], extents: &[i64]| {
+        compiled
+            .realize(&inputs, mins, extents)
+            .expect_err("refused")
+            .to_string()
+    };
+    let e = refusal(&[0, 0], &[-3, 2]);
+    assert!(
+        e.contains("output box_out") && e.contains("extent -3 of dimension 0"),
+        "{e}"
+    );
+    // Refused by the 32-bit check at once, not after zero-filling 2^33 bytes.
+    let e = refusal(&[0, 0], &[1 << 31, 1]);
+    assert!(e.contains("extent 2147483648 in dimension 0"), "{e}");
+    let e = refusal(&[0, 0], &[1 << 20, 1 << 20]);
+    assert!(
+        e.contains("output box_out") && e.contains("one buffer may hold"),
+        "{e}"
+    );
+
+    // An empty box is an empty result.
+    let empty = compiled.realize(&inputs, &[0, 0], &[0, 0]).expect("empty");
+    assert_eq!(
+        empty[0].dims().iter().map(|d| d.extent).collect::<Vec<_>>(),
+        [0, 0]
+    );
+}
+
+#[test]
+fn outputs_whose_elements_alias_are_refused() {
+    let (input, out) = pipeline("alias_in", "alias_out", 8);
+    let compiled = Pipeline::new(&out)
+        .compile_jit(&Target::host())
+        .expect("compiles");
+    let image = Buffer::from_fn(&[0, 0], &[17, 4], |c| c[0] as i32);
+    let inputs = Inputs::new().image(&input, image);
+    let dim = |extent, stride| Dim {
+        min: 0,
+        extent,
+        stride,
+    };
+    for dims in [vec![dim(16, 1), dim(4, 0)], vec![dim(16, 1), dim(4, 8)]] {
+        let data = vec![0i32; 64];
+        let mut outputs = [AnyBuffer::from(
+            Buffer::from_parts(data, dims).expect("fits"),
+        )];
+        let e = compiled
+            .realize_into(&inputs, &mut outputs)
+            .expect_err("aliasing output")
+            .to_string();
+        assert!(
+            e.contains("output alias_out") && e.contains("overlap"),
+            "{e}"
+        );
+    }
+    // Padded rows do not alias.
+    let padded = Buffer::from_parts(vec![0i32; 80], vec![dim(16, 1), dim(4, 20)]).expect("fits");
+    let mut outputs = [AnyBuffer::from(padded)];
+    compiled
+        .realize_into(&inputs, &mut outputs)
+        .expect("padded rows");
+}
+
+#[test]
+fn thread_counts_above_the_cap_are_errors_naming_both() {
+    const { assert!(tessera::runtime::parallel::MAX_THREADS >= 256) };
+    let f = Func::new("threads_cap");
+    let x = Var::new("x");
+    f.define(x, x * 2).expect("a valid definition");
+    let mut compiled = Pipeline::new(&f)
+        .compile_jit(&Target::host())
+        .expect("compiles");
+    let e = compiled
+        .set_threads(100_000)
+        .expect_err("too many")
+        .to_string();
+    assert!(
+        e.contains("100000 worker threads") && e.contains("at most 1024"),
+        "{e}"
+    );
+}

@@ -17,7 +17,7 @@ use super::signature::{BufferArgument, Signature};
 use super::target::Target;
 use crate::error::{Error, Result};
 use crate::ir::{Stmt, Symbol};
-use crate::lang::buffer::AnyBuffer;
+use crate::lang::buffer::{dims_alias, AnyBuffer};
 use crate::lang::param::ParamBinding;
 use crate::runtime;
 use crate::runtime::buffer::BoundBuffer;
@@ -285,8 +285,9 @@ impl CompiledPipeline {
         &self.signature
     }
 
-    /// Runs parallel loops on `threads` workers (0: one per core, the default). Pools are
-    /// shared between pipelines asking for the same count.
+    /// Runs parallel loops on `threads` workers (0: one per core, the default; at most
+    /// `runtime::parallel::MAX_THREADS`). Pools are shared between pipelines asking for the
+    /// same count, and released when none uses them.
     pub fn set_threads(&mut self, threads: usize) -> Result<()> {
         self.pool = runtime::parallel::shared_pool(threads)?;
         Ok(())
@@ -298,6 +299,8 @@ impl CompiledPipeline {
     }
 
     /// Runs the pipeline: `outputs` in the Signature's order, images and parameters by name.
+    /// An output whose elements alias each other (`lang::buffer::dims_alias`) is refused:
+    /// parallel loops would write one element from several threads. Inputs may alias.
     pub fn run(
         &self,
         outputs: &mut [&mut AnyBuffer],
@@ -342,6 +345,13 @@ impl CompiledPipeline {
         let mut buffers = Vec::with_capacity(sig.outputs.len() + sig.images.len());
         for (arg, buffer) in sig.outputs.iter().zip(outputs.iter_mut()) {
             check_buffer("output", arg, buffer)?;
+            if dims_alias(buffer.dims()) {
+                return Err(Error::Buffer(format!(
+                    "output {} has dimensions {:?} whose elements overlap; an output needs one element per coordinate (strides at least the span of the dimensions inside them)",
+                    arg.name,
+                    buffer.dims()
+                )));
+            }
             buffers.push(BoundBuffer::output(arg.name, buffer)?);
         }
         for arg in &sig.images {

@@ -232,7 +232,7 @@ impl Evaluator {
             )));
         }
         check_box(&defs, mins, extents)?;
-        let mut output = Buffer::<T>::with_mins(mins, extents);
+        let mut output = Buffer::<T>::try_with_mins(mins, extents)?;
         self.for_each_value(&defs, mins, extents, &mut |p, values| {
             output.set(p, T::from_value(values[0]));
         })?;

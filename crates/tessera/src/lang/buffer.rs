@@ -28,61 +28,162 @@ pub struct Buffer<T: Scalar> {
     data: Vec<T>,
 }
 
-/// The dimensions of a dense buffer over `[mins, mins + extents)`, x innermost.
-fn dense_dims(mins: &[i64], extents: &[i64]) -> Vec<Dim> {
-    assert_eq!(mins.len(), extents.len(), "one min per extent");
-    let mut stride = 1;
-    mins.iter()
-        .zip(extents)
-        .map(|(&min, &extent)| {
-            assert!(extent >= 0, "negative extent {extent}");
-            let d = Dim {
-                min,
-                extent,
-                stride,
-            };
-            stride *= extent;
-            d
-        })
-        .collect()
+/// The most bytes one buffer may hold: 2^40 (1 TiB), or less where `isize` (which bounds
+/// every Rust allocation) is smaller. It is far above any image the apps process (6400 x 4800
+/// x 3 f32 is 369 MB), so a request above it is a mistake — a mistyped or overflowed size —
+/// refused before any memory is asked for. Halide refuses buffers of 2^31 elements or more;
+/// Tessera's bound is in bytes because bytes are what can run out.
+pub const MAX_BUFFER_BYTES: u64 = if (isize::MAX as u64) < 1 << 40 {
+    isize::MAX as u64
+} else {
+    1 << 40
+};
+
+/// The dimensions of a dense buffer over `[mins, mins + extents)`, x innermost. Fails on a
+/// negative extent or when the strides overflow 64 bits.
+pub fn dense_dims(mins: &[i64], extents: &[i64]) -> Result<Vec<Dim>> {
+    if mins.len() != extents.len() {
+        return Err(Error::Buffer(format!(
+            "a buffer needs one min per extent, not mins {mins:?} and extents {extents:?}"
+        )));
+    }
+    let mut stride = 1i64;
+    let mut dims = Vec::with_capacity(extents.len());
+    for (d, (&min, &extent)) in mins.iter().zip(extents).enumerate() {
+        if extent < 0 {
+            return Err(Error::Buffer(format!(
+                "extent {extent} of dimension {d} (extents {extents:?}) is negative"
+            )));
+        }
+        dims.push(Dim {
+            min,
+            extent,
+            stride,
+        });
+        // A zero extent makes every later stride 0 too: the buffer holds no element.
+        stride = stride
+            .checked_mul(extent)
+            .ok_or_else(|| too_large(extents, None))?;
+    }
+    Ok(dims)
+}
+
+/// The number of elements of a dense buffer over `extents` (checked by `dense_dims`), with
+/// `element_bytes` bytes each: an error when they would exceed `MAX_BUFFER_BYTES`.
+pub fn dense_len(extents: &[i64], element_bytes: usize) -> Result<usize> {
+    let elements = extents
+        .iter()
+        .try_fold(1u64, |n, &e| n.checked_mul(u64::try_from(e).ok()?));
+    let bytes = elements.and_then(|n| n.checked_mul(element_bytes as u64));
+    match (elements, bytes) {
+        (Some(elements), Some(bytes)) if bytes <= MAX_BUFFER_BYTES => {
+            Ok(usize::try_from(elements).expect("MAX_BUFFER_BYTES fits in usize"))
+        }
+        _ => Err(too_large(extents, bytes)),
+    }
+}
+
+fn too_large(extents: &[i64], bytes: Option<u64>) -> Error {
+    let needs = bytes.map_or("more than 2^64 bytes".to_string(), |b| format!("{b} bytes"));
+    Error::Buffer(format!(
+        "a buffer of extents {extents:?} needs {needs}, more than the {MAX_BUFFER_BYTES} bytes one buffer may hold"
+    ))
+}
+
+/// An empty `Vec` with room for `len` elements of `T` (huge pages when large), or an error
+/// saying how many bytes could not be had.
+fn allocate<T: Scalar>(len: usize) -> Result<Vec<T>> {
+    huge_pages::try_vec_with_capacity(len).map_err(|_| {
+        Error::Buffer(format!(
+            "out of memory: a buffer of {len} {} elements needs {} bytes",
+            T::TYPE,
+            len as u128 * std::mem::size_of::<T>() as u128
+        ))
+    })
+}
+
+/// Whether two different coordinates of `dims` may address the same element. Exact for the
+/// layouts whose dimensions nest — sorted by stride, each stride at least the span of the
+/// dimensions inside it (dense, padded rows, transposed, ...); dimensions of extent 1 take
+/// no part. Any other layout (a stride of 0, rows overlapping, strides interleaving) counts
+/// as aliasing: a buffer written in parallel strips must not alias, and refusing a rare
+/// layout that does not is safer than a race.
+pub fn dims_alias(dims: &[Dim]) -> bool {
+    if dims.iter().any(|d| d.extent == 0) {
+        return false;
+    }
+    let mut spanning: Vec<&Dim> = dims.iter().filter(|d| d.extent > 1).collect();
+    spanning.sort_by_key(|d| d.stride.unsigned_abs());
+    // Elements the dimensions so far cover, from the first one to past the last.
+    let mut span = 1u64;
+    for d in spanning {
+        let stride = d.stride.unsigned_abs();
+        if stride < span {
+            return true;
+        }
+        match stride.checked_mul(d.extent as u64) {
+            Some(s) => span = s,
+            None => return true,
+        }
+    }
+    false
 }
 
 impl<T: Scalar> Buffer<T> {
-    /// A dense zero-filled buffer with the given extents, mins at 0, x innermost.
+    /// A dense zero-filled buffer with the given extents, mins at 0, x innermost. Panics when
+    /// it cannot be allocated (`try_with_mins` returns an error instead).
     pub fn new(extents: &[i64]) -> Buffer<T> {
         let mins = vec![0; extents.len()];
         Buffer::with_mins(&mins, extents)
     }
 
-    /// A dense zero-filled buffer over `[mins, mins + extents)`.
+    /// A dense zero-filled buffer over `[mins, mins + extents)`. Panics when it cannot be
+    /// allocated (`try_with_mins` returns an error instead).
     pub fn with_mins(mins: &[i64], extents: &[i64]) -> Buffer<T> {
-        let dims = dense_dims(mins, extents);
-        let len = dims.iter().map(|d| d.extent as usize).product();
-        let mut data = huge_pages::vec_with_capacity(len);
+        Buffer::try_with_mins(mins, extents).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A dense zero-filled buffer over `[mins, mins + extents)`, or an error when an extent is
+    /// negative, the buffer would exceed `MAX_BUFFER_BYTES` or memory runs out.
+    pub fn try_with_mins(mins: &[i64], extents: &[i64]) -> Result<Buffer<T>> {
+        let dims = dense_dims(mins, extents)?;
+        let len = dense_len(extents, std::mem::size_of::<T>())?;
+        let mut data = allocate(len)?;
         data.resize(len, T::default());
-        Buffer {
+        Ok(Buffer {
             dims,
             base: 0,
             data,
-        }
+        })
     }
 
     /// A buffer over `[mins, mins + extents)` whose element at each coordinate is `f(coord)`.
-    pub fn from_fn(mins: &[i64], extents: &[i64], mut f: impl FnMut(&[i64]) -> T) -> Buffer<T> {
-        let dims = dense_dims(mins, extents);
-        let mut data =
-            huge_pages::vec_with_capacity(dims.iter().map(|d| d.extent as usize).product());
+    /// Panics when it cannot be allocated (`try_from_fn` returns an error instead).
+    pub fn from_fn(mins: &[i64], extents: &[i64], f: impl FnMut(&[i64]) -> T) -> Buffer<T> {
+        Buffer::try_from_fn(mins, extents, f).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A buffer over `[mins, mins + extents)` whose element at each coordinate is `f(coord)`,
+    /// or an error as for `try_with_mins`.
+    pub fn try_from_fn(
+        mins: &[i64],
+        extents: &[i64],
+        mut f: impl FnMut(&[i64]) -> T,
+    ) -> Result<Buffer<T>> {
+        let dims = dense_dims(mins, extents)?;
+        let mut data = allocate(dense_len(extents, std::mem::size_of::<T>())?)?;
         // The buffer is dense and x-fastest, the order `for_each_coord_in` visits.
         for_each_coord_in(mins, extents, &mut |c| data.push(f(c)));
-        Buffer {
+        Ok(Buffer {
             dims,
             base: 0,
             data,
-        }
+        })
     }
 
     /// Wraps existing data with explicit dimensions (any non-negative strides). Fails when the
-    /// dimensions address elements outside `data`.
+    /// dimensions address elements outside `data` (computed without overflow: dimensions
+    /// whose offsets pass 2^63 are refused too).
     pub fn from_parts(data: Vec<T>, dims: Vec<Dim>) -> Result<Buffer<T>> {
         let mut max_offset = 0i64;
         for (i, d) in dims.iter().enumerate() {
@@ -93,11 +194,19 @@ impl<T: Scalar> Buffer<T> {
                 )));
             }
             if d.extent > 0 {
-                max_offset += (d.extent - 1) * d.stride;
+                max_offset = (d.extent - 1)
+                    .checked_mul(d.stride)
+                    .and_then(|span| max_offset.checked_add(span))
+                    .ok_or_else(|| {
+                        Error::Buffer(format!(
+                            "dimensions {dims:?} address elements past 2^63, but the data holds {} elements",
+                            data.len()
+                        ))
+                    })?;
             }
         }
         let empty = dims.iter().any(|d| d.extent == 0);
-        if !empty && max_offset as usize >= data.len() {
+        if !empty && max_offset as u64 >= data.len() as u64 {
             return Err(Error::Buffer(format!(
                 "dimensions address element {max_offset} but the data holds {} elements",
                 data.len()
@@ -261,9 +370,13 @@ impl<T: Scalar> Buffer<T> {
         let extents: Vec<i64> = a.shape().iter().rev().map(|&e| e as i64).collect();
         let standard = a.as_standard_layout();
         let data: Vec<T> = standard.iter().copied().collect();
-        let mut b = Buffer::new(&extents);
-        b.data = data;
-        b
+        let dims = dense_dims(&vec![0; extents.len()], &extents)
+            .expect("an ndarray's shape fits in memory, so its strides do");
+        Buffer {
+            dims,
+            base: 0,
+            data,
+        }
     }
 
     /// An `ndarray` view of the elements with axes reversed, when strides are non-negative.
@@ -359,11 +472,12 @@ macro_rules! any_buffer_from {
             }
         )*
         impl AnyBuffer {
-            /// A zero-filled buffer of element type `ty` over `[mins, mins + extents)`.
+            /// A zero-filled buffer of element type `ty` over `[mins, mins + extents)`, or an
+            /// error as for `Buffer::try_with_mins`.
             pub fn with_mins(ty: Type, mins: &[i64], extents: &[i64]) -> Result<AnyBuffer> {
                 $(
                     if ty == <$t as Scalar>::TYPE {
-                        return Ok(AnyBuffer::$variant(Buffer::<$t>::with_mins(mins, extents)));
+                        return Ok(AnyBuffer::$variant(Buffer::<$t>::try_with_mins(mins, extents)?));
                     }
                 )*
                 Err(Error::Type(format!("no buffer element type {ty}")))
@@ -510,5 +624,72 @@ mod tests {
         ];
         assert!(Buffer::from_parts(vec![0u8; 11], dims.clone()).is_err());
         assert!(Buffer::from_parts(vec![0u8; 12], dims).is_ok());
+    }
+
+    fn dim(extent: i64, stride: i64) -> Dim {
+        Dim {
+            min: 0,
+            extent,
+            stride,
+        }
+    }
+
+    #[test]
+    fn from_parts_refuses_dimensions_whose_offsets_overflow() {
+        // Six dimensions of extent 2 and stride 2^62 (and 1): offsets wrap 64 bits.
+        let mut dims = vec![dim(2, 1)];
+        dims.extend((0..5).map(|_| dim(2, 1 << 62)));
+        let e = Buffer::from_parts(vec![0u8; 16], dims)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("past 2^63"), "{e}");
+    }
+
+    #[test]
+    fn impossible_sizes_are_errors_naming_the_extents_and_bytes() {
+        let e = Buffer::<u8>::try_with_mins(&[0, 0], &[4, -1])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("extent -1 of dimension 1"), "{e}");
+        let e = Buffer::<f32>::try_with_mins(&[0, 0], &[1 << 20, 1 << 20])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("extents [1048576, 1048576] needs 4398046511104 bytes, more than the 1099511627776 bytes"),
+            "{e}"
+        );
+        let e = Buffer::<u8>::try_from_fn(&[0; 3], &[1 << 40, 1 << 40, 1 << 40], |_| 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more than 2^64 bytes"), "{e}");
+        let e = AnyBuffer::with_mins(Type::u16(), &[0], &[i64::MAX])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("one buffer may hold"), "{e}");
+        // The apps' largest images are well inside the limit.
+        assert_eq!(dense_len(&[6400, 4800, 3], 4).ok(), Some(6400 * 4800 * 3));
+    }
+
+    #[test]
+    fn aliasing_dimensions_are_detected() {
+        assert!(!dims_alias(&[dim(4, 1), dim(3, 4)]));
+        assert!(!dims_alias(&[dim(4, 1), dim(3, 5)]), "padded rows");
+        assert!(!dims_alias(&[dim(3, 2), dim(2, 1)]), "transposed");
+        assert!(
+            !dims_alias(&[dim(4, 3), dim(2, 12), dim(3, 1)]),
+            "channels innermost"
+        );
+        assert!(
+            !dims_alias(&[dim(4, 1), dim(1, 0)]),
+            "extent 1 with stride 0"
+        );
+        assert!(!dims_alias(&[dim(0, 0), dim(3, 0)]), "no element");
+        assert!(dims_alias(&[dim(4, 0)]), "stride 0");
+        assert!(dims_alias(&[dim(4, 1), dim(3, 2)]), "overlapping rows");
+        assert!(dims_alias(&[dim(4, 2), dim(4, 3)]), "interleaved strides");
+        assert!(
+            dims_alias(&[dim(3, 1 << 62), dim(2, 1 << 62)]),
+            "overflowing span"
+        );
     }
 }

@@ -59,25 +59,7 @@ impl BoundBuffer {
     }
 
     fn new(name: Symbol, buffer: &AnyBuffer, host: *mut u8) -> Result<BoundBuffer> {
-        let narrow = |v: i64, what: &str, d: usize| {
-            i32::try_from(v).map_err(|_| {
-                Error::Buffer(format!(
-                    "buffer {name} has {what} {v} in dimension {d}, which does not fit in 32 bits"
-                ))
-            })
-        };
-        let dims = buffer
-            .dims()
-            .iter()
-            .enumerate()
-            .map(|(d, dim)| {
-                Ok(DimAbi {
-                    min: narrow(dim.min, "min", d)?,
-                    extent: narrow(dim.extent, "extent", d)?,
-                    stride: narrow(dim.stride, "stride", d)?,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let dims = abi_dims(name, buffer.dims())?;
         check_32_bit_span(name, buffer.dims())?;
         let ty = buffer.ty();
         Ok(BoundBuffer {
@@ -120,6 +102,28 @@ fn check_32_bit_span(name: Symbol, dims: &[Dim]) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// `dims` as generated code reads them, or an error naming the buffer when a min, extent or
+/// stride does not fit in the 32 bits the ABI gives it.
+pub fn abi_dims(name: Symbol, dims: &[Dim]) -> Result<Vec<DimAbi>> {
+    let narrow = |v: i64, what: &str, d: usize| {
+        i32::try_from(v).map_err(|_| {
+            Error::Buffer(format!(
+                "buffer {name} has {what} {v} in dimension {d}, which does not fit in 32 bits"
+            ))
+        })
+    };
+    dims.iter()
+        .enumerate()
+        .map(|(d, dim)| {
+            Ok(DimAbi {
+                min: narrow(dim.min, "min", d)?,
+                extent: narrow(dim.extent, "extent", d)?,
+                stride: narrow(dim.stride, "stride", d)?,
+            })
+        })
+        .collect()
 }
 
 fn element_ptr<T: Scalar>(b: &Buffer<T>) -> *mut u8 {

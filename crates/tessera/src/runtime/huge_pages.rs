@@ -31,14 +31,16 @@ pub fn advise(ptr: *const u8, bytes: usize) {
     }
 }
 
-/// An empty `Vec` with room for `len` elements, advised as huge-page memory when large.
-pub fn vec_with_capacity<T>(len: usize) -> Vec<T> {
-    let v = Vec::with_capacity(len);
+/// An empty `Vec` with room for `len` elements, advised as huge-page memory when large; an
+/// error, not an abort, when the memory cannot be had (callers say what it was for).
+pub fn try_vec_with_capacity<T>(len: usize) -> Result<Vec<T>, std::collections::TryReserveError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)?;
     advise(
         v.as_ptr() as *const u8,
         len.saturating_mul(std::mem::size_of::<T>()),
     );
-    v
+    Ok(v)
 }
 
 #[cfg(test)]
@@ -48,12 +50,17 @@ mod tests {
     #[test]
     fn advised_vectors_hold_what_is_pushed() {
         let n = MIN_ADVISED_BYTES / 4 + 3;
-        let mut v: Vec<u32> = vec_with_capacity(n);
+        let mut v: Vec<u32> = try_vec_with_capacity(n).expect("16 MiB");
         assert!(v.capacity() >= n);
         v.extend(0..n as u32);
         assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32));
         // Null and small ranges are left alone.
         advise(std::ptr::null(), MIN_ADVISED_BYTES);
         advise(v.as_ptr() as *const u8, 16);
+    }
+
+    #[test]
+    fn impossible_sizes_are_errors_not_aborts() {
+        assert!(try_vec_with_capacity::<u64>(usize::MAX / 4).is_err());
     }
 }

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use rayon::prelude::*;
 
@@ -53,16 +53,28 @@ pub unsafe extern "C" fn tessera_parallel_for(
     first_error.load(Ordering::Relaxed)
 }
 
-/// The process-wide pool of `threads` workers (0: one per core), started on first use and
-/// shared by every pipeline that asks for that many threads.
+/// The most worker threads a pool may have. Far more threads than cores only adds switching
+/// and stack memory (each worker reserves its stack), and a count above this is a mistake
+/// (a mistyped count, a size passed for a count); 1024 leaves room for the largest machines.
+pub const MAX_THREADS: usize = 1024;
+
+/// The pool of `threads` workers (0: one per core), shared by every pipeline that asks for
+/// that many threads while one of them holds it. The map keeps only weak references: a pool
+/// whose last pipeline is dropped (or moved to another count) is dropped too, and its workers
+/// end, so a process that tries many counts does not keep every pool's threads alive.
 pub fn shared_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
-    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    static POOLS: OnceLock<Mutex<HashMap<usize, Weak<rayon::ThreadPool>>>> = OnceLock::new();
+    if threads > MAX_THREADS {
+        return Err(Error::Runtime(format!(
+            "{threads} worker threads asked for; at most {MAX_THREADS} are allowed"
+        )));
+    }
     let mut pools = POOLS
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|e| e.into_inner());
-    if let Some(pool) = pools.get(&threads) {
-        return Ok(pool.clone());
+    if let Some(pool) = pools.get(&threads).and_then(Weak::upgrade) {
+        return Ok(pool);
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -70,6 +82,7 @@ pub fn shared_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
         .build()
         .map_err(|e| Error::Runtime(format!("cannot start {threads} worker threads: {e}")))?;
     let pool = Arc::new(pool);
-    pools.insert(threads, pool.clone());
+    pools.retain(|_, pool| pool.strong_count() > 0);
+    pools.insert(threads, Arc::downgrade(&pool));
     Ok(pool)
 }
