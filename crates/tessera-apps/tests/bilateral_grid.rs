@@ -118,7 +118,9 @@ fn manual_and_root_on_the_interpreter_and_the_jit() {
 /// run or fail cleanly, never touching memory outside the grid (checked mode).
 #[test]
 fn r_sigmas_without_a_grid_size_are_errors_not_crashes() {
-    let input = BilateralGrid.default_input(64, 48).expect("a 64 x 48 input");
+    let input = BilateralGrid
+        .default_input(64, 48)
+        .expect("a 64 x 48 input");
     let (mins, extents) = BilateralGrid.check_input(&input).expect("the input fits");
     for schedule in ["manual", "root"] {
         let scheduled = Scheduled::new(&BilateralGrid, schedule);

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
+use tessera::codegen::target::Target;
 
 use crate::io;
 use crate::run::{compile, parse_params, DEFAULT_SCHEDULE};
@@ -68,7 +69,8 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
     let (w, h) = (extents[0], extents[1]);
     app.check_schedule_fits(schedule, &extents)
         .map_err(|e| e.to_string())?;
-    let compiled = compile(app, schedule, args.threads, args.fp_contract)?;
+    let target = Target::host().with_float_contraction(args.fp_contract);
+    let compiled = compile(app, schedule, args.threads, &target)?;
     let threads = if args.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {

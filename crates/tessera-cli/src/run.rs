@@ -47,6 +47,11 @@ pub struct RunArgs {
     /// default: faster, but float results may differ from the evaluator's in the last bits.
     #[arg(long)]
     fp_contract: bool,
+    /// Checked mode (JIT backend only): every load and store of the native code is checked
+    /// against its buffer, and one outside it stops the run with an error naming the buffer
+    /// and the indices. Slower; for finding a bug.
+    #[arg(long)]
+    checked: bool,
     /// Input image (.npy or .png). Default: the app's built-in test image.
     #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
@@ -87,10 +92,11 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
         }
     };
     if args.backend != Backend::Jit {
-        let flag = match (args.threads, args.fp_contract) {
-            (Some(_), _) => Some("--threads"),
-            (None, true) => Some("--fp-contract"),
-            (None, false) => None,
+        let flag = match (args.threads, args.fp_contract, args.checked) {
+            (Some(_), _, _) => Some("--threads"),
+            (None, true, _) => Some("--fp-contract"),
+            (None, false, true) => Some("--checked"),
+            (None, false, false) => None,
         };
         if let Some(flag) = flag {
             let backend = args
@@ -155,7 +161,10 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     let (output, how) = match schedule {
         Some(schedule) if args.backend == Backend::Jit => {
             let start = Instant::now();
-            let compiled = compile(app, schedule, args.threads.unwrap_or(0), args.fp_contract)?;
+            let target = Target::host()
+                .with_float_contraction(args.fp_contract)
+                .with_bounds_checks(args.checked);
+            let compiled = compile(app, schedule, args.threads.unwrap_or(0), &target)?;
             let compile_seconds = start.elapsed().as_secs_f64();
             let start = Instant::now();
             let output = compiled.run(&input, &params, &mins, &extents)?;
@@ -245,18 +254,17 @@ impl CompiledApp<'_> {
     }
 }
 
-/// Builds the app with `schedule` and compiles it for this machine, with `threads` workers
-/// (0: one per core), fusing float multiply-adds if `fp_contract`.
+/// Builds the app with `schedule` and compiles it for `target`, with `threads` workers (0: one
+/// per core).
 pub fn compile<'a>(
     app: &'a dyn App,
     schedule: &str,
     threads: usize,
-    fp_contract: bool,
+    target: &Target,
 ) -> Result<CompiledApp<'a>, String> {
     let pipeline = app.build_scheduled(schedule).map_err(|e| e.to_string())?;
-    let target = Target::host().with_float_contraction(fp_contract);
     let mut compiled = Pipeline::new(&pipeline.output)
-        .compile_jit(&target)
+        .compile_jit(target)
         .map_err(|e| e.to_string())?;
     compiled
         .set_threads(threads)

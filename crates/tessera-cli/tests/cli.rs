@@ -144,7 +144,12 @@ fn run_with_the_evaluator_or_any_schedule_gives_the_same_checksum() {
         "{text}"
     );
     for schedule in ["manual", "root", "inline"] {
-        for (backend, verb) in [("jit", "compiled in"), ("interp", "lowered in")] {
+        // Checked mode (every access bounds-checked) computes the same output.
+        for (backend, verb, checked) in [
+            ("jit", "compiled in", false),
+            ("jit", "compiled in", true),
+            ("interp", "lowered in", false),
+        ] {
             let args = [
                 "run",
                 "histeq",
@@ -153,7 +158,8 @@ fn run_with_the_evaluator_or_any_schedule_gives_the_same_checksum() {
                 "--backend",
                 backend,
             ];
-            let out = tessera(&[&args[..], &size[..]].concat());
+            let checked: &[&str] = if checked { &["--checked"] } else { &[] };
+            let out = tessera(&[&args[..], &size[..], checked].concat());
             let text = stdout(&out);
             assert!(
                 text.contains(&format!("schedule {schedule}, {verb}")) && text.contains(&want),
@@ -603,6 +609,17 @@ fn flags_of_the_jit_backend_are_refused_with_the_others() {
     );
     assert!(
         e.contains("--fp-contract applies to") && e.contains("not to --backend eval"),
+        "{e}"
+    );
+    let e = failure(
+        &[
+            &["run", "blur", "--backend", "interp", "--checked"],
+            &size[..],
+        ]
+        .concat(),
+    );
+    assert!(
+        e.contains("--checked applies to") && e.contains("not to --backend interp"),
         "{e}"
     );
 }

@@ -223,7 +223,14 @@ fn round_up_on_the_output_is_refused_when_it_would_write_past_the_buffer() {
         )
         .unwrap_err()
         .to_string();
-    assert!(err.contains("output `out` needs dimension 0"), "{err}");
+    // The message names the split, and the tail strategy that would fit.
+    assert!(
+        err.contains("output `out` is 13 wide in dimension 0")
+            && err.contains("out.split(x, xo, xi, 4)")
+            && err.contains("multiple of 4")
+            && err.contains("GuardWithIf"),
+        "{err}"
+    );
 }
 
 #[test]

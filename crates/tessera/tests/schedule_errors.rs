@@ -241,7 +241,10 @@ fn unknown_dimension_names() {
     let t = two_stage();
     t.g.compute_root()
         .tile(t.x, "q", "xo", "qo", "xi", "qi", 4, 4);
-    assert_mentions(&schedule_error(&t.out), &["g.split(q", "no loop q"]);
+    assert_mentions(
+        &schedule_error(&t.out),
+        &["g.tile(x, q, xo, qo, xi, qi, 4, 4)", "no loop q"],
+    );
 
     let t = two_stage();
     t.out.parallel("v");

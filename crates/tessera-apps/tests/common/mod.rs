@@ -32,6 +32,14 @@ fn assert_same_shape(got: &AnyBuffer, want: &AnyBuffer, context: &str) {
     assert_eq!(region(got), region(want), "region; {context}");
 }
 
+/// Whether a run failed because the output (or the input it implies) is smaller than what
+/// the schedule computes at once: the whole vectors or tiles of a split, or a region past a
+/// buffer.
+pub fn refused_as_too_small<T>(ran: &Result<T>) -> bool {
+    matches!(ran, Err(Error::Runtime(m))
+        if m.contains("needs dimension") || m.contains("computes whole pieces"))
+}
+
 /// Panics unless `got` and `want` have the same type, mins, extents and elements.
 pub fn assert_same_image(got: &AnyBuffer, want: &AnyBuffer, context: &str) {
     assert_same_shape(got, want, context);

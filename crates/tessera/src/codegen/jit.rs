@@ -40,8 +40,8 @@ struct JitCode {
     _context: Box<Context>,
 }
 
-// The engine and context are only touched when compiling (on one thread) and when dropped;
-// running the code they own reads nothing of theirs.
+// SAFETY: the engine and context are only touched when compiling (on one thread) and when
+// dropped; running the code they own reads nothing of theirs.
 unsafe impl Send for JitCode {}
 unsafe impl Sync for JitCode {}
 
@@ -261,6 +261,8 @@ struct CallArguments {
 
 /// Raw argument pointers handed to a worker thread of the pool.
 struct SendPointers(*const *const c_void);
+// SAFETY: the pointers stay valid for the whole run, which `run` waits for, and the buffers
+// they point to are not otherwise touched meanwhile (outputs are borrowed mutably).
 unsafe impl Send for SendPointers {}
 unsafe impl Sync for SendPointers {}
 

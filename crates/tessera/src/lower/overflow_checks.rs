@@ -169,7 +169,7 @@ fn fits_checks<'a>(lets: impl Iterator<Item = &'a (Symbol, Expr)>) -> Vec<Stmt> 
                 condition,
                 message: vec![MessagePart::Text(
                     format!(
-                        "the bounds of {func} overflow 32-bit integers ({}); the output size, input bounds or parameters make them too large",
+                        "the bounds of {func} overflow 32-bit integers ({}); check the output size, input bounds and parameters",
                         names.join(", ")
                     )
                     .into(),

@@ -3,7 +3,7 @@
 //! recorded by directives surface, and where pipeline-wide rules are checked: Func names are
 //! unique, the output is computed at root.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::ir::visit::visit_exprs;
@@ -61,7 +61,7 @@ pub fn direct_callees(f: &Function) -> Vec<Function> {
 pub fn realization_order(output: &Function) -> Result<Environment> {
     let mut funcs: HashMap<Symbol, Function> = HashMap::new();
     let mut order = Vec::new();
-    let mut visiting = HashSet::new();
+    let mut visiting = Vec::new();
     visit(output, &mut funcs, &mut order, &mut visiting)?;
     for name in &order {
         let f = &funcs[name];
@@ -98,7 +98,7 @@ fn visit(
     f: &Function,
     funcs: &mut HashMap<Symbol, Function>,
     order: &mut Vec<Symbol>,
-    visiting: &mut HashSet<Symbol>,
+    visiting: &mut Vec<Symbol>,
 ) -> Result<()> {
     let name = f.name();
     if let Some(existing) = funcs.get(&name) {
@@ -114,15 +114,25 @@ fn visit(
             "Func {name} is used but never defined"
         )));
     }
-    if !visiting.insert(name) {
+    if let Some(start) = visiting.iter().position(|&v| v == name) {
+        // "a calls b, which calls c, which calls a"
+        let mut cycle = visiting[start..].iter().chain([&name]);
+        let first = cycle.next().expect("the cycle starts with name");
+        let path = cycle
+            .enumerate()
+            .fold(first.to_string(), |path, (i, f)| match i {
+                0 => format!("{path} calls {f}"),
+                _ => format!("{path}, which calls {f}"),
+            });
         return Err(Error::Definition(format!(
-            "Func {name} depends on itself through other Funcs"
+            "Func {name} depends on itself: {path} (a cycle); a Func can read its own earlier values only in its own update definitions"
         )));
     }
+    visiting.push(name);
     for g in direct_callees(f) {
         visit(&g, funcs, order, visiting)?;
     }
-    visiting.remove(&name);
+    visiting.pop();
     funcs.insert(name, f.clone());
     order.push(name);
     Ok(())

@@ -26,7 +26,8 @@ pub struct ScratchPool {
     free: Mutex<Vec<(usize, usize)>>,
 }
 
-// The pool hands out raw memory; the Mutex serializes access to its list.
+// SAFETY: the pool only holds addresses of blocks nobody uses; the Mutex serializes access to
+// that list, and a block is handed to one caller at a time.
 unsafe impl Send for ScratchPool {}
 unsafe impl Sync for ScratchPool {}
 
@@ -158,10 +159,12 @@ mod tests {
         let pool = ScratchPool::new();
         let a = pool.allocate(1000);
         assert_eq!(a as usize % ALIGN, 0);
+        // SAFETY: the block came from this pool and is not used again.
         unsafe { pool.release(a) };
         assert_eq!(pool.allocate(900), a);
         let b = pool.allocate(100);
         assert_ne!(b, a);
+        // SAFETY: the block came from this pool and is not used again.
         unsafe {
             pool.release(a);
             pool.release(b);
@@ -169,6 +172,7 @@ mod tests {
         // No kept block is large enough: a new one.
         let c = pool.allocate(3000);
         assert!(c != a && c != b);
+        // SAFETY: the block came from this pool and is not used again.
         unsafe { pool.release(c) };
     }
 
@@ -180,17 +184,21 @@ mod tests {
             .collect();
         let large = pool.allocate(1 << 20);
         for &b in &small {
+            // SAFETY: the block came from this pool and is not used again.
             unsafe { pool.release(b) };
         }
         // Full: the large block displaces the smallest kept one (64 bytes) ...
+        // SAFETY: the block came from this pool and is not used again.
         unsafe { pool.release(large) };
         assert_eq!(pool.allocate(1 << 20), large);
+        // SAFETY: the block came from this pool and is not used again.
         unsafe { pool.release(large) };
         let kept: Vec<usize> = pool.free.lock().unwrap().iter().map(|&(c, _)| c).collect();
         assert_eq!(kept.len(), MAX_KEPT_BLOCKS);
         assert!(!kept.contains(&64) && kept.contains(&(1 << 20)));
         // ... and a block no larger than every kept one goes back to the system.
         let tiny = pool.allocate(8);
+        // SAFETY: the block came from this pool and is not used again.
         unsafe { pool.release(tiny) };
         let kept: Vec<usize> = pool.free.lock().unwrap().iter().map(|&(c, _)| c).collect();
         assert_eq!(kept.len(), MAX_KEPT_BLOCKS);

@@ -17,6 +17,8 @@ pub type TaskFn = unsafe extern "C" fn(closure: *const u8, index: i32) -> i32;
 /// A closure pointer shared by the tasks of one loop (they only read it).
 #[derive(Clone, Copy)]
 struct SharedClosure(*const u8);
+// SAFETY: the closure outlives the parallel loop (its caller waits for every task), and the
+// tasks only read it.
 unsafe impl Send for SharedClosure {}
 unsafe impl Sync for SharedClosure {}
 
