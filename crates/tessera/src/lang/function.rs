@@ -10,7 +10,8 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 
 use super::rdom::ReductionDomain;
 use super::schedule::{FuncSchedule, StageSchedule};
-use crate::ir::{Expr, Symbol, Type};
+use crate::ir::visit::{mutate_exprs, visit_exprs};
+use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
 
 /// One definition (stage) of a Func: `name(args) = values`, over an optional reduction domain.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,6 +35,21 @@ impl FuncId {
     fn next() -> FuncId {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         FuncId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl Definition {
+    /// Every expression of the definition: its coordinates, its values and its reduction
+    /// domain's bounds and predicates.
+    pub fn exprs(&self) -> impl Iterator<Item = &Expr> {
+        self.args
+            .iter()
+            .chain(&self.values)
+            .chain(self.rdom.iter().flat_map(|r| {
+                r.predicates
+                    .iter()
+                    .chain(r.vars.iter().flat_map(|v| [&v.min, &v.extent]))
+            }))
     }
 }
 
@@ -134,6 +150,29 @@ impl Function {
         let c = self.read();
         c.pure.iter().chain(c.updates.iter()).cloned().collect()
     }
+    /// The Funcs this Func's definitions call (itself too, if its updates read it), each
+    /// once, in the order of their first calls.
+    pub fn callees(&self) -> Vec<Function> {
+        let mut out: Vec<Function> = Vec::new();
+        for d in self.definitions() {
+            for e in d.exprs() {
+                visit_exprs(e, &mut |n| {
+                    if let ExprKind::Call {
+                        kind: CallKind::Func(link),
+                        ..
+                    } = n.kind()
+                    {
+                        let callee = link.function();
+                        if !out.iter().any(|g| g.same_as(&callee)) {
+                            out.push(callee);
+                        }
+                    }
+                    true
+                });
+            }
+        }
+        out
+    }
 }
 
 impl fmt::Debug for Function {
@@ -209,4 +248,33 @@ impl fmt::Debug for FuncLink {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "FuncLink({})", self.name)
     }
+}
+
+/// `e` with each call to a Func whose link `redirect` maps to another link calling that
+/// link's Func instead (under its name), coordinates included.
+pub fn redirect_func_calls(e: &Expr, redirect: &dyn Fn(&FuncLink) -> Option<FuncLink>) -> Expr {
+    mutate_exprs(e, &mut |n| {
+        let ExprKind::Call {
+            kind: CallKind::Func(link),
+            args,
+            value_index,
+            ..
+        } = n.kind()
+        else {
+            return None;
+        };
+        let to = redirect(link)?;
+        Some(Expr::new(
+            n.ty(),
+            ExprKind::Call {
+                name: to.name(),
+                kind: CallKind::Func(to),
+                args: args
+                    .iter()
+                    .map(|a| redirect_func_calls(a, redirect))
+                    .collect(),
+                value_index: *value_index,
+            },
+        ))
+    })
 }

@@ -9,10 +9,9 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::function::{Definition, FuncId, Function};
+use super::function::{redirect_func_calls, Definition, FuncId, Function};
 use super::schedule::{FuncSchedule, LoopLevel};
-use crate::ir::visit::{mutate_exprs, visit_exprs};
-use crate::ir::{CallKind, Expr, ExprKind, Symbol};
+use crate::ir::{Expr, Symbol};
 
 /// Renames the Funcs reachable from `output` that share a name with an earlier-made one.
 pub fn make_func_names_unique(output: &Function) {
@@ -43,7 +42,7 @@ pub fn make_func_names_unique(output: &Function) {
         }
         rename_schedule(&mut contents.schedule, &renamed);
         for (wrapped, wrapper) in &mut contents.wrappers {
-            if let Some(callee) = calls(&wrapper.definitions()).into_iter().next() {
+            if let Some(callee) = wrapper.callees().into_iter().next() {
                 *wrapped = callee.name();
             }
         }
@@ -59,43 +58,10 @@ pub fn reachable(output: &Function) -> BTreeMap<FuncId, Function> {
             continue;
         }
         found.insert(f.id(), f.clone());
-        work.extend(calls(&f.definitions()));
+        work.extend(f.callees());
         work.extend(f.read().wrappers.iter().map(|(_, w)| w.clone()));
     }
     found
-}
-
-/// The expressions of a definition: its coordinates, values and reduction domain.
-fn definition_exprs(d: &Definition) -> impl Iterator<Item = &Expr> {
-    d.args
-        .iter()
-        .chain(&d.values)
-        .chain(d.rdom.iter().flat_map(|r| {
-            r.predicates
-                .iter()
-                .chain(r.vars.iter().flat_map(|v| [&v.min, &v.extent]))
-        }))
-}
-
-/// The Funcs the definitions call (themselves included), in first-call order.
-fn calls(defs: &[Definition]) -> Vec<Function> {
-    let mut out: Vec<Function> = Vec::new();
-    for e in defs.iter().flat_map(definition_exprs) {
-        visit_exprs(e, &mut |n| {
-            if let ExprKind::Call {
-                kind: CallKind::Func(link),
-                ..
-            } = n.kind()
-            {
-                let callee = link.function();
-                if !out.iter().any(|g| g.same_as(&callee)) {
-                    out.push(callee);
-                }
-            }
-            true
-        });
-    }
-    out
 }
 
 /// `d` with its calls to renamed Funcs under their new names.
@@ -114,26 +80,10 @@ fn relink_definition(d: &mut Definition, renamed: &HashMap<FuncId, Symbol>) {
 
 /// `e` with its calls to renamed Funcs under their new names.
 fn relink(e: &Expr, renamed: &HashMap<FuncId, Symbol>) -> Expr {
-    mutate_exprs(e, &mut |n| {
-        let ExprKind::Call {
-            kind: CallKind::Func(link),
-            args,
-            value_index,
-            ..
-        } = n.kind()
-        else {
-            return None;
-        };
-        let new_name = *renamed.get(&link.function().id())?;
-        Some(Expr::new(
-            n.ty(),
-            ExprKind::Call {
-                name: new_name,
-                kind: CallKind::Func(link.renamed()),
-                args: args.iter().map(|a| relink(a, renamed)).collect(),
-                value_index: *value_index,
-            },
-        ))
+    redirect_func_calls(e, &|link| {
+        renamed
+            .contains_key(&link.function().id())
+            .then(|| link.renamed())
     })
 }
 

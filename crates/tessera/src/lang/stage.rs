@@ -341,20 +341,7 @@ impl Stage {
     }
     /// Splits `dim` by `width` and computes the inner loop as one vector of `width` lanes.
     pub fn vectorize(&self, dim: impl Into<DimName>, width: i32) -> &Stage {
-        let dim = dim.into().0;
-        let inner = Symbol::new(&format!("{dim}_vi"));
-        let directive = format!("vectorize({dim}, {width})");
-        let factor = Expr::i32(width);
-        let vectorized = Some(ForKind::Vectorized);
-        self.split_and_mark(
-            directive,
-            dim,
-            dim,
-            inner,
-            factor,
-            TailStrategy::Auto,
-            vectorized,
-        )
+        self.split_off_inner(dim.into().0, width, ForKind::Vectorized)
     }
     /// Vectorizes the whole loop `dim` (its extent must be a constant).
     pub fn vectorize_loop(&self, dim: impl Into<DimName>) -> &Stage {
@@ -362,10 +349,23 @@ impl Stage {
     }
     /// Splits `dim` by `factor` and unrolls the inner loop.
     pub fn unroll(&self, dim: impl Into<DimName>, factor: i32) -> &Stage {
-        let dim = dim.into().0;
-        let inner = Symbol::new(&format!("{dim}_ui"));
-        let directive = format!("unroll({dim}, {factor})");
-        let unrolled = Some(ForKind::Unrolled);
+        self.split_off_inner(dim.into().0, factor, ForKind::Unrolled)
+    }
+    /// Unrolls the whole loop `dim` (its extent must be a constant).
+    pub fn unroll_loop(&self, dim: impl Into<DimName>) -> &Stage {
+        self.set_kind(dim.into(), ForKind::Unrolled)
+    }
+
+    /// Splits `dim` by `factor`, the outer loop keeping its name, and makes the inner loop
+    /// (`dim_vi` or `dim_ui`) `kind`: `vectorize(dim, factor)` or `unroll(dim, factor)`.
+    fn split_off_inner(&self, dim: Symbol, factor: i32, kind: ForKind) -> &Stage {
+        let suffix = if kind == ForKind::Vectorized {
+            "vi"
+        } else {
+            "ui"
+        };
+        let inner = Symbol::new(&format!("{dim}_{suffix}"));
+        let directive = format!("{}({dim}, {factor})", kind_directive(kind));
         let factor = Expr::i32(factor);
         self.split_and_mark(
             directive,
@@ -374,12 +374,8 @@ impl Stage {
             inner,
             factor,
             TailStrategy::Auto,
-            unrolled,
+            Some(kind),
         )
-    }
-    /// Unrolls the whole loop `dim` (its extent must be a constant).
-    pub fn unroll_loop(&self, dim: impl Into<DimName>) -> &Stage {
-        self.set_kind(dim.into(), ForKind::Unrolled)
     }
 }
 

@@ -5,9 +5,8 @@
 //! value is `f`'s, so the results do not change.
 
 use super::func::{calls_func, Func, Tuple};
-use super::function::{Definition, Function};
-use crate::ir::visit::mutate_exprs;
-use crate::ir::{CallKind, Expr, ExprKind, Symbol};
+use super::function::{redirect_func_calls, Definition, Function};
+use crate::ir::{Expr, Symbol};
 
 impl Func {
     /// The wrapper of this Func that `consumer` reads: `{f}_in_{consumer}(args) = f(args)`,
@@ -94,25 +93,8 @@ pub(crate) fn redirect_definition(d: &mut Definition, wrappers: &[(Symbol, Funct
 }
 
 fn redirect_calls(e: &Expr, wrappers: &[(Symbol, Function)]) -> Expr {
-    mutate_exprs(e, &mut |n| {
-        let ExprKind::Call {
-            kind: CallKind::Func(link),
-            args,
-            value_index,
-            ..
-        } = n.kind()
-        else {
-            return None;
-        };
+    redirect_func_calls(e, &|link| {
         let (_, wrapper) = wrappers.iter().find(|(f, _)| *f == link.name())?;
-        Some(Expr::new(
-            n.ty(),
-            ExprKind::Call {
-                name: wrapper.name(),
-                kind: CallKind::Func(wrapper.link()),
-                args: args.iter().map(|a| redirect_calls(a, wrappers)).collect(),
-                value_index: *value_index,
-            },
-        ))
+        Some(wrapper.link())
     })
 }

@@ -6,8 +6,7 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
-use crate::ir::visit::visit_exprs;
-use crate::ir::{CallKind, ExprKind, Symbol};
+use crate::ir::Symbol;
 use crate::lang::function::Function;
 use crate::lang::schedule::LoopLevel;
 
@@ -28,34 +27,9 @@ impl Environment {
 
 /// The Funcs that definitions of `f` call (other than `f` itself), in first-call order.
 pub fn direct_callees(f: &Function) -> Vec<Function> {
-    let mut out: Vec<Function> = Vec::new();
-    let me = f.name();
-    let defs = f.definitions();
-    let exprs = defs.iter().flat_map(|d| {
-        d.args
-            .iter()
-            .chain(&d.values)
-            .chain(d.rdom.iter().flat_map(|r| {
-                r.predicates
-                    .iter()
-                    .chain(r.vars.iter().flat_map(|v| [&v.min, &v.extent]))
-            }))
-    });
-    for e in exprs {
-        visit_exprs(e, &mut |n| {
-            if let ExprKind::Call {
-                kind: CallKind::Func(link),
-                ..
-            } = n.kind()
-            {
-                if link.name() != me && !out.iter().any(|g| g.name() == link.name()) {
-                    out.push(link.function());
-                }
-            }
-            true
-        });
-    }
-    out
+    let mut callees = f.callees();
+    callees.retain(|g| !g.same_as(f));
+    callees
 }
 
 pub fn realization_order(output: &Function) -> Result<Environment> {
