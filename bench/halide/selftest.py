@@ -5,7 +5,7 @@
 
 Each variant runs through the same worker process as run.py (one run, two threads) and saves its
 output. All schedules of an app must agree with its manual schedule, within the tolerance of
-/work/shared/apps/README.md: exactly for the integer pipelines (blur, histeq), within 1e-4 of
+../shared/apps/README.md: exactly for the integer pipelines (blur, histeq), within 1e-4 of
 the largest output magnitude for float outputs, and for local_laplacian at most 0.1% of pixels
 may differ by more than 1. The manual schedules of blur and histeq are also checked exactly
 against the plain numpy references below. Exit code 0 when everything agrees.

@@ -29,7 +29,7 @@ class Algorithm:
 
 @dataclass(frozen=True)
 class App:
-    """A benchmark pipeline of /work/shared/apps/<name>.md.
+    """A benchmark pipeline of ../shared/apps/<name>.md.
 
     Sizes are output sizes: the input is `(width + border) x (height + border)` (only blur has a
     border). `make_input(width, height)` returns the deterministic default input as a numpy array

@@ -1,4 +1,4 @@
-//! The blur of `/work/shared/apps/blur.md` written by hand in plain Rust with rayon, the way
+//! The blur of `../shared/apps/blur.md` written by hand in plain Rust with rayon, the way
 //! Tessera's `manual` schedule computes it: the output is cut into strips of `STRIP` rows that
 //! run in parallel; within a strip, blur_x slides down one row at a time into a three-row
 //! circular buffer, and each output row is blur_y of the three newest blur_x rows. The inner

@@ -1,4 +1,4 @@
-"""The registry of benchmark apps, in the order of /work/shared/apps (simplest first)."""
+"""The registry of benchmark apps, in the order of ../shared/apps (simplest first)."""
 
 from hbench.app import App
 from hbench.apps import (bilateral_grid, blur, harris, histeq, interpolate, local_laplacian,

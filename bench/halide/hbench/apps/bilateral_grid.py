@@ -1,4 +1,4 @@
-"""bilateral_grid: bilateral filter through a 3-D grid (/work/shared/apps/bilateral_grid.md)."""
+"""bilateral_grid: bilateral filter through a 3-D grid (../shared/apps/bilateral_grid.md)."""
 
 import halide as hl
 import numpy as np

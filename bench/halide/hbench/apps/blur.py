@@ -1,4 +1,4 @@
-"""blur: separable 3x3 box blur in uint16 (/work/shared/apps/blur.md)."""
+"""blur: separable 3x3 box blur in uint16 (../shared/apps/blur.md)."""
 
 import halide as hl
 import numpy as np

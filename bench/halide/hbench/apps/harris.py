@@ -1,4 +1,4 @@
-"""harris: Harris corner response, float32 grayscale (/work/shared/apps/harris.md)."""
+"""harris: Harris corner response, float32 grayscale (../shared/apps/harris.md)."""
 
 import halide as hl
 import numpy as np

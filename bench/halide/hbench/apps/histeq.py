@@ -1,4 +1,4 @@
-"""histeq: histogram equalization of a uint8 image (/work/shared/apps/histeq.md)."""
+"""histeq: histogram equalization of a uint8 image (../shared/apps/histeq.md)."""
 
 import halide as hl
 import numpy as np

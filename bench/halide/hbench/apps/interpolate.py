@@ -1,4 +1,4 @@
-"""interpolate: multi-scale interpolation of RGBA samples (/work/shared/apps/interpolate.md)."""
+"""interpolate: multi-scale interpolation of RGBA samples (../shared/apps/interpolate.md)."""
 
 import halide as hl
 import numpy as np

@@ -1,4 +1,4 @@
-"""local_laplacian: local Laplacian filter on uint16 RGB (/work/shared/apps/local_laplacian.md)."""
+"""local_laplacian: local Laplacian filter on uint16 RGB (../shared/apps/local_laplacian.md)."""
 
 import halide as hl
 import numpy as np

@@ -1,4 +1,4 @@
-"""unsharp: unsharp mask with a 7-tap Gaussian, float32 RGB (/work/shared/apps/unsharp.md)."""
+"""unsharp: unsharp mask with a 7-tap Gaussian, float32 RGB (../shared/apps/unsharp.md)."""
 
 import halide as hl
 import numpy as np
