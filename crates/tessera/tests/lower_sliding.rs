@@ -113,6 +113,43 @@ fn cascade_of_sliding_windows() {
     assert_eq!(run.allocation("f"), (W * 8) as u64);
 }
 
+/// Halide's sliding_window_cascade, 24 deep: `f_i(x) = f_{i-1}(x - 1) + f_{i-1}(min(x + 1,
+/// 20))`, each stored at root and computed per x of the output. Each let of the regions reads
+/// its consumer's twice, so expanding them into one another (as sliding once did to prove
+/// them monotonic) doubled at every level: lowering this took minutes. Every Func still
+/// computes each point of its region once.
+#[test]
+fn a_deep_cascade_slides_every_level() {
+    const DEPTH: usize = 24;
+    let x = Var::new("x");
+    let mut levels = vec![Func::new("c0")];
+    levels[0].define(x, x).unwrap();
+    for i in 1..DEPTH {
+        let f = Func::new(&format!("c{i}"));
+        let below = &levels[i - 1];
+        f.define(x, below.at(x - 1) + below.at(min(x + 1, 20)))
+            .unwrap();
+        levels.push(f);
+    }
+    let out = Func::new("cascade_out");
+    out.define(x, levels[DEPTH - 1].at(x)).unwrap();
+    for f in &levels {
+        f.store_root().compute_at(&out, x);
+    }
+    out.bound(x, 0, 10);
+    let run = check(&out, &TestInputs::new(), &[0], &[10]);
+    // The region of each level, from the output's [0, 9] down.
+    let (mut lo, mut hi) = (0i64, 9i64);
+    for i in (0..DEPTH).rev() {
+        assert_eq!(
+            run.provides(&format!("c{i}")),
+            (hi - lo + 1) as u64,
+            "c{i} over [{lo}, {hi}]"
+        );
+        (lo, hi) = (lo - 1, (hi - 1).max((hi + 1).min(20)));
+    }
+}
+
 #[test]
 fn sliding_along_x_with_y_outside() {
     let (x, y) = (Var::new("x"), Var::new("y"));

@@ -6,6 +6,7 @@ pub mod bounds;
 pub mod boxes;
 mod fold;
 pub mod interval;
+pub mod monotonic;
 
 pub use bounds::{bounds_of_expr, bounds_of_expr_unsimplified, Scope};
 pub use boxes::{

@@ -3,13 +3,16 @@
 //! dimension, every iteration after the first computes only the part no earlier iteration
 //! computed: `f.s0.y.min` becomes `select(v > v_min, max(min, previous_max + 1), min)`.
 
+use std::collections::{HashMap, HashSet};
+
+use super::bounds_inference::wrap_lets;
 use super::names::region_max;
 use super::names::region_min;
 use super::realization_order::Environment;
-use crate::ir::substitute::{substitute, uses_var};
+use crate::analysis::monotonic::{monotonicity, Monotonic};
+use crate::ir::substitute::{substitute, substitute_map, uses_var};
 use crate::ir::{BinaryOp, Expr, ForKind, Stmt, StmtKind, Symbol, Type};
 use crate::lang::schedule::{SplitDirective, StageSchedule, TailStrategy};
-use crate::simplify::can_prove;
 
 pub fn sliding_window(s: &Stmt, env: &Environment) -> Stmt {
     match s.kind() {
@@ -92,50 +95,106 @@ fn slide_loop(
             },
         };
     }
-    let expanded = |name: Symbol| -> Option<Expr> {
-        let i = chain.iter().position(|(n, _)| *n == name)?;
-        let mut e = chain[i].1.clone();
-        for (n, value) in chain[..i].iter().rev() {
-            e = substitute(&e, *n, value);
-        }
-        Some(e)
-    };
-    let v_expr = Expr::var(v, Type::i32());
-    let previous = |e: &Expr| {
-        substitute(
-            e,
-            v,
-            &Expr::binary(BinaryOp::Sub, v_expr.clone(), Expr::i32(1)),
-        )
-    };
+    // How each let of the chain moves with `v`, read in order (the lets are never expanded
+    // into one another: a cascade of Funcs each reading its consumer's region twice would
+    // double the expression at every step).
+    let mut moves: HashMap<Symbol, Monotonic> = HashMap::new();
+    for (name, value) in &chain {
+        let m = monotonicity(value, v, &moves);
+        moves.insert(*name, m);
+    }
     let mut sliding = None;
     for &arg in &f.args {
         let (min_name, max_name) = (region_min(func, 0, arg), region_max(func, 0, arg));
-        let (min, max) = (expanded(min_name)?, expanded(max_name)?);
-        if !uses_var(&min, v) && !uses_var(&max, v) {
+        let (min, max) = (*moves.get(&min_name)?, *moves.get(&max_name)?);
+        if min == Monotonic::Constant && max == Monotonic::Constant {
             continue;
         }
-        let non_decreasing =
-            |e: &Expr| can_prove(&Expr::binary(BinaryOp::Ge, e.clone(), previous(e)));
         if sliding.is_some()
-            || !non_decreasing(&min)
-            || !non_decreasing(&max)
+            || !min.never_decreases()
+            || !max.never_decreases()
             || rounds_up(&f.pure.as_ref()?.schedule, arg)
         {
             return None;
         }
-        sliding = Some((min_name, max));
+        sliding = Some((min_name, max_name));
     }
-    let (min_name, max) = sliding?;
-    Some(replace_let(body, min_name, &|old_min| {
-        let first = Expr::binary(BinaryOp::Le, v_expr.clone(), loop_min.clone());
+    let (min_name, max_name) = sliding?;
+    // The previous iteration's max, from lets recomputed for `v - 1`, placed before the min.
+    let min_at = chain.iter().position(|(n, _)| *n == min_name)?;
+    let max_at = chain.iter().position(|(n, _)| *n == max_name)?;
+    if max_at < min_at
+        || chain[min_at..max_at]
+            .iter()
+            .any(|(n, _)| uses_var(&chain[max_at].1, *n))
+    {
+        return None;
+    }
+    let lets_before: Vec<&(Symbol, Expr)> =
+        chain[..min_at].iter().chain([&chain[max_at]]).collect();
+    let (previous_lets, previous_max) = previous_values(&lets_before, &moves, v);
+    let v_expr = Expr::var(v, Type::i32());
+    let first = Expr::binary(BinaryOp::Le, v_expr, loop_min.clone());
+    // The region's min as planned stays, named `<min>.unslid`, for the lets after it (the
+    // regions of the Funcs this one reads: they were computed to cover it, and slide on their
+    // own); the min itself starts after the previous iteration's max.
+    let unslid = min_name.dot("unslid");
+    Some(map_chain(body, &mut |name, value, rest| {
+        if name != min_name {
+            return None;
+        }
+        let old_min = Expr::var(unslid, value.ty());
         let after_previous = Expr::binary(
             BinaryOp::Max,
             old_min.clone(),
-            Expr::binary(BinaryOp::Add, previous(&max), Expr::i32(1)),
+            Expr::binary(BinaryOp::Add, previous_max.clone(), Expr::i32(1)),
         );
-        Expr::select(first, old_min.clone(), after_previous)
+        let slid = Expr::select(first.clone(), old_min.clone(), after_previous);
+        let rest = substitute_in_chain(rest, min_name, &old_min);
+        let lets = previous_lets
+            .iter()
+            .cloned()
+            .chain([(unslid, value.clone()), (min_name, slid)]);
+        Some(wrap_lets(lets.collect(), rest))
     }))
+}
+
+/// The lets recomputing, for the previous iteration of the loop over `v`, the value of the
+/// last of `lets` (in order): of the lets it depends on, those that move with `v` get a
+/// `<let>.previous` in terms of one another (so they stay as small as the lets themselves);
+/// and that previous value.
+fn previous_values(
+    lets: &[&(Symbol, Expr)],
+    moves: &HashMap<Symbol, Monotonic>,
+    v: Symbol,
+) -> (Vec<(Symbol, Expr)>, Expr) {
+    let (last, _) = *lets.last().expect("at least the max is given");
+    // The lets the last one depends on, through one another.
+    let mut needed: HashSet<Symbol> = [*last].into_iter().collect();
+    for (n, value) in lets.iter().rev() {
+        if needed.contains(n) {
+            needed.extend(lets.iter().map(|(m, _)| *m).filter(|m| uses_var(value, *m)));
+        }
+    }
+    let mut renames: HashMap<Symbol, Expr> = HashMap::new();
+    renames.insert(
+        v,
+        Expr::binary(BinaryOp::Sub, Expr::var(v, Type::i32()), Expr::i32(1)),
+    );
+    let mut previous_lets = Vec::new();
+    for (n, value) in lets {
+        if !needed.contains(n) || moves[n] == Monotonic::Constant {
+            continue;
+        }
+        let previous = n.dot("previous");
+        previous_lets.push((previous, substitute_map(value, &renames)));
+        renames.insert(*n, Expr::var(previous, value.ty()));
+    }
+    let value = renames
+        .get(last)
+        .cloned()
+        .unwrap_or_else(|| Expr::var(*last, Type::i32()));
+    (previous_lets, value)
 }
 
 /// Whether a loop over dimension `arg` is split with `RoundUp`: it computes past the end of
@@ -192,39 +251,27 @@ fn other_consumer_body(s: &Stmt) -> Option<Stmt> {
     }
 }
 
-/// The let chain (as `slide_loop` walks it) with the value of `name` replaced by
-/// `new(old value)`. The lets after it (the regions of Funcs this one consumes) keep using
-/// the old value: they were computed to cover it, and slide on their own.
-fn replace_let(s: &Stmt, name: Symbol, new: &dyn Fn(&Expr) -> Expr) -> Stmt {
-    rewrite_chain(s, &mut |n, value| {
-        if n == name {
-            let old = value.clone();
-            (new(&old), Some(old))
-        } else {
-            (value.clone(), None)
-        }
+/// The let chain (as `slide_loop` walks it) with `name` replaced by `to` in its lets' values.
+fn substitute_in_chain(s: &Stmt, name: Symbol, to: &Expr) -> Stmt {
+    map_chain(s, &mut |n, value, rest| {
+        let value = substitute(value, name, to);
+        Some(Stmt::let_stmt(
+            n,
+            value,
+            substitute_in_chain(rest, name, to),
+        ))
     })
 }
 
-/// A rewrite of the lets of a chain: `(name, value)` to `(new value, replaced old value)`.
-type ChainRewrite<'a> = dyn FnMut(Symbol, &Expr) -> (Expr, Option<Expr>) + 'a;
-
-/// The let chain with each value rewritten by `rewrite(name, value)`, which returns the new
-/// value and, once, the old value of the let it replaced; later lets get that old value for
-/// its name.
-fn rewrite_chain(s: &Stmt, rewrite: &mut ChainRewrite) -> Stmt {
+/// The let chain (as `slide_loop` walks it) with each let `name = value` whose rewrite
+/// `f(name, value, rest of the chain)` gives a statement replaced by it (which must hold the
+/// rest); the others kept.
+fn map_chain(s: &Stmt, f: &mut dyn FnMut(Symbol, &Expr, &Stmt) -> Option<Stmt>) -> Stmt {
     match s.kind() {
-        StmtKind::LetStmt { name, value, body } => {
-            let (value, replaced) = rewrite(*name, value);
-            let body = match replaced {
-                Some(old) => {
-                    let replaced_name = *name;
-                    rewrite_chain(body, &mut |_, v| (substitute(v, replaced_name, &old), None))
-                }
-                None => rewrite_chain(body, rewrite),
-            };
-            Stmt::let_stmt(*name, value, body)
-        }
+        StmtKind::LetStmt { name, value, body } => match f(*name, value, body) {
+            Some(replaced) => replaced,
+            None => Stmt::let_stmt(*name, value.clone(), map_chain(body, f)),
+        },
         StmtKind::Block(stmts) if other_consumer_body(s).is_some() => {
             let StmtKind::ProducerConsumer { name: g, body, .. } = stmts[1].kind() else {
                 unreachable!()
@@ -232,7 +279,7 @@ fn rewrite_chain(s: &Stmt, rewrite: &mut ChainRewrite) -> Stmt {
             let consume = Stmt::new(StmtKind::ProducerConsumer {
                 name: *g,
                 is_producer: false,
-                body: rewrite_chain(body, rewrite),
+                body: map_chain(body, f),
             });
             Stmt::new(StmtKind::Block(vec![stmts[0].clone(), consume]))
         }
