@@ -53,6 +53,11 @@ const DEFAULT_CASES: u64 = 200;
 /// How many Funcs deep computation may nest (a Func computed in the loops of a Func computed
 /// in the loops of ...).
 const MAX_NESTING: usize = 6;
+/// How many points of a dimension one iteration of a loop may cover (the product of the
+/// split factors above it). Nested splits, vectors and unrolls are covered by small factors as
+/// well as by big ones, but the work of a stage computed inside such a loop grows with the
+/// product, and a few cases of factors like 8 × 3 × 13 took seconds each.
+const MAX_STEP: i64 = 32;
 
 /// Where a Func reads from.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -829,8 +834,10 @@ impl Scheduler<'_> {
                     let serial: Vec<&LoopDim> =
                         dims.iter().filter(|d| d.kind == ForKind::Serial).collect();
                     if let Some(&d) = serial.choose(self.rng) {
-                        let factor = self.rng.random_range(2..=8);
-                        self.split(&mut st, d, factor, None);
+                        if let Some(most) = max_factor(&st, d, 8) {
+                            let factor = self.rng.random_range(2..=most);
+                            self.split(&mut st, d, factor, None);
+                        }
                     }
                 }
                 2 => self.fuse_some(&mut st, &dims),
@@ -842,10 +849,18 @@ impl Scheduler<'_> {
                         .take(2)
                         .cloned()
                         .collect();
-                    if let [a, b] = pure.as_slice() {
-                        let (fa, fb) = (self.rng.random_range(2..=5), self.rng.random_range(2..=5));
-                        let (ao, ai) = self.split(&mut st, a, fa, None);
-                        let (bo, bi) = self.split(&mut st, b, fb, None);
+                    let most = |d: &LoopDim| max_factor(&st, d, 5);
+                    let tile = match pure.as_slice() {
+                        [a, b] => most(a).zip(most(b)).map(|m| (a.clone(), b.clone(), m)),
+                        _ => None,
+                    };
+                    if let Some((a, b, (most_a, most_b))) = tile {
+                        let (fa, fb) = (
+                            self.rng.random_range(2..=most_a),
+                            self.rng.random_range(2..=most_b),
+                        );
+                        let (ao, ai) = self.split(&mut st, &a, fa, None);
+                        let (bo, bi) = self.split(&mut st, &b, fb, None);
                         let order = [ai, bi, ao, bo];
                         st.handle
                             .reorder(&order.each_ref().map(|n| DimName(Symbol::new(n))));
@@ -1044,11 +1059,18 @@ impl Scheduler<'_> {
         else {
             return;
         };
-        let width = self.rng.random_range(2..=16);
-        if self.split_factor(st, &d).is_some_and(|e| e <= 16) && self.rng.random_bool(0.5) {
+        let whole = self.split_factor(st, &d).is_some_and(|e| e <= 16);
+        let most = max_factor(st, &d, 16);
+        if whole && (most.is_none() || self.rng.random_bool(0.5)) {
             st.handle.vectorize_loop(DimName(d.short));
             let _ = writeln!(self.log, "{}.vectorize_loop({})", st.label, d.short);
-        } else if self.default_tail_fits(st, &d, width) {
+            return;
+        }
+        let Some(most) = most else {
+            return;
+        };
+        let width = self.rng.random_range(2..=most);
+        if self.default_tail_fits(st, &d, width) {
             st.handle.vectorize(DimName(d.short), width as i32);
             let _ = writeln!(self.log, "{}.vectorize({}, {width})", st.label, d.short);
             self.record_split(st, &d, d.short.as_str(), &format!("{}_vi", d.short), width);
@@ -1070,11 +1092,16 @@ impl Scheduler<'_> {
         let Some(d) = serial.choose(self.rng).cloned() else {
             return;
         };
-        let factor = self.rng.random_range(2..=4);
         if self.split_factor(st, &d).is_some_and(|e| e <= 8) {
             st.handle.unroll_loop(DimName(d.short));
             let _ = writeln!(self.log, "{}.unroll_loop({})", st.label, d.short);
-        } else if self.default_tail_fits(st, &d, factor) {
+            return;
+        }
+        let Some(most) = max_factor(st, &d, 4) else {
+            return;
+        };
+        let factor = self.rng.random_range(2..=most);
+        if self.default_tail_fits(st, &d, factor) {
             st.handle.unroll(DimName(d.short), factor as i32);
             let _ = writeln!(self.log, "{}.unroll({}, {factor})", st.label, d.short);
             self.record_split(st, &d, d.short.as_str(), &format!("{}_ui", d.short), factor);
@@ -1125,6 +1152,18 @@ struct StageState {
     margin: [i64; 2],
     /// Whether the reduction loops may run in parallel or as vector lanes.
     independent_rvars: bool,
+}
+
+/// The largest factor, at most `limit`, loop `d` may be split by without one iteration of the
+/// outer loop covering more than `MAX_STEP` points (`None` when not even 2 fits).
+fn max_factor(st: &StageState, d: &LoopDim, limit: i64) -> Option<i64> {
+    let step = st.units[&d.name.to_string()]
+        .into_iter()
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let most = limit.min(MAX_STEP / step);
+    (most >= 2).then_some(most)
 }
 
 /// Schedules the case's pipeline at random; returns the log of directives and each node's
