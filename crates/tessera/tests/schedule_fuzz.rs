@@ -115,12 +115,6 @@ struct Read {
     stage: usize,
 }
 
-impl Read {
-    fn is_data_dependent(&self) -> bool {
-        matches!(self.x, Map::Clamped(..)) || matches!(self.y, Map::Clamped(..))
-    }
-}
-
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Kind {
     /// A boundary condition on the input.
@@ -180,6 +174,8 @@ struct Node {
     func: Func,
     kind: Kind,
     reads: Vec<Read>,
+    /// Whether its values are a data-dependent coordinate of another read.
+    is_index: bool,
 }
 
 /// A random pipeline, its input and output box, and a log of how it was built and scheduled.
@@ -306,6 +302,9 @@ impl Builder<'_> {
         reads: &mut Vec<Read>,
     ) -> Expr {
         let index_source = self.pick_source(i);
+        if let Source::Node(j) = index_source {
+            self.nodes[j].is_index = true;
+        }
         let (ix, iy) = (self.pick_map(), self.pick_map());
         reads.push(Read {
             source: index_source,
@@ -405,6 +404,7 @@ impl Builder<'_> {
             func,
             kind: Kind::Boundary,
             reads: Vec::new(),
+            is_index: false,
         });
         self.image_source = Source::Node(self.nodes.len() - 1);
     }
@@ -584,6 +584,7 @@ impl Builder<'_> {
             func: f,
             kind,
             reads,
+            is_index: false,
         });
     }
 }
@@ -829,21 +830,16 @@ impl Scheduler<'_> {
         // A Func with updates scheduled inline is computed around each use, as deep as it;
         // only around uses by Funcs computed at root, or the recomputation takes too long.
         let inline_chance = if has_update { 10 } else { 25 };
-        // A Func read at a data-dependent coordinate that itself reads at one is not
-        // substituted: its uses of the coordinate would copy the index expression, each copy
-        // holding further ones, past the size lowering accepts.
-        let indexed = self.case.nodes.iter().any(|c| {
-            c.reads
-                .iter()
-                .any(|r| r.source == Source::Node(n) && r.is_data_dependent())
-        });
-        let indexes = self.case.nodes[n].reads.iter().any(Read::is_data_dependent);
+        // A Func whose values are a data-dependent coordinate is not substituted: the Func
+        // read there copies the coordinate into each of its uses of it (a boundary condition
+        // uses it several times), and nested copies of inlined definitions grew past the size
+        // lowering accepts, or took the simplifier and LLVM a minute and more.
         let inline_ok = if has_update {
             paths
                 .iter()
                 .all(|p| nesting(p) <= 1 && !p.iter().any(excluded))
         } else {
-            !(indexed && indexes)
+            !self.case.nodes[n].is_index
         };
         let r = self.rng.random_range(0..100);
         if r < inline_chance && inline_ok {
