@@ -4,15 +4,18 @@
 //! A pipeline has 2–5 two-dimensional Funcs of mixed types (u8, u16, i32, f32) reading one
 //! image — directly (then the image is made big enough for what the schedule computes) or
 //! through a boundary condition — and each other: pointwise taps, stencils with offsets up to
-//! ±2, downsampling (`2x + d`), upsampling (`x / 2`), window sums over a small RDom (with a
-//! `where` sometimes), histograms (a scatter to data-dependent bins), scans and pointwise
-//! updates over a range. Values stay small enough that no signed 32-bit arithmetic overflows
-//! (i32 and f32 Funcs clamp their results), so the comparison is exact.
+//! ±2, downsampling (`2x + d`), upsampling (`x / 2`), reads at a data-dependent coordinate
+//! (`h(clamp(i32(g(x, y)), lo, hi), y)`, in x or y), window sums over a small RDom,
+//! histograms (a scatter to data-dependent bins), scans and pointwise updates over a range,
+//! and summed-area tables (a scan along x and one along y, in either order: two update
+//! stages). RDoms sometimes have a `where` predicate. Values stay small enough that no signed
+//! 32-bit arithmetic overflows (i32 and f32 Funcs clamp their results), so the comparison is
+//! exact.
 //!
 //! Schedules are valid by construction: each Func's compute and store levels are drawn from
-//! the loops that enclose all its uses (the loop nest the schedule builds is mirrored here),
-//! never inside a vectorized loop, storage never outside a parallel loop its computation is
-//! inside; loops are split (with every tail strategy where it is legal: ShiftInwards and
+//! the loops that enclose all its uses, in any stage (the loop nest the schedule builds is
+//! mirrored here), never inside a vectorized loop, storage never outside a parallel loop its
+//! computation is inside; loops are split (with every tail strategy where it is legal: ShiftInwards and
 //! RoundUp only where the output stays inside its buffer, updates only guarded), tiled,
 //! fused, reordered (reduction loops keep their order), vectorized (widths 2–16), unrolled and
 //! parallelized (pure loops, and reduction loops whose iterations are independent); storage is
@@ -27,7 +30,8 @@
 //! `MAX_NESTING` Funcs deep, only Funcs at
 //! root fuse loops (once per pipeline, nothing computed inside a fused loop, fused loops split
 //! only with guards), a Func with updates is computed around its uses only by Funcs at root,
-//! and pipelines are mostly short.
+//! nothing is computed inside a loop unrolled more than twice, one loop iteration covers at
+//! most `MAX_STEP` points, and pipelines are mostly short.
 //!
 //! `TESSERA_SEED` sets the first case's seed (case `i` uses seed + i) and
 //! `TESSERA_FUZZ_CASES` the number of cases; a failure prints the case (algorithm and
@@ -53,6 +57,11 @@ const DEFAULT_CASES: u64 = 200;
 /// How many Funcs deep computation may nest (a Func computed in the loops of a Func computed
 /// in the loops of ...).
 const MAX_NESTING: usize = 6;
+/// How many points of a dimension one iteration of a loop may cover (the product of the
+/// split factors above it). Nested splits, vectors and unrolls are covered by small factors as
+/// well as by big ones, but the work of a stage computed inside such a loop grows with the
+/// product, and a few cases of factors like 8 × 3 × 13 took seconds each.
+const MAX_STEP: i64 = 32;
 
 /// Where a Func reads from.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -70,8 +79,10 @@ enum Map {
     Double(i64),
     /// `c / 2`
     Half,
-    /// `lo ..= hi`, whatever `c` is
+    /// `lo ..= hi`, whatever `c` is (an RVar's range)
     Fixed(i64, i64),
+    /// `clamp(i32(value), lo, hi)` for the value of another read: a data-dependent coordinate
+    Clamped(i64, i64),
 }
 
 impl Map {
@@ -80,7 +91,7 @@ impl Map {
             Map::Offset(a, b) => (lo + a, hi + b),
             Map::Double(d) => (2 * lo + d, 2 * hi + d),
             Map::Half => (lo.div_euclid(2), hi.div_euclid(2)),
-            Map::Fixed(a, b) => (a, b),
+            Map::Fixed(a, b) | Map::Clamped(a, b) => (a, b),
         }
     }
     fn coordinate(self, v: Var) -> Expr {
@@ -88,7 +99,9 @@ impl Map {
             Map::Offset(d, _) => v + d as i32,
             Map::Double(d) => v * 2 + d as i32,
             Map::Half => v / 2,
-            Map::Fixed(..) => unreachable!("fixed reads are written with their RVar"),
+            Map::Fixed(..) | Map::Clamped(..) => {
+                unreachable!("written with their RVar or clamped value")
+            }
         }
     }
 }
@@ -124,11 +137,25 @@ enum Kind {
         lo: i64,
         hi: i64,
     },
+    /// A summed-area table: two scans, `f(r, y) = f(r, y) + f(r - 1, y)` for r in `x` and
+    /// `f(x, r) = f(x, r) + f(x, r - 1)` for r in `y`, along x first or along y first.
+    SummedArea {
+        x: (i64, i64),
+        y: (i64, i64),
+        x_first: bool,
+    },
 }
 
 impl Kind {
     fn has_update(self) -> bool {
-        !matches!(self, Kind::Boundary | Kind::Pure)
+        self.update_count() > 0
+    }
+    fn update_count(self) -> usize {
+        match self {
+            Kind::Boundary | Kind::Pure => 0,
+            Kind::SummedArea { .. } => 2,
+            _ => 1,
+        }
     }
     /// The coordinates the update writes or reads in each dimension, regardless of what
     /// is required.
@@ -137,6 +164,7 @@ impl Kind {
             Kind::Histogram { ylo, yhi } => [Some((0, 7)), Some((ylo, yhi))],
             Kind::Scan { lo, hi } => [Some((lo - 1, hi)), None],
             Kind::PointUpdate { lo, hi } => [Some((lo, hi)), None],
+            Kind::SummedArea { x, y, .. } => [Some((x.0 - 1, x.1)), Some((y.0 - 1, y.1))],
             _ => [None, None],
         }
     }
@@ -146,6 +174,8 @@ struct Node {
     func: Func,
     kind: Kind,
     reads: Vec<Read>,
+    /// Whether its values are a data-dependent coordinate of another read.
+    is_index: bool,
 }
 
 /// A random pipeline, its input and output box, and a log of how it was built and scheduled.
@@ -240,8 +270,12 @@ impl Builder<'_> {
         }
     }
 
-    /// A read of `source` at mapped coordinates, cast to `ty`.
+    /// A read of `source` at mapped coordinates, cast to `ty`; sometimes at a data-dependent
+    /// coordinate instead.
     fn tap(&mut self, i: usize, ty: Type, x: Var, y: Var, reads: &mut Vec<Read>) -> Expr {
+        if self.rng.random_bool(0.1) {
+            return self.data_dependent_tap(i, ty, x, y, reads);
+        }
         let source = self.pick_source(i);
         let (mx, my) = (self.pick_map(), self.pick_map());
         reads.push(Read {
@@ -254,6 +288,54 @@ impl Builder<'_> {
             ty,
             self.source_expr(source, mx.coordinate(x), my.coordinate(y)),
         )
+    }
+
+    /// `h(clamp(i32(g(..)), lo, hi), y)` (or the same in y), cast to `ty`: a read of a source
+    /// at a coordinate another source's value chooses, clamped to a small random range,
+    /// which bounds the region of `h` it needs whatever the data.
+    fn data_dependent_tap(
+        &mut self,
+        i: usize,
+        ty: Type,
+        x: Var,
+        y: Var,
+        reads: &mut Vec<Read>,
+    ) -> Expr {
+        let index_source = self.pick_source(i);
+        if let Source::Node(j) = index_source {
+            self.nodes[j].is_index = true;
+        }
+        let (ix, iy) = (self.pick_map(), self.pick_map());
+        reads.push(Read {
+            source: index_source,
+            x: ix,
+            y: iy,
+            stage: 0,
+        });
+        let index = self.source_expr(index_source, ix.coordinate(x), iy.coordinate(y));
+        let lo = self.rng.random_range(-4..=4);
+        let hi = lo + self.rng.random_range(0..=6);
+        let clamped = clamp(cast_to::<i32>(index), lo as i32, hi as i32);
+        let source = self.pick_source(i);
+        let other = self.pick_map();
+        let read = if self.rng.random_bool(0.5) {
+            reads.push(Read {
+                source,
+                x: Map::Clamped(lo, hi),
+                y: other,
+                stage: 0,
+            });
+            self.source_expr(source, clamped, other.coordinate(y))
+        } else {
+            reads.push(Read {
+                source,
+                x: other,
+                y: Map::Clamped(lo, hi),
+                stage: 0,
+            });
+            self.source_expr(source, other.coordinate(x), clamped)
+        };
+        to_type(ty, read)
     }
 
     fn pure_value(&mut self, i: usize, ty: Type, x: Var, y: Var, reads: &mut Vec<Read>) -> Expr {
@@ -285,6 +367,22 @@ impl Builder<'_> {
         keep_small(value)
     }
 
+    /// Sometimes restricts the one-dimensional RDom `r` over `[lo, hi]` with a `where`
+    /// predicate; returns it as the log shows it (empty when there is none).
+    fn maybe_where(&mut self, r: &RDom, lo: i64, hi: i64) -> String {
+        if !self.rng.random_bool(0.3) {
+            return String::new();
+        }
+        let k = self.rng.random_range(lo..=hi) as i32;
+        let condition = if self.rng.random_bool(0.5) {
+            r.x().ne_(k)
+        } else {
+            r.x().le(k)
+        };
+        r.where_(condition.clone());
+        format!(" where {condition}")
+    }
+
     fn add_boundary(&mut self, input_ty: Type) {
         let condition = self.rng.random_range(0..5);
         let (func, what) = match condition {
@@ -306,6 +404,7 @@ impl Builder<'_> {
             func,
             kind: Kind::Boundary,
             reads: Vec::new(),
+            is_index: false,
         });
         self.image_source = Source::Node(self.nodes.len() - 1);
     }
@@ -318,7 +417,7 @@ impl Builder<'_> {
         let kind = if reduction {
             *reductions_left -= 1;
             // The output's updates must stay inside its buffer: only window sums do.
-            let kinds = if is_output { 1 } else { 4 };
+            let kinds = if is_output { 1 } else { 5 };
             match self.rng.random_range(0..kinds) {
                 0 => Kind::WindowSum,
                 1 => {
@@ -335,11 +434,23 @@ impl Builder<'_> {
                         hi: lo + self.rng.random_range(1..=5),
                     }
                 }
-                _ => {
+                3 => {
                     let lo = self.rng.random_range(-3..=3);
                     Kind::PointUpdate {
                         lo,
                         hi: lo + self.rng.random_range(0..=5),
+                    }
+                }
+                _ => {
+                    let mut range = || {
+                        let lo = self.rng.random_range(-3..=3);
+                        (lo, lo + self.rng.random_range(1..=5))
+                    };
+                    let (x, y) = (range(), range());
+                    Kind::SummedArea {
+                        x,
+                        y,
+                        x_first: self.rng.random_bool(0.5),
                     }
                 }
             }
@@ -422,6 +533,7 @@ impl Builder<'_> {
                 let v = self.pure_value(i, ty, x, y, &mut reads);
                 f.define((x, y), v.clone()).expect("a valid definition");
                 let r = RDom::new([(lo as i32, (hi - lo + 1) as i32)]);
+                let condition = self.maybe_where(&r, lo, hi);
                 let (rx, ye) = (r.x().expr(), y.expr());
                 let update = if matches!(kind, Kind::Scan { .. }) {
                     f.at((rx.clone() - 1, ye.clone())) + f.at((rx.clone(), ye.clone()))
@@ -431,17 +543,48 @@ impl Builder<'_> {
                 let update = keep_small(update);
                 let _ = writeln!(
                     self.log,
-                    "{}(x, y) = {v}; {}({rx}, y) = {update} for {rx} in [{lo}, {hi}]",
+                    "{}(x, y) = {v}; {}({rx}, y) = {update} for {rx} in [{lo}, {hi}]{condition}",
                     f.name(),
                     f.name()
                 );
                 f.update((rx, ye), update).expect("a valid update");
+            }
+            Kind::SummedArea {
+                x: x_range,
+                y: y_range,
+                x_first,
+            } => {
+                let v = self.pure_value(i, ty, x, y, &mut reads);
+                let _ = writeln!(self.log, "{}(x, y) = {v}", f.name());
+                f.define((x, y), v).expect("a valid definition");
+                let along_x = [true, false].map(|first| first == x_first);
+                for scan_x in along_x {
+                    let (lo, hi) = if scan_x { x_range } else { y_range };
+                    let r = RDom::new([(lo as i32, (hi - lo + 1) as i32)]);
+                    let condition = self.maybe_where(&r, lo, hi);
+                    let rv = r.x().expr();
+                    let (here, before) = if scan_x {
+                        ((rv.clone(), y.expr()), (rv.clone() - 1, y.expr()))
+                    } else {
+                        ((x.expr(), rv.clone()), (x.expr(), rv.clone() - 1))
+                    };
+                    let update = keep_small(f.at(here.clone()) + f.at(before));
+                    let _ = writeln!(
+                        self.log,
+                        "{}({}, {}) = {update} for {rv} in [{lo}, {hi}]{condition}",
+                        f.name(),
+                        here.0,
+                        here.1
+                    );
+                    f.update(here, update).expect("a valid update");
+                }
             }
         }
         self.nodes.push(Node {
             func: f,
             kind,
             reads,
+            is_index: false,
         });
     }
 }
@@ -582,7 +725,7 @@ impl Scheduler<'_> {
     }
 
     fn stage_count(&self, n: usize) -> usize {
-        1 + usize::from(self.case.nodes[n].kind.has_update())
+        1 + self.case.nodes[n].kind.update_count()
     }
 
     /// The stages that read node `n` in the loop nest: its readers', or, for a reader that
@@ -668,8 +811,17 @@ impl Scheduler<'_> {
         let sites = common_prefix(&paths);
         // Nothing may be computed inside a vectorized loop; and computation nests at most
         // MAX_NESTING Funcs deep (lowering time grows with the depth).
-        // Nor inside a fused loop (see `fuses_left`).
-        let excluded = |s: &Site| s.kind == ForKind::Vectorized || self.is_fused(s);
+        // Nor inside a fused loop (see `fuses_left`), nor inside an unrolled loop of more than
+        // two iterations: each iteration copies the whole loop nest computed inside, and one
+        // case of three Funcs in a loop unrolled 8 times took LLVM minutes to compile.
+        let unrolled_wide = |s: &Site| {
+            s.kind == ForKind::Unrolled
+                && self
+                    .inner_extent(s.node, s.stage, Symbol::new(&s.full))
+                    .is_none_or(|e| e > 2)
+        };
+        let excluded =
+            |s: &Site| s.kind == ForKind::Vectorized || self.is_fused(s) || unrolled_wide(s);
         let usable = sites
             .iter()
             .enumerate()
@@ -678,10 +830,17 @@ impl Scheduler<'_> {
         // A Func with updates scheduled inline is computed around each use, as deep as it;
         // only around uses by Funcs computed at root, or the recomputation takes too long.
         let inline_chance = if has_update { 10 } else { 25 };
-        let inline_ok = !has_update
-            || paths
+        // A Func whose values are a data-dependent coordinate is not substituted: the Func
+        // read there copies the coordinate into each of its uses of it (a boundary condition
+        // uses it several times), and nested copies of inlined definitions grew past the size
+        // lowering accepts, or took the simplifier and LLVM a minute and more.
+        let inline_ok = if has_update {
+            paths
                 .iter()
-                .all(|p| nesting(p) <= 1 && !p.iter().any(excluded));
+                .all(|p| nesting(p) <= 1 && !p.iter().any(excluded))
+        } else {
+            !self.case.nodes[n].is_index
+        };
         let r = self.rng.random_range(0..100);
         if r < inline_chance && inline_ok {
             let _ = writeln!(self.log, "{name}: inline");
@@ -829,8 +988,10 @@ impl Scheduler<'_> {
                     let serial: Vec<&LoopDim> =
                         dims.iter().filter(|d| d.kind == ForKind::Serial).collect();
                     if let Some(&d) = serial.choose(self.rng) {
-                        let factor = self.rng.random_range(2..=8);
-                        self.split(&mut st, d, factor, None);
+                        if let Some(most) = max_factor(&st, d, 8) {
+                            let factor = self.rng.random_range(2..=most);
+                            self.split(&mut st, d, factor, None);
+                        }
                     }
                 }
                 2 => self.fuse_some(&mut st, &dims),
@@ -842,10 +1003,18 @@ impl Scheduler<'_> {
                         .take(2)
                         .cloned()
                         .collect();
-                    if let [a, b] = pure.as_slice() {
-                        let (fa, fb) = (self.rng.random_range(2..=5), self.rng.random_range(2..=5));
-                        let (ao, ai) = self.split(&mut st, a, fa, None);
-                        let (bo, bi) = self.split(&mut st, b, fb, None);
+                    let most = |d: &LoopDim| max_factor(&st, d, 5);
+                    let tile = match pure.as_slice() {
+                        [a, b] => most(a).zip(most(b)).map(|m| (a.clone(), b.clone(), m)),
+                        _ => None,
+                    };
+                    if let Some((a, b, (most_a, most_b))) = tile {
+                        let (fa, fb) = (
+                            self.rng.random_range(2..=most_a),
+                            self.rng.random_range(2..=most_b),
+                        );
+                        let (ao, ai) = self.split(&mut st, &a, fa, None);
+                        let (bo, bi) = self.split(&mut st, &b, fb, None);
                         let order = [ai, bi, ao, bo];
                         st.handle
                             .reorder(&order.each_ref().map(|n| DimName(Symbol::new(n))));
@@ -1044,11 +1213,18 @@ impl Scheduler<'_> {
         else {
             return;
         };
-        let width = self.rng.random_range(2..=16);
-        if self.split_factor(st, &d).is_some_and(|e| e <= 16) && self.rng.random_bool(0.5) {
+        let whole = self.split_factor(st, &d).is_some_and(|e| e <= 16);
+        let most = max_factor(st, &d, 16);
+        if whole && (most.is_none() || self.rng.random_bool(0.5)) {
             st.handle.vectorize_loop(DimName(d.short));
             let _ = writeln!(self.log, "{}.vectorize_loop({})", st.label, d.short);
-        } else if self.default_tail_fits(st, &d, width) {
+            return;
+        }
+        let Some(most) = most else {
+            return;
+        };
+        let width = self.rng.random_range(2..=most);
+        if self.default_tail_fits(st, &d, width) {
             st.handle.vectorize(DimName(d.short), width as i32);
             let _ = writeln!(self.log, "{}.vectorize({}, {width})", st.label, d.short);
             self.record_split(st, &d, d.short.as_str(), &format!("{}_vi", d.short), width);
@@ -1070,11 +1246,16 @@ impl Scheduler<'_> {
         let Some(d) = serial.choose(self.rng).cloned() else {
             return;
         };
-        let factor = self.rng.random_range(2..=4);
         if self.split_factor(st, &d).is_some_and(|e| e <= 8) {
             st.handle.unroll_loop(DimName(d.short));
             let _ = writeln!(self.log, "{}.unroll_loop({})", st.label, d.short);
-        } else if self.default_tail_fits(st, &d, factor) {
+            return;
+        }
+        let Some(most) = max_factor(st, &d, 4) else {
+            return;
+        };
+        let factor = self.rng.random_range(2..=most);
+        if self.default_tail_fits(st, &d, factor) {
             st.handle.unroll(DimName(d.short), factor as i32);
             let _ = writeln!(self.log, "{}.unroll({}, {factor})", st.label, d.short);
             self.record_split(st, &d, d.short.as_str(), &format!("{}_ui", d.short), factor);
@@ -1097,13 +1278,19 @@ impl Scheduler<'_> {
     /// The extent of loop `d` when lowering knows it: the factor of the split that made it
     /// as an inner loop.
     fn split_factor(&self, st: &StageState, d: &LoopDim) -> Option<i64> {
-        let c = self.func(st.n).function().read();
-        c.stage(st.stage)?
+        self.inner_extent(st.n, st.stage, d.name)
+    }
+
+    /// The extent of loop `name` of stage `stage` of node `n` when it is the inner loop of a
+    /// split by a constant factor.
+    fn inner_extent(&self, n: usize, stage: usize, name: Symbol) -> Option<i64> {
+        let c = self.func(n).function().read();
+        c.stage(stage)?
             .schedule
             .splits
             .iter()
             .find_map(|s| match s {
-                SplitDirective::Split { inner, factor, .. } if *inner == d.name => {
+                SplitDirective::Split { inner, factor, .. } if *inner == name => {
                     factor.as_int_const().map(|f| f as i64)
                 }
                 _ => None,
@@ -1125,6 +1312,18 @@ struct StageState {
     margin: [i64; 2],
     /// Whether the reduction loops may run in parallel or as vector lanes.
     independent_rvars: bool,
+}
+
+/// The largest factor, at most `limit`, loop `d` may be split by without one iteration of the
+/// outer loop covering more than `MAX_STEP` points (`None` when not even 2 fits).
+fn max_factor(st: &StageState, d: &LoopDim, limit: i64) -> Option<i64> {
+    let step = st.units[&d.name.to_string()]
+        .into_iter()
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let most = limit.min(MAX_STEP / step);
+    (most >= 2).then_some(most)
 }
 
 /// Schedules the case's pipeline at random; returns the log of directives and each node's
