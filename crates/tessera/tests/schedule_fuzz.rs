@@ -43,7 +43,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use lower_common::{try_check, TestInputs};
+use lower_common::{fuzz_seeds, try_check, TestInputs};
 use rand::rngs::SmallRng;
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
@@ -1455,20 +1455,7 @@ enum Outcome {
 
 #[test]
 fn random_pipelines_under_random_schedules_match_the_evaluator() {
-    let env = |name: &str, default: u64| {
-        std::env::var(name)
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(default)
-    };
-    let (seed, cases) = (
-        env("TESSERA_SEED", DEFAULT_SEED),
-        env("TESSERA_FUZZ_CASES", DEFAULT_CASES),
-    );
-    eprintln!(
-        "schedule fuzz: case seeds {seed}..{} (TESSERA_SEED, TESSERA_FUZZ_CASES)",
-        seed + cases
-    );
+    let (seed, cases) = fuzz_seeds("schedule fuzz", DEFAULT_SEED, DEFAULT_CASES);
     let mut failures = Vec::new();
     let mut rejected = 0;
     let mut folds_refused = 0;

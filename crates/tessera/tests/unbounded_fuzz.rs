@@ -17,7 +17,7 @@ mod lower_common;
 
 use std::fmt::Write as _;
 
-use lower_common::{try_check, TestInputs};
+use lower_common::{fuzz_seeds, try_check, TestInputs};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tessera::lower::LowerOptions;
@@ -178,20 +178,7 @@ fn run_case(seed: u64) -> Result<Outcome, String> {
 
 #[test]
 fn unclamped_data_dependent_coordinates_are_refused_when_unbounded_and_run_when_bounded() {
-    let env = |name: &str, default: u64| {
-        std::env::var(name)
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(default)
-    };
-    let (seed, cases) = (
-        env("TESSERA_SEED", DEFAULT_SEED),
-        env("TESSERA_FUZZ_CASES", DEFAULT_CASES),
-    );
-    eprintln!(
-        "unbounded fuzz: case seeds {seed}..{} (TESSERA_SEED, TESSERA_FUZZ_CASES)",
-        seed + cases
-    );
+    let (seed, cases) = fuzz_seeds("unbounded fuzz", DEFAULT_SEED, DEFAULT_CASES);
     let mut failures = Vec::new();
     let (mut refused, mut checked) = (0, 0);
     for case_seed in (0..cases).map(|i| seed.wrapping_add(i)) {

@@ -67,6 +67,26 @@ impl TestInputs {
     }
 }
 
+/// The case seeds of a randomized test: `TESSERA_SEED` (or `default_seed`) for the first
+/// case and `TESSERA_FUZZ_CASES` (or `default_cases`) cases, announced on stderr as `what`.
+pub fn fuzz_seeds(what: &str, default_seed: u64, default_cases: u64) -> (u64, u64) {
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default)
+    };
+    let (seed, cases) = (
+        env("TESSERA_SEED", default_seed),
+        env("TESSERA_FUZZ_CASES", default_cases),
+    );
+    eprintln!(
+        "{what}: case seeds {seed}..{} (TESSERA_SEED, TESSERA_FUZZ_CASES)",
+        seed + cases
+    );
+    (seed, cases)
+}
+
 /// Whether two values are the same bits (floats compared by representation).
 pub fn same_bits(a: Value, b: Value) -> bool {
     match (a, b) {
