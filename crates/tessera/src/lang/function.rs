@@ -51,6 +51,19 @@ impl Definition {
                     .chain(r.vars.iter().flat_map(|v| [&v.min, &v.extent]))
             }))
     }
+
+    /// The definition with `f` applied to each of the expressions `exprs` lists.
+    pub fn map_exprs(&mut self, f: impl Fn(&Expr) -> Expr) {
+        self.args = self.args.iter().map(&f).collect();
+        self.values = self.values.iter().map(&f).collect();
+        if let Some(rdom) = &mut self.rdom {
+            rdom.predicates = rdom.predicates.iter().map(&f).collect();
+            for v in &mut rdom.vars {
+                v.min = f(&v.min);
+                v.extent = f(&v.extent);
+            }
+        }
+    }
 }
 
 #[derive(Debug)]

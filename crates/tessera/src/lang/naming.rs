@@ -66,16 +66,7 @@ pub fn reachable(output: &Function) -> BTreeMap<FuncId, Function> {
 
 /// `d` with its calls to renamed Funcs under their new names.
 fn relink_definition(d: &mut Definition, renamed: &HashMap<FuncId, Symbol>) {
-    let relink = |e: &Expr| relink(e, renamed);
-    d.args = d.args.iter().map(relink).collect();
-    d.values = d.values.iter().map(relink).collect();
-    if let Some(rdom) = &mut d.rdom {
-        rdom.predicates = rdom.predicates.iter().map(relink).collect();
-        for v in &mut rdom.vars {
-            v.min = relink(&v.min);
-            v.extent = relink(&v.extent);
-        }
-    }
+    d.map_exprs(|e| relink(e, renamed));
 }
 
 /// `e` with its calls to renamed Funcs under their new names.

@@ -84,12 +84,7 @@ fn definition_exprs(d: &Definition) -> impl Iterator<Item = &Expr> {
 
 /// `d` with its calls to each wrapped Func redirected to the wrapper.
 pub(crate) fn redirect_definition(d: &mut Definition, wrappers: &[(Symbol, Function)]) {
-    let redirect = |e: &Expr| redirect_calls(e, wrappers);
-    d.args = d.args.iter().map(redirect).collect();
-    d.values = d.values.iter().map(redirect).collect();
-    if let Some(rdom) = &mut d.rdom {
-        rdom.predicates = rdom.predicates.iter().map(redirect).collect();
-    }
+    d.map_exprs(|e| redirect_calls(e, wrappers));
 }
 
 fn redirect_calls(e: &Expr, wrappers: &[(Symbol, Function)]) -> Expr {
