@@ -1,5 +1,6 @@
-//! Random pipelines × random valid schedules, each lowered, run on the interpreter and
-//! compared with the definition-level evaluator bit for bit.
+//! Random pipelines × random valid schedules, each lowered, run on the interpreter and as
+//! checked native code (`fuzz_target`), and compared with the definition-level evaluator bit
+//! for bit.
 //!
 //! A pipeline has 2–5 two-dimensional Funcs of mixed types (u8, u16, i32, f32) reading one
 //! image — directly (then the image is made big enough for what the schedule computes) or
@@ -43,7 +44,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use lower_common::{fuzz_seeds, try_check, TestInputs};
+use lower_common::{fuzz_seeds, fuzz_target, try_check_on, TestInputs};
 use rand::rngs::SmallRng;
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
@@ -1432,7 +1433,7 @@ fn run_case(seed: u64) -> Result<Outcome, String> {
     let image = random_image(&mut rng, case.input_ty, &mins, &extents);
     let inputs = TestInputs::new().image(&case.input, image);
     let output = &case.nodes[case.output()].func;
-    match try_check(output, &inputs, &case.mins, &case.extents) {
+    match try_check_on(output, &inputs, &case.mins, &case.extents, &fuzz_target(seed)) {
         Ok(_) => Ok(Outcome::Checked),
         Err(e) if e.contains("lowering failed") && e.contains(".fold_storage(") => {
             Ok(Outcome::FoldRefused)

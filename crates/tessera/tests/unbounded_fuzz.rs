@@ -6,7 +6,7 @@
 //! An i32 value bounds nothing, so no storage can hold what the access needs: lowering must
 //! refuse the pipeline with a schedule error naming the stored Func and telling to clamp the
 //! coordinate. A u8 or u16 value is bounded by its type, so the pipeline must lower, and its
-//! interpreter runs and checked native code must match the evaluator (`try_check`).
+//! interpreter runs and checked native code must match the evaluator (`try_check_on`, at `fuzz_target`).
 //!
 //! The stored Func is computed at root or in the output's row loop (storage there or at
 //! root), sometimes vectorized or parallel; the output is sometimes vectorized (a gather of
@@ -17,7 +17,7 @@ mod lower_common;
 
 use std::fmt::Write as _;
 
-use lower_common::{fuzz_seeds, try_check, TestInputs};
+use lower_common::{fuzz_seeds, fuzz_target, try_check_on, TestInputs};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tessera::lower::LowerOptions;
@@ -171,7 +171,7 @@ fn run_case(seed: u64) -> Result<Outcome, String> {
     let index_extents = [24, 24];
     let buffer = random_index_image(&mut rng, ty, &index_mins, &index_extents);
     let inputs = TestInputs::new().image(&image, buffer);
-    try_check(&out, &inputs, &mins, &extents)
+    try_check_on(&out, &inputs, &mins, &extents, &fuzz_target(seed))
         .map(|_| Outcome::Checked)
         .map_err(|e| describe(&e))
 }

@@ -10,7 +10,6 @@ use std::time::Instant;
 
 use inkwell::context::Context;
 use inkwell::execution_engine::ExecutionEngine;
-use inkwell::OptimizationLevel;
 
 use super::llvm;
 use super::signature::{BufferArgument, Signature};
@@ -173,10 +172,10 @@ fn compile_code(stmt: &Stmt, signature: &Signature, target: &Target) -> Result<J
     // other borrow escapes this function.
     let ctx: &'static Context = unsafe { &*(context.as_ref() as *const Context) };
     let module = llvm::compile_module(ctx, stmt, signature, target, ENTRY)?;
-    // Instruction selection at -O2: -O3 costs more compile time for no gain on code whose
-    // vectors and loops are already explicit.
+    // Instruction selection at -O2 (unless `fast_compile`): -O3 costs more compile time for
+    // no gain on code whose vectors and loops are already explicit.
     let engine = module
-        .create_jit_execution_engine(OptimizationLevel::Default)
+        .create_jit_execution_engine(target.machine_code_optimization())
         .map_err(|e| Error::Codegen(format!("cannot create the LLVM JIT: {e}")))?;
     for f in module
         .get_functions()

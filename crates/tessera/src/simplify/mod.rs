@@ -32,6 +32,7 @@ mod sub;
 mod vector;
 
 use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::ir::{BinaryOp, Expr, ExprKind, Stmt, Symbol, UnaryOp};
 use info::{Info, Origin};
@@ -119,7 +120,7 @@ struct Simplifier {
     /// depends on the bindings of its variables. Leaving a scope drops what was learned in
     /// it; what was known outside stays valid inside (an inner binding only adds knowledge,
     /// or rebinds a name, and nodes naming the new variable are recorded anew when visited).
-    memo: Vec<HashMap<usize, (Expr, Info)>>,
+    memo: Vec<FxHashMap<usize, (Expr, Info)>>,
     /// Bool expressions known to have a value here (from enclosing `if` conditions).
     facts: Vec<Fact>,
     depth: u32,
@@ -133,7 +134,7 @@ impl Simplifier {
     fn new() -> Simplifier {
         Simplifier {
             scope: Vec::new(),
-            memo: vec![HashMap::new()],
+            memo: vec![FxHashMap::default()],
             facts: Vec::new(),
             depth: 0,
         }
@@ -141,7 +142,7 @@ impl Simplifier {
 
     fn push_binding(&mut self, b: Binding) {
         self.scope.push(b);
-        self.memo.push(HashMap::new());
+        self.memo.push(FxHashMap::default());
     }
 
     fn pop_binding(&mut self) {

@@ -176,6 +176,10 @@ impl Rule {
             return None;
         }
         let float = operand.is_float();
+        // Most rules fail on the shape alone: reject them without building matches.
+        if !self.lhs.may_match(e, float) {
+            return None;
+        }
         Match::default()
             .extend(&self.lhs, e, float)
             .into_iter()
@@ -225,6 +229,45 @@ fn is_commutative_for(op: BinaryOp, ty: Type, float: bool) -> bool {
     // Float min/max pick by a comparison that fails on NaN, and swapping float additions
     // could change which NaN payload survives.
     op.is_commutative() && !float && !ty.is_float()
+}
+
+impl Pat {
+    /// Whether `e` has this pattern's shape — operators, literals and constants where the
+    /// pattern has them — ignoring whether repeated wildcards bind equal expressions: a
+    /// cheap necessary condition for `Match::extend` to find a match.
+    fn may_match(&self, e: &Expr, float: bool) -> bool {
+        match (self, e.kind()) {
+            (Pat::Wild(_), _) => true,
+            (Pat::Const(_), _) => is_scalar_constant(e),
+            (Pat::Int(v), _) => is_literal(e, *v),
+            (Pat::Bool(b), _) => e.ty().is_bool() && e.as_int_const() == Some(*b as i128),
+            (Pat::Binary(op, pa, pb), ExprKind::Binary(eop, a, b)) if op == eop => {
+                (pa.may_match(a, float) && pb.may_match(b, float))
+                    || (is_commutative_for(*op, a.ty(), float)
+                        && pa.may_match(b, float)
+                        && pb.may_match(a, float))
+            }
+            (Pat::Unary(op, pa), ExprKind::Unary(eop, a)) if op == eop => pa.may_match(a, float),
+            (Pat::Select(pc, pt, pf), ExprKind::Select(c, t, f)) => {
+                pc.may_match(c, float) && pt.may_match(t, float) && pf.may_match(f, float)
+            }
+            (Pat::Ramp(pb, ps, _), ExprKind::Ramp(b, st)) => {
+                pb.may_match(b, float) && ps.may_match(st, float)
+            }
+            (Pat::Broadcast(pa), ExprKind::Broadcast(a)) => pa.may_match(a, float),
+            (
+                Pat::Intrinsic(op, pargs),
+                ExprKind::Call {
+                    kind: crate::ir::CallKind::Intrinsic(eop),
+                    args,
+                    ..
+                },
+            ) if op == eop && pargs.len() == args.len() => {
+                pargs.iter().zip(args).all(|(p, a)| p.may_match(a, float))
+            }
+            _ => false,
+        }
+    }
 }
 
 #[derive(Default, Clone)]

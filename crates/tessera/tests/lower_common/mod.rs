@@ -87,6 +87,18 @@ pub fn fuzz_seeds(what: &str, default_seed: u64, default_cases: u64) -> (u64, u6
     (seed, cases)
 }
 
+/// The target a fuzz case's native code is compiled for: checked mode, with unoptimized
+/// machine code (compiling dominates a case's time, and LLVM's IR passes, which exploit any
+/// undefined behaviour in the generated IR, still run) except one case in
+/// `FULLY_OPTIMIZED_EVERY`, compiled as the JIT compiles pipelines for users.
+pub fn fuzz_target(seed: u64) -> Target {
+    Target::host()
+        .with_bounds_checks(true)
+        .with_fast_compile(seed % FULLY_OPTIMIZED_EVERY != 0)
+}
+
+const FULLY_OPTIMIZED_EVERY: u64 = 16;
+
 /// Whether two values are the same bits (floats compared by representation).
 pub fn same_bits(a: Value, b: Value) -> bool {
     match (a, b) {
@@ -217,6 +229,18 @@ pub fn try_check(
     mins: &[i64],
     extents: &[i64],
 ) -> Result<Checked, String> {
+    try_check_on(output, inputs, mins, extents, &Target::host().with_bounds_checks(true))
+}
+
+/// `try_check`, with the native code compiled for `target` (which should be in checked
+/// mode: an access outside its storage then fails the test even where it would not crash).
+pub fn try_check_on(
+    output: &Func,
+    inputs: &TestInputs,
+    mins: &[i64],
+    extents: &[i64],
+    target: &Target,
+) -> Result<Checked, String> {
     let expected = inputs
         .evaluator()
         .realize(output, mins, extents)
@@ -264,12 +288,11 @@ pub fn try_check(
         })?;
         realization.get_or_insert(r);
     }
-    // The same lowered pipeline compiled to native code must agree too, in checked mode: an
-    // access outside its storage fails the test even where it would not crash.
-    let target = Target::host().with_bounds_checks(true);
+    // The same lowered pipeline compiled to native code must agree too.
+    assert!(target.bounds_checks, "native code under test is checked");
     // SAFETY: checked mode checks every load and store of the statement.
     let compiled =
-        unsafe { tessera::codegen::jit::compile_jit(&lowered.stmt, &signature(&lowered), &target) }
+        unsafe { tessera::codegen::jit::compile_jit(&lowered.stmt, &signature(&lowered), target) }
             .map_err(|e| format!("JIT compilation failed: {e}\n{}", lowered.stmt))?;
     let mut outputs = expected
         .iter()

@@ -139,7 +139,8 @@ fn initialize_llvm() -> Result<()> {
         .map_err(|e| Error::Codegen(format!("cannot initialize LLVM: {e}")))
 }
 
-/// A target machine for `target` (position-independent code, aggressive code generation).
+/// A target machine for `target` (position-independent code, aggressive code generation
+/// unless `fast_compile`).
 pub fn target_machine(target: &Target) -> Result<TargetMachine> {
     initialize_llvm()?;
     let triple = TargetTriple::create(target.triple());
@@ -150,7 +151,11 @@ pub fn target_machine(target: &Target) -> Result<TargetMachine> {
             &triple,
             &target.cpu,
             &target.features,
-            OptimizationLevel::Aggressive,
+            if target.fast_compile {
+                OptimizationLevel::None
+            } else {
+                OptimizationLevel::Aggressive
+            },
             RelocMode::PIC,
             CodeModel::Default,
         )
