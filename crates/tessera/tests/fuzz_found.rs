@@ -1,7 +1,7 @@
 //! Reductions of cases the randomized tests (`schedule_fuzz`, `unbounded_fuzz`) found failing,
-//! kept as standalone tests. Each is `#[ignore]`d until the compiler is fixed (run them with
-//! `cargo test --test fuzz_found -- --ignored`); the comment above each names the seed that
-//! found it and what goes wrong.
+//! kept as regression tests. The comment above each names the seed that found it and what
+//! went wrong. A case not fixed yet is `#[ignore]`d with the reason (run those with
+//! `cargo test --test fuzz_found -- --ignored`).
 
 mod lower_common;
 
@@ -11,13 +11,14 @@ use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 /// schedule_fuzz seed 1001230 (the generator of commit 18d1206): a producer computed inside
-/// the loops of an update whose RVar is split with `GuardWithIf` is computed for the RVar
-/// values past the RDom as well — the guard sits around the update's store, inside the
-/// producer's compute level — so the input must cover rows nothing reads: here rows 1..=7
+/// the loops of an update whose RVar is split with `GuardWithIf` was computed for the RVar
+/// values past the RDom as well — the guard sat around the update's store, inside the
+/// producer's compute level — so the input had to cover rows nothing reads: here rows 1..=7
 /// where the RDom covers rows 1..=2 ("input `input` needs dimension 1 in [1, 7]"). In the
 /// fuzzed case a second split and a downsampling made it rows -2..=114 for rows 6..=10.
+/// Guards now sit right inside the innermost loop they test, as in Halide.
 #[test]
-#[ignore = "a producer inside a guarded RVar split is computed past the RDom"]
+
 fn a_producer_inside_a_guarded_rvar_split_reads_only_the_rdom_rows() {
     let input = ImageParam::new(Type::u8(), 2, "input");
     let (x, y) = (Var::new("x"), Var::new("y"));

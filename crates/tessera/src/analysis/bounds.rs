@@ -645,7 +645,7 @@ impl<'a> Bounder<'a> {
         truth: bool,
         f: impl FnOnce(&mut Self) -> R,
     ) -> R {
-        let pushed = self.restrict(condition, truth);
+        let pushed = self.restrict(condition, truth, Narrow::InScope);
         let r = f(self);
         for _ in 0..pushed {
             self.pop();
@@ -653,32 +653,34 @@ impl<'a> Bounder<'a> {
         r
     }
 
-    /// Pushes narrowed intervals for the variables in scope that `condition == truth`
-    /// constrains by a comparison; returns how many it pushed (to `pop` afterwards).
-    pub fn restrict(&mut self, condition: &Expr, truth: bool) -> usize {
+    /// Pushes narrowed intervals for the variables that `condition == truth` constrains by a
+    /// comparison (which variables: `narrow`); returns how many it pushed (to `pop`
+    /// afterwards).
+    pub fn restrict(&mut self, condition: &Expr, truth: bool, narrow: Narrow) -> usize {
         match condition.kind() {
             ExprKind::Binary(BinaryOp::And, a, b) if truth => {
-                self.restrict(a, true) + self.restrict(b, true)
+                self.restrict(a, true, narrow) + self.restrict(b, true, narrow)
             }
             ExprKind::Binary(BinaryOp::Or, a, b) if !truth => {
-                self.restrict(a, false) + self.restrict(b, false)
+                self.restrict(a, false, narrow) + self.restrict(b, false, narrow)
             }
-            ExprKind::Unary(UnaryOp::Not, a) => self.restrict(a, !truth),
+            ExprKind::Unary(UnaryOp::Not, a) => self.restrict(a, !truth, narrow),
             ExprKind::Call {
                 kind: CallKind::Intrinsic(Intrinsic::Likely | Intrinsic::LikelyIfInnermost),
                 args,
                 ..
-            } => self.restrict(&args[0], truth),
+            } => self.restrict(&args[0], truth, narrow),
             ExprKind::Binary(op, a, b) if op.is_comparison() => {
                 let op = if truth { *op } else { negate_comparison(*op) };
-                self.restrict_var(a, op, b) + self.restrict_var(b, swap_comparison(op), a)
+                self.restrict_var(a, op, b, narrow)
+                    + self.restrict_var(b, swap_comparison(op), a, narrow)
             }
             _ => 0,
         }
     }
 
-    /// Narrows `var` (if it is a variable in scope) to satisfy `var op other`.
-    fn restrict_var(&mut self, var: &Expr, op: BinaryOp, other: &Expr) -> usize {
+    /// Narrows `var` (if it is a variable `narrow` admits) to satisfy `var op other`.
+    fn restrict_var(&mut self, var: &Expr, op: BinaryOp, other: &Expr, narrow: Narrow) -> usize {
         let var = match var.kind() {
             ExprKind::Broadcast(v) => v,
             _ => var,
@@ -687,8 +689,15 @@ impl<'a> Bounder<'a> {
         else {
             return 0;
         };
-        let Some(current) = self.lookup(*name).cloned() else {
-            return 0;
+        let current = match self.lookup(*name) {
+            Some(current) => current.clone(),
+            None if narrow == Narrow::AlsoFixed
+                && matches!(var.kind(), ExprKind::Var(_))
+                && !var.ty().is_float() =>
+            {
+                Interval::single_point(var.clone())
+            }
+            None => return 0,
         };
         let ty = var.ty().element();
         let o = self.bounds(other);
@@ -722,6 +731,18 @@ impl<'a> Bounder<'a> {
         self.push(*name, current.intersect(&limit));
         1
     }
+}
+
+/// Which variables a condition narrows (`Bounder::restrict`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Narrow {
+    /// Only those in scope, which range over intervals.
+    InScope,
+    /// Also integer variables defined outside the analysed code (one value there): `y`
+    /// under `y < e` becomes `[y, min(y, e - 1)]`, empty where the condition fails. For code
+    /// under an `if`, whose regions then stop where the condition stops them (a
+    /// `GuardWithIf` tail tested outside a Func computed inside it).
+    AlsoFixed,
 }
 
 /// `x` with missing ends replaced by the limits of integer type `ty`.

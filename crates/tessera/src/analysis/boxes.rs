@@ -17,7 +17,7 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::fmt;
 
-use super::bounds::{simplified, Bounder, Scope};
+use super::bounds::{simplified, Bounder, Narrow, Scope};
 use super::fold;
 use super::interval::Interval;
 use crate::ir::substitute::{free_vars, substitute, uses_var};
@@ -437,7 +437,7 @@ impl<'a> BoxCollector<'a> {
     fn record_flat(&mut self, buffer: Symbol, index: &Expr, predicate: &Option<Expr>) {
         let index = std::slice::from_ref(index);
         match predicate {
-            Some(p) => self.guarded(p, true, |c| c.record(buffer, index)),
+            Some(p) => self.guarded(p, true, Narrow::InScope, |c| c.record(buffer, index)),
             None => self.record(buffer, index),
         }
     }
@@ -445,7 +445,13 @@ impl<'a> BoxCollector<'a> {
     /// Runs `f` for code that executes only when `condition == truth`: variables the
     /// condition restricts are narrowed, and regions found are guarded by it. Code that can
     /// never run is skipped.
-    fn guarded(&mut self, condition: &Expr, truth: bool, f: impl FnOnce(&mut Self)) {
+    fn guarded(
+        &mut self,
+        condition: &Expr,
+        truth: bool,
+        narrow: Narrow,
+        f: impl FnOnce(&mut Self),
+    ) {
         let c = self.bounder.bounds(condition);
         let possible = if truth {
             c.max
@@ -462,7 +468,7 @@ impl<'a> BoxCollector<'a> {
             },
         };
         let outer_guard = std::mem::replace(&mut self.guard, guard);
-        let pushed = self.bounder.restrict(condition, truth);
+        let pushed = self.bounder.restrict(condition, truth, narrow);
         let outer_narrowed = self.narrowed_lets.len();
         let narrowed = free_vars(condition)
             .into_iter()
@@ -494,8 +500,8 @@ impl<'a> BoxCollector<'a> {
             }
             ExprKind::Select(cond, t, f) => {
                 self.visit_expr(cond);
-                self.guarded(cond, true, |c| c.visit_expr(t));
-                self.guarded(cond, false, |c| c.visit_expr(f));
+                self.guarded(cond, true, Narrow::InScope, |c| c.visit_expr(t));
+                self.guarded(cond, false, Narrow::InScope, |c| c.visit_expr(f));
             }
             ExprKind::Call {
                 name,
@@ -548,7 +554,7 @@ impl<'a> BoxCollector<'a> {
                 };
                 let range = self.name_big_ends(*name, range);
                 let runs = Expr::binary(BinaryOp::Gt, extent.clone(), Expr::zero(extent.ty()));
-                self.guarded(&runs, true, |c| {
+                self.guarded(&runs, true, Narrow::InScope, |c| {
                     c.bound(*name, range, |c| c.visit_stmt(body))
                 });
             }
@@ -558,9 +564,11 @@ impl<'a> BoxCollector<'a> {
                 else_case,
             } => {
                 self.visit_expr(condition);
-                self.guarded(condition, true, |c| c.visit_stmt(then_case));
+                self.guarded(condition, true, Narrow::AlsoFixed, |c| {
+                    c.visit_stmt(then_case)
+                });
                 if let Some(e) = else_case {
-                    self.guarded(condition, false, |c| c.visit_stmt(e));
+                    self.guarded(condition, false, Narrow::AlsoFixed, |c| c.visit_stmt(e));
                 }
             }
             StmtKind::Provide { func, args, values } => {

@@ -1,13 +1,14 @@
 //! The loop nest of one stage of a Func, from its definition and its `StageSchedule` (Halide's
 //! ApplySplit): one loop per scheduled dimension, outermost first; the original variables
 //! rebuilt from the split and fused loops as lets placed as soon as the loops they use are
-//! open; `GuardWithIf` tails and RDom predicates as an `if` around the `Provide`.
+//! open; `GuardWithIf` tails and RDom predicates as `if`s as far out as the variables they
+//! test allow.
 
 use std::collections::HashMap;
 
 use super::names::{i32_var, region_max, region_min, stage_var};
 use crate::ir::substitute::{free_vars, substitute_map};
-use crate::ir::{BinaryOp, Expr, Stmt, StmtKind, Symbol, Type};
+use crate::ir::{BinaryOp, Expr, ForKind, Stmt, StmtKind, Symbol, Type};
 use crate::lang::function::{Definition, FunctionContents};
 use crate::lang::schedule::{SplitDirective, StageSchedule, TailStrategy};
 
@@ -187,14 +188,12 @@ fn build_loop_nest(
         args,
         values,
     });
-    if let Some(cond) = conditions
-        .into_iter()
-        .reduce(|a, b| Expr::binary(BinaryOp::And, a, b))
-    {
-        body = Stmt::if_then(cond, body);
-    }
 
-    // Loops outermost first; each derived let goes right inside the innermost loop it uses.
+    // Loops outermost first; each derived let goes right inside the innermost loop it uses,
+    // and each guard right inside the innermost loop or let it uses (as Halide places them):
+    // what is computed inside the guarded loops — Funcs computed at them — is then computed
+    // only for the points the guard admits, and bounds inference sees the guard narrowing
+    // the loop variables.
     let loops: Vec<_> = schedule.dims.iter().rev().collect();
     let depth_of_loop: HashMap<Symbol, usize> = loops
         .iter()
@@ -206,17 +205,43 @@ fn build_loop_nest(
         .map(|(v, e)| (stage_var(name, stage, v), e))
         .collect();
     let mut depth: HashMap<Symbol, usize> = HashMap::new();
-    for (v, e) in lets.iter().rev() {
-        let d = free_vars(e)
+    // The number of loops that must be open for `e` to be defined.
+    let depth_needed = |e: &Expr, depth: &HashMap<Symbol, usize>| {
+        free_vars(e)
             .iter()
             .map(|u| depth_of_loop.get(u).or(depth.get(u)).copied().unwrap_or(0))
             .max()
-            .unwrap_or(0);
+            .unwrap_or(0)
+    };
+    for (v, e) in lets.iter().rev() {
+        let d = depth_needed(e, &depth);
         depth.insert(*v, d);
     }
+    // Inside a vectorized loop a guard stays around the store, where vectorization turns it
+    // into a predicate; vectorization cannot take a guard around an inner loop.
+    let vector_depth = loops
+        .iter()
+        .position(|d| d.kind == ForKind::Vectorized)
+        .map(|i| i + 1);
+    let guards: Vec<(usize, Expr)> = conditions
+        .into_iter()
+        .map(|c| {
+            let d = depth_needed(&c, &depth);
+            let inside_vector = vector_depth.is_some_and(|v| d >= v);
+            (if inside_vector { loops.len() } else { d }, c)
+        })
+        .collect();
     // Lets are defined from the last split backwards (a split's inner variable is rebuilt
     // before the variable it was split from); wrap them innermost-first.
     for level in (0..=loops.len()).rev() {
+        if let Some(cond) = guards
+            .iter()
+            .filter(|(d, _)| *d == level)
+            .map(|(_, c)| c.clone())
+            .reduce(|a, b| Expr::binary(BinaryOp::And, a, b))
+        {
+            body = Stmt::if_then(cond, body);
+        }
         for (v, e) in lets.iter().filter(|(v, _)| depth[v] == level) {
             body = Stmt::let_stmt(*v, e.clone(), body);
         }
