@@ -47,3 +47,121 @@ fn a_producer_inside_a_guarded_rvar_split_reads_only_the_rdom_rows() {
         panic!("{e}");
     }
 }
+
+/// schedule_fuzz seed 6003896 (commit 89b2c89): `f3` slides along the output's rows, and
+/// the storage of `f1` (computed inside `f2`, which covers `f3`'s needs) was sized from
+/// `f3`'s region min — which sliding then redefined as the slid min, so `f1`'s storage no
+/// longer held the rows `f1` computed ("Provide to Func f1 at (1, 4) is outside the
+/// realization of f1"). Sliding now leaves every use of the min but the sliding Func's own
+/// production at the planned value.
+#[test]
+fn storage_sized_from_a_sliding_region_keeps_the_planned_region() {
+    let input = ImageParam::new(Type::f32(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let source = mirror_interior(&input);
+    let f1 = Func::new("f1");
+    f1.define((x, y), cast_to::<u8>(source.at((x - 2, y + 1))))
+        .unwrap();
+    let f2 = Func::new("f2");
+    f2.define(
+        (x, y),
+        clamp(cast_to::<i32>(f1.at((x + 1, y * 2))), -100000, 100000),
+    )
+    .unwrap();
+    let f3 = Func::new("f3");
+    f3.define((x, y), cast_to::<u8>(f2.at((x / 2, y / 2))))
+        .unwrap();
+    let f4 = Func::new("f4");
+    let a = cast_to::<f32>(f3.at((x + 1, y * 2)));
+    let b = cast_to::<f32>(f2.at((x + 2, y / 2)));
+    let c = cast_to::<f32>(f3.at((x + 2, y - 2)));
+    f4.define(
+        (x, y),
+        clamp(
+            select(a.clone().lt(b.clone()), a * 2.0f32, c - b),
+            -1e6f32,
+            1e6f32,
+        ),
+    )
+    .unwrap();
+    f3.store_root().compute_at(&f4, y);
+    f3.split("y", "yo1", "yi2", 4)
+        .reorder(&["x".into(), "yo1".into(), "yi2".into()]);
+    f2.store_root().compute_at(&f4, y);
+    f2.reorder(&["y".into(), "x".into()]).split_with_tail(
+        "x",
+        "xo3",
+        "xi4",
+        8,
+        TailStrategy::GuardWithIf,
+    );
+    f1.store_at(&f4, y).compute_at(&f2, "xo3");
+    f1.split_with_tail("y", "yo5", "yi6", 2, TailStrategy::ShiftInwards);
+    source.store_at(&f4, y).compute_at(&f4, y);
+    let image = Buffer::<f32>::from_fn(&[1, -4], &[9, 4], |c| (c[0] * 5 - c[1] * 3) as f32);
+    let inputs = TestInputs::new().image(&input, image);
+    if let Err(e) = try_check(&f4, &inputs, &[0, 6], &[10, 5]) {
+        panic!("{e}");
+    }
+}
+
+/// schedule_fuzz seed 6004681 (commit 89b2c89): `f2` slides along x, and `f1`, computed
+/// inside `f2`'s production, splits x with `RoundUp`: from the slid (later) start the
+/// rounded-up region ended one column past the planned one, so `f1` read the root-computed
+/// boundary Func past what it was sized for ("call to Func input$repeat_image at (7, 4) is
+/// outside the realization"). A Func does not slide when a Func computed inside its
+/// production rounds a split up.
+#[test]
+fn no_sliding_over_a_rounded_up_producer_inside() {
+    let input = ImageParam::new(Type::u8(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let source = repeat_image(&input);
+    let f1 = Func::new("f1");
+    let at = |cx: Expr, cy: Expr| cast_to::<u16>(source.at((cx, cy)));
+    let index = clamp(cast_to::<i32>(source.at((x, y))), -2, 3);
+    f1.define(
+        (x, y),
+        min(at(x * 2 + 1, y.into()), at(x + 1, index))
+            + max(at(x.into(), y + 1), at(x.into(), y + 1) / 2),
+    )
+    .unwrap();
+    let f2 = Func::new("f2");
+    f2.define(
+        (x, y),
+        clamp(cast_to::<f32>(f1.at((x - 2, y - 1))), -1e6f32, 1e6f32),
+    )
+    .unwrap();
+    let f3 = Func::new("f3");
+    let g = |cx: Expr| cast_to::<u8>(f2.at((cx, Expr::from(y))));
+    f3.define(
+        (x, y),
+        select(
+            g(x / 2).lt(g(x / 2)),
+            g(x / 2) * 2,
+            g(x + 1) - g(x / 2),
+        ),
+    )
+    .unwrap();
+    f2.store_at(&f3, y).compute_at(&f3, x);
+    f1.store_at(&f2, y).compute_at(&f2, y);
+    f1.split_with_tail("x", "xo1", "xi2", 2, TailStrategy::RoundUp)
+        .split_with_tail("y", "yo3", "yi4", 5, TailStrategy::GuardWithIf)
+        .reorder(&["xi2".into(), "yi4".into(), "xo1".into(), "yo3".into()])
+        .split("xi2", "xi2o5", "xi2i6", 3)
+        .split_with_tail("yi4", "yi4o7", "yi4i8", 2, TailStrategy::RoundUp)
+        .reorder(&[
+            "xo1".into(),
+            "xi2o5".into(),
+            "yi4o7".into(),
+            "xi2i6".into(),
+            "yo3".into(),
+            "yi4i8".into(),
+        ])
+        .vectorize("xo1", 13);
+    source.compute_root();
+    let image = Buffer::<u8>::from_fn(&[3, 0], &[9, 7], |c| (c[0] * 7 + c[1] * 11) as u8);
+    let inputs = TestInputs::new().image(&input, image);
+    if let Err(e) = try_check(&f3, &inputs, &[2, 5], &[2, 2]) {
+        panic!("{e}");
+    }
+}

@@ -12,6 +12,7 @@ use super::realization_order::Environment;
 use crate::analysis::monotonic::{monotonicity, Monotonic};
 use crate::ir::substitute::{substitute, substitute_map, uses_var};
 use crate::ir::{BinaryOp, Expr, ForKind, Stmt, StmtKind, Symbol, Type};
+use crate::lang::function::FunctionContents;
 use crate::lang::schedule::{SplitDirective, StageSchedule, TailStrategy};
 
 pub fn sliding_window(s: &Stmt, env: &Environment) -> Stmt {
@@ -120,6 +121,15 @@ fn slide_loop(
         sliding = Some((min_name, max_name));
     }
     let (min_name, max_name) = sliding?;
+    // A Func computed inside this one's production covers a region that follows this one's;
+    // rounded up, a region that starts later can end later than the one planned, past what
+    // the Funcs it reads were sized for.
+    if produced_inside(body, func)
+        .into_iter()
+        .any(|g| rounds_up_anywhere(&env.func(g).read()))
+    {
+        return None;
+    }
     // The previous iteration's max, from lets recomputed for `v - 1`, placed before the min.
     let min_at = chain.iter().position(|(n, _)| *n == min_name)?;
     let max_at = chain.iter().position(|(n, _)| *n == max_name)?;
@@ -135,9 +145,10 @@ fn slide_loop(
     let (previous_lets, previous_max) = previous_values(&lets_before, &moves, v);
     let v_expr = Expr::var(v, Type::i32());
     let first = Expr::binary(BinaryOp::Le, v_expr, loop_min.clone());
-    // The region's min as planned stays, named `<min>.unslid`, for the lets after it (the
-    // regions of the Funcs this one reads: they were computed to cover it, and slide on their
-    // own); the min itself starts after the previous iteration's max.
+    // The region's min as planned stays, named `<min>.unslid`, for everything but this Func's
+    // production (the regions and storage of the Funcs this one reads: they were computed to
+    // cover it, and slide on their own); the min itself starts after the previous
+    // iteration's max.
     let unslid = min_name.dot("unslid");
     Some(map_chain(body, &mut |name, value, rest| {
         if name != min_name {
@@ -150,7 +161,7 @@ fn slide_loop(
             Expr::binary(BinaryOp::Add, previous_max.clone(), Expr::i32(1)),
         );
         let slid = Expr::select(first.clone(), old_min.clone(), after_previous);
-        let rest = substitute_in_chain(rest, min_name, &old_min);
+        let rest = substitute_outside_production(rest, func, min_name, &old_min);
         let lets = previous_lets
             .iter()
             .cloned()
@@ -227,6 +238,46 @@ fn rounds_up(schedule: &StageSchedule, arg: Symbol) -> bool {
     false
 }
 
+/// Whether any loop of any stage of `f` is split with `RoundUp`.
+fn rounds_up_anywhere(f: &FunctionContents) -> bool {
+    (0..f.stage_count()).any(|stage| {
+        f.stage(stage).is_some_and(|def| {
+            def.schedule.splits.iter().any(|split| {
+                matches!(
+                    split,
+                    SplitDirective::Split {
+                        tail: TailStrategy::RoundUp,
+                        ..
+                    }
+                )
+            })
+        })
+    })
+}
+
+/// The Funcs produced inside the production of `func` in `s`.
+fn produced_inside(s: &Stmt, func: Symbol) -> Vec<Symbol> {
+    fn producers(s: &Stmt, func: Symbol, inside: bool, found: &mut Vec<Symbol>) {
+        let inside = match s.kind() {
+            StmtKind::ProducerConsumer {
+                name,
+                is_producer: true,
+                ..
+            } => {
+                if inside && !found.contains(name) {
+                    found.push(*name);
+                }
+                inside || *name == func
+            }
+            _ => inside,
+        };
+        s.for_each_child(|_| {}, |c| producers(c, func, inside, found));
+    }
+    let mut found = Vec::new();
+    producers(s, func, false, &mut found);
+    found
+}
+
 /// The consume part of a `produce g; consume g` pair (another Func computed at the same loop,
 /// whose consumers include our Func's lets).
 fn other_consumer_body(s: &Stmt) -> Option<Stmt> {
@@ -251,16 +302,21 @@ fn other_consumer_body(s: &Stmt) -> Option<Stmt> {
     }
 }
 
-/// The let chain (as `slide_loop` walks it) with `name` replaced by `to` in its lets' values.
-fn substitute_in_chain(s: &Stmt, name: Symbol, to: &Expr) -> Stmt {
-    map_chain(s, &mut |n, value, rest| {
-        let value = substitute(value, name, to);
-        Some(Stmt::let_stmt(
-            n,
-            value,
-            substitute_in_chain(rest, name, to),
-        ))
-    })
+/// `s` with `name` (the region's min) replaced by `to` (its unslid value) everywhere but in
+/// the production of `func`: the regions and storage of other Funcs were planned around the
+/// unslid region, in lets of the chain and in allocations nested deeper alike.
+fn substitute_outside_production(s: &Stmt, func: Symbol, name: Symbol, to: &Expr) -> Stmt {
+    match s.kind() {
+        StmtKind::ProducerConsumer {
+            name: g,
+            is_producer: true,
+            ..
+        } if *g == func => s.clone(),
+        _ => s.map_children(
+            |e| substitute(e, name, to),
+            |c| substitute_outside_production(c, func, name, to),
+        ),
+    }
 }
 
 /// The let chain (as `slide_loop` walks it) with each let `name = value` whose rewrite
