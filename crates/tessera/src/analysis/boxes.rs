@@ -14,7 +14,7 @@
 //! itself level after level, so regions of Funcs computed inside one another stay small.
 
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use super::bounds::{simplified, Bounder, Narrow, Scope};
@@ -212,6 +212,8 @@ enum Regions {
 struct VaryingLet {
     name: Symbol,
     value: Expr,
+    /// The names `value` uses.
+    uses: HashSet<Symbol>,
     /// The value with the varying lets before it expanded, simplified, if small enough to
     /// be expanded where the let is used; `None` if the let ranges over its interval.
     expansion: Option<Expr>,
@@ -317,27 +319,31 @@ impl<'a> BoxCollector<'a> {
         // narrowed); any other by its expansion, computed once when it was bound
         // (substituting the values of a deep nest of lets, each using the one before several
         // times, would multiply).
-        let mut uses_kept: Vec<bool> = Vec::with_capacity(self.varying_lets.len());
-        for (i, l) in self.varying_lets.iter().enumerate() {
-            let depends = keep.contains(&l.name)
-                || self.varying_lets[..i]
-                    .iter()
-                    .zip(&uses_kept)
-                    .any(|(m, &k)| k && uses_var(&l.value, m.name));
-            uses_kept.push(depends);
+        // Each step is linear in the lets (a deep nest has many): the names depending on a
+        // kept let are found in one pass, and the names `e` uses are recomputed only when a
+        // substitution changes it.
+        let mut depend_on_kept: HashSet<Symbol> = HashSet::new();
+        if !keep.is_empty() {
+            for l in &self.varying_lets {
+                if keep.contains(&l.name) || l.uses.iter().any(|u| depend_on_kept.contains(u)) {
+                    depend_on_kept.insert(l.name);
+                }
+            }
         }
         let mut e = e.clone();
-        for (l, &depends) in self.varying_lets.iter().zip(&uses_kept).rev() {
-            if keep.contains(&l.name) || !uses_var(&e, l.name) {
+        let mut uses = free_vars(&e);
+        for l in self.varying_lets.iter().rev() {
+            if keep.contains(&l.name) || !uses.contains(&l.name) {
                 continue;
             }
-            let by = if depends {
+            let by = if depend_on_kept.contains(&l.name) {
                 Some(&l.value)
             } else {
                 l.expansion.as_ref()
             };
             if let Some(by) = by {
                 e = substitute(&e, l.name, by);
+                uses = free_vars(&e);
             }
         }
         simplify(&e)
@@ -384,6 +390,7 @@ impl<'a> BoxCollector<'a> {
             self.varying_lets.push(VaryingLet {
                 name,
                 value: value.clone(),
+                uses: free_vars(value),
                 expansion: expansion.filter(|_| expanded),
             });
         }

@@ -115,12 +115,16 @@ const REWRITE_DEPTH_LIMIT: u32 = 400;
 
 struct Simplifier {
     scope: Vec<Binding>,
-    /// The info of every node produced so far, by node address (the node is kept alive):
-    /// one layer per scope binding (plus the outermost), since what is known about a node
-    /// depends on the bindings of its variables. Leaving a scope drops what was learned in
-    /// it; what was known outside stays valid inside (an inner binding only adds knowledge,
-    /// or rebinds a name, and nodes naming the new variable are recorded anew when visited).
-    memo: Vec<FxHashMap<usize, (Expr, Info)>>,
+    /// The info of every node produced so far, by node address (the node is kept alive).
+    /// What is known about a node depends on the bindings of its variables, so leaving a
+    /// scope drops what was learned in it; what was known outside stays valid inside (an
+    /// inner binding only adds knowledge, or rebinds a name, and nodes naming the new
+    /// variable are recorded anew when visited).
+    memo: FxHashMap<usize, (Expr, Info)>,
+    /// Per scope binding (plus the outermost), the entries of `memo` recorded in it, each
+    /// with the entry it replaced: leaving the scope restores them. (One map, not one per
+    /// scope: a lookup under a deep nest of lets stays one probe.)
+    memo_undo: Vec<Vec<(usize, Option<(Expr, Info)>)>>,
     /// Bool expressions known to have a value here (from enclosing `if` conditions).
     facts: Vec<Fact>,
     depth: u32,
@@ -134,7 +138,8 @@ impl Simplifier {
     fn new() -> Simplifier {
         Simplifier {
             scope: Vec::new(),
-            memo: vec![FxHashMap::default()],
+            memo: FxHashMap::default(),
+            memo_undo: vec![Vec::new()],
             facts: Vec::new(),
             depth: 0,
         }
@@ -142,7 +147,7 @@ impl Simplifier {
 
     fn push_binding(&mut self, b: Binding) {
         self.scope.push(b);
-        self.memo.push(FxHashMap::default());
+        self.memo_undo.push(Vec::new());
     }
 
     fn pop_binding(&mut self) {
@@ -152,13 +157,21 @@ impl Simplifier {
     /// Leaves every scope entered since the scope had `len` bindings.
     fn truncate_scope(&mut self, len: usize) {
         self.scope.truncate(len);
-        self.memo.truncate(len + 1);
+        while self.memo_undo.len() > len + 1 {
+            let layer = self.memo_undo.pop().expect("a layer above the outermost");
+            for (key, replaced) in layer.into_iter().rev() {
+                match replaced {
+                    Some(entry) => self.memo.insert(key, entry),
+                    None => self.memo.remove(&key),
+                };
+            }
+        }
     }
 
     /// What is known about `e`, computing it (conservatively) if `e` was not produced here.
     fn info(&mut self, e: &Expr) -> Info {
         let key = address(e);
-        if let Some((_, i)) = self.memo.iter().rev().find_map(|layer| layer.get(&key)) {
+        if let Some((_, i)) = self.memo.get(&key) {
             return *i;
         }
         self.record(e, Origin::Derived)
@@ -176,10 +189,12 @@ impl Simplifier {
     }
 
     fn set_info(&mut self, e: &Expr, i: Info) {
-        self.memo
+        let key = address(e);
+        let replaced = self.memo.insert(key, (e.clone(), i));
+        self.memo_undo
             .last_mut()
             .expect("internal error: no memo layer")
-            .insert(address(e), (e.clone(), i));
+            .push((key, replaced));
     }
 
     /// `e` simplified (the visitor).
