@@ -8,3 +8,4 @@
 mod lower_common;
 
 mod guard_with_if_input_bounds;
+mod sliding_window;
