@@ -109,8 +109,8 @@ fn storage_sized_from_a_sliding_region_keeps_the_planned_region() {
 /// inside `f2`'s production, splits x with `RoundUp`: from the slid (later) start the
 /// rounded-up region ended one column past the planned one, so `f1` read the root-computed
 /// boundary Func past what it was sized for ("call to Func input$repeat_image at (7, 4) is
-/// outside the realization"). A Func does not slide when a Func computed inside its
-/// production rounds a split up.
+/// outside the realization"). A Func does not slide when another is computed inside its
+/// production (see `no_sliding_over_a_func_computed_inside`).
 #[test]
 fn no_sliding_over_a_rounded_up_producer_inside() {
     let input = ImageParam::new(Type::u8(), 2, "input");
@@ -162,6 +162,65 @@ fn no_sliding_over_a_rounded_up_producer_inside() {
     let image = Buffer::<u8>::from_fn(&[3, 0], &[9, 7], |c| (c[0] * 7 + c[1] * 11) as u8);
     let inputs = TestInputs::new().image(&input, image);
     if let Err(e) = try_check(&f3, &inputs, &[2, 5], &[2, 2]) {
+        panic!("{e}");
+    }
+}
+
+/// schedule_fuzz seed 8000505 (the first build sliding Funcs with updates): `f` slides with
+/// its update, but its pure definition is vectorized with the default `ShiftInwards` tail:
+/// in an iteration whose new points are fewer than a vector, the vector shifted back over
+/// points computed before and reset them to the pure value, and the update — sliding too —
+/// did not apply to them again. A Func with updates slides only when every split of the
+/// sliding dimension is guarded.
+#[test]
+fn a_sliding_func_with_updates_does_not_recompute_old_points() {
+    let x = Var::new("x");
+    let f = Func::new("f");
+    f.define(x, x * 2).unwrap();
+    f.update(x, f.at(x) + 1).unwrap();
+    let out = Func::new("out");
+    out.define(x, f.at(x) + f.at(x + 1)).unwrap();
+    f.store_root().compute_at(&out, x).vectorize(x, 4);
+    let run = lower_common::check(&out, &TestInputs::new(), &[0], &[20]);
+    let AnyBuffer::I32(values) = &run.realization.buffers[0] else {
+        panic!("out is i32");
+    };
+    for i in 0..20 {
+        assert_eq!(values.get(&[i]) as i64, (2 * i + 1) + (2 * (i + 1) + 1), "at {i}");
+    }
+}
+
+/// schedule_fuzz seed 8001657 (the first build sliding Funcs with updates): `f2` slides
+/// along the output's rows while `f0` is computed and stored inside `f2`'s production.
+/// `f0`'s storage had been sized (before sliding) from `f2`'s planned rows, `f0`'s loops
+/// then ran over rows following `f2`'s slid ones ("Provide to Func f0 at (-5, 3) is outside
+/// the realization of f0"). A Func with another computed inside its production does not
+/// slide.
+#[test]
+fn no_sliding_over_a_func_computed_inside() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f0 = Func::new("f0");
+    f0.define((x, y), x + y * 3).unwrap();
+    let f2 = Func::new("f2");
+    f2.define((x, y), f0.at((x * 2, y / 2)) + f0.at((x - 1, y)))
+        .unwrap();
+    let r = RDom::new([(-3, 5)]);
+    f2.update((r.x(), y), f2.at((r.x(), y)) * 2 + r.x()).unwrap();
+    let f3 = Func::new("f3");
+    f3.define(
+        (x, y),
+        f2.at((x - 1, y)) + f2.at((x - 1, y + 1)) + f2.at((x - 1, y + 2)),
+    )
+    .unwrap();
+    f2.store_root().compute_at(&f3, y);
+    f2.reorder(&["y".into(), "x".into()])
+        .split_with_tail("y", "yo3", "yi4", 3, TailStrategy::GuardWithIf)
+        .reorder(&["yo3".into(), "x".into(), "yi4".into()]);
+    f2.update_stage(0)
+        .split_with_tail("y", "yo7", "yi8", 7, TailStrategy::GuardWithIf);
+    f0.store_at(&f2, "yi4").compute_at(&f2, "x");
+    f0.reorder(&["y".into(), "x".into()]).split("y", "yo9", "yi10", 6);
+    if let Err(e) = try_check(&f3, &TestInputs::new(), &[3, 1], &[3, 3]) {
         panic!("{e}");
     }
 }

@@ -7,12 +7,13 @@ use std::collections::{HashMap, HashSet};
 
 use super::bounds_inference::wrap_lets;
 use super::names::region_max;
+use super::stage_loops::resolve_tail;
 use super::names::region_min;
 use super::realization_order::Environment;
 use crate::analysis::monotonic::{monotonicity, Monotonic};
 use crate::ir::substitute::{substitute, substitute_map, uses_var};
 use crate::ir::{BinaryOp, Expr, ForKind, Stmt, StmtKind, Symbol, Type};
-use crate::lang::function::FunctionContents;
+use crate::lang::function::Definition;
 use crate::lang::schedule::{SplitDirective, StageSchedule, TailStrategy};
 
 pub fn sliding_window(s: &Stmt, env: &Environment) -> Stmt {
@@ -24,12 +25,7 @@ pub fn sliding_window(s: &Stmt, env: &Environment) -> Stmt {
             body,
         } => {
             let body = sliding_window(body, env);
-            let slidable = env.func(*func).read().updates.is_empty();
-            let body = if slidable {
-                slide_inside(&body, *func, env)
-            } else {
-                body
-            };
+            let body = slide_inside(&body, *func, env);
             Stmt::new(StmtKind::Realize {
                 func: *func,
                 types: types.clone(),
@@ -105,69 +101,122 @@ fn slide_loop(
         moves.insert(*name, m);
     }
     let mut sliding = None;
-    for &arg in &f.args {
+    let mut fixed = None;
+    for (d, &arg) in f.args.iter().enumerate() {
         let (min_name, max_name) = (region_min(func, 0, arg), region_max(func, 0, arg));
         let (min, max) = (*moves.get(&min_name)?, *moves.get(&max_name)?);
         if min == Monotonic::Constant && max == Monotonic::Constant {
+            fixed.get_or_insert((d, arg));
             continue;
         }
-        if sliding.is_some()
-            || !min.never_decreases()
-            || !max.never_decreases()
-            || rounds_up(&f.pure.as_ref()?.schedule, arg)
+        if sliding.is_some() || !min.never_decreases() || !max.never_decreases() {
+            return None;
+        }
+        sliding = Some((d, arg));
+    }
+    // A region that does not move at all is computed in the first iteration only: sliding
+    // along any dimension leaves the later iterations nothing to compute.
+    let (d, arg) = sliding.or(fixed)?;
+    // Every stage slides along `arg`. An update may, when it writes this Func at the pure
+    // `arg` in that dimension: each point then gets each stage once, in order, whichever
+    // iteration first needs it.
+    let mut windows = Vec::new();
+    for stage in 0..f.stage_count() {
+        let def = f.stage(stage)?;
+        if stage > 0 && !updates_pointwise_along(def, d, arg) {
+            return None;
+        }
+        // A split rounded up computes past the end of the region, which the storage (sized
+        // for the region before sliding) covers only when the region starts where it was
+        // planned to. With updates, a split shifted inwards would recompute points before
+        // the slid region with the pure definition only, undoing the updates applied to
+        // them in earlier iterations: every split must be guarded.
+        let tails = split_tails(&def.schedule, arg, stage > 0);
+        let with_updates = f.stage_count() > 1;
+        if tails.iter().any(|t| {
+            *t == TailStrategy::RoundUp || with_updates && *t != TailStrategy::GuardWithIf
+        }) {
+            return None;
+        }
+        let (min_name, max_name) = (region_min(func, stage, arg), region_max(func, stage, arg));
+        let (min, max) = (*moves.get(&min_name)?, *moves.get(&max_name)?);
+        if !min.never_decreases() || !max.never_decreases() {
+            return None;
+        }
+        // Its other dimensions stay put.
+        let others_move = def.args.iter().filter_map(Expr::as_var).any(|other| {
+            other != arg
+                && [region_min(func, stage, other), region_max(func, stage, other)]
+                    .iter()
+                    .any(|n| moves.get(n).is_some_and(|m| *m != Monotonic::Constant))
+        });
+        if others_move {
+            return None;
+        }
+        windows.push((min_name, max_name));
+    }
+    // The regions and storage of Funcs computed inside this one's production follow this
+    // one's region, but allocation bounds, computed before sliding, sized them from the
+    // region as planned: such a nest does not slide (Halide sizes allocations after sliding).
+    if !produced_inside(body, func).is_empty() {
+        return None;
+    }
+    // Each stage's previous max, from lets recomputed for `v - 1`, placed before its min.
+    let mut slides = Vec::new();
+    for (min_name, max_name) in windows {
+        let min_at = chain.iter().position(|(n, _)| *n == min_name)?;
+        let max_at = chain.iter().position(|(n, _)| *n == max_name)?;
+        if max_at < min_at
+            || chain[min_at..max_at]
+                .iter()
+                .any(|(n, _)| uses_var(&chain[max_at].1, *n))
         {
             return None;
         }
-        sliding = Some((min_name, max_name));
+        let lets_before: Vec<&(Symbol, Expr)> =
+            chain[..min_at].iter().chain([&chain[max_at]]).collect();
+        let (previous_lets, previous_max) = previous_values(&lets_before, &moves, v);
+        slides.push((min_at, min_name, previous_lets, previous_max));
     }
-    let (min_name, max_name) = sliding?;
-    // A Func computed inside this one's production covers a region that follows this one's;
-    // rounded up, a region that starts later can end later than the one planned, past what
-    // the Funcs it reads were sized for.
-    if produced_inside(body, func)
-        .into_iter()
-        .any(|g| rounds_up_anywhere(&env.func(g).read()))
-    {
-        return None;
-    }
-    // The previous iteration's max, from lets recomputed for `v - 1`, placed before the min.
-    let min_at = chain.iter().position(|(n, _)| *n == min_name)?;
-    let max_at = chain.iter().position(|(n, _)| *n == max_name)?;
-    if max_at < min_at
-        || chain[min_at..max_at]
-            .iter()
-            .any(|(n, _)| uses_var(&chain[max_at].1, *n))
-    {
-        return None;
-    }
-    let lets_before: Vec<&(Symbol, Expr)> =
-        chain[..min_at].iter().chain([&chain[max_at]]).collect();
-    let (previous_lets, previous_max) = previous_values(&lets_before, &moves, v);
+    // In chain order, so that previous values two stages share are defined once, before both.
+    slides.sort_by_key(|(at, ..)| *at);
     let v_expr = Expr::var(v, Type::i32());
     let first = Expr::binary(BinaryOp::Le, v_expr, loop_min.clone());
-    // The region's min as planned stays, named `<min>.unslid`, for everything but this Func's
-    // production (the regions and storage of the Funcs this one reads: they were computed to
-    // cover it, and slide on their own); the min itself starts after the previous
-    // iteration's max.
-    let unslid = min_name.dot("unslid");
-    Some(map_chain(body, &mut |name, value, rest| {
-        if name != min_name {
-            return None;
-        }
-        let old_min = Expr::var(unslid, value.ty());
-        let after_previous = Expr::binary(
-            BinaryOp::Max,
-            old_min.clone(),
-            Expr::binary(BinaryOp::Add, previous_max.clone(), Expr::i32(1)),
-        );
-        let slid = Expr::select(first.clone(), old_min.clone(), after_previous);
-        let rest = substitute_outside_production(rest, func, min_name, &old_min);
-        let lets = previous_lets
-            .iter()
-            .cloned()
-            .chain([(unslid, value.clone()), (min_name, slid)]);
-        Some(wrap_lets(lets.collect(), rest))
-    }))
+    // Each region's min as planned stays, named `<min>.unslid`, for everything but this
+    // Func's production (the regions and storage of the Funcs this one reads: they were
+    // computed to cover it, and slide on their own); the min itself starts after the
+    // previous iteration's max.
+    let mut defined: HashSet<Symbol> = HashSet::new();
+    let mut body = body.clone();
+    for (_, min_name, previous_lets, previous_max) in slides {
+        body = map_chain(&body, &mut |name, value, rest| {
+            if name != min_name {
+                return None;
+            }
+            let unslid = name.dot("unslid");
+            let old_min = Expr::var(unslid, value.ty());
+            let after_previous = Expr::binary(
+                BinaryOp::Max,
+                old_min.clone(),
+                Expr::binary(BinaryOp::Add, previous_max.clone(), Expr::i32(1)),
+            );
+            let slid = Expr::select(first.clone(), old_min.clone(), after_previous);
+            let rest = substitute_outside_production(rest, func, name, &old_min);
+            let lets = previous_lets
+                .iter()
+                .filter(|(n, _)| defined.insert(*n))
+                .cloned()
+                .chain([(unslid, value.clone()), (name, slid)]);
+            Some(wrap_lets(lets.collect(), rest))
+        });
+    }
+    Some(body)
+}
+
+/// Whether update `def` writes its Func at the pure Var `arg` in dimension `d` (where it
+/// then also reads its Func only at `arg`: the language refuses any other self-read).
+fn updates_pointwise_along(def: &Definition, d: usize, arg: Symbol) -> bool {
+    def.args.get(d).and_then(Expr::as_var) == Some(arg)
 }
 
 /// The lets recomputing, for the previous iteration of the loop over `v`, the value of the
@@ -194,7 +243,8 @@ fn previous_values(
     );
     let mut previous_lets = Vec::new();
     for (n, value) in lets {
-        if !needed.contains(n) || moves[n] == Monotonic::Constant {
+        // The last one always: it is defined after the min, where its previous value is used.
+        if !needed.contains(n) || (moves[n] == Monotonic::Constant && n != last) {
             continue;
         }
         let previous = n.dot("previous");
@@ -208,51 +258,36 @@ fn previous_values(
     (previous_lets, value)
 }
 
-/// Whether a loop over dimension `arg` is split with `RoundUp`: it computes past the end of
-/// its region, which the storage (sized for the region before sliding) covers only when the
-/// region starts where it was planned to.
-fn rounds_up(schedule: &StageSchedule, arg: Symbol) -> bool {
-    let mut derived = vec![arg];
-    for split in &schedule.splits {
-        match split {
-            SplitDirective::Split {
-                old,
-                outer,
-                inner,
-                tail,
-                ..
-            } if derived.contains(old) => {
-                if *tail == TailStrategy::RoundUp {
-                    return true;
+/// The tail strategies (as resolved) of the splits of dimension `arg` and of the loops made
+/// from it, in the stage's loop structure and in its specializations'.
+fn split_tails(schedule: &StageSchedule, arg: Symbol, is_update: bool) -> Vec<TailStrategy> {
+    let mut tails = Vec::new();
+    let structures =
+        std::iter::once(schedule).chain(schedule.specializations.iter().map(|s| &s.schedule));
+    for structure in structures {
+        let mut derived = vec![arg];
+        for split in &structure.splits {
+            match split {
+                SplitDirective::Split {
+                    old,
+                    outer,
+                    inner,
+                    tail,
+                    ..
+                } if derived.contains(old) => {
+                    tails.push(resolve_tail(*tail, is_update));
+                    derived.extend([*outer, *inner]);
                 }
-                derived.extend([*outer, *inner]);
+                SplitDirective::Fuse {
+                    inner,
+                    outer,
+                    fused,
+                } if derived.contains(inner) || derived.contains(outer) => derived.push(*fused),
+                _ => {}
             }
-            SplitDirective::Fuse {
-                inner,
-                outer,
-                fused,
-            } if derived.contains(inner) || derived.contains(outer) => derived.push(*fused),
-            _ => {}
         }
     }
-    false
-}
-
-/// Whether any loop of any stage of `f` is split with `RoundUp`.
-fn rounds_up_anywhere(f: &FunctionContents) -> bool {
-    (0..f.stage_count()).any(|stage| {
-        f.stage(stage).is_some_and(|def| {
-            def.schedule.splits.iter().any(|split| {
-                matches!(
-                    split,
-                    SplitDirective::Split {
-                        tail: TailStrategy::RoundUp,
-                        ..
-                    }
-                )
-            })
-        })
-    })
+    tails
 }
 
 /// The Funcs produced inside the production of `func` in `s`.

@@ -102,7 +102,6 @@ fn an_inner_vectorized_dimension() {
 }
 
 #[test]
-#[ignore = "Tessera computes f 4000 times: a Func with an update does not slide"]
 fn a_reduction_producer() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let r = RDom::new([(0, 100)]);
@@ -166,7 +165,6 @@ fn folds_the_example_of_func_h_to_a_constant_size() {
 }
 
 #[test]
-#[ignore = "Tessera computes f 600 times: a footprint that does not move is recomputed"]
 fn a_fixed_footprint_is_computed_once() {
     let x = Var::new("x");
     let f = counter_1d(x);
@@ -279,3 +277,4 @@ fn a_warm_up_before_sliding() {
     let count = points(&g, "f", &[10]);
     assert!(count <= 7, "f computed {count} points");
 }
+
