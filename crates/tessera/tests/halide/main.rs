@@ -7,5 +7,6 @@
 #[allow(dead_code)]
 mod lower_common;
 
+mod bounds_inference;
 mod guard_with_if_input_bounds;
 mod sliding_window;
