@@ -10,3 +10,4 @@ mod lower_common;
 mod bounds_inference;
 mod guard_with_if_input_bounds;
 mod sliding_window;
+mod storage_folding;
