@@ -224,3 +224,62 @@ fn no_sliding_over_a_func_computed_inside() {
         panic!("{e}");
     }
 }
+
+/// schedule_fuzz seed 9100764 (commit b3dcdb4): `f2` slides along the output's rows with
+/// its row loop split by 4 and the outer loop of that split vectorized (shifted inwards by
+/// 7 blocks). A shift inwards of a loop whose extent is rounded up reaches lower from some
+/// later starts than from the planned one, so `f2` read `f1` below the rows `f1`'s storage
+/// (sized from the planned region) holds ("call to Func f1 at (1, -10) is outside the
+/// realization"). Sliding now requires the points computed to follow the region
+/// monotonically: no such shifts, no rounding up.
+#[test]
+fn no_sliding_with_a_shifted_rounded_up_loop() {
+    let input = ImageParam::new(Type::f32(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f0 = Func::new("f0");
+    f0.define((x, y), clamp(input.at((x + 2, y - 1)), -1e6f32, 1e6f32))
+        .unwrap();
+    let f1 = Func::new("f1");
+    f1.define(
+        (x, y),
+        min(
+            cast_to::<u16>(f0.at((x, y))),
+            cast_to::<u16>(f0.at((x, y + 1))),
+        ) + cast_to::<u16>(f0.at((x + 2, y))),
+    )
+    .unwrap();
+    let f2 = Func::new("f2");
+    f2.define(
+        (x, y),
+        clamp(
+            input.at((x, y / 2)) + cast_to::<f32>(f1.at((x, y / 2))) + cast_to::<f32>(f1.at((x, y))),
+            -1e6f32,
+            1e6f32,
+        ),
+    )
+    .unwrap();
+    let f4 = Func::new("f4");
+    f4.define(
+        (x, y),
+        cast_to::<i32>(
+            cast_to::<u16>(f2.at((x + 1, (y + 2) * 2 + 1)))
+                + cast_to::<u16>(f2.at((x - 2, y + 2)))
+                + cast_to::<u16>(input.at((x + 1, y + 2))),
+        ),
+    )
+    .unwrap();
+    f2.store_root().compute_at(&f4, y);
+    f2.split_with_tail("x", "xo3", "xi4", 2, TailStrategy::GuardWithIf)
+        .split_with_tail("y", "yo5", "yi6", 4, TailStrategy::GuardWithIf)
+        .reorder(&["xi4".into(), "yi6".into(), "xo3".into(), "yo5".into()])
+        .vectorize("yo5", 7);
+    f1.store_at(&f4, y).compute_at(&f4, y);
+    f1.split_with_tail("y", "yo7", "yi8", 7, TailStrategy::ShiftInwards)
+        .reorder(&["yi8".into(), "x".into(), "yo7".into()]);
+    f0.store_at(&f4, y).compute_at(&f1, "yo7");
+    let image = Buffer::<f32>::from_fn(&[-58, -328], &[126, 693], |c| ((c[0] * 3 + c[1]) % 50) as f32);
+    let inputs = TestInputs::new().image(&input, image);
+    if let Err(e) = try_check(&f4, &inputs, &[3, 4], &[2, 10]) {
+        panic!("{e}");
+    }
+}

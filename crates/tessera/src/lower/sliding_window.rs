@@ -126,16 +126,23 @@ fn slide_loop(
         if stage > 0 && !updates_pointwise_along(def, d, arg) {
             return None;
         }
-        // A split rounded up computes past the end of the region, which the storage (sized
-        // for the region before sliding) covers only when the region starts where it was
-        // planned to. With updates, a split shifted inwards would recompute points before
-        // the slid region with the pure definition only, undoing the updates applied to
-        // them in earlier iterations: every split must be guarded.
-        let tails = split_tails(&def.schedule, arg, stage > 0);
+        // The points a stage computes must follow its region monotonically, or a region
+        // that starts later (slid) could reach past the storage sized for the planned one:
+        // no split rounds up, and none shifts inwards a loop whose extent was rounded up
+        // (from a later start, its last whole step can end later). With updates, every
+        // split must be guarded: a split shifted inwards would recompute points before the
+        // slid region with the pure definition only, undoing the updates applied to them
+        // in earlier iterations.
         let with_updates = f.stage_count() > 1;
-        if tails.iter().any(|t| {
-            *t == TailStrategy::RoundUp || with_updates && *t != TailStrategy::GuardWithIf
-        }) {
+        let breaks_sliding = |&(tail, constant_extent): &(TailStrategy, bool)| match tail {
+            TailStrategy::GuardWithIf => false,
+            TailStrategy::RoundUp => true,
+            _ => with_updates || !constant_extent,
+        };
+        if split_tails(&def.schedule, arg, stage > 0)
+            .iter()
+            .any(breaks_sliding)
+        {
             return None;
         }
         let (min_name, max_name) = (region_min(func, stage, arg), region_max(func, stage, arg));
@@ -259,14 +266,22 @@ fn previous_values(
 }
 
 /// The tail strategies (as resolved) of the splits of dimension `arg` and of the loops made
-/// from it, in the stage's loop structure and in its specializations'.
-fn split_tails(schedule: &StageSchedule, arg: Symbol, is_update: bool) -> Vec<TailStrategy> {
+/// from it, in the stage's loop structure and in its specializations', each with whether
+/// the loop it splits has a constant extent (`arg` itself, or the inner loop of a split)
+/// rather than a rounded-up one (an outer or fused loop).
+fn split_tails(
+    schedule: &StageSchedule,
+    arg: Symbol,
+    is_update: bool,
+) -> Vec<(TailStrategy, bool)> {
     let mut tails = Vec::new();
     let structures =
         std::iter::once(schedule).chain(schedule.specializations.iter().map(|s| &s.schedule));
     for structure in structures {
-        let mut derived = vec![arg];
+        // The loops made from `arg`, with whether each has a constant extent.
+        let mut derived = vec![(arg, true)];
         for split in &structure.splits {
+            let from = |n: &Symbol| derived.iter().find(|(d, _)| d == n).map(|&(_, c)| c);
             match split {
                 SplitDirective::Split {
                     old,
@@ -274,16 +289,21 @@ fn split_tails(schedule: &StageSchedule, arg: Symbol, is_update: bool) -> Vec<Ta
                     inner,
                     tail,
                     ..
-                } if derived.contains(old) => {
-                    tails.push(resolve_tail(*tail, is_update));
-                    derived.extend([*outer, *inner]);
+                } => {
+                    if let Some(constant) = from(old) {
+                        tails.push((resolve_tail(*tail, is_update), constant));
+                        derived.extend([(*outer, false), (*inner, true)]);
+                    }
                 }
                 SplitDirective::Fuse {
                     inner,
                     outer,
                     fused,
-                } if derived.contains(inner) || derived.contains(outer) => derived.push(*fused),
-                _ => {}
+                } => {
+                    if from(inner).is_some() || from(outer).is_some() {
+                        derived.push((*fused, false));
+                    }
+                }
             }
         }
     }
