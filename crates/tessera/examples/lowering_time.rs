@@ -62,7 +62,7 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
             passes = lowered.passes;
         }
         times.sort();
-        passes.sort_by(|a, b| b.elapsed.cmp(&a.elapsed));
+        passes.sort_by_key(|p| std::cmp::Reverse(p.elapsed));
         let slowest: Vec<String> = passes
             .iter()
             .take(3)

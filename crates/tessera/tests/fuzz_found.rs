@@ -135,11 +135,7 @@ fn no_sliding_over_a_rounded_up_producer_inside() {
     let g = |cx: Expr| cast_to::<u8>(f2.at((cx, Expr::from(y))));
     f3.define(
         (x, y),
-        select(
-            g(x / 2).lt(g(x / 2)),
-            g(x / 2) * 2,
-            g(x + 1) - g(x / 2),
-        ),
+        select(g(x / 2).lt(g(x / 2)), g(x / 2) * 2, g(x + 1) - g(x / 2)),
     )
     .unwrap();
     f2.store_at(&f3, y).compute_at(&f3, x);
@@ -186,7 +182,11 @@ fn a_sliding_func_with_updates_does_not_recompute_old_points() {
         panic!("out is i32");
     };
     for i in 0..20 {
-        assert_eq!(values.get(&[i]) as i64, (2 * i + 1) + (2 * (i + 1) + 1), "at {i}");
+        assert_eq!(
+            values.get(&[i]) as i64,
+            (2 * i + 1) + (2 * (i + 1) + 1),
+            "at {i}"
+        );
     }
 }
 
@@ -205,7 +205,8 @@ fn no_sliding_over_a_func_computed_inside() {
     f2.define((x, y), f0.at((x * 2, y / 2)) + f0.at((x - 1, y)))
         .unwrap();
     let r = RDom::new([(-3, 5)]);
-    f2.update((r.x(), y), f2.at((r.x(), y)) * 2 + r.x()).unwrap();
+    f2.update((r.x(), y), f2.at((r.x(), y)) * 2 + r.x())
+        .unwrap();
     let f3 = Func::new("f3");
     f3.define(
         (x, y),
@@ -219,7 +220,8 @@ fn no_sliding_over_a_func_computed_inside() {
     f2.update_stage(0)
         .split_with_tail("y", "yo7", "yi8", 7, TailStrategy::GuardWithIf);
     f0.store_at(&f2, "yi4").compute_at(&f2, "x");
-    f0.reorder(&["y".into(), "x".into()]).split("y", "yo9", "yi10", 6);
+    f0.reorder(&["y".into(), "x".into()])
+        .split("y", "yo9", "yi10", 6);
     if let Err(e) = try_check(&f3, &TestInputs::new(), &[3, 1], &[3, 3]) {
         panic!("{e}");
     }
@@ -252,7 +254,9 @@ fn no_sliding_with_a_shifted_rounded_up_loop() {
     f2.define(
         (x, y),
         clamp(
-            input.at((x, y / 2)) + cast_to::<f32>(f1.at((x, y / 2))) + cast_to::<f32>(f1.at((x, y))),
+            input.at((x, y / 2))
+                + cast_to::<f32>(f1.at((x, y / 2)))
+                + cast_to::<f32>(f1.at((x, y))),
             -1e6f32,
             1e6f32,
         ),
@@ -277,7 +281,9 @@ fn no_sliding_with_a_shifted_rounded_up_loop() {
     f1.split_with_tail("y", "yo7", "yi8", 7, TailStrategy::ShiftInwards)
         .reorder(&["yi8".into(), "x".into(), "yo7".into()]);
     f0.store_at(&f4, y).compute_at(&f1, "yo7");
-    let image = Buffer::<f32>::from_fn(&[-58, -328], &[126, 693], |c| ((c[0] * 3 + c[1]) % 50) as f32);
+    let image = Buffer::<f32>::from_fn(&[-58, -328], &[126, 693], |c| {
+        ((c[0] * 3 + c[1]) % 50) as f32
+    });
     let inputs = TestInputs::new().image(&input, image);
     if let Err(e) = try_check(&f4, &inputs, &[3, 4], &[2, 10]) {
         panic!("{e}");

@@ -7,9 +7,9 @@ use std::collections::{HashMap, HashSet};
 
 use super::bounds_inference::wrap_lets;
 use super::names::region_max;
-use super::stage_loops::resolve_tail;
 use super::names::region_min;
 use super::realization_order::Environment;
+use super::stage_loops::resolve_tail;
 use crate::analysis::monotonic::{monotonicity, Monotonic};
 use crate::ir::substitute::{substitute, substitute_map, uses_var};
 use crate::ir::{BinaryOp, Expr, ForKind, Stmt, StmtKind, Symbol, Type};
@@ -153,9 +153,12 @@ fn slide_loop(
         // Its other dimensions stay put.
         let others_move = def.args.iter().filter_map(Expr::as_var).any(|other| {
             other != arg
-                && [region_min(func, stage, other), region_max(func, stage, other)]
-                    .iter()
-                    .any(|n| moves.get(n).is_some_and(|m| *m != Monotonic::Constant))
+                && [
+                    region_min(func, stage, other),
+                    region_max(func, stage, other),
+                ]
+                .iter()
+                .any(|n| moves.get(n).is_some_and(|m| *m != Monotonic::Constant))
         });
         if others_move {
             return None;

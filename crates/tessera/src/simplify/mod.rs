@@ -31,8 +31,8 @@ mod stmt;
 mod sub;
 mod vector;
 
-use std::collections::HashMap;
 use rustc_hash::FxHashMap;
+use std::collections::HashMap;
 
 use crate::ir::{BinaryOp, Expr, ExprKind, Stmt, Symbol, UnaryOp};
 use info::{Info, Origin};
@@ -113,6 +113,9 @@ struct Fact {
 /// How deeply rewrites may nest before the rules are declared to loop.
 const REWRITE_DEPTH_LIMIT: u32 = 400;
 
+/// A node (kept alive, so its address stays its key) and what is known about it.
+type MemoEntry = (Expr, Info);
+
 struct Simplifier {
     scope: Vec<Binding>,
     /// The info of every node produced so far, by node address (the node is kept alive).
@@ -120,11 +123,11 @@ struct Simplifier {
     /// scope drops what was learned in it; what was known outside stays valid inside (an
     /// inner binding only adds knowledge, or rebinds a name, and nodes naming the new
     /// variable are recorded anew when visited).
-    memo: FxHashMap<usize, (Expr, Info)>,
+    memo: FxHashMap<usize, MemoEntry>,
     /// Per scope binding (plus the outermost), the entries of `memo` recorded in it, each
     /// with the entry it replaced: leaving the scope restores them. (One map, not one per
     /// scope: a lookup under a deep nest of lets stays one probe.)
-    memo_undo: Vec<Vec<(usize, Option<(Expr, Info)>)>>,
+    memo_undo: Vec<Vec<(usize, Option<MemoEntry>)>>,
     /// Bool expressions known to have a value here (from enclosing `if` conditions).
     facts: Vec<Fact>,
     depth: u32,

@@ -16,7 +16,13 @@ fn a_producer_inside_a_guarded_split_reads_only_the_output_rows() {
     intermed.define((x, y), input.at((x, y))).unwrap();
     let output = Func::new("output");
     output.define((x, y), intermed.at((x, y))).unwrap();
-    output.split_with_tail(DimName(y.name()), "chunk", "yi", 64, TailStrategy::GuardWithIf);
+    output.split_with_tail(
+        DimName(y.name()),
+        "chunk",
+        "yi",
+        64,
+        TailStrategy::GuardWithIf,
+    );
     intermed.compute_at(&output, "yi");
     let image = Buffer::<u8>::from_fn(&[0, 0], &[100, 100], |c| (c[0] * 3 + c[1] * 7) as u8);
     let inputs = TestInputs::new().image(&input, image.clone());
@@ -28,7 +34,11 @@ fn a_producer_inside_a_guarded_split_reads_only_the_output_rows() {
     assert_eq!(run.stores("intermed"), 100 * 100);
     for yy in 0..100 {
         for xx in 0..100 {
-            assert_eq!(values.get(&[xx, yy]), image.get(&[xx, yy]), "at ({xx}, {yy})");
+            assert_eq!(
+                values.get(&[xx, yy]),
+                image.get(&[xx, yy]),
+                "at ({xx}, {yy})"
+            );
         }
     }
 }

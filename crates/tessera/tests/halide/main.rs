@@ -4,7 +4,6 @@
 //! counts and allocation sizes against Halide's numbers. TESTING.md lists what is ported.
 
 #[path = "../lower_common/mod.rs"]
-#[allow(dead_code)]
 mod lower_common;
 
 mod bounds_inference;

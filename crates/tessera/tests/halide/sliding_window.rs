@@ -136,9 +136,7 @@ fn no_diagonal_sliding() {
     let g = Func::new("g");
     g.define(
         (x, y),
-        f.at((x + y, x - y))
-            + f.at(((x - 2) + y, (x - 2) - y))
-            + f.at((x + (y - 2), x - (y - 2))),
+        f.at((x + y, x - y)) + f.at(((x - 2) + y, (x - 2) - y)) + f.at((x + (y - 2), x - (y - 2))),
     )
     .unwrap();
     f.store_root().compute_at(&g, x);
@@ -161,7 +159,11 @@ fn folds_the_example_of_func_h_to_a_constant_size() {
     // Halide checks that f needs no heap allocation: its storage is folded to a constant
     // size (2 x 2).
     let run = check(&g, &TestInputs::new(), &[0, 0], &[10, 10]);
-    assert!(run.allocation("f") <= 4, "f allocates {}", run.allocation("f"));
+    assert!(
+        run.allocation("f") <= 4,
+        "f allocates {}",
+        run.allocation("f")
+    );
 }
 
 #[test]
@@ -169,7 +171,8 @@ fn a_fixed_footprint_is_computed_once() {
     let x = Var::new("x");
     let f = counter_1d(x);
     let g = Func::new("g");
-    g.define(x, f.at(Expr::from(0)) + f.at(Expr::from(5))).unwrap();
+    g.define(x, f.at(Expr::from(0)) + f.at(Expr::from(5)))
+        .unwrap();
     f.store_root().compute_at(&g, x);
     let count = points(&g, "f", &[100]);
     assert!(count <= 6, "f computed {count} points");
@@ -195,7 +198,9 @@ fn an_unrolled_producer() {
     let g = Func::new("g");
     g.define(x, f.at(x) + f.at(x - 1)).unwrap();
     g.split(x, "xo", "xi", 10);
-    f.store_root().compute_at(&g, "xo").unroll_loop(DimName(x.name()));
+    f.store_root()
+        .compute_at(&g, "xo")
+        .unroll_loop(DimName(x.name()));
     let count = points(&g, "f", &[100]);
     assert!(count <= 101, "f computed {count} points");
 }
@@ -219,13 +224,17 @@ fn stencil_sequence(place: impl Fn(&Func, &Func, &Func, &Func, &Func)) -> u64 {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let f = counter_2d(x, y);
     let g = Func::new("g");
-    g.define((x, y), f.at((x, y - 1)) + f.at((x, y + 1))).unwrap();
+    g.define((x, y), f.at((x, y - 1)) + f.at((x, y + 1)))
+        .unwrap();
     let h = Func::new("h");
-    h.define((x, y), g.at((x - 1, y)) + g.at((x + 1, y))).unwrap();
+    h.define((x, y), g.at((x - 1, y)) + g.at((x + 1, y)))
+        .unwrap();
     let u = Func::new("u");
-    u.define((x, y), h.at((x, y - 1)) + h.at((x, y + 1))).unwrap();
+    u.define((x, y), h.at((x, y - 1)) + h.at((x, y + 1)))
+        .unwrap();
     let v = Func::new("v");
-    v.define((x, y), u.at((x - 1, y)) + u.at((x + 1, y))).unwrap();
+    v.define((x, y), u.at((x - 1, y)) + u.at((x + 1, y)))
+        .unwrap();
     place(&f, &g, &h, &u, &v);
     points(&v, "f", &[10, 10])
 }
@@ -277,4 +286,3 @@ fn a_warm_up_before_sliding() {
     let count = points(&g, "f", &[10]);
     assert!(count <= 7, "f computed {count} points");
 }
-

@@ -69,7 +69,9 @@ fn a_non_overlapping_2x2_box_folds_to_a_constant_size() {
     let run = run(&f, &[100, 100]);
     // Halide: no heap allocation (a constant-size 2 x 2 block on the stack).
     assert_allocation(&run, "g", 4);
-    assert_values(&run, 100, 100, |x, y| (2 * x) * (2 * y) + (2 * x + 1) * (2 * y + 1));
+    assert_values(&run, 100, 100, |x, y| {
+        (2 * x) * (2 * y) + (2 * x + 1) * (2 * y + 1)
+    });
 }
 
 #[test]
@@ -138,7 +140,8 @@ fn upsampling_folds_to_two_rows() {
     let g = Func::new("g");
     g.define((x, y), x * y).unwrap();
     let f = Func::new("f");
-    f.define((x, y), g.at((x, y / 2)) + g.at((x, y / 2 + 1))).unwrap();
+    f.define((x, y), g.at((x, y / 2)) + g.at((x, y / 2 + 1)))
+        .unwrap();
     g.compute_at(&f, x).store_root();
     let run = run(&f, &[N, N]);
     assert_allocation(&run, "g", N as u64 * 2);
@@ -152,9 +155,11 @@ fn two_stages_of_upsampling_with_explicit_folds() {
     let h = Func::new("h");
     h.define((x, y), x * y).unwrap();
     let g = Func::new("g");
-    g.define((x, y), h.at((x, y / 2)) + h.at((x, y / 2 + 1))).unwrap();
+    g.define((x, y), h.at((x, y / 2)) + h.at((x, y / 2 + 1)))
+        .unwrap();
     let f = Func::new("f");
-    f.define((x, y), g.at((x, y / 2)) + g.at((x, y / 2 + 1))).unwrap();
+    f.define((x, y), g.at((x, y / 2)) + g.at((x, y / 2 + 1)))
+        .unwrap();
     h.compute_at(&f, y).store_root().fold_storage(y, 4);
     g.compute_at(&f, y).store_root().fold_storage(y, 2);
     let run = run(&f, &[N, N]);

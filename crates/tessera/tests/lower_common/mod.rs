@@ -94,7 +94,7 @@ pub fn fuzz_seeds(what: &str, default_seed: u64, default_cases: u64) -> (u64, u6
 pub fn fuzz_target(seed: u64) -> Target {
     Target::host()
         .with_bounds_checks(true)
-        .with_fast_compile(seed % FULLY_OPTIMIZED_EVERY != 0)
+        .with_fast_compile(!seed.is_multiple_of(FULLY_OPTIMIZED_EVERY))
 }
 
 const FULLY_OPTIMIZED_EVERY: u64 = 16;
@@ -229,7 +229,13 @@ pub fn try_check(
     mins: &[i64],
     extents: &[i64],
 ) -> Result<Checked, String> {
-    try_check_on(output, inputs, mins, extents, &Target::host().with_bounds_checks(true))
+    try_check_on(
+        output,
+        inputs,
+        mins,
+        extents,
+        &Target::host().with_bounds_checks(true),
+    )
 }
 
 /// `try_check`, with the native code compiled for `target` (which should be in checked
