@@ -8,5 +8,6 @@ mod lower_common;
 
 mod bounds_inference;
 mod guard_with_if_input_bounds;
+mod schedules;
 mod sliding_window;
 mod storage_folding;
