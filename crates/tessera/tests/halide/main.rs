@@ -11,3 +11,4 @@ mod guard_with_if_input_bounds;
 mod schedules;
 mod sliding_window;
 mod storage_folding;
+mod vectorized_reduction_bug;
