@@ -8,6 +8,7 @@ mod lower_common;
 
 mod bounds_inference;
 mod guard_with_if_input_bounds;
+mod multi_pass_reduction;
 mod schedules;
 mod sliding_window;
 mod storage_folding;
