@@ -12,5 +12,6 @@ mod guard_with_if_input_bounds;
 mod multi_pass_reduction;
 mod schedules;
 mod sliding_window;
+mod split_fuse_rvar;
 mod storage_folding;
 mod vectorized_reduction_bug;
