@@ -10,6 +10,7 @@ mod bounds_inference;
 mod bounds_inference_outer_split;
 mod guard_with_if_input_bounds;
 mod multi_pass_reduction;
+mod reorder_rvars;
 mod schedules;
 mod sliding_window;
 mod split_fuse_rvar;
