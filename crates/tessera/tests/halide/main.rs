@@ -16,3 +16,21 @@ mod sliding_window;
 mod split_fuse_rvar;
 mod storage_folding;
 mod vectorized_reduction_bug;
+
+use lower_common::{check, Checked, TestInputs};
+use tessera::prelude::*;
+
+/// `output` realized over `[0, extents)` with no inputs, every run checked against the
+/// evaluator.
+fn realize(output: &Func, extents: &[i64]) -> Checked {
+    let mins = vec![0; extents.len()];
+    check(output, &TestInputs::new(), &mins, extents)
+}
+
+/// The output of `run`, which is i32.
+fn i32_values(run: &Checked) -> &Buffer<i32> {
+    match &run.realization.buffers[0] {
+        AnyBuffer::I32(b) => b,
+        _ => panic!("the output is i32"),
+    }
+}

@@ -5,21 +5,9 @@
 //! on the order of evaluation; here the producer's points are counted by the interpreter
 //! and its values are pure, checked with plain Rust.
 
-use crate::lower_common::{check, Checked, TestInputs};
+use crate::{i32_values, realize};
 use tessera::lang::stage::DimName;
 use tessera::prelude::*;
-
-fn realize(output: &Func, extents: &[i64]) -> Checked {
-    let mins = vec![0; extents.len()];
-    check(output, &TestInputs::new(), &mins, extents)
-}
-
-fn i32_values(run: &Checked) -> &Buffer<i32> {
-    match &run.realization.buffers[0] {
-        AnyBuffer::I32(b) => b,
-        _ => panic!("the output is i32"),
-    }
-}
 
 #[test]
 fn split_store_compute() {

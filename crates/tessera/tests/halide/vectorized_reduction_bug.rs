@@ -2,20 +2,8 @@
 //! computes a Func with an update at its default placement (inlined into the loop), and
 //! vectorizing the update of a Func computed per strip whose value is an inline `sum`.
 
-use crate::lower_common::{check, Checked, TestInputs};
+use crate::{i32_values, realize};
 use tessera::prelude::*;
-
-fn realize(output: &Func, extents: &[i64]) -> Checked {
-    let mins = vec![0; extents.len()];
-    check(output, &TestInputs::new(), &mins, extents)
-}
-
-fn i32_values(run: &Checked) -> &Buffer<i32> {
-    match &run.realization.buffers[0] {
-        AnyBuffer::I32(b) => b,
-        _ => panic!("the output is i32"),
-    }
-}
 
 #[test]
 #[ignore = "refused: vectorizing a loop with a reduction computed inside it (issue 13 §2)"]
