@@ -98,6 +98,8 @@ fn an_unrolled_fibonacci() {
 }
 
 #[test]
+// The reference loops mirror Halide's C loops, indices and all.
+#[allow(clippy::needless_range_loop)]
 fn an_integral_image_vectorized_and_parallel() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let f = Func::new("f");
