@@ -296,7 +296,8 @@ pub fn try_check_on(
     }
     // The same lowered pipeline compiled to native code must agree too.
     assert!(target.bounds_checks, "native code under test is checked");
-    // SAFETY: checked mode checks every load and store of the statement.
+    // SAFETY: `target` is in checked mode (asserted just above, whatever target the caller
+    // passed), so every load and store of the statement is checked against its storage.
     let compiled =
         unsafe { tessera::codegen::jit::compile_jit(&lowered.stmt, &signature(&lowered), target) }
             .map_err(|e| format!("JIT compilation failed: {e}\n{}", lowered.stmt))?;
