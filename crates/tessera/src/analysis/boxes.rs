@@ -14,7 +14,7 @@
 //! itself level after level, so regions of Funcs computed inside one another stay small.
 
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 
 use super::bounds::{simplified, Bounder, Narrow, Scope};
@@ -195,6 +195,67 @@ pub fn boxes_required_stmt_within(
     c.finish()
 }
 
+/// `boxes_required_stmt`, leaving out each Func's reads by the code consuming it directly:
+/// a read inside the Func's `consume` node counts only inside a production nested there of
+/// a Func other than `output`. What remains is what the Func's storage must hold beyond the
+/// region bounds inference gave it: its consumers read inside that region, but the points
+/// the consumers produced there compute beyond their own regions may read outside it.
+pub fn boxes_required_stmt_by_producers(
+    s: &Stmt,
+    scope: &Scope,
+    output: Symbol,
+) -> HashMap<Symbol, Box> {
+    let mut c = BoxCollector::new(scope, Regions::Required);
+    c.producers_only = Some(ProducerReads {
+        output,
+        depth: 0,
+        producing: Vec::new(),
+        consuming: HashMap::new(),
+    });
+    c.visit_stmt(s);
+    c.finish()
+}
+
+/// Where the visited code is, for `boxes_required_stmt_by_producers`.
+struct ProducerReads {
+    output: Symbol,
+    /// The depth of the production and consumption nodes around the visited code.
+    depth: usize,
+    /// The depths of the productions of Funcs other than the output, innermost last.
+    producing: Vec<usize>,
+    /// The depths of the consumptions of each Func, innermost last.
+    consuming: HashMap<Symbol, Vec<usize>>,
+}
+
+impl ProducerReads {
+    /// Whether a read of `func` here is made by a producer rather than the code consuming
+    /// `func` directly.
+    fn counts(&self, func: Symbol) -> bool {
+        match self.consuming.get(&func).and_then(|c| c.last()) {
+            Some(consumed) => self.producing.last().is_some_and(|p| p > consumed),
+            None => true,
+        }
+    }
+
+    fn enter(&mut self, func: Symbol, is_producer: bool) {
+        self.depth += 1;
+        if !is_producer {
+            self.consuming.entry(func).or_default().push(self.depth);
+        } else if func != self.output {
+            self.producing.push(self.depth);
+        }
+    }
+
+    fn leave(&mut self, func: Symbol, is_producer: bool) {
+        if !is_producer {
+            self.consuming.get_mut(&func).and_then(Vec::pop);
+        } else if func != self.output {
+            self.producing.pop();
+        }
+        self.depth -= 1;
+    }
+}
+
 /// For every Func and buffer that `s` writes (by `Provide` or `Store`): the region written.
 pub fn boxes_provided_stmt(s: &Stmt, scope: &Scope) -> HashMap<Symbol, Box> {
     let mut c = BoxCollector::new(scope, Regions::Provided);
@@ -238,6 +299,8 @@ struct BoxCollector<'a> {
     named_ends: Vec<(Symbol, Expr)>,
     /// Lets restricted to an interval (`boxes_required_stmt_within`).
     within: Option<&'a HashMap<Symbol, Interval>>,
+    /// Set for `boxes_required_stmt_by_producers`.
+    producers_only: Option<ProducerReads>,
 }
 
 impl<'a> BoxCollector<'a> {
@@ -251,19 +314,37 @@ impl<'a> BoxCollector<'a> {
             narrowed_lets: Vec::new(),
             named_ends: Vec::new(),
             within: None,
+            producers_only: None,
         }
     }
 
     /// The boxes found, each end (and condition) wrapped in the lets of the names it uses.
     fn finish(self) -> HashMap<Symbol, Box> {
+        // Each named end's definition uses only names before it: the names an end needs are
+        // found from its own free names down, without searching the growing expression
+        // once per name (a deep pipeline has as many names as Funcs).
+        let index: HashMap<Symbol, usize> = self
+            .named_ends
+            .iter()
+            .enumerate()
+            .map(|(i, (name, _))| (*name, i))
+            .collect();
+        let named_in = |e: &Expr| -> Vec<usize> {
+            free_vars(e)
+                .iter()
+                .filter_map(|v| index.get(v).copied())
+                .collect()
+        };
+        let uses: Vec<Vec<usize>> = self.named_ends.iter().map(|(_, v)| named_in(v)).collect();
         let wrap = |e: Expr| {
-            self.named_ends.iter().rev().fold(e, |e, (name, value)| {
-                if uses_var(&e, *name) {
-                    Expr::let_in(*name, value.clone(), e)
-                } else {
-                    e
-                }
-            })
+            let mut needed: BTreeSet<usize> = named_in(&e).into_iter().collect();
+            let mut wrapped = e;
+            while let Some(i) = needed.pop_last() {
+                needed.extend(&uses[i]);
+                let (name, value) = &self.named_ends[i];
+                wrapped = Expr::let_in(*name, value.clone(), wrapped);
+            }
+            wrapped
         };
         self.boxes
             .into_iter()
@@ -405,6 +486,12 @@ impl<'a> BoxCollector<'a> {
         }
     }
 
+    /// Whether a read of `func` here is recorded.
+    fn records_read(&self, func: Symbol) -> bool {
+        self.regions == Regions::Required
+            && self.producers_only.as_ref().is_none_or(|p| p.counts(func))
+    }
+
     fn record(&mut self, name: Symbol, coordinates: &[Expr]) {
         let bounds = coordinates
             .iter()
@@ -517,7 +604,9 @@ impl<'a> BoxCollector<'a> {
                 ..
             } => {
                 args.iter().for_each(|a| self.visit_expr(a));
-                self.record(*name, args);
+                if self.records_read(*name) {
+                    self.record(*name, args);
+                }
             }
             ExprKind::Load {
                 buffer,
@@ -528,7 +617,9 @@ impl<'a> BoxCollector<'a> {
                 if let Some(p) = predicate {
                     self.visit_expr(p);
                 }
-                self.record_flat(*buffer, index, predicate);
+                if self.records_read(*buffer) {
+                    self.record_flat(*buffer, index, predicate);
+                }
             }
             _ => e.for_each_child(|child| self.visit_expr(child)),
         }
@@ -576,6 +667,19 @@ impl<'a> BoxCollector<'a> {
                 });
                 if let Some(e) = else_case {
                     self.guarded(condition, false, Narrow::AlsoFixed, |c| c.visit_stmt(e));
+                }
+            }
+            StmtKind::ProducerConsumer {
+                name,
+                is_producer,
+                body,
+            } => {
+                if let Some(p) = &mut self.producers_only {
+                    p.enter(*name, *is_producer);
+                }
+                self.visit_stmt(body);
+                if let Some(p) = &mut self.producers_only {
+                    p.leave(*name, *is_producer);
                 }
             }
             StmtKind::Provide { func, args, values } => {

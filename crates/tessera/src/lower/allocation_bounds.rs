@@ -5,10 +5,13 @@
 //! `store_root`, storage spans what all iterations of the sliding loop touch). Names the
 //! interval analysis gives big bounds become lets `f.storage.<name>` before them.
 
-use super::bounds_inference::{bounded, func_box_in, hoist_lets, union_boxes, wrap_lets, Lets};
+use std::collections::HashMap;
+
+use super::bounds_inference::{bounded, hoist_lets, union_boxes, wrap_lets, Lets};
 use super::names::{realized_extent, realized_min};
 use super::realization_order::Environment;
 use crate::analysis::bounds::Scope;
+use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt_by_producers, Box};
 use crate::analysis::interval::Interval;
 use crate::error::Result;
 use crate::ir::{BinaryOp, Expr, Stmt, StmtKind, Symbol};
@@ -21,47 +24,71 @@ pub fn allocation_bounds(s: &Stmt, env: &Environment) -> Result<Stmt> {
 /// `s` with its realizations sized; `lets` holds the lets enclosing `s`, each as the single
 /// value it has there.
 fn size_realizations(s: &Stmt, env: &Environment, lets: &mut Scope) -> Result<Stmt> {
-    if let StmtKind::LetStmt { name, value, body } = s.kind() {
-        let outer = lets.insert(*name, Interval::single_point(value.clone()));
-        let body = size_realizations(body, env, lets);
-        match outer {
-            Some(o) => lets.insert(*name, o),
-            None => lets.remove(*name),
+    match s.kind() {
+        StmtKind::LetStmt { name, value, body } => {
+            let outer = lets.insert(*name, Interval::single_point(value.clone()));
+            let body = size_realizations(body, env, lets);
+            match outer {
+                Some(o) => lets.insert(*name, o),
+                None => lets.remove(*name),
+            };
+            Ok(Stmt::let_stmt(*name, value.clone(), body?))
+        }
+        StmtKind::Realize { .. } => size_nest(s, env, lets),
+        _ => s.try_map_stmts(|c| size_realizations(c, env, lets)),
+    }
+}
+
+/// Sizes the realizations nested directly in one another from `s` down (Funcs stored at the
+/// same level), with one analysis of the code inside them all: analysing it once per Func
+/// would make lowering quadratic in the depth of a pipeline storing everything at root.
+fn size_nest(s: &Stmt, env: &Environment, lets: &mut Scope) -> Result<Stmt> {
+    let mut nest = Vec::new();
+    let mut inside = s;
+    while let StmtKind::Realize { body, .. } = inside.kind() {
+        nest.push(inside);
+        inside = body;
+    }
+    // What each Func's producer writes and reads covers what its consumers read (they read
+    // inside the region bounds inference made it compute), but for the points outside their
+    // own regions that consumers produced here compute (bounds inference): the reads of the
+    // producers of every Func but the output count. Lets outside are looked through one step
+    // (to their values in terms of the enclosing names), so that an extent cancels to a
+    // constant where the region's ends are correlated (a tile and its halo).
+    let provided = boxes_provided_stmt(inside, lets);
+    let required = boxes_required_stmt_by_producers(inside, lets, env.output);
+    let touched = |func: &Symbol| {
+        let of = |boxes: &HashMap<Symbol, Box>| boxes.get(func).map(|b| b.bounds.clone());
+        union_boxes(of(&provided), of(&required))
+    };
+    let mut sized = size_realizations(inside, env, lets)?;
+    for realize in nest.into_iter().rev() {
+        let StmtKind::Realize {
+            func,
+            types,
+            bounds,
+            ..
+        } = realize.kind()
+        else {
+            unreachable!("the nest holds realizations")
         };
-        return Ok(Stmt::let_stmt(*name, value.clone(), body?));
+        let sizes = storage_sizes(*func, touched(func), env)?;
+        sized = wrap_lets(
+            sizes,
+            Stmt::new(StmtKind::Realize {
+                func: *func,
+                types: types.clone(),
+                bounds: bounds.clone(),
+                body: sized,
+            }),
+        );
     }
-    let mut error = None;
-    let s = s.map_children(
-        |e| e.clone(),
-        |c| {
-            size_realizations(c, env, lets).unwrap_or_else(|e| {
-                error.get_or_insert(e);
-                c.clone()
-            })
-        },
-    );
-    if let Some(e) = error {
-        return Err(e);
-    }
-    let StmtKind::Realize { func, body, .. } = s.kind() else {
-        return Ok(s);
-    };
-    let f = env.func(*func).read();
-    // Its consumers read inside the region bounds inference made it compute, so what its
-    // producer touches covers them, but for the points outside their own regions that
-    // consumers produced here compute (bounds inference): their reads are added. The region
-    // is a let outside the realization; looking one step through it (to its value in terms
-    // of the enclosing names) lets an extent cancel to a constant where the region's ends are
-    // correlated (a tile and its halo).
-    let producer = without_consumers(body, *func);
-    let touched = union_boxes(
-        func_box_in(&producer, *func, true, lets),
-        func_box_in(&producer, *func, false, lets),
-    );
-    let touched = match consumers_produced(body, *func, env) {
-        Some(consumers) => union_boxes(touched, func_box_in(&consumers, *func, false, lets)),
-        None => touched,
-    };
+    Ok(sized)
+}
+
+/// The lets sizing the storage of `func`, given the region it touches.
+fn storage_sizes(func: Symbol, touched: Option<Vec<Interval>>, env: &Environment) -> Result<Lets> {
+    let f = env.func(func).read();
     let mut sizes = Lets::new();
     for (d, arg) in f.args.iter().enumerate() {
         // Nothing touched (its producer never runs: nothing of it is needed): no storage.
@@ -86,48 +113,8 @@ fn size_realizations(s: &Stmt, env: &Environment, lets: &mut Scope) -> Result<St
         let owner = func.dot("storage");
         let min = hoist_lets(&min, owner, &mut sizes);
         let extent = hoist_lets(&extent, owner, &mut sizes);
-        sizes.push((realized_min(*func, *arg), min));
-        sizes.push((realized_extent(*func, *arg), extent));
+        sizes.push((realized_min(func, *arg), min));
+        sizes.push((realized_extent(func, *arg), extent));
     }
-    Ok(wrap_lets(sizes, s))
-}
-
-/// The producers in `s` of Funcs other than `func` and the output, with the loops and lets
-/// around them (the code whose reads bounds inference restricts to their regions), or `None`
-/// if there are none.
-fn consumers_produced(s: &Stmt, func: Symbol, env: &Environment) -> Option<Stmt> {
-    match s.kind() {
-        StmtKind::ProducerConsumer {
-            name,
-            is_producer: true,
-            ..
-        } if *name != func && *name != env.output => Some(s.clone()),
-        StmtKind::Provide { .. } | StmtKind::Store { .. } => None,
-        _ => {
-            let mut found = false;
-            let s = s.map_children(
-                |e| e.clone(),
-                |c| match consumers_produced(c, func, env) {
-                    Some(c) => {
-                        found = true;
-                        c
-                    }
-                    None => Stmt::empty(),
-                },
-            );
-            found.then_some(s)
-        }
-    }
-}
-
-/// `s` without what consumes `func`.
-fn without_consumers(s: &Stmt, func: Symbol) -> Stmt {
-    match s.kind() {
-        StmtKind::ProducerConsumer {
-            name,
-            is_producer: false,
-            ..
-        } if *name == func => Stmt::empty(),
-        _ => s.map_children(|e| e.clone(), |c| without_consumers(c, func)),
-    }
+    Ok(sizes)
 }

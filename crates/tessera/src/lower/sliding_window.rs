@@ -11,7 +11,7 @@ use super::names::region_min;
 use super::realization_order::Environment;
 use super::stage_loops::resolve_tail;
 use crate::analysis::monotonic::{monotonicity, Monotonic};
-use crate::ir::substitute::{substitute, substitute_map, uses_var};
+use crate::ir::substitute::{free_vars, substitute, substitute_map, uses_var};
 use crate::ir::{BinaryOp, Expr, ForKind, Stmt, StmtKind, Symbol, Type};
 use crate::lang::function::Definition;
 use crate::lang::schedule::{SplitDirective, StageSchedule, TailStrategy};
@@ -185,7 +185,8 @@ fn slide_loop(
         }
         let lets_before: Vec<&(Symbol, Expr)> =
             chain[..min_at].iter().chain([&chain[max_at]]).collect();
-        let (previous_lets, previous_max) = previous_values(&lets_before, &moves, v);
+        let in_scope: HashSet<Symbol> = chain[..min_at].iter().map(|(n, _)| *n).collect();
+        let (previous_lets, previous_max) = previous_values(&lets_before, &in_scope, &moves, v);
         slides.push((min_at, min_name, previous_lets, previous_max));
     }
     // In chain order, so that previous values two stages share are defined once, before both.
@@ -231,10 +232,13 @@ fn updates_pointwise_along(def: &Definition, d: usize, arg: Symbol) -> bool {
 
 /// The lets recomputing, for the previous iteration of the loop over `v`, the value of the
 /// last of `lets` (in order): of the lets it depends on, those that move with `v` get a
-/// `<let>.previous` in terms of one another (so they stay as small as the lets themselves);
-/// and that previous value.
+/// `<let>.previous` in terms of one another (so they stay as small as the lets themselves),
+/// except those `in_scope` already (defined for another Func's window: a cascade of Funcs
+/// would otherwise repeat the chain of previous values once per Func); and that previous
+/// value.
 fn previous_values(
     lets: &[&(Symbol, Expr)],
+    in_scope: &HashSet<Symbol>,
     moves: &HashMap<Symbol, Monotonic>,
     v: Symbol,
 ) -> (Vec<(Symbol, Expr)>, Expr) {
@@ -243,7 +247,7 @@ fn previous_values(
     let mut needed: HashSet<Symbol> = [*last].into_iter().collect();
     for (n, value) in lets.iter().rev() {
         if needed.contains(n) {
-            needed.extend(lets.iter().map(|(m, _)| *m).filter(|m| uses_var(value, *m)));
+            needed.extend(free_vars(value));
         }
     }
     let mut renames: HashMap<Symbol, Expr> = HashMap::new();
@@ -258,7 +262,9 @@ fn previous_values(
             continue;
         }
         let previous = n.dot("previous");
-        previous_lets.push((previous, substitute_map(value, &renames)));
+        if !in_scope.contains(&previous) {
+            previous_lets.push((previous, substitute_map(value, &renames)));
+        }
         renames.insert(*n, Expr::var(previous, value.ty()));
     }
     let value = renames

@@ -5,8 +5,14 @@
 //! schedules thereby keep just a few rows. A fold the schedule asks for that cannot be proven
 //! valid is an error naming the Func.
 
-use super::bounds_inference::{func_box, touching, union_boxes};
+use std::cell::OnceCell;
+use std::collections::HashMap;
+
+use super::bounds_inference::{touching, union_boxes};
 use super::realization_order::Environment;
+use crate::analysis::bounds::Scope;
+use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt, Box};
+use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
 use crate::ir::substitute::substitute;
 use crate::ir::visit::mutate_exprs;
@@ -15,62 +21,167 @@ use crate::simplify::{can_prove, simplify};
 
 pub fn storage_folding(s: &Stmt, env: &Environment) -> Result<Stmt> {
     match s.kind() {
-        StmtKind::Realize {
+        StmtKind::Realize { .. } => fold_nest(s, env),
+        _ => s.try_map_stmts(|c| storage_folding(c, env)),
+    }
+}
+
+/// Folds the storage of the realizations nested in one another from `s` down, through the
+/// lets between them (Funcs stored at the same level, each with the lets sizing it),
+/// analysing each serial loop they are computed in once for all of them: once per Func
+/// would make lowering quadratic in the depth of a pipeline storing everything at root.
+/// Folding one Func changes only the accesses to it, so the regions of the others are the
+/// same before and after.
+fn fold_nest(s: &Stmt, env: &Environment) -> Result<Stmt> {
+    let mut nest = Vec::new();
+    let mut inside = s;
+    loop {
+        match inside.kind() {
+            StmtKind::Realize { body, .. } | StmtKind::LetStmt { body, .. } => {
+                nest.push(inside);
+                inside = body;
+            }
+            _ => break,
+        }
+    }
+    let body = storage_folding(inside, env)?;
+    let mut regions = LoopRegions::default();
+    let mut folds = Vec::new();
+    let mut rebuilt = Vec::new();
+    for outer in nest.into_iter().rev() {
+        let StmtKind::Realize {
             func,
             types,
             bounds,
-            body,
-        } => {
-            let mut body = storage_folding(body, env)?;
-            let mut bounds = bounds.clone();
-            let contents = env.func(*func).read();
-            let asked = |d: usize| {
-                let var = contents.args.get(d)?;
-                let fold = contents.schedule.folds.iter().find(|f| f.var == *var)?;
-                Some((*var, fold.factor))
-            };
-            let serial_loop = find_serial_loop(&body, *func);
-            for (d, bound) in bounds.iter_mut().enumerate() {
-                let factor = match (&serial_loop, asked(d)) {
-                    (Some(l), None) => automatic_factor(l, *func, d),
-                    (Some(l), Some((var, factor))) => {
-                        let refuse = |why: String| {
-                            Error::Schedule(format!(
-                                "{func}.fold_storage({var}, {factor}): {why}"
-                            ))
-                        };
-                        let extent = window_extent(l, *func, d).map_err(refuse)?;
-                        if extent > i64::from(factor) {
-                            return Err(refuse(format!(
-                                "each iteration of the loop {} uses {extent} coordinates of {var}, more than {factor}",
-                                loop_name(l)
-                            )));
-                        }
-                        Some(factor)
-                    }
-                    (None, Some((var, factor))) => {
-                        return Err(Error::Schedule(format!(
-                            "{func}.fold_storage({var}, {factor}): {func} is not computed inside a serial loop within its storage, so there is nothing to fold along; store it at an outer loop than it is computed at"
-                        )))
-                    }
-                    (None, None) => None,
-                };
-                if let Some(factor) = factor {
-                    body = fold_accesses(&body, *func, d, factor);
-                    *bound = Range {
-                        min: Expr::i32(0),
-                        extent: Expr::i32(factor),
+            ..
+        } = outer.kind()
+        else {
+            rebuilt.push(outer.clone());
+            continue;
+        };
+        let mut bounds = bounds.clone();
+        let contents = env.func(*func).read();
+        let asked = |d: usize| {
+            let var = contents.args.get(d)?;
+            let fold = contents.schedule.folds.iter().find(|f| f.var == *var)?;
+            Some((*var, fold.factor))
+        };
+        let serial_loop = find_serial_loop(&body, *func);
+        for (d, bound) in bounds.iter_mut().enumerate() {
+            let factor = match (&serial_loop, asked(d)) {
+                (Some(l), None) => automatic_factor(regions.of(l), *func, d),
+                (Some(l), Some((var, factor))) => {
+                    let refuse = |why: String| {
+                        Error::Schedule(format!("{func}.fold_storage({var}, {factor}): {why}"))
                     };
+                    let extent = window_extent(regions.of(l), *func, d).map_err(refuse)?;
+                    if extent > i64::from(factor) {
+                        return Err(refuse(format!(
+                            "each iteration of the loop {} uses {extent} coordinates of {var}, more than {factor}",
+                            loop_name(l)
+                        )));
+                    }
+                    Some(factor)
                 }
+                (None, Some((var, factor))) => {
+                    return Err(Error::Schedule(format!(
+                        "{func}.fold_storage({var}, {factor}): {func} is not computed inside a serial loop within its storage, so there is nothing to fold along; store it at an outer loop than it is computed at"
+                    )))
+                }
+                (None, None) => None,
+            };
+            if let Some(factor) = factor {
+                folds.push((*func, d, factor));
+                *bound = Range {
+                    min: Expr::i32(0),
+                    extent: Expr::i32(factor),
+                };
             }
-            Ok(Stmt::new(StmtKind::Realize {
+        }
+        rebuilt.push(Stmt::new(StmtKind::Realize {
+            func: *func,
+            types: types.clone(),
+            bounds,
+            body: Stmt::empty(),
+        }));
+    }
+    let nest = rebuilt
+        .into_iter()
+        .fold(body, |body, outer| match outer.kind() {
+            StmtKind::LetStmt { name, value, .. } => Stmt::let_stmt(*name, value.clone(), body),
+            StmtKind::Realize {
+                func,
+                types,
+                bounds,
+                ..
+            } => Stmt::new(StmtKind::Realize {
                 func: *func,
                 types: types.clone(),
-                bounds,
+                bounds: bounds.clone(),
                 body,
-            }))
+            }),
+            _ => unreachable!("the nest holds lets and realizations"),
+        });
+    Ok(folds.into_iter().fold(nest, |s, (func, d, factor)| {
+        fold_accesses(&s, func, d, factor)
+    }))
+}
+
+/// The regions of the Funcs touched in serial loops, each loop analysed once: in one
+/// iteration (its body, the loop variable a single point) and in all iterations.
+#[derive(Default)]
+struct LoopRegions {
+    loops: Vec<(Stmt, Regions)>,
+}
+
+struct Regions {
+    the_loop: Stmt,
+    loop_var: Symbol,
+    one_iteration: Touched,
+    /// Needed only where a fold is possible.
+    all_iterations: OnceCell<Touched>,
+}
+
+/// What a statement writes and reads of each Func.
+struct Touched {
+    provided: HashMap<Symbol, Box>,
+    required: HashMap<Symbol, Box>,
+}
+
+impl Touched {
+    fn of(s: &Stmt) -> Touched {
+        Touched {
+            provided: boxes_provided_stmt(s, &Scope::new()),
+            required: boxes_required_stmt(s, &Scope::new()),
         }
-        _ => s.try_map_stmts(|c| storage_folding(c, env)),
+    }
+
+    /// The union of what is written and read of `func`.
+    fn region(&self, func: Symbol) -> Option<Vec<Interval>> {
+        let of = |boxes: &HashMap<Symbol, Box>| boxes.get(&func).map(|b| b.bounds.clone());
+        union_boxes(of(&self.provided), of(&self.required))
+    }
+}
+
+impl LoopRegions {
+    fn of(&mut self, l: &Stmt) -> &Regions {
+        let at = match self.loops.iter().position(|(m, _)| m.same_as(l)) {
+            Some(at) => at,
+            None => {
+                let StmtKind::For { name, body, .. } = l.kind() else {
+                    unreachable!("find_serial_loop finds loops")
+                };
+                let regions = Regions {
+                    the_loop: l.clone(),
+                    loop_var: *name,
+                    one_iteration: Touched::of(body),
+                    all_iterations: OnceCell::new(),
+                };
+                self.loops.push((l.clone(), regions));
+                self.loops.len() - 1
+            }
+        };
+        &self.loops[at].1
     }
 }
 
@@ -107,13 +218,13 @@ fn touches(s: &Stmt, func: Symbol) -> bool {
     touching(s, func).is_some()
 }
 
-/// The extent of the window of dimension `d` of `func` that one iteration of serial loop `l`
+/// The extent of the window of dimension `d` of `func` that one iteration of a serial loop
 /// uses, when it is a constant and only moves forward; otherwise why not.
-fn window_extent(l: &Stmt, func: Symbol, d: usize) -> std::result::Result<i64, String> {
-    let StmtKind::For { name: v, body, .. } = l.kind() else {
-        unreachable!("find_serial_loop finds loops")
-    };
-    let window = union_boxes(func_box(body, func, true), func_box(body, func, false))
+fn window_extent(regions: &Regions, func: Symbol, d: usize) -> std::result::Result<i64, String> {
+    let v = regions.loop_var;
+    let window = regions
+        .one_iteration
+        .region(func)
         .ok_or_else(|| format!("its region in one iteration of {v} is not known"))?;
     let unbounded = || format!("its region in one iteration of {v} is not bounded");
     let (min, max) = (
@@ -128,11 +239,11 @@ fn window_extent(l: &Stmt, func: Symbol, d: usize) -> std::result::Result<i64, S
     let e = extent.as_int_const().ok_or_else(|| {
         format!("the extent of its region in one iteration of {v}, {extent}, is not a constant")
     })? as i64;
-    let v_expr = Expr::var(*v, Type::i32());
+    let v_expr = Expr::var(v, Type::i32());
     let next = |x: &Expr| {
         substitute(
             x,
-            *v,
+            v,
             &Expr::binary(BinaryOp::Add, v_expr.clone(), Expr::i32(1)),
         )
     };
@@ -148,12 +259,15 @@ fn window_extent(l: &Stmt, func: Symbol, d: usize) -> std::result::Result<i64, S
     Ok(e)
 }
 
-/// The fold factor for dimension `d` of `func` in serial loop `l` when the schedule does not
+/// The fold factor for dimension `d` of `func` in a serial loop when the schedule does not
 /// choose one: the power of two covering the window, if folding is valid and saves memory.
-fn automatic_factor(l: &Stmt, func: Symbol, d: usize) -> Option<i32> {
-    let e = window_extent(l, func, d).ok()?;
+fn automatic_factor(regions: &Regions, func: Symbol, d: usize) -> Option<i32> {
+    let e = window_extent(regions, func, d).ok()?;
     let factor = (e as u32).next_power_of_two() as i32;
-    let whole = union_boxes(func_box(l, func, true), func_box(l, func, false))?;
+    let whole = regions
+        .all_iterations
+        .get_or_init(|| Touched::of(&regions.the_loop))
+        .region(func)?;
     let whole_extent = simplify(&Expr::binary(
         BinaryOp::Add,
         Expr::binary(BinaryOp::Sub, whole[d].max.clone()?, whole[d].min.clone()?),
