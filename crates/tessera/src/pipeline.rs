@@ -12,7 +12,7 @@ use crate::interp::{InterpStats, Interpreter};
 use crate::ir::Symbol;
 use crate::lang::buffer::{dense_dims, dense_len, AnyBuffer};
 use crate::lang::func::Func;
-use crate::lang::image_param::ImageParam;
+use crate::lang::image_param::{buffer_field_bindings, field_image, ImageParam};
 use crate::lang::param::{same_name_error, InputId, ParamBinding};
 use crate::lower::arguments::Arguments;
 use crate::lower::storage_flattening::value_buffer;
@@ -44,8 +44,13 @@ impl Inputs {
         if other && self.conflict.is_none() {
             self.conflict = Some(same_name_error("image", name));
         }
+        let buffer = buffer.into();
+        let fields = buffer_field_bindings(name, &buffer);
+        self.params
+            .retain(|p| fields.iter().all(|f| f.name != p.name));
+        self.params.extend(fields);
         self.images.retain(|(n, _)| *n != name);
-        self.images.push((name, buffer.into()));
+        self.images.push((name, buffer));
         self.image_ids.retain(|(n, _)| *n != name);
         self.image_ids.push((name, image.id()));
         self
@@ -90,6 +95,12 @@ impl Inputs {
         }
         for p in &args.params {
             let Some(binding) = self.params.iter().find(|b| b.name == p.name) else {
+                if let Some(image) = field_image(p.name) {
+                    return Err(Error::Buffer(format!(
+                        "the pipeline uses the bounds of image {image} ({}) but no buffer was given for it",
+                        p.name
+                    )));
+                }
                 return Err(Error::Buffer(format!(
                     "the pipeline uses parameter {} ({}) but no value was given for it",
                     p.name, p.ty

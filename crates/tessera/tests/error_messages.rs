@@ -567,6 +567,18 @@ fn a_missing_image() {
 }
 
 #[test]
+fn a_missing_image_whose_bounds_alone_are_used() {
+    let x = Var::new("x");
+    let input = ImageParam::new(Type::u8(), 1, "bounds_in");
+    let f = Func::new("uses_bounds");
+    f.define(x, select(x.lt(input.min(0)), 0, 1)).unwrap();
+    says(
+        &run_error(&f, &Inputs::new(), &[4]),
+        &["bounds_in", "no buffer was given"],
+    );
+}
+
+#[test]
 fn a_missing_param() {
     let x = Var::new("x");
     let k = Param::<f32>::new("forgotten_k");

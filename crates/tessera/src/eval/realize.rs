@@ -50,7 +50,7 @@ use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
 use crate::lang::buffer::{for_each_coord_in, AnyBuffer, Buffer};
 use crate::lang::func::Func;
 use crate::lang::function::{Definition, FuncLink, Function};
-use crate::lang::image_param::{buffer_field, ImageParam};
+use crate::lang::image_param::{buffer_field_bindings, ImageParam};
 use crate::lang::naming::{make_func_names_unique, reachable};
 use crate::lang::param::{same_name_error, InputId, ParamBinding};
 use crate::lang::scalar::Scalar;
@@ -164,23 +164,8 @@ impl Evaluator {
                 buffer.ty()
             )));
         }
-        for (d, dim) in buffer.dims().iter().enumerate() {
-            for (field, v) in [
-                ("min", dim.min),
-                ("extent", dim.extent),
-                ("stride", dim.stride),
-            ] {
-                let name = buffer_field(image.name(), field, d);
-                self.params.insert(
-                    name,
-                    ParamBinding {
-                        name,
-                        ty: Type::i32(),
-                        value: Value::Int(v),
-                        origin: None,
-                    },
-                );
-            }
+        for binding in buffer_field_bindings(image.name(), &buffer) {
+            self.params.insert(binding.name, binding);
         }
         self.images.insert(image.name(), buffer);
         self.forget_values();

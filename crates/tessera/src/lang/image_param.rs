@@ -3,7 +3,9 @@
 //! boundary conditions and reduction domains.
 
 use super::args::{coordinate_args, IntoArgs};
-use super::param::InputId;
+use super::buffer::AnyBuffer;
+use super::param::{InputId, ParamBinding};
+use crate::eval::value::Value;
 use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -17,6 +19,36 @@ pub struct ImageParam {
 /// Names of the buffer fields an ImageParam exposes as int32 parameters.
 pub fn buffer_field(buffer: Symbol, field: &str, dim: usize) -> Symbol {
     Symbol::new(&format!("{buffer}.{field}.{dim}"))
+}
+
+/// The image a buffer-field name (`buffer_field`) belongs to.
+pub fn field_image(field: Symbol) -> Option<&'static str> {
+    let (rest, dim) = field.as_str().rsplit_once('.')?;
+    let (image, name) = rest.rsplit_once('.')?;
+    let is_field = matches!(name, "min" | "extent" | "stride") && dim.parse::<usize>().is_ok();
+    is_field.then_some(image)
+}
+
+/// The values of the buffer fields (`min`, `extent`, `stride` of each dimension) of image
+/// `image` bound to `buffer`, as parameter bindings: a pipeline may use an image's bounds
+/// without reading any of its elements.
+pub fn buffer_field_bindings(image: Symbol, buffer: &AnyBuffer) -> Vec<ParamBinding> {
+    let mut bindings = Vec::new();
+    for (d, dim) in buffer.dims().iter().enumerate() {
+        for (field, v) in [
+            ("min", dim.min),
+            ("extent", dim.extent),
+            ("stride", dim.stride),
+        ] {
+            bindings.push(ParamBinding {
+                name: buffer_field(image, field, d),
+                ty: Type::i32(),
+                value: Value::Int(v),
+                origin: None,
+            });
+        }
+    }
+    bindings
 }
 
 impl ImageParam {
