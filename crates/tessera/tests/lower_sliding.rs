@@ -271,3 +271,26 @@ fn fold_storage_that_cannot_hold_the_window_is_refused() {
     });
     assert!(e.contains("must be positive"), "{e}");
 }
+
+#[test]
+fn a_sliding_producer_unrolled_or_vectorized_whole() {
+    // Per tile of 10 output columns, f is needed over 11 columns, then (sliding) 10: no
+    // constant extent, but a constant bound, 11; the iterations past a tile's real extent
+    // are guarded off, so each column of f is still computed once.
+    for vectorized in [false, true] {
+        let x = Var::new("x");
+        let f = Func::new("f");
+        f.define(x, x * x + 1).unwrap();
+        let g = Func::new("g");
+        g.define(x, f.at(x) + f.at(x - 1)).unwrap();
+        g.split(x, "xo", "xi", 10);
+        let stage = f.store_root().compute_at(&g, "xo");
+        if vectorized {
+            stage.vectorize_loop("x");
+        } else {
+            stage.unroll_loop("x");
+        }
+        let run = check(&g, &TestInputs::new(), &[0], &[100]);
+        assert_eq!(run.provides("f"), 101, "vectorized: {vectorized}");
+    }
+}

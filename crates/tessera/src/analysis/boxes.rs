@@ -21,7 +21,7 @@ use super::bounds::{simplified, Bounder, Narrow, Scope};
 use super::fold;
 use super::interval::Interval;
 use crate::ir::substitute::{free_vars, substitute, uses_var};
-use crate::ir::visit::visit_exprs;
+use crate::ir::visit::node_count;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Stmt, StmtKind, Symbol, UnaryOp};
 use crate::simplify::simplify;
 
@@ -31,16 +31,6 @@ const EXPANSION_LIMIT: usize = 24;
 /// An interval end with more nodes than this gets a name rather than being copied into every
 /// bound computed from it.
 const NAMING_LIMIT: usize = 16;
-
-/// The number of nodes of `e`.
-fn node_count(e: &Expr) -> usize {
-    let mut n = 0;
-    visit_exprs(e, &mut |_| {
-        n += 1;
-        true
-    });
-    n
-}
 
 /// A multi-dimensional region: one interval per dimension.
 #[derive(Clone, PartialEq, Eq, Debug)]

@@ -70,6 +70,16 @@ pub fn reads_memory(e: &Expr) -> bool {
     found
 }
 
+/// The number of nodes of `e`.
+pub fn node_count(e: &Expr) -> usize {
+    let mut n = 0;
+    visit_exprs(e, &mut |_| {
+        n += 1;
+        true
+    });
+    n
+}
+
 /// A visitor built from a closure that sees every expression node, pre-order; returning
 /// `false` stops descent below that node.
 pub fn visit_exprs(e: &Expr, f: &mut dyn FnMut(&Expr) -> bool) {

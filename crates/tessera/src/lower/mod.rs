@@ -16,16 +16,18 @@
 //! 11. `hoist_storage`        — allocations moved out to the loop the schedule hoists them to
 //! 12. `overflow_checks`      — run-time checks that regions and storage sizes fit 32 bits
 //! 13. `simplify`
-//! 14. `unroll_loops`
-//! 15. `vectorize_loops`
-//! 16. `simplify`
-//! 17. `partition_loops`      — boundary conditions' clamps removed from steady-state loops
-//! 18. `simplify`
-//! 19. `interleave_stores`    — strided stores filling a dense span become one dense store
-//! 20. `hoist_loop_invariants`, `remove_dead_allocations`
+//! 14. `bound_constant_extent_loops` — constant extents for unrolled and vectorized loops
+//! 15. `unroll_loops`
+//! 16. `vectorize_loops`
+//! 17. `simplify`
+//! 18. `partition_loops`      — boundary conditions' clamps removed from steady-state loops
+//! 19. `simplify`
+//! 20. `interleave_stores`    — strided stores filling a dense span become one dense store
+//! 21. `hoist_loop_invariants`, `remove_dead_allocations`
 
 pub mod allocation_bounds;
 pub mod arguments;
+pub mod bound_constant_extent_loops;
 pub mod bounds_inference;
 pub mod compute_with;
 pub mod hoist_loop_invariants;
@@ -186,6 +188,9 @@ pub fn lower(output: &Func, options: &LowerOptions) -> Result<Lowered> {
         overflow_checks::add_overflow_checks(s, &size_lets)
     })?;
     let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
+    let s = r.run("bound_constant_extent_loops", s, |s| {
+        Ok(bound_constant_extent_loops::bound_constant_extent_loops(s))
+    })?;
     let s = r.run("unroll_loops", s, unroll_loops::unroll_loops)?;
     let s = r.run("vectorize_loops", s, vectorize_loops::vectorize_loops)?;
     let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;

@@ -84,7 +84,6 @@ fn compute_at_the_inner_loop_of_a_split_rvar() {
 }
 
 #[test]
-#[ignore = "refused: unrolling a loop whose extent is constant only after bounds inference (issue 13 §2)"]
 fn compute_at_the_outer_loop_of_a_split_rvar_unrolled() {
     split_rvar_case(10, |g, f, r| {
         g.update_stage(0).split(r, "ro", "ri", 2);

@@ -190,7 +190,6 @@ fn a_new_value_every_third_iteration() {
 }
 
 #[test]
-#[ignore = "refused: the producer's loop extent is constant only after bounds inference (issue 13 §2)"]
 fn an_unrolled_producer() {
     let x = Var::new("x");
     let f = Func::new("f");

@@ -30,7 +30,7 @@ fn vectorized_select_over_a_reduction() {
 }
 
 #[test]
-#[ignore = "refused: vectorizing a loop whose extent is constant only after bounds inference (issue 13 §2)"]
+#[ignore = "refused: vectorizing a loop with a reduction computed inside it (issue 13 §2)"]
 fn vectorized_update_of_an_inline_sum() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let h = Func::new("h");
