@@ -354,3 +354,43 @@ fn a_buffer_past_32_bit_coordinates_is_refused() {
         .to_string();
     assert!(message.contains("f") && message.contains("32"), "{message}");
 }
+
+/// `select` evaluates both of its values in native code (as in Halide), so what either
+/// reads must be in bounds wherever the select runs, not only where its condition picks
+/// that value: both the input checks and the storage of a Func read by one side cover the
+/// whole range. (Bounds inference once narrowed each side to its condition, and the JIT
+/// read `im(10..99)` from a 10-element image.)
+#[test]
+fn what_either_side_of_a_select_reads_is_in_bounds_everywhere() {
+    let im = ImageParam::new(Type::f32(), 1, "im");
+    let x = Var::new("x");
+    let f = Func::new("f");
+    f.define(x, select(x.lt(10), im.at(x), 0.0f32)).unwrap();
+    let small = Buffer::<f32>::from_fn(&[0], &[10], |c| c[0] as f32);
+    let compiled = Pipeline::new(&f).compile_jit(&Target::host()).unwrap();
+    let message = compiled
+        .realize(&Inputs::new().image(&im, small), &[0], &[100])
+        .expect_err("a 10-element image read at 0..99")
+        .to_string();
+    assert!(
+        message.contains("im") && message.contains("99"),
+        "{message}"
+    );
+    let image = Buffer::<f32>::from_fn(&[0], &[100], |c| c[0] as f32 * 2.0);
+    let run = check(&f, &TestInputs::new().image(&im, image), &[0], &[100]);
+    let AnyBuffer::F32(out) = &run.realization.buffers[0] else {
+        panic!("f is f32");
+    };
+    for i in 0..100 {
+        let want = if i < 10 { i as f32 * 2.0 } else { 0.0 };
+        assert_eq!(out.get(&[i]), want, "at {i}");
+    }
+
+    let g = Func::new("g");
+    g.define(x, x * 3).unwrap();
+    g.compute_root();
+    let h = Func::new("h");
+    h.define(x, select(x.lt(10), g.at(x), -1)).unwrap();
+    let run = check(&h, &TestInputs::new(), &[0], &[100]);
+    assert_eq!(run.provides("g"), 100, "g covers what the select reads");
+}

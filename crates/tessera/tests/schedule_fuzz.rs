@@ -5,7 +5,8 @@
 //! A pipeline has 2–5 two-dimensional Funcs of mixed types (u8, u16, i32, f32) reading one
 //! image — directly (then the image is made big enough for what the schedule computes) or
 //! through a boundary condition — and each other: pointwise taps, stencils with offsets up to
-//! ±2, downsampling (`2x + d`), upsampling (`x / 2`), reads at a data-dependent coordinate
+//! ±2, downsampling (`2x + d`), upsampling (`x / 2`), selects between taps on a comparison
+//! of values or of a coordinate, reads at a data-dependent coordinate
 //! (`h(clamp(i32(g(x, y)), lo, hi), y)`, in x or y), window sums over a small RDom,
 //! histograms (a scatter to data-dependent bins), scans and pointwise updates over a range,
 //! and summed-area tables (a scan along x and one along y, in either order: two update
@@ -341,7 +342,7 @@ impl Builder<'_> {
 
     fn pure_value(&mut self, i: usize, ty: Type, x: Var, y: Var, reads: &mut Vec<Read>) -> Expr {
         let a = self.tap(i, ty, x, y, reads);
-        let value = match self.rng.random_range(0..5) {
+        let value = match self.rng.random_range(0..6) {
             0 => a,
             1 => {
                 let b = self.tap(i, ty, x, y, reads);
@@ -357,6 +358,17 @@ impl Builder<'_> {
                 let b = self.tap(i, ty, x, y, reads);
                 let c = self.tap(i, ty, x, y, reads);
                 select(a.clone().lt(b.clone()), a * 2, c - b)
+            }
+            4 => {
+                // A condition on a coordinate: native code evaluates both values wherever
+                // the select runs, so what each reads must be in bounds everywhere.
+                let b = self.tap(i, ty, x, y, reads);
+                let (v, k) = if self.rng.random_bool(0.5) {
+                    (x, 3)
+                } else {
+                    (y, 2)
+                };
+                select(Expr::from(v).lt(k), a, b)
             }
             _ => {
                 let b = self.tap(i, ty, x, y, reads);

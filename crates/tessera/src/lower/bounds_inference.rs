@@ -16,7 +16,7 @@ use super::realization_order::Environment;
 use super::storage_flattening::value_buffer;
 use crate::analysis::bounds::{bounds_of_expr, Scope};
 use crate::analysis::boxes::{
-    boxes_provided_stmt, boxes_required_stmt, boxes_required_stmt_within,
+    boxes_provided_stmt, boxes_required_stmt, boxes_required_stmt_within, Box,
 };
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
@@ -43,6 +43,12 @@ pub fn func_box_in(s: &Stmt, func: Symbol, provided: bool, scope: &Scope) -> Opt
         boxes_required_stmt(&s, scope)
     };
     boxes.get(&func).map(|b| b.bounds.clone())
+}
+
+/// The region of `func` that `s` reads, with the condition under which it is read at all.
+pub fn required_box(s: &Stmt, func: Symbol) -> Option<Box> {
+    let s = touching(s, func)?;
+    boxes_required_stmt(&s, &Scope::new()).remove(&func)
 }
 
 /// The part of `s` that touches `func` (with the loops, lets and branches around it), or

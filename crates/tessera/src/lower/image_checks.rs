@@ -6,13 +6,13 @@
 //! needed and the region given. Generated code never touches memory outside its buffers.
 
 use super::arguments::Arguments;
-use super::bounds_inference::{bounded, func_box, union_boxes};
+use super::bounds_inference::{bounded, func_box, required_box, union_boxes};
 use super::names::i32_var;
 use super::realization_order::Environment;
 use super::stage_loops::resolve_tail;
 use super::storage_flattening::value_buffer;
 use crate::error::Result;
-use crate::ir::{BinaryOp, Expr, MessagePart, Stmt, StmtKind, Symbol};
+use crate::ir::{BinaryOp, Expr, MessagePart, Stmt, StmtKind, Symbol, UnaryOp};
 use crate::lang::function::FunctionContents;
 use crate::lang::image_param::buffer_field;
 use crate::lang::schedule::{SplitDirective, TailStrategy};
@@ -39,7 +39,15 @@ fn dense_check(buffer: Symbol, role: &str) -> Stmt {
     })
 }
 
-fn bounds_check(buffer: Symbol, role: &str, d: usize, min: Expr, max: Expr) -> Stmt {
+/// The check that `buffer` covers `[min, max]` in dimension `d` wherever `used` holds
+/// (`None`: always).
+fn bounds_check(
+    buffer: Symbol,
+    role: &str,
+    d: usize,
+    (min, max): (Expr, Expr),
+    used: Option<Expr>,
+) -> Stmt {
     let field = |f: &str| field(buffer, f, d);
     let buf_min = field("min");
     let buf_max = Expr::binary(
@@ -52,6 +60,10 @@ fn bounds_check(buffer: Symbol, role: &str, d: usize, min: Expr, max: Expr) -> S
         Expr::binary(BinaryOp::Ge, min.clone(), buf_min.clone()),
         Expr::binary(BinaryOp::Le, max.clone(), buf_max.clone()),
     );
+    let ok = match used {
+        Some(used) => Expr::binary(BinaryOp::Or, Expr::unary(UnaryOp::Not, used), ok),
+        None => ok,
+    };
     Stmt::new(StmtKind::Assert {
         condition: ok,
         message: vec![
@@ -162,21 +174,29 @@ pub fn add_image_checks(s: &Stmt, env: &Environment, args: &Arguments) -> Result
                     .map(|i| dense_check(i.name, "input")),
             ),
     );
+    // An image is checked where it is read: an input only a branch not taken reads (a
+    // specialization) need not cover anything.
     for image in &args.images {
-        let Some(region) = func_box(s, image.name, false) else {
+        let Some(region) = required_box(s, image.name) else {
             continue;
         };
-        for (d, i) in region.iter().enumerate() {
-            let (min, max) = bounded(i, || format!("input image {} in dimension {d}", image.name))?;
-            checks.push(bounds_check(image.name, "input", d, min, max));
+        for (d, i) in region.bounds.iter().enumerate() {
+            let ends = bounded(i, || format!("input image {} in dimension {d}", image.name))?;
+            checks.push(bounds_check(
+                image.name,
+                "input",
+                d,
+                ends,
+                region.used.clone(),
+            ));
         }
     }
     let touched = union_boxes(func_box(s, out.name, true), func_box(s, out.name, false));
     if let Some(region) = touched {
         for (d, i) in region.iter().enumerate() {
-            let (min, max) = bounded(i, || format!("output {} in dimension {d}", out.name))?;
+            let ends = bounded(i, || format!("output {} in dimension {d}", out.name))?;
             for &b in &outputs {
-                checks.push(bounds_check(b, "output", d, min.clone(), max.clone()));
+                checks.push(bounds_check(b, "output", d, ends.clone(), None));
             }
         }
     }

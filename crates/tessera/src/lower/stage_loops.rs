@@ -8,9 +8,11 @@ use std::collections::HashMap;
 
 use super::names::{i32_var, region_max, region_min, stage_var};
 use crate::ir::substitute::{free_vars, substitute_map};
-use crate::ir::{BinaryOp, Expr, ForKind, Stmt, StmtKind, Symbol, Type};
+use crate::ir::visit::mutate_exprs;
+use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol, Type};
 use crate::lang::function::{Definition, FunctionContents};
 use crate::lang::schedule::{SplitDirective, StageSchedule, TailStrategy};
+use crate::simplify::simplify;
 
 fn i32c(v: i32) -> Expr {
     Expr::i32(v)
@@ -50,18 +52,72 @@ pub fn build_stage(f: &FunctionContents, stage: usize) -> Stmt {
     let def = f
         .stage(stage)
         .expect("internal error: building a stage that does not exist");
-    let default = build_loop_nest(f, stage, def, &def.schedule);
-    def.schedule
-        .specializations
+    // Each branch runs where the conditions before it failed (and its own holds): its
+    // definition is specialized to that, so it reads only what it needs there.
+    let specs = &def.schedule.specializations;
+    let facts = |taken: Option<usize>| {
+        let failed = specs[..taken.unwrap_or(specs.len())]
+            .iter()
+            .map(|s| (&s.condition, false));
+        let holds = taken.map(|i| (&specs[i].condition, true));
+        failed.chain(holds).collect::<Vec<_>>()
+    };
+    let default = build_loop_nest(f, stage, &assuming(def, &facts(None)), &def.schedule);
+    specs
         .iter()
+        .enumerate()
         .rev()
-        .fold(default, |otherwise, spec| {
+        .fold(default, |otherwise, (i, spec)| {
             Stmt::new(StmtKind::IfThenElse {
                 condition: spec.condition.clone(),
-                then_case: build_loop_nest(f, stage, def, &spec.schedule),
+                then_case: build_loop_nest(
+                    f,
+                    stage,
+                    &assuming(def, &facts(Some(i))),
+                    &spec.schedule,
+                ),
                 else_case: Some(otherwise),
             })
         })
+}
+
+/// `def` where each condition has the truth value given: the conditions (and, of one that
+/// holds, its conjuncts; of one that fails, its disjuncts) are replaced in its values and
+/// predicates by constants, and what changes is simplified (a value `select(c, a, b)`
+/// specialized on `c` reads only `a`).
+fn assuming(def: &Definition, facts: &[(&Expr, bool)]) -> Definition {
+    let mut known: Vec<(Expr, bool)> = Vec::new();
+    for &(condition, truth) in facts {
+        let split = if truth { BinaryOp::And } else { BinaryOp::Or };
+        let mut pending = vec![condition.clone()];
+        while let Some(c) = pending.pop() {
+            if let ExprKind::Binary(op, a, b) = c.kind() {
+                if *op == split {
+                    pending.extend([a.clone(), b.clone()]);
+                }
+            }
+            known.push((c, truth));
+        }
+    }
+    let apply = |e: &Expr| {
+        let replaced = mutate_exprs(e, &mut |n| {
+            known
+                .iter()
+                .find(|(c, _)| c == n)
+                .map(|&(_, truth)| Expr::bool_(truth))
+        });
+        if replaced == *e {
+            replaced
+        } else {
+            simplify(&replaced)
+        }
+    };
+    let mut def = def.clone();
+    def.values = def.values.iter().map(apply).collect();
+    if let Some(rdom) = &mut def.rdom {
+        rdom.predicates = rdom.predicates.iter().map(apply).collect();
+    }
+    def
 }
 
 /// The loop nest of one definition of `f` under the loop structure `schedule`.

@@ -14,6 +14,7 @@ mod multi_pass_reduction;
 mod reorder_rvars;
 mod schedules;
 mod sliding_window;
+mod specialize;
 mod split_fuse_rvar;
 mod storage_folding;
 mod vectorized_reduction_bug;
