@@ -2,12 +2,17 @@
 //! its variable becomes `ramp(min, 1, L)` and every expression depending on it is widened to
 //! L lanes (scalars beside it are broadcast), so loads and stores become vector loads and
 //! stores. A condition that differs between lanes (a `GuardWithIf` tail, an RDom predicate)
-//! becomes a predicate on the loads and stores it guards — never scalarized.
+//! becomes a predicate on the loads and stores it guards — never scalarized. A Func computed
+//! inside the loop (an inline reduction) gets one copy of its storage per lane.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol, Type, UnaryOp};
+
+/// The most elements the per-lane copies of a Func's storage inside a vectorized loop may
+/// hold together (their indices must stay far from overflowing 32 bits).
+const MAX_PER_LANE_ELEMENTS: i64 = 1 << 16;
 
 pub fn vectorize_loops(s: &Stmt) -> Result<Stmt> {
     match s.kind() {
@@ -30,6 +35,7 @@ pub fn vectorize_loops(s: &Stmt) -> Result<Stmt> {
                 ramp: Expr::ramp(min.clone(), Expr::make_const(min.ty(), 1), lanes),
                 vector_vars: HashMap::new(),
                 predicate: None,
+                per_lane: HashSet::new(),
             };
             v.stmt(&body)
         }
@@ -58,6 +64,9 @@ struct Vectorizer {
     vector_vars: HashMap<Symbol, Type>,
     /// The lanes active here, when a lane-varying condition encloses this point.
     predicate: Option<Expr>,
+    /// Buffers allocated inside the loop, one copy per lane: element `i` of lane `l` is at
+    /// `i * lanes + l`.
+    per_lane: HashSet<Symbol>,
 }
 
 impl Vectorizer {
@@ -129,6 +138,7 @@ impl Vectorizer {
                     None => None,
                 };
                 let predicate = combine(predicate, self.predicate.clone());
+                let index = self.lane_index(*buffer, index);
                 if index.ty().is_vector() || predicate.as_ref().is_some_and(|p| p.ty().is_vector())
                 {
                     let index = self.to_vector(index);
@@ -195,6 +205,24 @@ impl Vectorizer {
         found
     }
 
+    /// The index of element `index` of `buffer` for each lane, if each lane has its copy.
+    fn lane_index(&self, buffer: Symbol, index: Expr) -> Expr {
+        if !self.per_lane.contains(&buffer) {
+            return index;
+        }
+        let lanes = i32::from(self.lanes);
+        let first = Expr::binary(
+            BinaryOp::Mul,
+            self.to_vector(index),
+            Expr::i32(lanes).broadcast_to(self.lanes),
+        );
+        Expr::binary(
+            BinaryOp::Add,
+            first,
+            Expr::ramp(Expr::i32(0), Expr::i32(1), self.lanes),
+        )
+    }
+
     fn match_lanes(&self, a: Expr, b: Expr) -> (Expr, Expr) {
         if a.ty().lanes == b.ty().lanes {
             (a, b)
@@ -239,6 +267,7 @@ impl Vectorizer {
                     None => None,
                 };
                 let predicate = combine(predicate, self.predicate.clone());
+                let index = self.lane_index(*buffer, index);
                 let vector = index.ty().is_vector()
                     || value.ty().is_vector()
                     || predicate.as_ref().is_some_and(|p| p.ty().is_vector());
@@ -297,10 +326,43 @@ impl Vectorizer {
                 }
                 Stmt::for_loop(*name, min, extent, *kind, self.stmt(body)?)
             }
-            StmtKind::Allocate { buffer, .. } | StmtKind::Realize { func: buffer, .. } => {
-                return Err(self.error(&format!(
-                    "{buffer} is computed inside it; compute it at an outer loop"
-                )));
+            // A Func computed inside the loop (an inline reduction, a Func with updates at
+            // its default placement) gets one copy of its storage per lane, as in Halide:
+            // each lane computes its own points.
+            StmtKind::Allocate {
+                buffer,
+                ty,
+                extents,
+                body,
+            } => {
+                let size = extents
+                    .iter()
+                    .try_fold(i64::from(self.lanes), |n, e| {
+                        n.checked_mul(e.as_int_const()?.try_into().ok()?)
+                    })
+                    .filter(|&n| n <= MAX_PER_LANE_ELEMENTS);
+                if size.is_none() {
+                    return Err(self.error(&format!(
+                        "{buffer} is computed inside it with a size that is not a small constant; compute it at an outer loop"
+                    )));
+                }
+                self.per_lane.insert(*buffer);
+                let body = self.stmt(body);
+                self.per_lane.remove(buffer);
+                let extents = extents
+                    .iter()
+                    .cloned()
+                    .chain([Expr::i32(i32::from(self.lanes))])
+                    .collect();
+                Stmt::new(StmtKind::Allocate {
+                    buffer: *buffer,
+                    ty: *ty,
+                    extents,
+                    body: body?,
+                })
+            }
+            StmtKind::Realize { func, .. } => {
+                return Err(self.error(&format!("internal error: unflattened storage of {func}")));
             }
             StmtKind::Assert { condition, .. } if self.depends_on_lanes(condition) => {
                 return Err(self.error("an assertion inside it depends on the vector lanes"));

@@ -6,7 +6,6 @@ use crate::{i32_values, realize};
 use tessera::prelude::*;
 
 #[test]
-#[ignore = "refused: vectorizing a loop with a reduction computed inside it (issue 13 §2)"]
 fn vectorized_select_over_a_reduction() {
     let (x, y, c) = (Var::new("x"), Var::new("y"), Var::new("c"));
     let r = RDom::named("r", [(1, 2)]);
@@ -30,7 +29,6 @@ fn vectorized_select_over_a_reduction() {
 }
 
 #[test]
-#[ignore = "refused: vectorizing a loop with a reduction computed inside it (issue 13 §2)"]
 fn vectorized_update_of_an_inline_sum() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let h = Func::new("h");
