@@ -394,3 +394,31 @@ fn what_either_side_of_a_select_reads_is_in_bounds_everywhere() {
     let run = check(&h, &TestInputs::new(), &[0], &[100]);
     assert_eq!(run.provides("g"), 100, "g covers what the select reads");
 }
+
+/// Two inline reductions of one kind in one pipeline (a local variance from two `sum`s):
+/// renaming the second `sum$` relinked its self-reading update while holding its own lock,
+/// and lowering and the evaluator hung. (Found porting Halide's `inline_reduction.cpp`.)
+#[test]
+fn two_inline_reductions_of_one_kind_do_not_hang() {
+    let run = returns_promptly("lowering two sums", || {
+        let (x, y) = (Var::new("x"), Var::new("y"));
+        let input = Func::new("input");
+        input.define((x, y), x * 3 + y).unwrap();
+        let r = RDom::new([(-1, 3)]);
+        let v = input.at((x + r.x(), y));
+        let f = Func::new("sums");
+        f.define((x, y), sum(v.clone()) * 100 + sum(v.clone() * v))
+            .unwrap();
+        check(&f, &TestInputs::new(), &[0, 0], &[6, 4])
+    });
+    let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
+        panic!("sums is i32");
+    };
+    for yy in 0..4i64 {
+        for xx in 0..6i64 {
+            let taps: Vec<i64> = (-1..=1).map(|d| (xx + d) * 3 + yy).collect();
+            let want = taps.iter().sum::<i64>() * 100 + taps.iter().map(|t| t * t).sum::<i64>();
+            assert_eq!(out.get(&[xx, yy]) as i64, want, "at ({xx}, {yy})");
+        }
+    }
+}

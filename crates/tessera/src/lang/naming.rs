@@ -34,12 +34,26 @@ pub fn make_func_names_unique(output: &Function) {
             f.write().name = fresh;
         }
     }
-    for f in funcs.values() {
+    // Relinking reads the called Funcs, the Func itself among them where its updates read
+    // it: the new definitions are made with no lock held, then stored.
+    let relinked: Vec<(&Function, Option<Definition>, Vec<Definition>)> = funcs
+        .values()
+        .map(|f| {
+            let (mut pure, mut updates) = {
+                let contents = f.read();
+                (contents.pure.clone(), contents.updates.clone())
+            };
+            for def in pure.iter_mut().chain(updates.iter_mut()) {
+                relink_definition(def, &renamed);
+            }
+            (f, pure, updates)
+        })
+        .collect();
+    for (f, pure, updates) in relinked {
         let mut contents = f.write();
         let contents = &mut *contents;
-        for def in contents.pure.iter_mut().chain(contents.updates.iter_mut()) {
-            relink_definition(def, &renamed);
-        }
+        contents.pure = pure;
+        contents.updates = updates;
         rename_schedule(&mut contents.schedule, &renamed);
         for (wrapped, wrapper) in &mut contents.wrappers {
             if let Some(callee) = wrapper.callees().into_iter().next() {
