@@ -211,6 +211,26 @@ fn reorder_reduction_loops() {
     );
 }
 
+/// Halide's `bad_rvar_order.cpp`: `f(r.x, r.y) += f(r.y, r.x)` reads points other
+/// iterations write, so the order of `r.x` and `r.y` matters.
+#[test]
+fn reorder_reduction_loops_of_a_transposing_update() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let r = RDom::named("r", [(0, 10), (0, 10)]);
+    let f = Func::new("f");
+    f.define((x, y), x + y).unwrap();
+    f.update((r.x(), r.y()), f.at((r.x(), r.y())) + f.at((r.y(), r.x())))
+        .unwrap();
+    f.update_stage(0).reorder(&[r.y().into(), r.x().into()]);
+    assert_mentions(
+        &schedule_error(&f),
+        &[
+            "f.update(0).reorder(r.y, r.x)",
+            "order of the reduction loops",
+        ],
+    );
+}
+
 #[test]
 fn shift_inwards_or_round_up_on_an_update() {
     for tail in [TailStrategy::ShiftInwards, TailStrategy::RoundUp] {

@@ -373,6 +373,11 @@ fn rvar_links(e: &Expr) -> Vec<(Symbol, RDomLink)> {
 
 /// Whether `e` reads Func `f`.
 pub(crate) fn calls_func(e: &Expr, f: &Function) -> bool {
+    calls_func_named(e, f.name())
+}
+
+/// Whether `e` calls the Func named `name`.
+pub(crate) fn calls_func_named(e: &Expr, name: Symbol) -> bool {
     let mut found = false;
     visit_exprs(e, &mut |n| {
         if let ExprKind::Call {
@@ -380,7 +385,7 @@ pub(crate) fn calls_func(e: &Expr, f: &Function) -> bool {
             ..
         } = n.kind()
         {
-            found |= link.name() == f.name();
+            found |= link.name() == name;
         }
         !found
     });

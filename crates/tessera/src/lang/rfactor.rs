@@ -16,8 +16,8 @@
 
 use std::collections::HashMap;
 
-use super::func::{calls_func, Func};
-use super::function::Function;
+use super::func::{calls_func_named, Func};
+use super::function::{Definition, Function};
 use super::inline_reductions::{type_max, type_min};
 use super::math::likely;
 use super::rdom::{RDom, RVarDef};
@@ -92,7 +92,7 @@ impl Plan {
             ));
         };
         let ty = value.ty();
-        let (op, term) = split_reduction(value, func, &def.args).ok_or_else(|| {
+        let (op, term) = split_reduction(value, func.name(), &def.args).ok_or_else(|| {
             err(format!(
                 "the update is not of the form {name}(..) = {name}(..) op e with e not reading {name}; rfactor needs an associative, commutative op"
             ))
@@ -358,9 +358,19 @@ fn loop_value(
     }
 }
 
+/// Whether update `def` of `func` is `func(lhs) = func(lhs) op e` (one value), `e` not
+/// reading `func` and `op` associative and commutative exactly on its type: the order of
+/// its iterations cannot change the result.
+pub(crate) fn is_exact_reduction(def: &Definition, func: Symbol) -> bool {
+    let [value] = def.values.as_slice() else {
+        return false;
+    };
+    split_reduction(value, func, &def.args)
+        .is_some_and(|(op, _)| identity(op, value.ty()).is_some())
+}
+
 /// `(op, e)` when `value` is `f(lhs) op e` or `e op f(lhs)` with `e` not reading `f`.
-fn split_reduction(value: &Expr, func: &Function, lhs: &[Expr]) -> Option<(BinaryOp, Expr)> {
-    let f = func.name();
+fn split_reduction(value: &Expr, f: Symbol, lhs: &[Expr]) -> Option<(BinaryOp, Expr)> {
     let ExprKind::Binary(op, a, b) = value.kind() else {
         return None;
     };
@@ -375,7 +385,7 @@ fn split_reduction(value: &Expr, func: &Function, lhs: &[Expr]) -> Option<(Binar
     } else {
         return None;
     };
-    (!calls_func(term, func)).then(|| (*op, term.clone()))
+    (!calls_func_named(term, f)).then(|| (*op, term.clone()))
 }
 
 /// The identity of `op` on `ty`, when regrouping `op` is exact.

@@ -7,6 +7,7 @@
 use super::func::Func;
 use super::function::{Definition, Function};
 use super::rdom::RVar;
+use super::rfactor::is_exact_reduction;
 use super::schedule::{
     describe_dims, find_dim, Bound, LoopDim, LoopLevel, Specialization, SplitDirective,
     StageSchedule, TailStrategy,
@@ -265,8 +266,9 @@ impl Stage {
             .map(|n| n.to_string())
             .collect::<Vec<_>>()
             .join(", ");
-        self.apply(&format!("reorder({listed})"), |s, _| {
-            reorder_dims(s, &names)
+        let func = self.func.name();
+        self.apply(&format!("reorder({listed})"), |s, def| {
+            reorder_dims(s, &names, def, func)
         })
     }
 
@@ -294,7 +296,8 @@ impl Stage {
         let (x_factor, y_factor) = (x_factor.into(), y_factor.into());
         let directive = format!("tile({x}, {y}, {xo}, {yo}, {xi}, {yi}, {x_factor}, {y_factor})");
         let is_update = self.index > 0;
-        self.apply(&directive.clone(), |s, _| {
+        let func = self.func.name();
+        self.apply(&directive.clone(), |s, def| {
             for (old, outer, inner, factor) in [(x, xo, xi, x_factor), (y, yo, yi, y_factor)] {
                 let split = Split {
                     old,
@@ -306,7 +309,7 @@ impl Stage {
                 };
                 split_dim(s, split, is_update)?;
             }
-            reorder_dims(s, &[xi, yi, xo, yo])
+            reorder_dims(s, &[xi, yi, xo, yo], def, func)
         })
     }
 
@@ -524,7 +527,16 @@ fn fuse_dims(
     Ok(())
 }
 
-fn reorder_dims(s: &mut StageSchedule, names: &[Symbol]) -> Result<(), String> {
+/// Reorders the loops `names` of stage `def` of `func`. Reduction loops change their relative
+/// order only where that cannot change the result (Halide's rule): the update is an exact
+/// associative, commutative reduction (`f(..) = f(..) + e`, integers), or the iterations of
+/// every reduction loop are independent (each writes its own point and reads no other).
+fn reorder_dims(
+    s: &mut StageSchedule,
+    names: &[Symbol],
+    def: &Definition,
+    func: Symbol,
+) -> Result<(), String> {
     let mut positions = Vec::new();
     for &n in names {
         let i = find_dim(&s.dims, n)?;
@@ -546,9 +558,15 @@ fn reorder_dims(s: &mut StageSchedule, names: &[Symbol]) -> Result<(), String> {
             .map(|d| d.name)
             .collect::<Vec<_>>()
     };
-    if rvar_order(&reordered) != rvar_order(&s.dims) {
+    let order_free = || {
+        is_exact_reduction(def, func)
+            || rvar_order(&s.dims)
+                .iter()
+                .all(|&l| check_rvar_parallel_safe(def, func, l).is_ok())
+    };
+    if rvar_order(&reordered) != rvar_order(&s.dims) && !order_free() {
         return Err(format!(
-            "this changes the order of the reduction loops ({}), which would change the result of the update; only pure loops may move",
+            "this changes the order of the reduction loops ({}), which could change the result of the update (it is not an exact associative reduction, and its iterations are not independent); only pure loops may move",
             rvar_order(&s.dims).iter().rev().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")
         ));
     }

@@ -100,7 +100,6 @@ fn compute_at_the_unrolled_inner_loop_of_a_split_rvar() {
 }
 
 #[test]
-#[ignore = "refused: reordering reduction loops (issue 13 §2; Halide accepts it: the update reads no other point of g)"]
 fn compute_at_a_split_rvar_reordered() {
     split_rvar_case(10, |g, f, r| {
         g.update_stage(0)
