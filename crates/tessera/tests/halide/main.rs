@@ -6,6 +6,7 @@
 #[path = "../lower_common/mod.rs"]
 mod lower_common;
 
+mod argmax;
 mod bounds_inference;
 mod bounds_inference_outer_split;
 mod guard_with_if_input_bounds;
