@@ -9,6 +9,7 @@ mod lower_common;
 mod argmax;
 mod bit_counting;
 mod bitwise_ops;
+mod bool_compute_root;
 mod bounds_inference;
 mod bounds_inference_outer_split;
 mod guard_with_if_input_bounds;
