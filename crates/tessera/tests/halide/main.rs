@@ -14,6 +14,7 @@ mod bool_compute_root_vectorize;
 mod bounds;
 mod bounds_inference;
 mod bounds_inference_outer_split;
+mod cascaded_filters;
 mod guard_with_if_input_bounds;
 mod min_extent;
 mod multi_pass_reduction;
