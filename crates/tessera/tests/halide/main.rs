@@ -15,6 +15,7 @@ mod bounds;
 mod bounds_inference;
 mod bounds_inference_outer_split;
 mod cascaded_filters;
+mod cast;
 mod guard_with_if_input_bounds;
 mod min_extent;
 mod multi_pass_reduction;
