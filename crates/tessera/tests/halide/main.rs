@@ -16,6 +16,7 @@ mod bounds_inference;
 mod bounds_inference_outer_split;
 mod cascaded_filters;
 mod cast;
+mod chunk_sharing;
 mod guard_with_if_input_bounds;
 mod min_extent;
 mod multi_pass_reduction;
