@@ -17,6 +17,7 @@ mod bounds_inference_outer_split;
 mod cascaded_filters;
 mod cast;
 mod chunk_sharing;
+mod compute_outermost;
 mod guard_with_if_input_bounds;
 mod min_extent;
 mod multi_pass_reduction;
