@@ -18,6 +18,7 @@ mod cascaded_filters;
 mod cast;
 mod chunk_sharing;
 mod compute_outermost;
+mod computed_index;
 mod guard_with_if_input_bounds;
 mod min_extent;
 mod multi_pass_reduction;
