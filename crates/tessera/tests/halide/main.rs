@@ -19,6 +19,7 @@ mod cast;
 mod chunk_sharing;
 mod compute_outermost;
 mod computed_index;
+mod convolution;
 mod div_mod;
 mod guard_with_if_input_bounds;
 mod min_extent;
