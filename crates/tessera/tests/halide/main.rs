@@ -20,6 +20,7 @@ mod chunk_sharing;
 mod compute_outermost;
 mod computed_index;
 mod convolution;
+mod dilate3x3;
 mod div_mod;
 mod guard_with_if_input_bounds;
 mod min_extent;
