@@ -22,6 +22,7 @@ mod computed_index;
 mod convolution;
 mod dilate3x3;
 mod div_mod;
+mod fuse;
 mod guard_with_if_input_bounds;
 mod min_extent;
 mod multi_pass_reduction;
