@@ -24,6 +24,7 @@ mod dilate3x3;
 mod div_mod;
 mod fuse;
 mod gameoflife;
+mod gather;
 mod guard_with_if_input_bounds;
 mod min_extent;
 mod multi_pass_reduction;
