@@ -11,6 +11,7 @@ mod bit_counting;
 mod bitwise_ops;
 mod bool_compute_root;
 mod bool_compute_root_vectorize;
+mod boundary_conditions;
 mod bounds;
 mod bounds_inference;
 mod bounds_inference_outer_split;
