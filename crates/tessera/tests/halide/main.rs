@@ -27,6 +27,7 @@ mod fuse;
 mod gameoflife;
 mod gather;
 mod guard_with_if_input_bounds;
+mod histogram;
 mod min_extent;
 mod multi_pass_reduction;
 mod reorder_rvars;
