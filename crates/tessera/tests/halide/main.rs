@@ -28,6 +28,7 @@ mod gameoflife;
 mod gather;
 mod guard_with_if_input_bounds;
 mod histogram;
+mod implicit_args;
 mod min_extent;
 mod multi_pass_reduction;
 mod reorder_rvars;
