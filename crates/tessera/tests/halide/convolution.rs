@@ -3,9 +3,10 @@
 //! the kernel's buffer, its pure stage tiled 6 x 6 and its update tiled 4 x 4, vectorized
 //! and parallel; and an inline `sum`, vectorized by 4 and parallel — both checked on the
 //! interior against the weighted sum in plain Rust, at Halide's size (128 x 48). Halide's GPU
-//! and HVX schedules are left out. Tessera refuses to vectorize the loop the inline `sum` is
-//! computed in; that schedule is kept as an ignored test, and the inline sum also runs
-//! parallel but not vectorized.
+//! and HVX schedules are left out; a CPU analogue of the GPU schedule of the update (kernel
+//! loops outermost, image loops tiled and parallel inside them) is checked too. Tessera
+//! refuses to vectorize the loop the inline `sum` is computed in; that schedule is kept as an
+//! ignored test, and the inline sum also runs parallel but not vectorized.
 
 use crate::lower_common::{check, u16_image, TestInputs};
 use tessera::lang::stage::DimName;
@@ -96,6 +97,32 @@ fn an_update_over_the_kernel_tiled_vectorized_and_parallel() {
         .update_stage(0)
         .tile_in_place(x, y, "xi", "yi", 4, 4)
         .vectorize_loop(DimName::from("xi"))
+        .parallel(y);
+    check_blur(&s, &blur1);
+}
+
+/// The CPU analogue of Halide's GPU schedule: the update's kernel loops outermost, the image
+/// loops inside them tiled 16 x 16 with the tile rows parallel (Halide's GPU blocks).
+#[test]
+fn an_update_with_the_kernel_loops_outermost() {
+    let s = setup();
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let blur1 = Func::new("blur1");
+    blur1
+        .define((x, y), Expr::make_const(Type::u16(), 0))
+        .unwrap();
+    let (r, t) = term(&s, x, y);
+    blur1.update((x, y), blur1.at((x, y)) + t).unwrap();
+    blur1.tile_in_place(x, y, "xi", "yi", 16, 16).parallel(y);
+    blur1
+        .update_stage(0)
+        .reorder(&[
+            DimName::from(x),
+            DimName::from(y),
+            DimName::from(r.x()),
+            DimName::from(r.y()),
+        ])
+        .tile_in_place(x, y, "xi", "yi", 16, 16)
         .parallel(y);
     check_blur(&s, &blur1);
 }
