@@ -61,6 +61,9 @@ fn input_image<T: Bits>(seed: u64) -> Buffer<T> {
     })
 }
 
+/// A counting function's name, its Tessera form and its reference `(value, bits) -> count`.
+type Case = (&'static str, fn(Expr) -> Expr, fn(u32, u32) -> u32);
+
 fn test_counts<T>(seed: u64)
 where
     T: Bits,
@@ -70,7 +73,7 @@ where
     let input = ImageParam::new(T::TYPE, 1, "input");
     let image = input_image::<T>(seed);
     let x = Var::new("x");
-    let cases: [(&str, fn(Expr) -> Expr, fn(u32, u32) -> u32); 3] = [
+    let cases: [Case; 3] = [
         ("popcount", |e| popcount(e), ref_popcount),
         (
             "count_leading_zeros",

@@ -6,6 +6,9 @@ use crate::i32_values;
 use crate::lower_common::{check, TestInputs};
 use tessera::prelude::*;
 
+/// The value of a Func at `(x, y)`, in plain Rust.
+type Reference = fn(i32, i32) -> i32;
+
 fn check_all(tiled: bool) {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let f = Func::new("f");
@@ -14,7 +17,7 @@ fn check_all(tiled: bool) {
     g.define((x, y), min(x, y)).unwrap();
     let h = Func::new("h");
     h.define((x, y), clamp(x + y, 20, 100)).unwrap();
-    let references: [(&Func, fn(i32, i32) -> i32); 3] = [
+    let references: [(&Func, Reference); 3] = [
         (&f, |i, j| if i > j { i } else { j }),
         (&g, |i, j| if i < j { i } else { j }),
         (&h, |i, j| (i + j).clamp(20, 100)),

@@ -62,7 +62,7 @@ fn int_image(ty: Type, unique: u64) -> Vec<i64> {
     for j in 0..H {
         for i in 0..W {
             let salt = hash(unique | 0x100, i, j);
-            let v = if salt % 50 == 0 {
+            let v = if salt.is_multiple_of(50) {
                 if salt & 0x100_0000 != 0 {
                     hi
                 } else {
@@ -194,7 +194,7 @@ fn float_modulo() {
         let mut b = Buffer::from_fn(&[0, 0], &[W, H], |p| {
             let (i, j) = (p[0], p[1]);
             let salt = hash(unique | 0x100, i, j);
-            if salt % 50 == 0 {
+            if salt.is_multiple_of(50) {
                 if salt & 0x100_0000 != 0 {
                     1.0
                 } else {
