@@ -2,8 +2,9 @@
 //! reinterpreting as f32, xor/and/or/not, shifts by masked amounts (logical and arithmetic,
 //! with the amount of another type, by negative amounts that shift the other way, and by
 //! constants of either sign), `&` of an i8 with a cast constant — each against Rust's own
-//! operators, then the types Halide's operators give: a scalar combined with a vector takes
-//! its lanes, signedness is kept, and a bitwise op's type does not depend on operand order.
+//! operators, unscheduled (as in Halide) and vectorized by 8 — then the types Halide's
+//! operators give: a scalar combined with a vector takes its lanes, signedness is kept, and a
+//! bitwise op's type does not depend on operand order.
 
 use crate::lower_common::{check, seeded_rng, Checked, TestInputs};
 use rand::Rng;
@@ -14,20 +15,32 @@ fn input_image() -> Buffer<u32> {
     Buffer::from_fn(&[0], &[256], |_| rng.random::<u32>())
 }
 
-/// Realizes `value` (a function of the input and x) over `[0, extent)`.
-fn realize_with(value: impl Fn(&ImageParam, Var) -> Expr, extent: i64) -> (Checked, Buffer<u32>) {
-    let input = ImageParam::new(Type::u32(), 1, "input");
+/// Realizes `value` (a function of the input and x) over `[0, extent)`, unscheduled as in
+/// Halide's test and vectorized by 8.
+fn realize_with(
+    value: impl Fn(&ImageParam, Var) -> Expr,
+    extent: i64,
+) -> (Vec<Checked>, Buffer<u32>) {
     let image = input_image();
-    let x = Var::new("x");
-    let f = Func::new("f");
-    f.define(x, value(&input, x)).unwrap();
-    let run = check(
-        &f,
-        &TestInputs::new().image(&input, image.clone()),
-        &[0],
-        &[extent],
-    );
-    (run, image)
+    let runs = [false, true]
+        .into_iter()
+        .map(|vectorized| {
+            let input = ImageParam::new(Type::u32(), 1, "input");
+            let x = Var::new("x");
+            let f = Func::new("f");
+            f.define(x, value(&input, x)).unwrap();
+            if vectorized {
+                f.vectorize(x, 8);
+            }
+            check(
+                &f,
+                &TestInputs::new().image(&input, image.clone()),
+                &[0],
+                &[extent],
+            )
+        })
+        .collect();
+    (runs, image)
 }
 
 fn output<T: Scalar>(run: &Checked) -> Buffer<T>
@@ -39,9 +52,9 @@ where
 
 /// Checks a u32-valued op of `input(x)` and `input(x + 1)` over 128 points.
 fn check_u32(what: &str, value: impl Fn(Expr, Expr) -> Expr, reference: impl Fn(u32, u32) -> u32) {
-    let (run, image) = realize_with(|i, x| value(i.at(x), i.at(x + 1)), 128);
-    let out = output::<u32>(&run);
-    for x in 0..128 {
+    let (runs, image) = realize_with(|i, x| value(i.at(x), i.at(x + 1)), 128);
+    for (run, x) in runs.iter().flat_map(|r| (0..128).map(move |x| (r, x))) {
+        let out = output::<u32>(run);
         let (a, b) = (image.get(&[x]), image.get(&[x + 1]));
         assert_eq!(
             out.get(&[x]),
@@ -53,9 +66,9 @@ fn check_u32(what: &str, value: impl Fn(Expr, Expr) -> Expr, reference: impl Fn(
 
 /// Checks an i32-valued op of `input(x)` and `input(x + 1)` over 128 points.
 fn check_i32(what: &str, value: impl Fn(Expr, Expr) -> Expr, reference: impl Fn(u32, u32) -> i32) {
-    let (run, image) = realize_with(|i, x| value(i.at(x), i.at(x + 1)), 128);
-    let out = output::<i32>(&run);
-    for x in 0..128 {
+    let (runs, image) = realize_with(|i, x| value(i.at(x), i.at(x + 1)), 128);
+    for (run, x) in runs.iter().flat_map(|r| (0..128).map(move |x| (r, x))) {
+        let out = output::<i32>(run);
         let (a, b) = (image.get(&[x]), image.get(&[x + 1]));
         assert_eq!(
             out.get(&[x]),
@@ -67,9 +80,9 @@ fn check_i32(what: &str, value: impl Fn(Expr, Expr) -> Expr, reference: impl Fn(
 
 #[test]
 fn reinterpret_as_float() {
-    let (run, image) = realize_with(|i, x| reinterpret(Type::f32(), i.at(x)), 256);
-    let out = output::<f32>(&run);
-    for x in 0..256 {
+    let (runs, image) = realize_with(|i, x| reinterpret(Type::f32(), i.at(x)), 256);
+    for (run, x) in runs.iter().flat_map(|r| (0..256).map(move |x| (r, x))) {
+        let out = output::<f32>(run);
         let (got, want) = (out.get(&[x]), f32::from_bits(image.get(&[x])));
         // Like Halide, NaNs only have to stay NaNs.
         if want.is_nan() {
@@ -158,12 +171,12 @@ fn shifts_by_constants() {
 
 #[test]
 fn and_of_an_i8_with_a_cast_constant() {
-    let (run, image) = realize_with(
+    let (runs, image) = realize_with(
         |i, x| cast_to::<i8>(i.at(x)) & cast_to::<i8>(Expr::from(0xf0)),
         128,
     );
-    let out = output::<i8>(&run);
-    for x in 0..128 {
+    for (run, x) in runs.iter().flat_map(|r| (0..128).map(move |x| (r, x))) {
+        let out = output::<i8>(run);
         let want = ((image.get(&[x]) as i8 as i32) & 0xf0) as i8;
         assert_eq!(out.get(&[x]), want, "at {x}");
     }
