@@ -1,8 +1,9 @@
 //! Halide's `test/correctness/histogram.cpp`: the 256-bin histogram of a 128 x 128 f32 image
 //! of integer values 0..=255, an update over an RDom covering the image that increments the
 //! bin `clamp(int(in(r)), 0, 255)`, computed at the root and read at bins 10..20 by a
-//! consumer; the ten bins are checked against a histogram counted in plain Rust. (Halide's
-//! commented-out GPU schedule is left out.)
+//! consumer; the ten bins are checked against a histogram counted in plain Rust, and the
+//! histogram's storage is at most the 256 bins. (Halide's commented-out GPU schedule is left
+//! out.)
 
 use crate::lower_common::{check, u8_image, TestInputs};
 use tessera::prelude::*;
@@ -38,4 +39,7 @@ fn ten_bins_of_a_histogram_computed_at_the_root() {
     for i in 10..20 {
         assert_eq!(out.get(&[i - 10]), reference[i as usize], "bucket {i}");
     }
+    // The update can write any of the 256 bins, so hist covers them all, and no more.
+    let bins = run.allocation("hist");
+    assert!(bins <= 256, "hist allocates {bins} bins");
 }
