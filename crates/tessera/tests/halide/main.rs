@@ -6,9 +6,29 @@
 #[path = "../lower_common/mod.rs"]
 mod lower_common;
 
+mod argmax;
+mod bit_counting;
+mod bitwise_ops;
+mod bool_compute_root;
+mod bool_compute_root_vectorize;
+mod boundary_conditions;
+mod bounds;
 mod bounds_inference;
 mod bounds_inference_outer_split;
+mod cascaded_filters;
+mod cast;
+mod chunk_sharing;
+mod compute_outermost;
+mod computed_index;
+mod convolution;
+mod dilate3x3;
+mod div_mod;
+mod fuse;
+mod gameoflife;
+mod gather;
 mod guard_with_if_input_bounds;
+mod histogram;
+mod implicit_args;
 mod min_extent;
 mod multi_pass_reduction;
 mod reorder_rvars;
