@@ -4,9 +4,8 @@
 //! and parallel; and an inline `sum`, vectorized by 4 and parallel — both checked on the
 //! interior against the weighted sum in plain Rust, at Halide's size (128 x 48). Halide's GPU
 //! and HVX schedules are left out; a CPU analogue of the GPU schedule of the update (kernel
-//! loops outermost, image loops tiled and parallel inside them) is checked too. Tessera
-//! refuses to vectorize the loop the inline `sum` is computed in; that schedule is kept as an
-//! ignored test, and the inline sum also runs parallel but not vectorized.
+//! loops outermost, image loops tiled and parallel inside them) is checked too. The inline
+//! sum also runs parallel but not vectorized.
 
 use crate::lower_common::{check, u16_image, TestInputs};
 use tessera::lang::stage::DimName;
@@ -128,7 +127,6 @@ fn an_update_with_the_kernel_loops_outermost() {
 }
 
 #[test]
-#[ignore = "refused: cannot vectorize loop blur2.s0.x.x_vi: sum$ is computed inside it"]
 fn an_inline_sum_vectorized_and_parallel() {
     let s = setup();
     let (x, y) = (Var::new("x"), Var::new("y"));
