@@ -263,7 +263,7 @@ impl Func {
             .iter()
             .flat_map(|r| r.vars.iter().map(|v| v.name))
             .collect();
-        let schedule = StageSchedule::for_update(&args, &rvars);
+        let schedule = StageSchedule::for_update(&args, &pure_args, &rvars);
         let mut definition = Definition {
             args,
             values,
@@ -464,37 +464,35 @@ fn find_reduction_domain<'a>(
 }
 
 /// Pure Vars in an update must stand bare in their own position on the left-hand side. The
-/// other coordinates (data-dependent ones, like a histogram's bin) and the right-hand side may
-/// use only those: as in Halide, `hist(x, bin(x, r)) = ...` writes within the slice of its own
-/// `x`, so slices stay independent.
+/// other coordinates (data-dependent ones, like a histogram's bin, or a pure Var elsewhere,
+/// like the diagonal `g(x, x)`) and the right-hand side may use only those: as in Halide,
+/// `hist(x, bin(x, r)) = ...` writes within the slice of its own `x`, so slices stay
+/// independent.
 fn check_update_vars<'a>(
     name: Symbol,
     pure_args: &[Symbol],
     args: &[Expr],
     rhs: impl Iterator<Item = &'a Expr>,
 ) -> Result<()> {
+    // A pure Var at its own position is a pure dimension of the update; anywhere else it is
+    // a coordinate like any other (`g(x, x)` writes the diagonal).
     let mut bare = HashSet::new();
     for (i, a) in args.iter().enumerate() {
         if let ExprKind::Var(v) = a.kind() {
-            match pure_args.iter().position(|p| p == v) {
-                Some(j) if j == i => {
-                    bare.insert(*v);
-                }
-                Some(j) => {
-                    return Err(Error::Definition(format!(
-                        "the update of {name} uses the pure Var {v} at position {i}, but it is argument {j} of {name}'s pure definition; pure Vars must keep their positions"
-                    )))
-                }
-                None => {
-                    return Err(Error::Definition(format!(
-                        "the update of {name} uses Var {v}, which is not one of {name}'s pure Vars; use an RDom for reduction coordinates"
-                    )))
-                }
+            if !pure_args.contains(v) {
+                return Err(Error::Definition(format!(
+                    "the update of {name} uses Var {v}, which is not one of {name}'s pure Vars; use an RDom for reduction coordinates"
+                )));
+            }
+            if pure_args.get(i) == Some(v) {
+                bare.insert(*v);
             }
         }
     }
     for (i, a) in args.iter().enumerate() {
-        if a.as_var().is_some() {
+        if a.as_var()
+            .is_some_and(|v| bare.contains(&v) && pure_args.get(i) == Some(&v))
+        {
             continue;
         }
         if let Some(v) = free_var_names(a).into_iter().find(|v| !bare.contains(v)) {

@@ -93,20 +93,27 @@ impl StageSchedule {
     }
 
     /// The initial loops of an update: the reduction variables innermost (the first fastest),
-    /// then the pure Vars that stand alone on its left-hand side, as in Halide.
-    pub fn for_update(lhs: &[Expr], rvars: &[Symbol]) -> StageSchedule {
+    /// then the pure Vars that stand alone at their own positions (`pure_args`) on its
+    /// left-hand side, as in Halide (elsewhere, as in `g(x, x)`, a Var is a coordinate).
+    pub fn for_update(lhs: &[Expr], pure_args: &[Symbol], rvars: &[Symbol]) -> StageSchedule {
         let rdims = rvars.iter().map(|&v| LoopDim {
             name: v,
             short: v,
             kind: ForKind::Serial,
             is_rvar: true,
         });
-        let pure = lhs.iter().filter_map(|a| a.as_var()).map(|v| LoopDim {
-            name: v,
-            short: v,
-            kind: ForKind::Serial,
-            is_rvar: false,
-        });
+        let own_position =
+            |(i, a): (usize, &Expr)| a.as_var().filter(|v| pure_args.get(i) == Some(v));
+        let pure = lhs
+            .iter()
+            .enumerate()
+            .filter_map(own_position)
+            .map(|v| LoopDim {
+                name: v,
+                short: v,
+                kind: ForKind::Serial,
+                is_rvar: false,
+            });
         StageSchedule {
             splits: Vec::new(),
             dims: rdims.chain(pure).collect(),

@@ -32,6 +32,7 @@ mod implicit_args;
 mod min_extent;
 mod multi_pass_reduction;
 mod reorder_rvars;
+mod rfactor;
 mod schedules;
 mod sliding_window;
 mod specialize;
