@@ -338,13 +338,14 @@ fn in_of_a_func_that_does_not_call_it() {
 }
 
 #[test]
-fn nested_specialization() {
+fn nested_specialization_on_a_pure_var() {
     let k = Param::<i32>::new("spec_k");
     let f = pure_2d("spec_nested");
-    f.specialize(k.expr().gt(0)).specialize(k.expr().gt(1));
+    f.specialize(k.expr().gt(0))
+        .specialize(Var::new("x").expr().gt(1));
     says(
         &lowering_error(&f),
-        &["spec_nested", "specialize", "cannot be specialized again"],
+        &["spec_nested.specialization(0).specialize", "variable x"],
     );
 }
 

@@ -6,6 +6,8 @@
 mod lower_common;
 
 use lower_common::{check, schedule_error, u16_image, TestInputs};
+use tessera::lower::LowerOptions;
+use tessera::pipeline::Pipeline;
 use tessera::prelude::*;
 
 fn stencil() -> (ImageParam, Param<i32>, Func, Var, Var) {
@@ -155,12 +157,6 @@ fn conditions_that_vary_within_a_run_are_refused() {
     let msg = schedule_error(&out);
     assert!(msg.contains("scalar bool"), "{msg}");
 
-    let (_, gain, out, ..) = stencil();
-    out.specialize(gain.expr().gt(1))
-        .specialize(gain.expr().gt(2));
-    let msg = schedule_error(&out);
-    assert!(msg.contains("cannot be specialized again"), "{msg}");
-
     // blur_x is computed at out's y loop, which this specialization splits away.
     let (_, gain, out, _, y) = stencil();
     out.specialize(gain.expr().gt(1)).split(y, "yo", "yi", 2);
@@ -168,5 +164,39 @@ fn conditions_that_vary_within_a_run_are_refused() {
     assert!(
         msg.contains("blur_x.compute_at(out, y) is not a legal location"),
         "{msg}"
+    );
+}
+
+/// Halide's `specialize.cpp`, first case, with a Param for its condition on the output's
+/// width: a specialization specialized again, and the default specialized on another
+/// condition. Every combination computes the definition; the branch vectorized by 4 stores
+/// whole vectors.
+#[test]
+fn specializations_nest() {
+    let x = Var::new("x");
+    let (wide, param) = (Param::<bool>::new("wide"), Param::<bool>::new("param"));
+    let f = Func::new("f");
+    f.define(x, select(param.expr(), x * 3, x * 17)).unwrap();
+    f.specialize(wide.expr()).vectorize(x, 4);
+    f.specialize(wide.expr()).specialize(param.expr());
+    f.specialize(param.expr());
+    for (w, p) in [(true, true), (true, false), (false, true), (false, false)] {
+        let inputs = TestInputs::new().param(wide.bind(w)).param(param.bind(p));
+        let run = check(&f, &inputs, &[0], &[100]);
+        let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
+            panic!("f is i32");
+        };
+        for i in 0..100 {
+            let want = if p { i * 3 } else { i * 17 } as i32;
+            assert_eq!(out.get(&[i]), want, "wide {w}, param {p}, at {i}");
+        }
+    }
+    // Four branches: (wide, param), (wide), (param), neither.
+    let lowered = Pipeline::new(&f).lower(&LowerOptions::default()).unwrap();
+    let text = lowered.stmt.to_string();
+    assert_eq!(text.matches("if (").count(), 3, "{text}");
+    assert!(
+        text.contains("ramp("),
+        "the wide branches are vectorized:\n{text}"
     );
 }

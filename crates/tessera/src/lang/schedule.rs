@@ -92,6 +92,31 @@ impl StageSchedule {
         }
     }
 
+    /// The loop structure of the specialization at `path` (indices into the nested
+    /// specializations, outermost first; empty: this one).
+    pub fn specialized(&self, path: &[usize]) -> &StageSchedule {
+        path.iter()
+            .fold(self, |s, &i| &s.specializations[i].schedule)
+    }
+
+    /// `specialized`, to change it.
+    pub fn specialized_mut(&mut self, path: &[usize]) -> &mut StageSchedule {
+        path.iter()
+            .fold(self, |s, &i| &mut s.specializations[i].schedule)
+    }
+
+    /// This loop structure and those of all its specializations, nested ones too.
+    pub fn structures(&self) -> Vec<&StageSchedule> {
+        let mut all = vec![self];
+        let mut i = 0;
+        while i < all.len() {
+            let s = all[i];
+            all.extend(s.specializations.iter().map(|sp| &sp.schedule));
+            i += 1;
+        }
+        all
+    }
+
     /// The initial loops of an update: the reduction variables innermost (the first fastest),
     /// then the pure Vars that stand alone at their own positions (`pure_args`) on its
     /// left-hand side, as in Halide (elsewhere, as in `g(x, x)`, a Var is a coordinate).

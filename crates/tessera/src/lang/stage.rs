@@ -51,8 +51,9 @@ impl From<&str> for DimName {
 pub struct Stage {
     func: Function,
     index: usize,
-    /// Which `specialize`d loop structure the directives change (`None`: the default one).
-    specialization: Option<usize>,
+    /// Which `specialize`d loop structure the directives change: indices into the nested
+    /// specializations, outermost first (empty: the stage's own).
+    specialization: Vec<usize>,
 }
 
 impl Stage {
@@ -60,7 +61,7 @@ impl Stage {
         Stage {
             func,
             index,
-            specialization: None,
+            specialization: Vec::new(),
         }
     }
     /// The Func this stage belongs to.
@@ -80,28 +81,22 @@ impl Stage {
         } else {
             format!("{name}.update({})", self.index - 1)
         };
-        match self.specialization {
-            Some(i) => format!("{stage}.specialization({i})"),
-            None => stage,
-        }
+        self.specialization
+            .iter()
+            .fold(stage, |s, i| format!("{s}.specialization({i})"))
     }
 
     /// A loop structure used instead of this one in runs where `condition` holds (Halide's
     /// `specialize`): it starts as a copy of this stage's loops, and directives on the
     /// returned Stage change only it. `condition` is a boolean over Params and buffer sizes;
     /// the first specialization whose condition holds is used. Specializing on the same
-    /// condition again returns the same specialization.
+    /// condition again returns the same specialization; specializing a specialization nests
+    /// (`f.specialize(a).specialize(b)` is used where `a` and `b` hold, `f.specialize(a)`
+    /// where only `a` does).
     pub fn specialize(&self, condition: impl Into<Expr>) -> Stage {
         let condition = condition.into();
         if let Err(msg) = check_specialize_condition(&condition) {
             self.record_error(&format!("specialize({condition})"), msg);
-            return self.clone();
-        }
-        if self.specialization.is_some() {
-            self.record_error(
-                &format!("specialize({condition})"),
-                "a specialization cannot be specialized again; specialize the stage itself with a combined condition".into(),
-            );
             return self.clone();
         }
         let mut contents = self.func.write();
@@ -113,8 +108,8 @@ impl Stage {
             );
             return self.clone();
         };
-        let existing = def
-            .schedule
+        let parent = def.schedule.specialized_mut(&self.specialization);
+        let existing = parent
             .specializations
             .iter()
             .position(|s| s.condition == condition);
@@ -123,20 +118,19 @@ impl Stage {
             None => {
                 let schedule = StageSchedule {
                     specializations: Vec::new(),
-                    ..def.schedule.clone()
+                    ..parent.clone()
                 };
-                let specs = &mut def.schedule.specializations;
-                specs.push(Specialization {
+                parent.specializations.push(Specialization {
                     condition,
                     schedule,
                 });
-                specs.len() - 1
+                parent.specializations.len() - 1
             }
         };
         Stage {
             func: self.func.clone(),
             index: self.index,
-            specialization: Some(i),
+            specialization: self.specialization.iter().copied().chain([i]).collect(),
         }
     }
 
@@ -166,17 +160,10 @@ impl Stage {
                 self.index
             )),
             Some(def) => {
-                let target = match self.specialization {
-                    Some(i) => def.schedule.specializations[i].schedule.clone(),
-                    None => def.schedule.clone(),
-                };
-                let mut schedule = target;
+                let mut schedule = def.schedule.specialized(&self.specialization).clone();
                 let r = change(&mut schedule, def);
                 if r.is_ok() {
-                    match self.specialization {
-                        Some(i) => def.schedule.specializations[i].schedule = schedule,
-                        None => def.schedule = schedule,
-                    }
+                    *def.schedule.specialized_mut(&self.specialization) = schedule;
                 }
                 r
             }

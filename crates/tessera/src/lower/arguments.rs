@@ -62,10 +62,16 @@ fn definition_exprs(env: &Environment) -> Vec<Expr> {
                 .flat_map(|b| [b.min.clone(), b.extent.clone()]),
         );
         for def in c.pure.iter().chain(&c.updates) {
-            let specs = &def.schedule.specializations;
-            out.extend(specs.iter().map(|s| s.condition.clone()));
-            let schedules = std::iter::once(&def.schedule).chain(specs.iter().map(|s| &s.schedule));
-            for split in schedules.flat_map(|s| &s.splits) {
+            let structures = def.schedule.structures();
+            for structure in &structures {
+                out.extend(
+                    structure
+                        .specializations
+                        .iter()
+                        .map(|s| s.condition.clone()),
+                );
+            }
+            for split in structures.iter().flat_map(|s| &s.splits) {
                 if let crate::lang::schedule::SplitDirective::Split { factor, .. } = split {
                     out.push(factor.clone());
                 }

@@ -284,9 +284,7 @@ fn split_tails(
     is_update: bool,
 ) -> Vec<(TailStrategy, bool)> {
     let mut tails = Vec::new();
-    let structures =
-        std::iter::once(schedule).chain(schedule.specializations.iter().map(|s| &s.schedule));
-    for structure in structures {
+    for structure in schedule.structures() {
         // The loops made from `arg`, with whether each has a constant extent.
         let mut derived = vec![(arg, true)];
         for split in &structure.splits {

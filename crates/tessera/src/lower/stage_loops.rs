@@ -47,22 +47,40 @@ pub fn resolve_tail(tail: TailStrategy, is_update: bool) -> TailStrategy {
 }
 
 /// The statement computing stage `stage` of `f` over its region `f.s<k>.<var>.min/max`:
-/// its loop nest, or with specializations `if (c1) nest1 else if (c2) nest2 ... else nest`.
+/// its loop nest, or with specializations `if (c1) nest1 else if (c2) nest2 ... else nest`
+/// (each nest itself specialized where its specialization is).
 pub fn build_stage(f: &FunctionContents, stage: usize) -> Stmt {
     let def = f
         .stage(stage)
         .expect("internal error: building a stage that does not exist");
+    build_structure(f, stage, def, &def.schedule, &[])
+}
+
+/// The nests of loop structure `schedule` and its specializations, where `facts` (conditions
+/// with their truth values) hold.
+fn build_structure(
+    f: &FunctionContents,
+    stage: usize,
+    def: &Definition,
+    schedule: &StageSchedule,
+    facts: &[(&Expr, bool)],
+) -> Stmt {
     // Each branch runs where the conditions before it failed (and its own holds): its
     // definition is specialized to that, so it reads only what it needs there.
-    let specs = &def.schedule.specializations;
-    let facts = |taken: Option<usize>| {
+    let specs = &schedule.specializations;
+    let facts_for = |taken: Option<usize>| {
         let failed = specs[..taken.unwrap_or(specs.len())]
             .iter()
             .map(|s| (&s.condition, false));
         let holds = taken.map(|i| (&specs[i].condition, true));
-        failed.chain(holds).collect::<Vec<_>>()
+        facts
+            .iter()
+            .copied()
+            .chain(failed)
+            .chain(holds)
+            .collect::<Vec<_>>()
     };
-    let default = build_loop_nest(f, stage, &assuming(def, &facts(None)), &def.schedule);
+    let default = build_loop_nest(f, stage, &assuming(def, &facts_for(None)), schedule);
     specs
         .iter()
         .enumerate()
@@ -70,12 +88,7 @@ pub fn build_stage(f: &FunctionContents, stage: usize) -> Stmt {
         .fold(default, |otherwise, (i, spec)| {
             Stmt::new(StmtKind::IfThenElse {
                 condition: spec.condition.clone(),
-                then_case: build_loop_nest(
-                    f,
-                    stage,
-                    &assuming(def, &facts(Some(i))),
-                    &spec.schedule,
-                ),
+                then_case: build_structure(f, stage, def, &spec.schedule, &facts_for(Some(i))),
                 else_case: Some(otherwise),
             })
         })
