@@ -12,10 +12,10 @@ use crate::interp::{InterpStats, Interpreter};
 use crate::ir::Symbol;
 use crate::lang::buffer::{dense_dims, dense_len, AnyBuffer};
 use crate::lang::func::Func;
+use crate::lang::image_param::value_buffer;
 use crate::lang::image_param::{buffer_field_bindings, field_image, ImageParam};
 use crate::lang::param::{same_name_error, InputId, ParamBinding};
 use crate::lower::arguments::Arguments;
-use crate::lower::storage_flattening::value_buffer;
 use crate::lower::{lower, LowerOptions, Lowered};
 use crate::runtime::buffer::abi_dims;
 

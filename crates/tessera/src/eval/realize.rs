@@ -50,7 +50,7 @@ use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
 use crate::lang::buffer::{for_each_coord_in, AnyBuffer, Buffer};
 use crate::lang::func::Func;
 use crate::lang::function::{Definition, FuncLink, Function};
-use crate::lang::image_param::{buffer_field_bindings, ImageParam};
+use crate::lang::image_param::{buffer_field, buffer_field_bindings, value_buffer, ImageParam};
 use crate::lang::naming::{make_func_names_unique, reachable};
 use crate::lang::param::{same_name_error, InputId, ParamBinding};
 use crate::lang::scalar::Scalar;
@@ -184,6 +184,7 @@ impl Evaluator {
 
     /// `f` over the box `[mins, mins + extents)`: one buffer per Tuple element.
     pub fn realize(&mut self, f: &Func, mins: &[i64], extents: &[i64]) -> Result<Vec<AnyBuffer>> {
+        self.bind_output_bounds(f, mins, extents);
         let defs = self.prepare(f)?;
         check_box(&defs, mins, extents)?;
         let mut outputs = defs
@@ -206,6 +207,7 @@ impl Evaluator {
         mins: &[i64],
         extents: &[i64],
     ) -> Result<Buffer<T>> {
+        self.bind_output_bounds(f, mins, extents);
         let defs = self.prepare(f)?;
         if defs.types != [T::TYPE] {
             let types: Vec<String> = defs.types.iter().map(|t| t.to_string()).collect();
@@ -256,6 +258,33 @@ impl Evaluator {
             check_coordinate(&defs, d, c)?;
         }
         self.final_values(&defs, coords)
+    }
+
+    /// Binds the bounds of `f`'s output buffers (`Func::output_min`) to the box realized.
+    fn bind_output_bounds(&mut self, f: &Func, mins: &[i64], extents: &[i64]) {
+        let (name, values) = {
+            let c = f.function().read();
+            (c.name, c.output_types.len())
+        };
+        let mut changed = false;
+        for i in 0..values {
+            let buffer = value_buffer(name, i, values);
+            for (d, (&min, &extent)) in mins.iter().zip(extents).enumerate() {
+                for (field, v) in [("min", min), ("extent", extent)] {
+                    let binding = ParamBinding {
+                        name: buffer_field(buffer, field, d),
+                        ty: Type::i32(),
+                        value: Value::Int(v),
+                        origin: None,
+                    };
+                    let previous = self.params.insert(binding.name, binding);
+                    changed |= previous.is_none_or(|p| p.value != binding.value);
+                }
+            }
+        }
+        if changed {
+            self.forget_values();
+        }
     }
 
     fn forget_values(&mut self) {

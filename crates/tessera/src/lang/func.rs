@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::args::{coordinate_args, IntoArgs, IntoVars};
 use super::function::{Definition, Function};
+use super::image_param::{buffer_field, value_buffer};
 use super::rdom::{RDomLink, ReductionDomain};
 use super::schedule::StageSchedule;
 use super::var::Var;
@@ -59,6 +60,37 @@ impl Func {
     }
     pub fn name(&self) -> Symbol {
         self.0.name()
+    }
+
+    /// The smallest coordinate, in dimension `d`, of the buffer this Func is realized into
+    /// as the pipeline's output (Halide's `output_buffer().dim(d).min()`): a value fixed for
+    /// a run, for conditions such as `f.specialize(f.output_extent(0).ge(8))`. Define the Func
+    /// first; a Func that is not the output has no such buffer (lowering says so).
+    pub fn output_min(&self, d: usize) -> Expr {
+        self.output_field("min", d)
+    }
+    /// The number of coordinates in dimension `d` of the output buffer (`output_min`).
+    pub fn output_extent(&self, d: usize) -> Expr {
+        self.output_field("extent", d)
+    }
+    /// The largest coordinate in dimension `d` of the output buffer (`output_min`).
+    pub fn output_max(&self, d: usize) -> Expr {
+        self.output_min(d) + self.output_extent(d) - 1
+    }
+
+    fn output_field(&self, field: &str, d: usize) -> Expr {
+        let (name, dims, values) = {
+            let c = self.0.read();
+            (c.name, c.args.len(), c.output_types.len())
+        };
+        if d >= dims {
+            return Expr::invalid(
+                Type::i32(),
+                format!("{name} has no dimension {d} (define it before using its output's bounds)"),
+            );
+        }
+        let buffer = value_buffer(name, 0, values);
+        Expr::new(Type::i32(), ExprKind::Param(buffer_field(buffer, field, d)))
     }
     pub fn is_defined(&self) -> bool {
         self.0.is_defined()

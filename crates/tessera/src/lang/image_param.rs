@@ -21,6 +21,16 @@ pub fn buffer_field(buffer: Symbol, field: &str, dim: usize) -> Symbol {
     Symbol::new(&format!("{buffer}.{field}.{dim}"))
 }
 
+/// The flat buffer holding value `index` of Func `func` (which has `outputs` values): an
+/// output's buffers, whose fields (`buffer_field`) give its bounds.
+pub fn value_buffer(func: Symbol, index: usize, outputs: usize) -> Symbol {
+    if outputs == 1 {
+        func
+    } else {
+        func.dot(&index.to_string())
+    }
+}
+
 /// The image a buffer-field name (`buffer_field`) belongs to.
 pub fn field_image(field: Symbol) -> Option<&'static str> {
     let (rest, dim) = field.as_str().rsplit_once('.')?;

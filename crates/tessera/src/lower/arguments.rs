@@ -9,6 +9,7 @@ use super::realization_order::Environment;
 use crate::error::{Error, Result};
 use crate::ir::visit::visit_exprs;
 use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
+use crate::lang::image_param::{field_image, value_buffer};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImageArgument {
@@ -134,9 +135,34 @@ pub fn infer_arguments(env: &Environment) -> Result<Arguments> {
         images: images.into_values().collect(),
         params: Vec::new(),
     };
+    // The bounds of the output's buffers (`Func::output_min`) come with those buffers; no
+    // other Func has a buffer of its own.
+    let buffers_of = |f: Symbol| {
+        let values = env.func(f).read().output_types.len();
+        (0..values)
+            .map(|i| value_buffer(f, i, values))
+            .collect::<Vec<_>>()
+    };
+    let outputs = buffers_of(env.output);
+    let mut fields_of_output = Vec::new();
+    for p in params.values() {
+        let Some(buffer) = field_image(p.name).map(Symbol::new) else {
+            continue;
+        };
+        if outputs.contains(&buffer) {
+            fields_of_output.push(p.name);
+            continue;
+        }
+        if let Some(f) = env.order.iter().find(|f| buffers_of(**f).contains(&buffer)) {
+            return Err(Error::Definition(format!(
+                "the pipeline uses the bounds of {f}'s output buffer ({}), but {f} is not the pipeline's output ({}); only the output is realized into a buffer of its own",
+                p.name, env.output
+            )));
+        }
+    }
     args.params = params
         .into_values()
-        .filter(|p| !args.is_image_field(p.name))
+        .filter(|p| !args.is_image_field(p.name) && !fields_of_output.contains(&p.name))
         .collect();
     Ok(args)
 }

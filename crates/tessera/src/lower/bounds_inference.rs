@@ -13,7 +13,6 @@ use std::collections::HashMap;
 
 use super::names::{i32_var, region_max, region_min, stage_var};
 use super::realization_order::Environment;
-use super::storage_flattening::value_buffer;
 use crate::analysis::bounds::{bounds_of_expr, Scope};
 use crate::analysis::boxes::{
     boxes_provided_stmt, boxes_required_stmt, boxes_required_stmt_within, Box,
@@ -25,6 +24,7 @@ use crate::ir::visit::{mutate_exprs, visit_exprs};
 use crate::ir::{BinaryOp, Expr, ExprKind, MessagePart, Stmt, StmtKind, Symbol};
 use crate::lang::function::FunctionContents;
 use crate::lang::image_param::buffer_field;
+use crate::lang::image_param::value_buffer;
 use crate::simplify::simplify;
 
 /// The per-dimension region of `func` a statement uses (`required`) or writes (`provided`).

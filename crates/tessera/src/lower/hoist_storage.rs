@@ -13,12 +13,12 @@ use std::collections::HashMap;
 
 use super::realization_order::Environment;
 use super::schedule_functions::level_loops;
-use super::storage_flattening::value_buffer;
 use crate::analysis::bounds::{bounds_of_expr, Scope};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
 use crate::ir::substitute::substitute_map;
 use crate::ir::{BinaryOp, Expr, ForKind, Stmt, StmtKind, Symbol, Type};
+use crate::lang::image_param::value_buffer;
 use crate::lang::schedule::LoopLevel;
 use crate::simplify::simplify;
 

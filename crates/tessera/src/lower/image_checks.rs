@@ -10,11 +10,11 @@ use super::bounds_inference::{bounded, func_box, required_box, union_boxes};
 use super::names::i32_var;
 use super::realization_order::Environment;
 use super::stage_loops::resolve_tail;
-use super::storage_flattening::value_buffer;
 use crate::error::Result;
 use crate::ir::{BinaryOp, Expr, MessagePart, Stmt, StmtKind, Symbol, UnaryOp};
 use crate::lang::function::FunctionContents;
 use crate::lang::image_param::buffer_field;
+use crate::lang::image_param::value_buffer;
 use crate::lang::schedule::{SplitDirective, TailStrategy};
 
 fn field(buffer: Symbol, name: &str, d: usize) -> Expr {

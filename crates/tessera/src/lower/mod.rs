@@ -50,7 +50,7 @@ pub mod vectorize_loops;
 
 use std::time::{Duration, Instant};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ir::Stmt;
 use crate::lang::func::Func;
 use crate::lang::naming::make_func_names_unique;
@@ -132,8 +132,28 @@ impl PassRunner {
     }
 }
 
+/// The stack the lowering passes run on. They recurse over the statement, whose depth grows
+/// with the pipeline's (a 1000-Func chain stored at root nests 1000 realizations), beyond
+/// what a default 8 MiB thread stack holds; the memory is reserved, and used only as deep
+/// as the recursion goes.
+const LOWERING_STACK_BYTES: usize = 1 << 30;
+
 /// Lowers the pipeline computing `output`.
 pub fn lower(output: &Func, options: &LowerOptions) -> Result<Lowered> {
+    std::thread::scope(|scope| {
+        let lowering = std::thread::Builder::new()
+            .name("tessera-lower".into())
+            .stack_size(LOWERING_STACK_BYTES)
+            .spawn_scoped(scope, || lower_here(output, options))
+            .map_err(|e| Error::Runtime(format!("cannot start the lowering thread: {e}")))?;
+        lowering
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// `lower`, on the calling thread's stack.
+fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     let mut r = PassRunner {
         options: options.clone(),
         records: Vec::new(),

@@ -12,16 +12,7 @@ use super::names::i32_var;
 use super::realization_order::Environment;
 use crate::ir::visit::{mutate_exprs, Mutator};
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Stmt, StmtKind, Symbol};
-use crate::lang::image_param::buffer_field;
-
-/// The flat buffer holding value `index` of Func `func` (which has `outputs` values).
-pub fn value_buffer(func: Symbol, index: usize, outputs: usize) -> Symbol {
-    if outputs == 1 {
-        func
-    } else {
-        func.dot(&index.to_string())
-    }
-}
+use crate::lang::image_param::{buffer_field, value_buffer};
 
 /// How one Func's coordinates map to a flat index: `Σ (c_d - min_d) * stride_d`.
 #[derive(Clone)]

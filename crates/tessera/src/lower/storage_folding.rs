@@ -66,29 +66,33 @@ fn fold_nest(s: &Stmt, env: &Environment) -> Result<Stmt> {
             let fold = contents.schedule.folds.iter().find(|f| f.var == *var)?;
             Some((*var, fold.factor))
         };
-        let serial_loop = find_serial_loop(&body, *func);
+        let serial_loops = find_serial_loops(&body, *func);
         for (d, bound) in bounds.iter_mut().enumerate() {
-            let factor = match (&serial_loop, asked(d)) {
-                (Some(l), None) => automatic_factor(regions.of(l), *func, d),
-                (Some(l), Some((var, factor))) => {
+            let factor = match (serial_loops.as_slice(), asked(d)) {
+                // Folding automatically only where one loop produces it, as Halide.
+                ([l], None) => automatic_factor(regions.of(l), *func, d),
+                ([_, ..], None) => None,
+                ([_, ..], Some((var, factor))) => {
                     let refuse = |why: String| {
                         Error::Schedule(format!("{func}.fold_storage({var}, {factor}): {why}"))
                     };
-                    let extent = window_extent(regions.of(l), *func, d).map_err(refuse)?;
-                    if extent > i64::from(factor) {
-                        return Err(refuse(format!(
-                            "each iteration of the loop {} uses {extent} coordinates of {var}, more than {factor}",
-                            loop_name(l)
-                        )));
+                    for l in &serial_loops {
+                        let extent = window_extent(regions.of(l), *func, d).map_err(refuse)?;
+                        if extent > i64::from(factor) {
+                            return Err(refuse(format!(
+                                "each iteration of the loop {} uses {extent} coordinates of {var}, more than {factor}",
+                                loop_name(l)
+                            )));
+                        }
                     }
                     Some(factor)
                 }
-                (None, Some((var, factor))) => {
+                ([], Some((var, factor))) => {
                     return Err(Error::Schedule(format!(
                         "{func}.fold_storage({var}, {factor}): {func} is not computed inside a serial loop within its storage, so there is nothing to fold along; store it at an outer loop than it is computed at"
                     )))
                 }
-                (None, None) => None,
+                ([], None) => None,
             };
             if let Some(factor) = factor {
                 folds.push((*func, d, factor));
@@ -169,7 +173,7 @@ impl LoopRegions {
             Some(at) => at,
             None => {
                 let StmtKind::For { name, body, .. } = l.kind() else {
-                    unreachable!("find_serial_loop finds loops")
+                    unreachable!("find_serial_loops finds loops")
                 };
                 let regions = Regions {
                     the_loop: l.clone(),
@@ -188,29 +192,48 @@ impl LoopRegions {
 fn loop_name(l: &Stmt) -> Symbol {
     match l.kind() {
         StmtKind::For { name, .. } => *name,
-        _ => unreachable!("find_serial_loop finds loops"),
+        _ => unreachable!("find_serial_loops finds loops"),
     }
 }
 
-/// The serial loop, reached through lets, produce/consume nodes, the realizations of other
-/// Funcs stored at the same level and blocks only, that contains every access to `func` in `s`.
-fn find_serial_loop(s: &Stmt, func: Symbol) -> Option<Stmt> {
+/// The serial loops, reached through lets, produce/consume nodes, the realizations of other
+/// Funcs stored at the same level, blocks and the branches of `if`s (a specialization's
+/// copies of the loop) only, that contain every access to `func` in `s`; none if some access
+/// is elsewhere. Within one lifetime of the storage one of them runs.
+fn find_serial_loops(s: &Stmt, func: Symbol) -> Vec<Stmt> {
     match s.kind() {
         StmtKind::For {
             kind: ForKind::Serial,
             ..
-        } => Some(s.clone()),
+        } => vec![s.clone()],
         StmtKind::LetStmt { body, .. }
         | StmtKind::ProducerConsumer { body, .. }
-        | StmtKind::Realize { body, .. } => find_serial_loop(body, func),
+        | StmtKind::Realize { body, .. } => find_serial_loops(body, func),
         StmtKind::Block(stmts) => {
             let touching: Vec<&Stmt> = stmts.iter().filter(|c| touches(c, func)).collect();
             match touching.as_slice() {
-                [only] => find_serial_loop(only, func),
-                _ => None,
+                [only] => find_serial_loops(only, func),
+                _ => Vec::new(),
             }
         }
-        _ => None,
+        StmtKind::IfThenElse {
+            then_case,
+            else_case,
+            ..
+        } => {
+            let mut loops = Vec::new();
+            for branch in std::iter::once(then_case).chain(else_case) {
+                if touches(branch, func) {
+                    let found = find_serial_loops(branch, func);
+                    if found.is_empty() {
+                        return Vec::new();
+                    }
+                    loops.extend(found);
+                }
+            }
+            loops
+        }
+        _ => Vec::new(),
     }
 }
 
