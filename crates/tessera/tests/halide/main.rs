@@ -9,6 +9,8 @@ mod lower_common;
 mod bounds_inference;
 mod bounds_inference_outer_split;
 mod guard_with_if_input_bounds;
+mod in_place;
+mod inline_reduction;
 mod min_extent;
 mod multi_pass_reduction;
 mod reorder_rvars;
