@@ -11,6 +11,7 @@ mod bounds_inference_outer_split;
 mod guard_with_if_input_bounds;
 mod in_place;
 mod inline_reduction;
+mod integer_powers;
 mod min_extent;
 mod multi_pass_reduction;
 mod reorder_rvars;
