@@ -12,6 +12,7 @@ mod guard_with_if_input_bounds;
 mod in_place;
 mod inline_reduction;
 mod integer_powers;
+mod interleave;
 mod min_extent;
 mod multi_pass_reduction;
 mod reorder_rvars;
