@@ -13,6 +13,7 @@ mod in_place;
 mod inline_reduction;
 mod integer_powers;
 mod interleave;
+mod iterate_over_circle;
 mod min_extent;
 mod multi_pass_reduction;
 mod reorder_rvars;
