@@ -14,6 +14,7 @@ mod inline_reduction;
 mod integer_powers;
 mod interleave;
 mod iterate_over_circle;
+mod lerp;
 mod min_extent;
 mod multi_pass_reduction;
 mod reorder_rvars;
