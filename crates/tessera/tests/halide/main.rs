@@ -19,6 +19,8 @@ mod median3x3;
 mod min_extent;
 mod r#mod;
 mod multi_pass_reduction;
+mod multi_way_select;
+mod mux;
 mod reorder_rvars;
 mod schedules;
 mod sliding_window;
