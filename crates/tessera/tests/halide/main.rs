@@ -21,6 +21,8 @@ mod r#mod;
 mod multi_pass_reduction;
 mod multi_way_select;
 mod mux;
+mod newtons_method;
+mod oddly_sized_output;
 mod reorder_rvars;
 mod schedules;
 mod sliding_window;
