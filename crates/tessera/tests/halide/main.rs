@@ -21,6 +21,7 @@ mod r#mod;
 mod multi_pass_reduction;
 mod multi_way_select;
 mod mux;
+mod nested_tail_strategies;
 mod newtons_method;
 mod oddly_sized_output;
 mod reorder_rvars;
