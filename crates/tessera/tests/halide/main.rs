@@ -37,6 +37,7 @@ mod schedules;
 mod shifted_image;
 mod sliding_backwards;
 mod sliding_window;
+mod split_by_non_factor;
 mod split_fuse_rvar;
 mod storage_folding;
 mod vectorized_reduction_bug;
