@@ -68,7 +68,7 @@ fn taylor_series_of_sin() {
     let xf = cast_to::<f32>(Expr::from(x)) / 256.0f32;
     let mut y1 = Expr::from(0.0f32);
     for k in 0..20 {
-        y1 = y1 + pow(-1, k) * pow(xf.clone(), 1 + 2 * k) * inverse_factorial(1 + 2 * k);
+        y1 += pow(-1, k) * pow(xf.clone(), 1 + 2 * k) * inverse_factorial(1 + 2 * k);
     }
     let mut y2 = Expr::from(1.0f32);
     for k in (1..=20).rev() {
@@ -97,7 +97,7 @@ fn taylor_series_of_exp_of_an_inverse_negative_powers() {
     let xf = cast_to::<f32>(Expr::from(x)) / 256.0f32 + 1;
     let mut y1 = Expr::from(0.0f32);
     for k in 0..20 {
-        y1 = y1 + pow(xf.clone(), -k) * inverse_factorial(k);
+        y1 += pow(xf.clone(), -k) * inverse_factorial(k);
     }
     let mut y2 = Expr::from(0.0f32);
     for k in (1..=20).rev() {
