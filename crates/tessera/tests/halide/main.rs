@@ -40,6 +40,9 @@ mod sliding_window;
 mod split_by_non_factor;
 mod split_fuse_rvar;
 mod storage_folding;
+mod tuple_reduction;
+mod unrolled_reduction;
+mod vector_bounds_inference;
 mod vectorized_reduction_bug;
 
 use lower_common::{check, Checked, TestInputs};
