@@ -43,6 +43,7 @@ mod storage_folding;
 mod tuple_reduction;
 mod unrolled_reduction;
 mod vector_bounds_inference;
+mod vectorize_guard_with_if;
 mod vectorized_reduction_bug;
 
 use lower_common::{check, Checked, TestInputs};
