@@ -44,6 +44,7 @@ mod tuple_reduction;
 mod unrolled_reduction;
 mod vector_bounds_inference;
 mod vectorize_guard_with_if;
+mod vectorize_nested;
 mod vectorized_reduction_bug;
 
 use lower_common::{check, Checked, TestInputs};
