@@ -724,3 +724,15 @@ fn the_evaluator_refuses_a_box_of_the_wrong_dimensionality() {
         .to_string();
     says(&e, &["eval_box", "2"]);
 }
+
+#[test]
+fn a_diagonal_update_reading_other_points_of_itself() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let g = Func::new("diag_g");
+    g.define((x, y), 0).unwrap();
+    let e = g
+        .update((x, x), g.at((x, x - 1)) + 1)
+        .unwrap_err()
+        .to_string();
+    says(&e, &["diag_g", "pure Var x", "(x, (x - 1))"]);
+}

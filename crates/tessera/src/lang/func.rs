@@ -290,7 +290,7 @@ impl Func {
             .map(|r| r.predicates.clone())
             .unwrap_or_default();
         check_update_vars(name, &pure_args, &args, values.iter().chain(&predicates))?;
-        check_self_calls(name, &self.0, &args, &values)?;
+        check_self_calls(name, &self.0, &pure_args, &args, &values)?;
         let rvars: Vec<Symbol> = rdom
             .iter()
             .flat_map(|r| r.vars.iter().map(|v| v.name))
@@ -547,12 +547,28 @@ fn check_update_vars<'a>(
 
 /// In an update, a call to the Func itself must read each pure dimension at the same Var the
 /// left-hand side writes, which keeps pure dimensions independent (and parallelizable).
-fn check_self_calls(name: Symbol, f: &Function, args: &[Expr], values: &[Expr]) -> Result<()> {
+fn check_self_calls(
+    name: Symbol,
+    f: &Function,
+    pure_args: &[Symbol],
+    args: &[Expr],
+    values: &[Expr],
+) -> Result<()> {
+    // The pure dimensions: pure Vars at their own positions (`check_update_vars`).
     let pure_positions: HashMap<usize, Symbol> = args
         .iter()
         .enumerate()
-        .filter_map(|(i, a)| a.as_var().map(|v| (i, v)))
+        .filter_map(|(i, a)| {
+            a.as_var()
+                .filter(|v| pure_args.get(i) == Some(v))
+                .map(|v| (i, v))
+        })
         .collect();
+    // A pure Var written at another position (`g(x, x)`) as well.
+    let elsewhere = args
+        .iter()
+        .enumerate()
+        .find_map(|(i, a)| a.as_var().filter(|v| pure_args.get(i) != Some(v)));
     for v in values {
         let mut problem = None;
         visit_exprs(v, &mut |n| {
@@ -563,6 +579,12 @@ fn check_self_calls(name: Symbol, f: &Function, args: &[Expr], values: &[Expr]) 
             } = n.kind()
             {
                 if link.name() == f.name() {
+                    if let Some(v) = elsewhere.filter(|_| call_args != args) {
+                        problem.get_or_insert(format!(
+                            "the update of {name} writes the pure Var {v} at a position other than its own, and reads {name} at ({}) rather than at the point it writes; reading other points of itself is not supported in such an update yet",
+                            call_args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
+                        ));
+                    }
                     for (&i, &var) in &pure_positions {
                         if call_args[i].as_var() != Some(var) && problem.is_none() {
                             problem = Some(format!(

@@ -47,8 +47,6 @@ fn window(x: i64, y: i64) -> Vec<f32> {
 }
 
 #[test]
-#[ignore = "hangs: two inline reductions of the same kind in one pipeline deadlock (RwLock in \
-            naming::relink under make_func_names_unique), in the evaluator and in lowering"]
 fn a_local_variance_from_two_sums() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let input = input_func(x, y);
@@ -137,25 +135,21 @@ fn product_maximum_and_minimum_of_a_window() {
 }
 
 #[test]
-#[ignore = "refused: cannot vectorize loop local_product.s0.x.x_vi: product$ is computed inside it"]
 fn a_vectorized_product() {
     check_window("local_product", product, product_of, true, true);
 }
 
 #[test]
-#[ignore = "refused: cannot vectorize loop local_max.s0.x.x_vi: maximum$ is computed inside it"]
 fn a_vectorized_maximum() {
     check_window("local_max", maximum, max_of, false, true);
 }
 
 #[test]
-#[ignore = "refused: cannot vectorize loop local_min.s0.x.x_vi: minimum$ is computed inside it"]
 fn a_vectorized_minimum() {
     check_window("local_min", minimum, min_of, false, true);
 }
 
 #[test]
-#[ignore = "hangs: two `minimum`s in one pipeline deadlock, as two `sum`s do (see above)"]
 fn a_separable_minimum_two_reductions_in_one_pipeline() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let input = input_func(x, y);

@@ -32,9 +32,6 @@ fn inside_circle(x: i64, y: i64) -> bool {
 }
 
 #[test]
-#[ignore = "out-of-bounds load: `in` is allocated for rows 0..10 only (its region narrowed by the \
-            select's condition) but the native code loads it unconditionally; checked mode: a \
-            load from in at index 200 is outside its storage [0, 200)"]
 fn the_values_over_a_circle() {
     let run = check(&circle_sum(), &TestInputs::new(), &[0, 0], &[20, 20]);
     let out = i32_values(&run);

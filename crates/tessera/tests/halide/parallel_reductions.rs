@@ -10,8 +10,6 @@ use tessera::lang::schedule::TailStrategy;
 use tessera::prelude::*;
 
 #[test]
-#[ignore = "hangs: two `sum`s in one pipeline deadlock (RwLock in naming::relink under \
-            make_func_names_unique, see inline_reduction)"]
 fn a_sum_of_parallel_vectorized_partial_sums() {
     let i = Var::new("i");
     let (r1, r2) = (RDom::new([(0, 16)]), RDom::new([(0, 16)]));
