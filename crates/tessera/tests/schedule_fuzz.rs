@@ -5,7 +5,8 @@
 //! A pipeline has 2–5 two-dimensional Funcs of mixed types (u8, u16, i32, f32) reading one
 //! image — directly (then the image is made big enough for what the schedule computes) or
 //! through a boundary condition — and each other: pointwise taps, stencils with offsets up to
-//! ±2, downsampling (`2x + d`), upsampling (`x / 2`), selects between taps on a comparison
+//! ±2, downsampling (`2x + d`), upsampling (`x / 2`), mirrored reads (`k - x`, a window
+//! moving backwards), selects between taps on a comparison
 //! of values or of a coordinate, reads at a data-dependent coordinate
 //! (`h(clamp(i32(g(x, y)), lo, hi), y)`, in x or y), window sums over a small RDom,
 //! histograms (a scatter to data-dependent bins), scans and pointwise updates over a range,
@@ -81,6 +82,8 @@ enum Map {
     Double(i64),
     /// `c / 2`
     Half,
+    /// `k - c`: the window moves backwards as `c` grows
+    Mirror(i64),
     /// `lo ..= hi`, whatever `c` is (an RVar's range)
     Fixed(i64, i64),
     /// `clamp(i32(value), lo, hi)` for the value of another read: a data-dependent coordinate
@@ -93,6 +96,7 @@ impl Map {
             Map::Offset(a, b) => (lo + a, hi + b),
             Map::Double(d) => (2 * lo + d, 2 * hi + d),
             Map::Half => (lo.div_euclid(2), hi.div_euclid(2)),
+            Map::Mirror(k) => (k - hi, k - lo),
             Map::Fixed(a, b) | Map::Clamped(a, b) => (a, b),
         }
     }
@@ -101,6 +105,7 @@ impl Map {
             Map::Offset(d, _) => v + d as i32,
             Map::Double(d) => v * 2 + d as i32,
             Map::Half => v / 2,
+            Map::Mirror(k) => Expr::from(k as i32) - v,
             Map::Fixed(..) | Map::Clamped(..) => {
                 unreachable!("written with their RVar or clamped value")
             }
@@ -264,6 +269,8 @@ impl Builder<'_> {
             Map::Double(self.rng.random_range(0..=1))
         } else if r < 24 {
             Map::Half
+        } else if r < 30 {
+            Map::Mirror(self.rng.random_range(0..=4))
         } else if r < 50 {
             Map::Offset(0, 0)
         } else {

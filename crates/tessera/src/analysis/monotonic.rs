@@ -46,6 +46,11 @@ impl Monotonic {
     pub fn never_decreases(self) -> bool {
         matches!(self, Constant | Increasing)
     }
+
+    /// Whether it never increases (a constant included).
+    pub fn never_increases(self) -> bool {
+        matches!(self, Constant | Decreasing)
+    }
 }
 
 /// How `e` moves as `var` grows; names in `scope` move as the scope says, other names are

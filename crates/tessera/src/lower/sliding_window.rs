@@ -1,7 +1,8 @@
 //! Sliding window (Halide §4.3): when a Func is stored outside a serial loop but computed at
 //! each iteration of it, and the region each iteration needs moves monotonically along one
 //! dimension, every iteration after the first computes only the part no earlier iteration
-//! computed: `f.s0.y.min` becomes `select(v > v_min, max(min, previous_max + 1), min)`.
+//! computed: `f.s0.y.min` becomes `select(v > v_min, max(min, previous_max + 1), min)` (or,
+//! for a window moving backwards, `f.s0.y.max` becomes `min(max, previous_min - 1)`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -102,6 +103,7 @@ fn slide_loop(
     }
     let mut sliding = None;
     let mut fixed = None;
+    let mut backwards = false;
     for (d, &arg) in f.args.iter().enumerate() {
         let (min_name, max_name) = (region_min(func, 0, arg), region_max(func, 0, arg));
         let (min, max) = (*moves.get(&min_name)?, *moves.get(&max_name)?);
@@ -109,7 +111,8 @@ fn slide_loop(
             fixed.get_or_insert((d, arg));
             continue;
         }
-        if sliding.is_some() || !min.never_decreases() || !max.never_decreases() {
+        backwards = min.never_increases() && max.never_increases();
+        if sliding.is_some() || !(backwards || min.never_decreases() && max.never_decreases()) {
             return None;
         }
         sliding = Some((d, arg));
@@ -117,6 +120,21 @@ fn slide_loop(
     // A region that does not move at all is computed in the first iteration only: sliding
     // along any dimension leaves the later iterations nothing to compute.
     let (d, arg) = sliding.or(fixed)?;
+    // A window moving backwards (`g(100 - x)`) slides its max down instead of its min up;
+    // only a Func of one stage with no split of that dimension does (no tail of a split
+    // can then reach below the slid region).
+    if backwards
+        && (f.stage_count() > 1 || !split_tails(&f.stage(0)?.schedule, arg, false).is_empty())
+    {
+        return None;
+    }
+    let moves_along = |m: Monotonic| {
+        if backwards {
+            m.never_increases()
+        } else {
+            m.never_decreases()
+        }
+    };
     // Every stage slides along `arg`. An update may, when it writes this Func at the pure
     // `arg` in that dimension: each point then gets each stage once, in order, whichever
     // iteration first needs it.
@@ -147,7 +165,7 @@ fn slide_loop(
         }
         let (min_name, max_name) = (region_min(func, stage, arg), region_max(func, stage, arg));
         let (min, max) = (*moves.get(&min_name)?, *moves.get(&max_name)?);
-        if !min.never_decreases() || !max.never_decreases() {
+        if !moves_along(min) || !moves_along(max) {
             return None;
         }
         // Its other dimensions stay put.
@@ -171,48 +189,64 @@ fn slide_loop(
     if !produced_inside(body, func).is_empty() {
         return None;
     }
-    // Each stage's previous max, from lets recomputed for `v - 1`, placed before its min.
+    // Each stage's previous max, from lets recomputed for `v - 1`, placed before its min
+    // (backwards: its previous min, placed before its max).
     let mut slides = Vec::new();
     for (min_name, max_name) in windows {
         let min_at = chain.iter().position(|(n, _)| *n == min_name)?;
         let max_at = chain.iter().position(|(n, _)| *n == max_name)?;
-        if max_at < min_at
-            || chain[min_at..max_at]
-                .iter()
-                .any(|(n, _)| uses_var(&chain[max_at].1, *n))
-        {
+        if max_at < min_at {
             return None;
         }
-        let lets_before: Vec<&(Symbol, Expr)> =
-            chain[..min_at].iter().chain([&chain[max_at]]).collect();
-        let in_scope: HashSet<Symbol> = chain[..min_at].iter().map(|(n, _)| *n).collect();
-        let (previous_lets, previous_max) = previous_values(&lets_before, &in_scope, &moves, v);
-        slides.push((min_at, min_name, previous_lets, previous_max));
+        let (slid_at, slid_name, lets_before): (usize, Symbol, Vec<&(Symbol, Expr)>) = if backwards
+        {
+            (max_at, max_name, chain[..=min_at].iter().collect())
+        } else {
+            if chain[min_at..max_at]
+                .iter()
+                .any(|(n, _)| uses_var(&chain[max_at].1, *n))
+            {
+                return None;
+            }
+            let lets = chain[..min_at].iter().chain([&chain[max_at]]).collect();
+            (min_at, min_name, lets)
+        };
+        let in_scope: HashSet<Symbol> = chain[..slid_at].iter().map(|(n, _)| *n).collect();
+        let (previous_lets, previous_end) = previous_values(&lets_before, &in_scope, &moves, v);
+        slides.push((slid_at, slid_name, previous_lets, previous_end));
     }
     // In chain order, so that previous values two stages share are defined once, before both.
     slides.sort_by_key(|(at, ..)| *at);
     let v_expr = Expr::var(v, Type::i32());
     let first = Expr::binary(BinaryOp::Le, v_expr, loop_min.clone());
-    // Each region's min as planned stays, named `<min>.unslid`, for everything but this
-    // Func's production (the regions and storage of the Funcs this one reads: they were
-    // computed to cover it, and slide on their own); the min itself starts after the
-    // previous iteration's max.
+    // Each region's min (backwards: max) as planned stays, named `<min>.unslid`, for
+    // everything but this Func's production (the regions and storage of the Funcs this one
+    // reads: they were computed to cover it, and slide on their own); the min itself starts
+    // after the previous iteration's max (backwards: the max ends before its min).
     let mut defined: HashSet<Symbol> = HashSet::new();
     let mut body = body.clone();
-    for (_, min_name, previous_lets, previous_max) in slides {
+    for (_, slid_name, previous_lets, previous_end) in slides {
         body = map_chain(&body, &mut |name, value, rest| {
-            if name != min_name {
+            if name != slid_name {
                 return None;
             }
             let unslid = name.dot("unslid");
-            let old_min = Expr::var(unslid, value.ty());
-            let after_previous = Expr::binary(
-                BinaryOp::Max,
-                old_min.clone(),
-                Expr::binary(BinaryOp::Add, previous_max.clone(), Expr::i32(1)),
-            );
-            let slid = Expr::select(first.clone(), old_min.clone(), after_previous);
-            let rest = substitute_outside_production(rest, func, name, &old_min);
+            let planned = Expr::var(unslid, value.ty());
+            let after_previous = if backwards {
+                Expr::binary(
+                    BinaryOp::Min,
+                    planned.clone(),
+                    Expr::binary(BinaryOp::Sub, previous_end.clone(), Expr::i32(1)),
+                )
+            } else {
+                Expr::binary(
+                    BinaryOp::Max,
+                    planned.clone(),
+                    Expr::binary(BinaryOp::Add, previous_end.clone(), Expr::i32(1)),
+                )
+            };
+            let slid = Expr::select(first.clone(), planned.clone(), after_previous);
+            let rest = substitute_outside_production(rest, func, name, &planned);
             let lets = previous_lets
                 .iter()
                 .filter(|(n, _)| defined.insert(*n))
