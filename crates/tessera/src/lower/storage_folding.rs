@@ -35,14 +35,9 @@ pub fn storage_folding(s: &Stmt, env: &Environment) -> Result<Stmt> {
 fn fold_nest(s: &Stmt, env: &Environment) -> Result<Stmt> {
     let mut nest = Vec::new();
     let mut inside = s;
-    loop {
-        match inside.kind() {
-            StmtKind::Realize { body, .. } | StmtKind::LetStmt { body, .. } => {
-                nest.push(inside);
-                inside = body;
-            }
-            _ => break,
-        }
+    while let StmtKind::Realize { body, .. } | StmtKind::LetStmt { body, .. } = inside.kind() {
+        nest.push(inside);
+        inside = body;
     }
     let body = storage_folding(inside, env)?;
     let mut regions = LoopRegions::default();

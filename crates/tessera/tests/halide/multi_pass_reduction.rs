@@ -90,7 +90,7 @@ fn an_unrolled_fibonacci() {
     let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
         panic!("f is i32");
     };
-    let mut reference = vec![1i64; 20];
+    let mut reference = [1i64; 20];
     for i in 2..20 {
         reference[i] = reference[i - 1] + reference[i - 2];
         assert_eq!(out.get(&[i as i64]) as i64, reference[i], "fibonacci({i})");
