@@ -42,9 +42,9 @@ fn assert_allocation(run: &Checked, func: &str, halide: u64) {
     );
 }
 
-#[test]
-#[ignore = "Tessera allocates 9898 elements: it folds y only, not c"]
-fn folds_y_and_c_of_a_producer_computed_per_x() {
+/// `g(x, y, c) = f(x - 1, y + 1, c) + f(x, y - 1, c)` with `f` stored at root and computed
+/// per `x` of `g`.
+fn producer_per_x() -> (Func, Func, Var) {
     let (x, y, c) = (Var::new("x"), Var::new("y"), Var::new("c"));
     let f = Func::new("f");
     f.define((x, y, c), Expr::from(x)).unwrap();
@@ -52,30 +52,23 @@ fn folds_y_and_c_of_a_producer_computed_per_x() {
     g.define((x, y, c), f.at((x - 1, y + 1, c)) + f.at((x, y - 1, c)))
         .unwrap();
     f.store_root().compute_at(&g, x);
-    let run = run(&g, &[100, N, 3]);
-    assert_allocation(&run, "f", 101 * 4);
+    (f, g, x)
 }
 
-/// `g(x, y, c) = f(x - 1, y + 1, c) + f(x, y - 1, c)` with `f` stored at root and computed
-/// per `x` of `g`, `g` vectorized where its output is wider than 4.
-fn specialized_on_the_output_width(place: impl Fn(&Func, &Func, Var)) -> (Func, Func) {
-    let (x, y, c) = (Var::new("x"), Var::new("y"), Var::new("c"));
-    let f = Func::new("f");
-    f.define((x, y, c), Expr::from(x)).unwrap();
-    let g = Func::new("g");
-    g.define((x, y, c), f.at((x - 1, y + 1, c)) + f.at((x, y - 1, c)))
-        .unwrap();
-    place(&f, &g, y);
-    g.specialize(g.output_extent(0).gt(4)).vectorize(x, 4);
-    (f, g)
+#[test]
+#[ignore = "Tessera allocates 9898 elements: it folds y only, not c"]
+fn folds_y_and_c_of_a_producer_computed_per_x() {
+    let (_, g, _) = producer_per_x();
+    let run = run(&g, &[100, N, 3]);
+    assert_allocation(&run, "f", 101 * 4);
 }
 
 #[test]
 #[ignore = "refused: f.compute_at(g, x) where a specialization of g splits x (vectorize(x, 4)): Tessera requires the loop to enclose f's uses in every branch"]
 fn no_automatic_fold_with_a_producer_in_each_specialization() {
-    let (_, g) = specialized_on_the_output_width(|f, g, _| {
-        f.store_root().compute_at(g, "x");
-    });
+    // g vectorized where its output is wider than 4.
+    let (_, g, x) = producer_per_x();
+    g.specialize(g.output_extent(0).gt(4)).vectorize(x, 4);
     let run = run(&g, &[100, N, 3]);
     assert_allocation(&run, "f", 101 * (N as u64 + 2) * 3);
     let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
