@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use super::names::{i32_var, region_max, region_min, stage_var};
 use crate::ir::substitute::{free_vars, substitute_map};
 use crate::ir::visit::mutate_exprs;
-use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol, Type};
+use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol, Type};
 use crate::lang::function::{Definition, FunctionContents};
 use crate::lang::schedule::{SplitDirective, StageSchedule, TailStrategy};
 use crate::simplify::simplify;
@@ -92,6 +92,36 @@ fn build_structure(
                 else_case: Some(otherwise),
             })
         })
+}
+
+/// For an update of `func` whose one value leaves the point it writes unchanged where a
+/// condition `c` fails — `select(c, e, f(lhs))`, or `f(lhs) op select(c, e, identity)` for an
+/// integer `+`, `-`, `*`, `|`, `^` (exact no-ops; a float `+ 0` would turn -0 into +0) — the
+/// value where `c` holds, and `c`.
+fn without_no_op(func: Symbol, def: &Definition) -> Option<(Expr, Expr)> {
+    let [value] = def.values.as_slice() else {
+        return None;
+    };
+    let is_self = |e: &Expr| {
+        matches!(e.kind(), ExprKind::Call { name, kind: CallKind::Func(_), args, .. }
+            if *name == func && *args == def.args)
+    };
+    match value.kind() {
+        ExprKind::Select(c, e, unchanged) if is_self(unchanged) => Some((e.clone(), c.clone())),
+        ExprKind::Binary(op, own, other) if is_self(own) && value.ty().is_int_or_uint() => {
+            let ExprKind::Select(c, e, identity) = other.kind() else {
+                return None;
+            };
+            let neutral = match op {
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::BitOr | BinaryOp::BitXor => 0,
+                BinaryOp::Mul => 1,
+                _ => return None,
+            };
+            (identity.as_int_const() == Some(neutral))
+                .then(|| (Expr::binary(*op, own.clone(), e.clone()), c.clone()))
+        }
+        _ => None,
+    }
 }
 
 /// `def` where each condition has the truth value given: the conditions (and, of one that
@@ -247,11 +277,14 @@ fn build_loop_nest(
         .iter()
         .map(|a| substitute_map(a, &renames))
         .collect();
-    let values: Vec<Expr> = def
-        .values
-        .iter()
-        .map(|v| substitute_map(v, &renames))
-        .collect();
+    // An update that leaves its point unchanged where a condition fails runs only where it
+    // holds (Halide's trimming of no-ops): what its value reads is read only there.
+    let (values, no_op_unless) = match (stage > 0).then(|| without_no_op(name, def)).flatten() {
+        Some((value, condition)) => (vec![value], Some(condition)),
+        None => (def.values.clone(), None),
+    };
+    conditions.extend(no_op_unless.map(|c| substitute_map(&c, &renames)));
+    let values: Vec<Expr> = values.iter().map(|v| substitute_map(v, &renames)).collect();
     let mut body = Stmt::new(StmtKind::Provide {
         func: name,
         args,
