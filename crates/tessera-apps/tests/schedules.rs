@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use common::{assert_same_image, seeded_rng, Scheduled};
 use rand::rngs::SmallRng;
 use rand::Rng;
-use tessera::pipeline::run_interp;
+use tessera::pipeline::{run_interp, signature};
 use tessera::prelude::*;
 use tessera_apps::schedule::ScheduleInfo;
 use tessera_apps::{apps, App};
@@ -160,7 +160,15 @@ fn declared_minimum_outputs_are_exact() {
                     0,
                 )
                 .map(drop);
-                let jitted = lowered.compiled.realize(&inputs, &mins, &extents).map(drop);
+                // Into buffers of exactly that size (`realize` would compute into bigger
+                // ones and crop them).
+                let sig = signature(lowered.compiled.lowered());
+                let mut outputs: Vec<AnyBuffer> = sig
+                    .outputs
+                    .iter()
+                    .map(|o| AnyBuffer::with_mins(o.ty, &mins, &extents).expect("an output"))
+                    .collect();
+                let jitted = lowered.compiled.realize_into(&inputs, &mut outputs);
                 for (backend, ran) in [("interpreter", interpreted), ("JIT", jitted)] {
                     assert!(
                         common::refused_as_too_small(&ran),

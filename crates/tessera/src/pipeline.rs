@@ -1,19 +1,25 @@
 //! `Pipeline`: the output Func of a pipeline, lowered and run. Inputs and scalar parameters are
-//! bound by name through `Inputs`; the output buffers are created over the requested box.
+//! bound by name through `Inputs`; the output buffers are created over the requested box
+//! (grown to what the schedule computes of the output, then cropped: `computed_box`).
 //! A pipeline runs on the Stmt interpreter (`realize_interp`, exact and checked, for tests) or
 //! compiled to native code by the LLVM JIT (`compile_jit`, compile once and run many times;
 //! compiling the same pipeline again for the same target reuses the code, see `codegen::jit`).
+
+use std::collections::HashMap;
 
 use crate::codegen::jit::{compile_jit, CompiledPipeline};
 use crate::codegen::signature::{BufferArgument, ScalarArgument, Signature};
 use crate::codegen::target::Target;
 use crate::error::{Error, Result};
+use crate::eval::expr::eval_scalar;
+use crate::eval::value::Value;
 use crate::interp::{InterpStats, Interpreter};
 use crate::ir::Symbol;
 use crate::lang::buffer::{dense_dims, dense_len, AnyBuffer};
 use crate::lang::func::Func;
-use crate::lang::image_param::value_buffer;
-use crate::lang::image_param::{buffer_field_bindings, field_image, ImageParam};
+use crate::lang::image_param::{
+    buffer_field, buffer_field_bindings, field_image, value_buffer, ImageParam,
+};
 use crate::lang::param::{same_name_error, InputId, ParamBinding};
 use crate::lower::arguments::Arguments;
 use crate::lower::{lower, LowerOptions, Lowered};
@@ -166,12 +172,81 @@ impl Pipeline {
         extents: &[i64],
     ) -> Result<Realization> {
         let lowered = self.lower(&LowerOptions::default())?;
-        run_interp(&lowered, &lowered.stmt, inputs, mins, extents, 0)
+        // As `Compiled::realize`: over the box the schedule computes, cropped.
+        let (run_mins, run_extents) = computed_box(&lowered, inputs, mins, extents);
+        let mut run = run_interp(&lowered, &lowered.stmt, inputs, &run_mins, &run_extents, 0)?;
+        if (run_mins.as_slice(), run_extents.as_slice()) != (mins, extents) {
+            run.buffers = crop_all(run.buffers, mins, extents)?;
+        }
+        Ok(run)
     }
 }
 
+/// The box a run over `[mins, mins + extents)` computes into: that box grown to what the
+/// schedule computes of the output (`Lowered::output_region`: a `RoundUp` tile past the
+/// edge, a scatter beyond it), which the run then crops. The region depends on the
+/// buffer's own size, so it is evaluated until the box stops growing.
+pub fn computed_box(
+    lowered: &Lowered,
+    inputs: &Inputs,
+    mins: &[i64],
+    extents: &[i64],
+) -> (Vec<i64>, Vec<i64>) {
+    let requested = (mins.to_vec(), extents.to_vec());
+    let Some(region) = &lowered.output_region else {
+        return requested;
+    };
+    if extents.iter().any(|&e| e <= 0) {
+        return requested;
+    }
+    let out = lowered.env.func(lowered.env.output).read();
+    let values = out.output_types.len();
+    let mut params: HashMap<Symbol, Value> =
+        inputs.params().iter().map(|p| (p.name, p.value)).collect();
+    let (mut lo, mut hi): (Vec<i64>, Vec<i64>) = (
+        mins.to_vec(),
+        mins.iter().zip(extents).map(|(m, e)| m + e - 1).collect(),
+    );
+    for _ in 0..4 {
+        let mut stride = 1;
+        for d in 0..lo.len() {
+            let extent = hi[d] - lo[d] + 1;
+            for v in 0..values {
+                let buffer = value_buffer(out.name, v, values);
+                for (field, value) in [("min", lo[d]), ("extent", extent), ("stride", stride)] {
+                    params.insert(buffer_field(buffer, field, d), Value::Int(value));
+                }
+            }
+            stride *= extent;
+        }
+        let mut grew = false;
+        for (d, (min, max)) in region.iter().enumerate() {
+            let (Ok(Value::Int(min)), Ok(Value::Int(max))) =
+                (eval_scalar(min, &mut params), eval_scalar(max, &mut params))
+            else {
+                return requested;
+            };
+            if min < lo[d] || max > hi[d] {
+                (lo[d], hi[d]) = (lo[d].min(min), hi[d].max(max));
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    let extents = lo.iter().zip(&hi).map(|(l, h)| h - l + 1).collect();
+    (lo, extents)
+}
+
+/// `buffers`, computed over a bigger box than `[mins, mins + extents)`, cropped to it.
+fn crop_all(buffers: Vec<AnyBuffer>, mins: &[i64], extents: &[i64]) -> Result<Vec<AnyBuffer>> {
+    buffers.iter().map(|b| b.crop(mins, extents)).collect()
+}
+
 /// Runs `stmt` (the lowered pipeline, or its IR after any pass) on the interpreter, with
-/// parallel loops permuted by `parallel_seed`.
+/// parallel loops permuted by `parallel_seed`, into output buffers over exactly the box given
+/// (`computed_box` gives the box a schedule computing past it needs).
 pub fn run_interp(
     lowered: &Lowered,
     stmt: &crate::ir::Stmt,
@@ -313,15 +388,35 @@ impl Compiled {
             abi_dims(o.name, &dims)?;
             dense_len(extents, o.ty.bytes()).map_err(|e| e.context(what()))?;
         }
+        // A schedule computing past the box asked for (a RoundUp tile) computes into a
+        // bigger buffer, cropped afterwards.
+        let (run_mins, run_extents) = computed_box(&self.lowered, inputs, mins, extents);
         let mut outputs = sig
             .outputs
             .iter()
             .map(|o| {
-                AnyBuffer::with_mins(o.ty, mins, extents)
+                AnyBuffer::with_mins(o.ty, &run_mins, &run_extents)
                     .map_err(|e| e.context(format!("output {}", o.name)))
             })
             .collect::<Result<Vec<_>>>()?;
-        self.realize_into(inputs, &mut outputs)?;
+        let grown = (run_mins.as_slice(), run_extents.as_slice()) != (mins, extents);
+        if let Err(e) = self.realize_into(inputs, &mut outputs) {
+            // Where computing the grown box fails (an input too small for it), the box asked
+            // for fails too, with the error that names the schedule (a vector or tile wider
+            // than the output, and the tail strategy that fits).
+            if grown {
+                let mut exact = sig
+                    .outputs
+                    .iter()
+                    .map(|o| AnyBuffer::with_mins(o.ty, mins, extents))
+                    .collect::<Result<Vec<_>>>()?;
+                self.realize_into(inputs, &mut exact)?;
+            }
+            return Err(e);
+        }
+        if grown {
+            outputs = crop_all(outputs, mins, extents)?;
+        }
         Ok(outputs)
     }
 

@@ -210,20 +210,34 @@ fn every_tail_on_the_output() {
 }
 
 #[test]
-fn round_up_on_the_output_is_refused_when_it_would_write_past_the_buffer() {
+fn round_up_on_the_output_computes_past_it_into_a_bigger_buffer() {
+    // As Halide: realizing a 13-wide output whose loop rounds up to whole pieces of 4
+    // computes 16 columns into a bigger buffer and returns the 13 asked for (the harness
+    // compares them with the evaluator, on the interpreter and the JIT).
     let c = chain();
     c.out
         .split_with_tail(c.x, "xo", "xi", 4, TailStrategy::RoundUp);
     let image = u16_image(&MINS, &[W + 4, H], 5);
-    let err = tessera::pipeline::Pipeline::new(&c.out)
-        .realize_interp(
+    let run = check(
+        &c.out,
+        &TestInputs::new().image(&c.input, image.clone()),
+        &MINS,
+        &[W, H],
+    );
+    assert_eq!(run.realization.buffers[0].dims()[0].extent, W);
+    // Into a buffer the caller gives, which cannot grow, it is refused as before: the
+    // message names the split, and the tail strategy that would fit.
+    let compiled = tessera::pipeline::Pipeline::new(&c.out)
+        .compile_jit(&tessera::codegen::target::Target::host())
+        .unwrap();
+    let mut outputs = vec![AnyBuffer::with_mins(Type::u16(), &MINS, &[W, H]).unwrap()];
+    let err = compiled
+        .realize_into(
             &tessera::pipeline::Inputs::new().image(&c.input, image),
-            &MINS,
-            &[W, H],
+            &mut outputs,
         )
         .unwrap_err()
         .to_string();
-    // The message names the split, and the tail strategy that would fit.
     assert!(
         err.contains("output `out` is 13 wide in dimension 0")
             && err.contains("out.split(x, xo, xi, 4)")
@@ -453,4 +467,45 @@ fn guarded_iterations_past_the_end_compute_nothing() {
     // 4 tiles of out per row rounded up to 6; the producer needs 5, 5, 5 and 2 columns.
     assert_eq!(run.allocations("producer"), 6 * H as u64);
     assert_eq!(run.stores("producer"), 17 * H as u64);
+}
+
+#[test]
+fn a_histogram_scattering_past_the_output_is_cropped() {
+    // The output asks for bins [0, 100); the update writes any bin in [0, 255]: computed
+    // into a buffer of 256 bins, the first 100 returned.
+    let input = ImageParam::new(Type::u8(), 1, "values");
+    let (x, r) = (Var::new("x"), RDom::named("r", [(0, 64)]));
+    let hist = Func::new("hist");
+    hist.define(x, 0).unwrap();
+    let bin = cast_to::<i32>(input.at(r.x()));
+    hist.update(bin.clone(), hist.at(bin) + 1).unwrap();
+    let values = Buffer::<u8>::from_fn(&[0], &[64], |c| (c[0] * 37 % 256) as u8);
+    let run = check(
+        &hist,
+        &TestInputs::new().image(&input, values.clone()),
+        &[0],
+        &[100],
+    );
+    let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
+        panic!("hist is i32");
+    };
+    for b in 0..100i64 {
+        let want = (0..64).filter(|&i| values.get(&[i]) as i64 == b).count() as i32;
+        assert_eq!(out.get(&[b]), want, "bin {b}");
+    }
+}
+
+#[test]
+fn a_vector_or_tile_wider_than_the_output_is_computed_and_cropped() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("narrow");
+    f.define((x, y), x * 3 + y).unwrap();
+    f.vectorize(x, 8);
+    let run = check(&f, &TestInputs::new(), &[0, 0], &[5, 3]);
+    assert_eq!(run.realization.buffers[0].dims()[0].extent, 5);
+    let g = Func::new("narrow_tile");
+    g.define((x, y), x - y * 2).unwrap();
+    g.tile(x, y, "xo", "yo", "xi", "yi", 4, 16);
+    let run = check(&g, &TestInputs::new(), &[0, 0], &[8, 3]);
+    assert_eq!(run.realization.buffers[0].dims()[1].extent, 3);
 }

@@ -502,6 +502,17 @@ impl AnyBuffer {
     pub fn contains(&self, coord: &[i64]) -> bool {
         any_buffer_dispatch!(self, b => b.contains(coord))
     }
+    /// A dense copy of the part of this buffer over `[mins, mins + extents)` (which it must
+    /// contain), or an error when the copy cannot be allocated.
+    pub fn crop(&self, mins: &[i64], extents: &[i64]) -> Result<AnyBuffer> {
+        fn crop<T: Scalar>(b: &Buffer<T>, mins: &[i64], extents: &[i64]) -> Result<AnyBuffer>
+        where
+            AnyBuffer: From<Buffer<T>>,
+        {
+            Ok(Buffer::try_from_fn(mins, extents, |c| b.get(c))?.into())
+        }
+        any_buffer_dispatch!(self, b => crop(b, mins, extents))
+    }
     /// The element at `coord` as a value (panics when outside).
     pub fn get_value(&self, coord: &[i64]) -> Value {
         any_buffer_dispatch!(self, b => b.get(coord).to_value())

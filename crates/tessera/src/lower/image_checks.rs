@@ -11,6 +11,7 @@ use super::names::i32_var;
 use super::realization_order::Environment;
 use super::stage_loops::resolve_tail;
 use crate::error::Result;
+use crate::ir::substitute::uses_var;
 use crate::ir::{BinaryOp, Expr, MessagePart, Stmt, StmtKind, Symbol, UnaryOp};
 use crate::lang::function::FunctionContents;
 use crate::lang::image_param::buffer_field;
@@ -142,6 +143,46 @@ fn whole_piece_checks(out: &FunctionContents, buffer: Symbol) -> Vec<Stmt> {
         }));
     }
     checks
+}
+
+/// What the pipeline writes and reads of its output, per dimension `(min, max)`, closed
+/// over the lets at the top of `s` (in terms of the output buffer's fields and the
+/// parameters), or `None` if it touches none of it. A run over a box smaller than that — a
+/// `RoundUp` tile past the output's edge — computes into a buffer this big, then crops it.
+pub fn output_region(s: &Stmt, env: &Environment) -> Result<Option<Vec<(Expr, Expr)>>> {
+    let mut lets = Vec::new();
+    let mut body = s;
+    while let StmtKind::LetStmt {
+        name,
+        value,
+        body: b,
+    } = body.kind()
+    {
+        lets.push((*name, value.clone()));
+        body = b;
+    }
+    let out = env.output;
+    let Some(region) = union_boxes(func_box(body, out, true), func_box(body, out, false)) else {
+        return Ok(None);
+    };
+    let close = |e: Expr| {
+        lets.iter().rev().fold(e, |e, (name, value)| {
+            if uses_var(&e, *name) {
+                Expr::let_in(*name, value.clone(), e)
+            } else {
+                e
+            }
+        })
+    };
+    region
+        .iter()
+        .enumerate()
+        .map(|(d, i)| {
+            let (min, max) = bounded(i, || format!("output {out} in dimension {d}"))?;
+            Ok((close(min), close(max)))
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
 }
 
 pub fn add_image_checks(s: &Stmt, env: &Environment, args: &Arguments) -> Result<Stmt> {

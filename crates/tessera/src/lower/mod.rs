@@ -51,7 +51,7 @@ pub mod vectorize_loops;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::ir::Stmt;
+use crate::ir::{Expr, Stmt};
 use crate::lang::func::Func;
 use crate::lang::naming::make_func_names_unique;
 use crate::simplify::simplify_stmt;
@@ -81,6 +81,11 @@ pub struct Lowered {
     pub env: Environment,
     pub arguments: Arguments,
     pub passes: Vec<PassRecord>,
+    /// What the pipeline writes and reads of its output, per dimension `(min, max)`, in
+    /// terms of the output buffer's fields and the parameters
+    /// (`image_checks::output_region`): a run over a smaller box computes into a buffer
+    /// this big and crops it.
+    pub output_region: Option<Vec<(Expr, Expr)>>,
 }
 
 impl Lowered {
@@ -187,6 +192,7 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
         Ok(sliding_window::sliding_window(s, &env))
     })?;
     let s = r.run("compute_with", s, |s| compute_with::compute_with(s, &env))?;
+    let output_region = image_checks::output_region(&s, &env)?;
     let s = r.run("image_checks", s, |s| {
         image_checks::add_image_checks(s, &env, &arguments)
     })?;
@@ -232,5 +238,6 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
         env,
         arguments,
         passes: r.records,
+        output_region,
     })
 }

@@ -18,7 +18,7 @@ use tessera::ir::visit::visit_stmt_exprs;
 use tessera::ir::{ForKind, Stmt, StmtKind, Symbol};
 use tessera::lang::param::ParamBinding;
 use tessera::lower::{LowerOptions, Lowered};
-use tessera::pipeline::{run_interp, signature, Inputs, Pipeline, Realization};
+use tessera::pipeline::{computed_box, run_interp, signature, Inputs, Pipeline, Realization};
 use tessera::prelude::*;
 
 /// The IR that is run before storage flattening: after the last pass that works on
@@ -259,14 +259,28 @@ pub fn try_check_on(
         .ir_after(UNFLATTENED_PASS)
         .expect("the IR of every pass is recorded")
         .clone();
+    // Over the box the schedule computes (as `Compiled::realize` does), cropped after.
+    let (run_mins, run_extents) = computed_box(&lowered, &pipeline_inputs, mins, extents);
+    let crop = |mut r: Realization| {
+        r.buffers = r
+            .buffers
+            .iter()
+            .map(|b| {
+                b.crop(mins, extents)
+                    .expect("the computed box holds the box asked for")
+            })
+            .collect();
+        r
+    };
     let unflattened = run_interp(
         &lowered,
         &unflattened_ir,
         &pipeline_inputs,
-        mins,
-        extents,
+        &run_mins,
+        &run_extents,
         0,
     )
+    .map(crop)
     .map_err(|e| format!("running the IR before flattening failed: {e}\n{unflattened_ir}"))?;
     compare_buffers(&expected, &unflattened.buffers)
         .map_err(|e| format!("the IR before flattening: {e}\n{unflattened_ir}"))?;
@@ -281,10 +295,11 @@ pub fn try_check_on(
             &lowered,
             &lowered.stmt,
             &pipeline_inputs,
-            mins,
-            extents,
+            &run_mins,
+            &run_extents,
             seed,
         )
+        .map(crop)
         .map_err(|e| format!("running the lowered pipeline failed: {e}\n{}", lowered.stmt))?;
         compare_buffers(&expected, &r.buffers).map_err(|e| {
             format!(
@@ -303,7 +318,7 @@ pub fn try_check_on(
             .map_err(|e| format!("JIT compilation failed: {e}\n{}", lowered.stmt))?;
     let mut outputs = expected
         .iter()
-        .map(|b| AnyBuffer::with_mins(b.ty(), mins, extents).expect("output buffer"))
+        .map(|b| AnyBuffer::with_mins(b.ty(), &run_mins, &run_extents).expect("output buffer"))
         .collect::<Vec<_>>();
     {
         let images: Vec<(Symbol, &AnyBuffer)> = pipeline_inputs
@@ -316,6 +331,13 @@ pub fn try_check_on(
             .run(&mut refs, &images, pipeline_inputs.params())
             .map_err(|e| format!("running the JIT-compiled pipeline failed: {e}"))?;
     }
+    let outputs: Vec<AnyBuffer> = outputs
+        .iter()
+        .map(|b| {
+            b.crop(mins, extents)
+                .expect("the computed box holds the box asked for")
+        })
+        .collect();
     compare_buffers(&expected, &outputs)
         .map_err(|e| format!("the JIT-compiled pipeline: {e}\n{}", lowered.stmt))?;
     Ok(Checked {
