@@ -422,3 +422,24 @@ fn two_inline_reductions_of_one_kind_do_not_hang() {
         }
     }
 }
+
+/// A value built by repeating `e = e * e + y` 25 times is a tree of 2^25 nodes: lowering it
+/// did not finish in minutes (found porting Halide's `likely.cpp`); it is refused promptly,
+/// naming the Func.
+#[test]
+fn an_exponentially_large_definition_is_refused_promptly() {
+    let message = returns_promptly("lowering a 2^25-node value", || {
+        let (x, y) = (Var::new("x"), Var::new("y"));
+        let mut e = Expr::from(y);
+        for _ in 1..25 {
+            e = e.clone() * e + y;
+        }
+        let g = Func::new("huge");
+        g.define((x, y), select(Expr::from(x).lt(e), 1, 0)).unwrap();
+        lowering_error(&g)
+    });
+    assert!(
+        message.contains("huge") && message.contains("nodes"),
+        "{message}"
+    );
+}

@@ -24,6 +24,29 @@ fn build_production(f: &FunctionContents) -> Stmt {
 }
 
 pub fn schedule_functions(env: &Environment) -> Result<Stmt> {
+    // A definition is a tree: a subexpression used twice is copied, so `e = e * e` repeated
+    // doubles it each time, and lowering such a value would not finish.
+    for &name in &env.order {
+        let too_big = {
+            let f = env.func(name);
+            let c = f.read();
+            let mut nodes = 0usize;
+            c.pure.iter().chain(&c.updates).any(|d| {
+                d.args.iter().chain(&d.values).any(|e| {
+                    crate::ir::visit::visit_exprs(e, &mut |_| {
+                        nodes += 1;
+                        nodes <= MAX_INLINED_NODES
+                    });
+                    nodes > MAX_INLINED_NODES
+                })
+            })
+        };
+        if too_big {
+            return Err(Error::Definition(format!(
+                "the definition of {name} has more than {MAX_INLINED_NODES} expression nodes (a subexpression used more than once counts each time, so one built by repeating `e = e * e` doubles each step); compute parts of it in Funcs of their own"
+            )));
+        }
+    }
     let output = env.func(env.output).read();
     let mut s = build_production(&output);
     drop(output);
