@@ -20,6 +20,7 @@ mod cast;
 mod chunk_sharing;
 mod compute_outermost;
 mod computed_index;
+mod constant_expr;
 mod convolution;
 mod dilate3x3;
 mod div_mod;
