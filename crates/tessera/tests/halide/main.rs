@@ -21,6 +21,7 @@ mod chunk_sharing;
 mod compute_outermost;
 mod computed_index;
 mod constant_expr;
+mod constant_type;
 mod convolution;
 mod dilate3x3;
 mod div_mod;
