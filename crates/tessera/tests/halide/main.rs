@@ -25,6 +25,7 @@ mod constant_type;
 mod convolution;
 mod dilate3x3;
 mod div_mod;
+mod early_out;
 mod fuse;
 mod gameoflife;
 mod gather;
