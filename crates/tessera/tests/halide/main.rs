@@ -26,6 +26,7 @@ mod convolution;
 mod dilate3x3;
 mod div_mod;
 mod early_out;
+mod fibonacci;
 mod fuse;
 mod gameoflife;
 mod gather;
