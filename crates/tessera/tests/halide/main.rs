@@ -37,6 +37,7 @@ mod in_place;
 mod inline_reduction;
 mod integer_powers;
 mod interleave;
+mod isnan;
 mod iterate_over_circle;
 mod lerp;
 mod median3x3;
