@@ -39,6 +39,7 @@ mod integer_powers;
 mod interleave;
 mod isnan;
 mod iterate_over_circle;
+mod left_shift_negative;
 mod lerp;
 mod median3x3;
 mod min_extent;
