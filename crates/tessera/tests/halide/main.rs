@@ -23,6 +23,7 @@ mod computed_index;
 mod constant_expr;
 mod constant_type;
 mod convolution;
+mod deferred_loop_level;
 mod dilate3x3;
 mod div_mod;
 mod early_out;
