@@ -28,6 +28,7 @@ mod dilate3x3;
 mod div_mod;
 mod early_out;
 mod fibonacci;
+mod func_lifetime;
 mod fuse;
 mod gameoflife;
 mod gather;
