@@ -29,6 +29,7 @@ mod div_mod;
 mod early_out;
 mod fibonacci;
 mod func_lifetime;
+mod func_wrapper;
 mod fuse;
 mod gameoflife;
 mod gather;
