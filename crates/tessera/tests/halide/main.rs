@@ -38,6 +38,7 @@ mod histogram;
 mod implicit_args;
 mod in_place;
 mod inline_reduction;
+mod input_image_bounds_check;
 mod integer_powers;
 mod interleave;
 mod isnan;
