@@ -30,8 +30,7 @@ fn run_errors(output: &Func, inputs: &TestInputs, extent: i64) -> (String, Strin
         &[extent],
         0,
     )
-    .err()
-    .expect("the interpreter reports the out-of-bounds read")
+    .expect_err("the interpreter reports the out-of-bounds read")
     .to_string();
     let target = Target::host().with_bounds_checks(true);
     // SAFETY: the target is in checked mode, so every load and store is checked.
@@ -46,8 +45,7 @@ fn run_errors(output: &Func, inputs: &TestInputs, extent: i64) -> (String, Strin
         .collect();
     let native = compiled
         .run(&mut [&mut out], &images, pipeline_inputs.params())
-        .err()
-        .expect("the native code reports the out-of-bounds read")
+        .expect_err("the native code reports the out-of-bounds read")
         .to_string();
     (interp, native)
 }
