@@ -41,6 +41,7 @@ mod inline_reduction;
 mod input_image_bounds_check;
 mod integer_powers;
 mod interleave;
+mod interleave_rgb;
 mod isnan;
 mod iterate_over_circle;
 mod left_shift_negative;
