@@ -42,6 +42,7 @@ mod input_image_bounds_check;
 mod integer_powers;
 mod interleave;
 mod interleave_rgb;
+mod interleave_x;
 mod isnan;
 mod iterate_over_circle;
 mod left_shift_negative;
