@@ -48,6 +48,7 @@ mod iterate_over_circle;
 mod lazy_convolution;
 mod left_shift_negative;
 mod lerp;
+mod likely;
 mod median3x3;
 mod min_extent;
 mod r#mod;
