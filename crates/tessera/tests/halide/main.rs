@@ -49,6 +49,7 @@ mod lazy_convolution;
 mod left_shift_negative;
 mod lerp;
 mod likely;
+mod logical;
 mod median3x3;
 mod min_extent;
 mod r#mod;
