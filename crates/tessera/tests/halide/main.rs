@@ -50,6 +50,7 @@ mod left_shift_negative;
 mod lerp;
 mod likely;
 mod logical;
+mod lots_of_dimensions;
 mod median3x3;
 mod min_extent;
 mod r#mod;
