@@ -51,6 +51,7 @@ mod lerp;
 mod likely;
 mod logical;
 mod lots_of_dimensions;
+mod many_dimensions;
 mod median3x3;
 mod min_extent;
 mod r#mod;
