@@ -52,6 +52,7 @@ mod likely;
 mod logical;
 mod lots_of_dimensions;
 mod many_dimensions;
+mod many_updates;
 mod median3x3;
 mod min_extent;
 mod r#mod;
