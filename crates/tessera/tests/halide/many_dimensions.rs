@@ -17,10 +17,10 @@ type Coord = (i32, bool, bool);
 fn coord_expr((k, ux, uy): Coord, x: Var, y: Var) -> Expr {
     let mut e = Expr::from(k);
     if ux {
-        e = e + x;
+        e += x;
     }
     if uy {
-        e = e + y;
+        e += y;
     }
     e % 2
 }
@@ -42,7 +42,7 @@ fn many_dimensions(d: usize) -> (u64, u64) {
     let vars: Vec<Var> = (0..d).map(|i| Var::new(&format!("v{i}"))).collect();
     let mut e = Expr::from(0);
     for v in &vars {
-        e = e + *v;
+        e += *v;
     }
     let f = Func::new("f");
     f.define(vars.as_slice(), e).unwrap();
