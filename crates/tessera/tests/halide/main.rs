@@ -57,6 +57,7 @@ mod median3x3;
 mod min_extent;
 mod r#mod;
 mod multi_pass_reduction;
+mod multi_splits_with_diff_tail_strategies;
 mod multi_way_select;
 mod mux;
 mod nested_tail_strategies;
