@@ -59,6 +59,7 @@ mod r#mod;
 mod multi_pass_reduction;
 mod multi_splits_with_diff_tail_strategies;
 mod multi_way_select;
+mod multiple_outputs;
 mod mux;
 mod nested_tail_strategies;
 mod newtons_method;
