@@ -56,6 +56,7 @@ mod many_updates;
 mod median3x3;
 mod min_extent;
 mod r#mod;
+mod mul_div_mod;
 mod multi_pass_reduction;
 mod multi_splits_with_diff_tail_strategies;
 mod multi_way_select;
