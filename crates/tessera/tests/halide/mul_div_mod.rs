@@ -78,7 +78,7 @@ fn image_values(ty: Type, unique: u64) -> Vec<Vec<i128>> {
         for (j, p) in col.iter_mut().enumerate() {
             *p = wrap(ubits(unique, i as i64, j as i64) as i128, ty);
             let salt = ubits(unique | 0x100, i as i64, j as i64);
-            if salt % SALT_RATE == 0 {
+            if salt.is_multiple_of(SALT_RATE) {
                 *p = if salt & 0x100_0000 != 0 { max } else { min };
             }
         }
@@ -254,7 +254,7 @@ fn division_and_modulo_vectorized_by_16() {
 fn float_modulo() {
     let value = |unique: u64, i: i64, j: i64| -> f32 {
         let salt = ubits(unique | 0x100, i, j);
-        if salt % SALT_RATE == 0 {
+        if salt.is_multiple_of(SALT_RATE) {
             return if salt & 0x100_0000 != 0 { 1.0 } else { 0.0 };
         }
         ((ubits(unique, i, j) as f64 / u64::MAX as f64) * 2.0 - 1.0) as f32
