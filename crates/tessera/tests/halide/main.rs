@@ -53,6 +53,7 @@ mod logical;
 mod lots_of_dimensions;
 mod many_dimensions;
 mod many_updates;
+mod math;
 mod median3x3;
 mod min_extent;
 mod r#mod;
