@@ -45,6 +45,7 @@ mod interleave_rgb;
 mod interleave_x;
 mod isnan;
 mod iterate_over_circle;
+mod lambda;
 mod lazy_convolution;
 mod left_shift_negative;
 mod lerp;
