@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use super::names::{i32_var, region_max, region_min, stage_var};
 use crate::ir::substitute::{free_vars, substitute_map};
-use crate::ir::visit::mutate_exprs;
+use crate::ir::visit::{mutate_exprs, reads_memory};
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol, Type};
 use crate::lang::function::{Definition, FunctionContents};
 use crate::lang::schedule::{SplitDirective, StageSchedule, TailStrategy};
@@ -325,12 +325,16 @@ fn build_loop_nest(
         .iter()
         .position(|d| d.kind == ForKind::Vectorized)
         .map(|i| i + 1);
+    // A guard reading memory (a Func, the Func being updated itself, an image) stays around
+    // the store: what it reads may change from one iteration to the next, or be produced
+    // inside the loops it would otherwise enclose.
     let guards: Vec<(usize, Expr)> = conditions
         .into_iter()
         .map(|c| {
             let d = depth_needed(&c, &depth);
             let inside_vector = vector_depth.is_some_and(|v| d >= v);
-            (if inside_vector { loops.len() } else { d }, c)
+            let innermost = inside_vector || reads_memory(&c);
+            (if innermost { loops.len() } else { d }, c)
         })
         .collect();
     // Lets are defined from the last split backwards (a split's inner variable is rebuilt

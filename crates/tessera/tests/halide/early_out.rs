@@ -13,7 +13,6 @@ use tessera::lang::schedule::TailStrategy;
 use tessera::prelude::*;
 
 #[test]
-#[ignore = "WRONG VALUE: a variable-free RDom predicate reading the Func being updated is hoisted out of the reduction loop (`if (!f()) for r ...`), so every iteration runs and the last one wins: output 1 instead of 0"]
 fn an_or_reduction_that_stops_at_the_first_true_row() {
     let height = Param::<i32>::new("height");
     let y = Var::new("y");
@@ -54,7 +53,6 @@ fn an_or_reduction_that_stops_at_the_first_true_row() {
 /// [0, 10) where `!f()`. The predicate reads `f` itself, so it must be evaluated at every
 /// iteration: the first one sets `f` to true and the predicate skips the rest.
 #[test]
-#[ignore = "WRONG VALUE: a variable-free RDom predicate reading the Func being updated is hoisted out of the reduction loop (`if (!f()) for r ...`), so every iteration runs and the last one wins: false instead of true"]
 fn a_predicate_reading_the_func_it_updates_is_evaluated_per_iteration() {
     let f = Func::new("f");
     f.define((), Expr::from(false)).unwrap();
