@@ -135,6 +135,21 @@ impl Stmt {
     pub fn is_empty(&self) -> bool {
         matches!(self.kind(), StmtKind::Block(v) if v.is_empty())
     }
+    /// The lets at the top of this statement, outermost first, and the statement inside them.
+    pub fn let_chain(&self) -> (Vec<(Symbol, Expr)>, &Stmt) {
+        let mut lets = Vec::new();
+        let mut body = self;
+        while let StmtKind::LetStmt {
+            name,
+            value,
+            body: b,
+        } = body.kind()
+        {
+            lets.push((*name, value.clone()));
+            body = b;
+        }
+        (lets, body)
+    }
     /// A block of `stmts`, flattening nested blocks and dropping empty ones.
     pub fn block(stmts: impl IntoIterator<Item = Stmt>) -> Stmt {
         let mut flat = Vec::new();

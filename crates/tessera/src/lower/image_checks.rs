@@ -150,17 +150,7 @@ fn whole_piece_checks(out: &FunctionContents, buffer: Symbol) -> Vec<Stmt> {
 /// parameters), or `None` if it touches none of it. A run over a box smaller than that — a
 /// `RoundUp` tile past the output's edge — computes into a buffer this big, then crops it.
 pub fn output_region(s: &Stmt, env: &Environment) -> Result<Option<Vec<(Expr, Expr)>>> {
-    let mut lets = Vec::new();
-    let mut body = s;
-    while let StmtKind::LetStmt {
-        name,
-        value,
-        body: b,
-    } = body.kind()
-    {
-        lets.push((*name, value.clone()));
-        body = b;
-    }
+    let (lets, body) = s.let_chain();
     let out = env.output;
     let Some(region) = union_boxes(func_box(body, out, true), func_box(body, out, false)) else {
         return Ok(None);

@@ -43,17 +43,7 @@ fn check(s: &Stmt, size_lets: &HashSet<Symbol>, in_vector_loop: bool) -> Result<
     match s.kind() {
         StmtKind::LetStmt { .. } => {
             // A chain of lets gets one assertion, after its last let.
-            let mut lets = Vec::new();
-            let mut body = s;
-            while let StmtKind::LetStmt {
-                name,
-                value,
-                body: b,
-            } = body.kind()
-            {
-                lets.push((*name, value.clone()));
-                body = b;
-            }
+            let (lets, body) = s.let_chain();
             let mut body = check(body, size_lets, in_vector_loop)?;
             if !in_vector_loop {
                 let checked = lets
