@@ -9,7 +9,7 @@ use super::realization_order::Environment;
 use super::stage_loops::build_stage;
 use crate::error::{Error, Result};
 use crate::ir::visit::visit_stmt_exprs;
-use crate::ir::{CallKind, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol};
+use crate::ir::{CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol};
 use crate::lang::function::FunctionContents;
 use crate::lang::schedule::{find_dim, LoopLevel};
 
@@ -27,21 +27,17 @@ pub fn schedule_functions(env: &Environment) -> Result<Stmt> {
     // A definition is a tree: a subexpression used twice is copied, so `e = e * e` repeated
     // doubles it each time, and lowering such a value would not finish.
     for &name in &env.order {
-        let too_big = {
+        let within = {
             let f = env.func(name);
             let c = f.read();
-            let mut nodes = 0usize;
-            c.pure.iter().chain(&c.updates).any(|d| {
-                d.args.iter().chain(&d.values).any(|e| {
-                    crate::ir::visit::visit_exprs(e, &mut |_| {
-                        nodes += 1;
-                        nodes <= MAX_INLINED_NODES
-                    });
-                    nodes > MAX_INLINED_NODES
-                })
-            })
+            let exprs = c
+                .pure
+                .iter()
+                .chain(&c.updates)
+                .flat_map(|d| d.args.iter().chain(&d.values));
+            nodes_within(exprs, MAX_INLINED_NODES)
         };
-        if too_big {
+        if !within {
             return Err(Error::Definition(format!(
                 "the definition of {name} has more than {MAX_INLINED_NODES} expression nodes (a subexpression used more than once counts each time, so one built by repeating `e = e * e` doubles each step); compute parts of it in Funcs of their own"
             )));
@@ -76,15 +72,28 @@ const MAX_INLINED_NODES: usize = 1 << 20;
 
 /// Whether the expressions of `s` have at most `limit` nodes in all (counting stops there).
 fn expressions_within(s: &Stmt, limit: usize) -> bool {
-    let mut nodes = 0usize;
+    // The statement's expressions, each whole (not descending into them).
+    let mut exprs = Vec::new();
     visit_stmt_exprs(s, &mut |e| {
+        exprs.push(e.clone());
+        false
+    });
+    nodes_within(exprs.iter(), limit)
+}
+
+/// Whether `exprs` have at most `limit` nodes in all, as trees (counting stops there).
+fn nodes_within<'a>(exprs: impl IntoIterator<Item = &'a Expr>, limit: usize) -> bool {
+    let mut nodes = 0usize;
+    for e in exprs {
         crate::ir::visit::visit_exprs(e, &mut |_| {
             nodes += 1;
             nodes <= limit
         });
-        nodes <= limit
-    });
-    nodes <= limit
+        if nodes > limit {
+            return false;
+        }
+    }
+    true
 }
 
 /// `Realize f { produce f { .. } consume f { body } }`, or just the producer/consumer pair

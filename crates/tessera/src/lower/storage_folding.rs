@@ -135,7 +135,6 @@ struct LoopRegions {
 
 struct Regions {
     the_loop: Stmt,
-    loop_var: Symbol,
     one_iteration: Touched,
     /// Needed only where a fold is possible.
     all_iterations: OnceCell<Touched>,
@@ -167,12 +166,11 @@ impl LoopRegions {
         let at = match self.loops.iter().position(|(m, _)| m.same_as(l)) {
             Some(at) => at,
             None => {
-                let StmtKind::For { name, body, .. } = l.kind() else {
+                let StmtKind::For { body, .. } = l.kind() else {
                     unreachable!("find_serial_loops finds loops")
                 };
                 let regions = Regions {
                     the_loop: l.clone(),
-                    loop_var: *name,
                     one_iteration: Touched::of(body),
                     all_iterations: OnceCell::new(),
                 };
@@ -239,7 +237,7 @@ fn touches(s: &Stmt, func: Symbol) -> bool {
 /// The extent of the window of dimension `d` of `func` that one iteration of a serial loop
 /// uses, when it is a constant and only moves forward; otherwise why not.
 fn window_extent(regions: &Regions, func: Symbol, d: usize) -> std::result::Result<i64, String> {
-    let v = regions.loop_var;
+    let v = loop_name(&regions.the_loop);
     let window = regions
         .one_iteration
         .region(func)
