@@ -294,3 +294,55 @@ fn a_sliding_producer_unrolled_or_vectorized_whole() {
         assert_eq!(run.provides("f"), 101, "vectorized: {vectorized}");
     }
 }
+
+/// `f` computed per point of `g` (a Func computed per point of `out`) and stored at root
+/// slides over `out`'s loop, through `g`'s loop of one iteration: each point once.
+#[test]
+fn sliding_through_a_containing_stage() {
+    let x = Var::new("x");
+    let f = Func::new("f");
+    f.define(x, x * 5 - 2).unwrap();
+    let g = Func::new("g");
+    g.define(x, f.at(x) * 3 + f.at(x - 2)).unwrap();
+    let out = Func::new("out");
+    out.define(x, g.at(x) - 1).unwrap();
+    f.store_root().compute_at(&g, x);
+    g.compute_at(&out, x);
+    let run = check(&out, &TestInputs::new(), &[-4], &[30]);
+    assert_eq!(run.provides("f"), 32);
+    assert_eq!(run.allocation("f"), 4, "folded to the 3 points one iteration reads");
+}
+
+/// A producer whose footprint does not depend on the row: it slides along x over the inner
+/// loop, and its other dimension, fixed, over the rows: it is computed in the first row
+/// only, and later rows reuse every column of it, so its columns must not fold along the
+/// inner loop (which would have kept just the last two).
+#[test]
+fn a_footprint_fixed_across_rows_keeps_every_column() {
+    let (x, y, k) = (Var::new("x"), Var::new("y"), Var::new("k"));
+    let f = Func::new("f");
+    f.define((x, k), x * x - 3 * k).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), f.at((x, 0)) + f.at((x + 1, 1)) * y)
+        .unwrap();
+    f.store_root().compute_at(&out, x);
+    let run = check(&out, &TestInputs::new(), &[0, 0], &[W, H]);
+    assert_eq!(run.provides("f"), 2 * (W as u64 + 1));
+    assert_eq!(run.allocation("f"), 2 * (W as u64 + 1));
+}
+
+/// Sliding along both dimensions: columns over the inner loop, rows over the outer one
+/// (through the inner loop, whose bounds do not depend on the row), with the rows folded.
+#[test]
+fn sliding_along_rows_and_columns_at_once() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define((x, y), x * 7 - y * 3).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), f.at((x - 1, y)) * 2 + f.at((x + 1, y - 2)))
+        .unwrap();
+    f.store_root().compute_at(&out, x);
+    let run = check(&out, &TestInputs::new(), &[2, -1], &[W, H]);
+    assert_eq!(run.provides("f"), (W as u64 + 2) * (H as u64 + 2));
+    assert_eq!(run.allocation("f"), (W as u64 + 2) * 4);
+}

@@ -185,11 +185,14 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     // The lets of regions and storage sizes, which overflow checks guard.
     let mut size_lets = overflow_checks::let_names(&s);
     size_lets.retain(|n| !loop_lets.contains(n));
+    let mut folded_over = storage_folding::FoldLoops::new();
     let s = r.run("storage_folding", s, |s| {
-        storage_folding::storage_folding(s, &env)
+        let (s, folds) = storage_folding::storage_folding(s, &env)?;
+        folded_over = folds;
+        Ok(s)
     })?;
     let s = r.run("sliding_window", s, |s| {
-        Ok(sliding_window::sliding_window(s, &env))
+        Ok(sliding_window::sliding_window(s, &env, &folded_over))
     })?;
     let s = r.run("compute_with", s, |s| compute_with::compute_with(s, &env))?;
     let output_region = image_checks::output_region(&s, &env)?;

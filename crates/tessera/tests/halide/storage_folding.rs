@@ -56,7 +56,7 @@ fn producer_per_x() -> (Func, Func, Var) {
 }
 
 #[test]
-#[ignore = "Tessera allocates 9898 elements: it folds y only, not c"]
+
 fn folds_y_and_c_of_a_producer_computed_per_x() {
     let (_, g, _) = producer_per_x();
     let run = run(&g, &[100, N, 3]);
@@ -101,7 +101,6 @@ fn an_explicit_fold_with_a_producer_in_each_specialization() {
 }
 
 #[test]
-#[ignore = "Tessera allocates 400 elements: no folding along x inside a row"]
 fn a_non_overlapping_2x2_box_folds_to_a_constant_size() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let g = Func::new("g");
@@ -119,7 +118,6 @@ fn a_non_overlapping_2x2_box_folds_to_a_constant_size() {
 }
 
 #[test]
-#[ignore = "Tessera allocates 206 elements: no folding along x inside a row"]
 fn a_stencil_in_x_and_two_rows_in_y_fold_to_a_constant_size() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let g = Func::new("g");
