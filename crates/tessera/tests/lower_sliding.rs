@@ -310,7 +310,11 @@ fn sliding_through_a_containing_stage() {
     g.compute_at(&out, x);
     let run = check(&out, &TestInputs::new(), &[-4], &[30]);
     assert_eq!(run.provides("f"), 32);
-    assert_eq!(run.allocation("f"), 4, "folded to the 3 points one iteration reads");
+    assert_eq!(
+        run.allocation("f"),
+        4,
+        "folded to the 3 points one iteration reads"
+    );
 }
 
 /// A producer whose footprint does not depend on the row: it slides along x over the inner

@@ -37,7 +37,7 @@ pub fn sliding_window(s: &Stmt, env: &Environment, folded_over: &FoldLoops) -> S
                 env,
                 folded_over: folds,
             };
-            let body = sliding.slide_inside(&body, &mut Vec::new());
+            let (body, _) = sliding.slide_inside(&body, &mut Vec::new());
             Stmt::new(StmtKind::Realize {
                 func: *func,
                 types: types.clone(),
@@ -60,9 +60,9 @@ impl FuncSliding<'_> {
     /// Slides `func` over the serial loops below its storage, inner loops first (as Halide): a
     /// Func computed inside a loop nest can slide along one dimension over the inner loop and
     /// along another over an outer one. `scope` holds the lets above `s`, to recognise loops of
-    /// one iteration, which have nothing to slide over.
-    fn slide_inside(&self, s: &Stmt, scope: &mut Vec<(Symbol, Expr)>) -> Stmt {
-        let func = self.func;
+    /// one iteration, which have nothing to slide over. Also whether `func` is produced in `s`
+    /// (only the loops around its production can slide it).
+    fn slide_inside(&self, s: &Stmt, scope: &mut Vec<(Symbol, Expr)>) -> (Stmt, bool) {
         match s.kind() {
             StmtKind::For {
                 name,
@@ -71,32 +71,44 @@ impl FuncSliding<'_> {
                 kind: ForKind::Serial,
                 body,
             } => {
-                let body = self.slide_inside(body, scope);
-                let slid = if is_one_iteration(extent, scope) {
-                    None
-                } else {
+                let (body, produced) = self.slide_inside(body, scope);
+                let slid = if produced && !is_one_iteration(extent, scope) {
                     self.slide_loop(*name, min, &body, scope)
+                } else {
+                    None
                 };
-                Stmt::for_loop(
+                let s = Stmt::for_loop(
                     *name,
                     min.clone(),
                     extent.clone(),
                     ForKind::Serial,
                     slid.unwrap_or(body),
-                )
+                );
+                (s, produced)
             }
             StmtKind::LetStmt { name, value, body } => {
                 scope.push((*name, value.clone()));
-                let body = self.slide_inside(body, scope);
+                let (body, produced) = self.slide_inside(body, scope);
                 scope.pop();
-                Stmt::let_stmt(*name, value.clone(), body)
+                (Stmt::let_stmt(*name, value.clone(), body), produced)
             }
             StmtKind::ProducerConsumer {
                 name,
                 is_producer: true,
                 ..
-            } if *name == func => s.clone(),
-            _ => s.map_children(|e| e.clone(), |c| self.slide_inside(c, scope)),
+            } if *name == self.func => (s.clone(), true),
+            _ => {
+                let mut produced = false;
+                let s = s.map_children(
+                    |e| e.clone(),
+                    |c| {
+                        let (c, found) = self.slide_inside(c, scope);
+                        produced |= found;
+                        c
+                    },
+                );
+                (s, produced)
+            }
         }
     }
 

@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::ir::substitute::{substitute, uses_var};
 use crate::ir::visit::mutate_exprs;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol, Type};
+use crate::lang::func::calls_func_named;
 use crate::simplify::{can_prove, simplify};
 
 /// For each Func whose storage is folded, the serial loops it is folded over: sliding must
@@ -244,6 +245,50 @@ fn find_serial_loops(s: &Stmt, func: Symbol) -> Vec<Stmt> {
     }
 }
 
+/// Where the accesses to a Func in a statement are.
+enum Accesses {
+    Nowhere,
+    /// All inside one serial loop, reached through lets, produce/consume nodes, realizations
+    /// and blocks.
+    InLoop(Stmt),
+    Elsewhere,
+}
+
+/// Where the accesses to `func` in `s` are, in one walk over `s` (`find_serial_loops`, which
+/// asks of every block's children whether they touch `func`, is quadratic in the depth of
+/// nested blocks).
+fn sole_serial_loop(s: &Stmt, func: Symbol) -> Accesses {
+    match s.kind() {
+        StmtKind::For {
+            kind: ForKind::Serial,
+            ..
+        } if touches(s, func) => Accesses::InLoop(s.clone()),
+        StmtKind::LetStmt { value, .. } if calls_func_named(value, func) => Accesses::Elsewhere,
+        StmtKind::Realize { bounds, .. }
+            if bounds
+                .iter()
+                .any(|r| calls_func_named(&r.min, func) || calls_func_named(&r.extent, func)) =>
+        {
+            Accesses::Elsewhere
+        }
+        StmtKind::LetStmt { body, .. }
+        | StmtKind::ProducerConsumer { body, .. }
+        | StmtKind::Realize { body, .. } => sole_serial_loop(body, func),
+        StmtKind::Block(stmts) => {
+            let mut found = Accesses::Nowhere;
+            for c in stmts {
+                found = match (found, sole_serial_loop(c, func)) {
+                    (Accesses::Nowhere, only) | (only, Accesses::Nowhere) => only,
+                    _ => return Accesses::Elsewhere,
+                };
+            }
+            found
+        }
+        _ if touches(s, func) => Accesses::Elsewhere,
+        _ => Accesses::Nowhere,
+    }
+}
+
 fn touches(s: &Stmt, func: Symbol) -> bool {
     touching(s, func).is_some()
 }
@@ -307,16 +352,16 @@ fn automatic_fold(
         if let Some(factor) = automatic_factor(regions.of(&l), func, d) {
             return Some((factor, loop_name(&l)));
         }
-        if reuses_previous_iteration(regions.of(&l), func, d) {
-            return None;
-        }
         let StmtKind::For { body, .. } = l.kind() else {
             unreachable!("find_serial_loops finds loops")
         };
-        l = match find_serial_loops(body, func).as_slice() {
-            [inner] => inner.clone(),
-            _ => return None,
+        let Accesses::InLoop(inner) = sole_serial_loop(body, func) else {
+            return None;
         };
+        if reuses_previous_iteration(regions.of(&l), func, d) {
+            return None;
+        }
+        l = inner;
     }
 }
 
