@@ -332,3 +332,62 @@ fn a_producer_used_only_where_a_predicate_never_holds() {
     };
     assert!((0..5).all(|i| values.get(&[i]) == 1));
 }
+
+/// The values of `f` (i32, 3-D) over `[0, extents)` checked against `reference`.
+fn check_i32_volume(f: &Func, extents: &[i64; 3], reference: impl Fn(&[i64]) -> i64) {
+    let run = check(f, &TestInputs::new(), &[0; 3], extents);
+    let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
+        panic!("{} is i32", f.name())
+    };
+    tessera::lang::buffer::for_each_coord_in(&[0; 3], extents, &mut |c| {
+        assert_eq!(out.get(c) as i64, reference(c), "{}{c:?}", f.name());
+    });
+}
+
+#[test]
+fn an_update_whose_placeholder_stands_for_the_funcs_own_vars() {
+    let (x, y, z, all) = (
+        Var::new("x"),
+        Var::new("y"),
+        Var::new("z"),
+        Var::placeholder(),
+    );
+    let g = Func::new("source_volume");
+    g.define((x, y, z), x + 10 * y + 100 * z).unwrap();
+    let f = Func::new("accumulated_volume");
+    f.define((x, y, z), 1).unwrap();
+    // f(x, _) = f(x, _) + g(x, _) is f(x, y, z) = f(x, y, z) + g(x, y, z).
+    f.update((x, all), f.at((x, all)) + g.at((x, all))).unwrap();
+    check_i32_volume(&f, &[2, 3, 4], |c| 1 + c[0] + 10 * c[1] + 100 * c[2]);
+}
+
+#[test]
+fn a_reduction_over_the_first_dimension_of_a_func_defined_with_a_placeholder() {
+    let (x, y, z, all) = (
+        Var::new("x"),
+        Var::new("y"),
+        Var::new("z"),
+        Var::placeholder(),
+    );
+    let g = Func::new("ramp_volume");
+    g.define((x, y, z), x + 10 * y + 100 * z).unwrap();
+    // f(_) = g(_): f's pure Vars are _0, _1, _2.
+    let f = Func::new("prefix_volume");
+    f.define(all, g.at(all)).unwrap();
+    assert_eq!(
+        f.args(),
+        vec![Var::implicit(0), Var::implicit(1), Var::implicit(2)]
+    );
+    // f(r, _) = f(r, _) + f(r - 1, _): a running sum along dimension 0, whose `_` stands
+    // for f's own _1 and _2 (and the call's _0 and _1 are renamed to them).
+    let r = RDom::new([(1, 3)]);
+    f.update(
+        (r.x(), all.expr()),
+        f.at((r.x(), all.expr())) + f.at((r.x() - 1, all.expr())),
+    )
+    .unwrap();
+    f.vectorize(Var::implicit(1), 4);
+    check_i32_volume(&f, &[4, 5, 3], |c| {
+        (0..=c[0]).map(|i| i + 10 * c[1] + 100 * c[2]).sum()
+    });
+}

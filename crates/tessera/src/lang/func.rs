@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use super::args::{coordinate_args, IntoArgs, IntoVars};
 use super::function::{Definition, Function};
 use super::image_param::{buffer_field, value_buffer};
+use super::implicit::{expand_call, expand_pure_lhs, expand_update};
 use super::rdom::{RDomLink, ReductionDomain};
 use super::schedule::StageSchedule;
 use super::var::Var;
@@ -131,6 +132,10 @@ impl Func {
         if c.pure.is_none() {
             return Expr::invalid(Type::i32(), called_before_definition(name));
         }
+        let args = match expand_call(name, c.args.len(), args) {
+            Ok(args) => args,
+            Err(msg) => return Expr::invalid(c.output_types[0], msg),
+        };
         if args.len() != c.args.len() {
             return Expr::invalid(
                 c.output_types[0],
@@ -173,14 +178,15 @@ impl Func {
             .collect()
     }
 
-    /// The pure definition `self(vars) = values`.
+    /// The pure definition `self(vars) = values`. A placeholder (`Var::placeholder()`) among
+    /// the Vars stands for the implicit Vars the values use (`lang::implicit`).
     pub fn define(&self, vars: impl IntoVars, values: impl IntoValues) -> Result<()> {
         let name = self.name();
-        let vars = vars.into_vars();
         let values = values.into_values();
         if self.is_defined() {
             return Err(Error::Definition(format!("Func {name} already has a pure definition; use {name}.update(...) to add an update definition")));
         }
+        let vars = expand_pure_lhs(name, vars.into_vars(), &values)?;
         let mut seen = HashSet::new();
         for v in &vars {
             if !seen.insert(v.name()) {
@@ -226,9 +232,20 @@ impl Func {
 
     /// An update definition `self(args) = values`, applied after the previous definitions.
     /// The coordinates may be the pure Vars (in their positions), reduction variables, or any
-    /// integer expressions of them; the values may call `self`.
+    /// integer expressions of them; the values may call `self`. A placeholder
+    /// (`Var::placeholder()`) among the coordinates stands for the pure Vars of the
+    /// dimensions the others leave out (`lang::implicit`).
     pub fn update(&self, args: impl IntoArgs, values: impl IntoValues) -> Result<()> {
-        let definition = self.validated_update(args.into_args(), values.into_values())?;
+        let (args, values) = (args.into_args(), values.into_values());
+        // Without a pure definition there are no dimensions to expand a placeholder to;
+        // `validated_update` says so.
+        let (args, values) = if self.is_defined() {
+            let pure_args = self.0.read().args.clone();
+            expand_update(self.name(), &pure_args, args, values)?
+        } else {
+            (args, values)
+        };
+        let definition = self.validated_update(args, values)?;
         self.0.write().updates.push(definition);
         Ok(())
     }

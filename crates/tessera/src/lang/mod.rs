@@ -7,6 +7,7 @@ pub mod buffer;
 pub mod func;
 pub mod function;
 pub mod image_param;
+pub mod implicit;
 pub mod inline_reductions;
 pub mod math;
 pub mod naming;
