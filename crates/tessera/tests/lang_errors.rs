@@ -477,3 +477,71 @@ fn an_update_using_more_implicit_vars_than_its_placeholder_stands_for() {
         &["updated_volume", "_0", "placeholder"],
     );
 }
+
+// ---- undef ----------------------------------------------------------------------------------
+
+#[test]
+fn undef_inside_an_expression() {
+    let x = Var::new("x");
+    let f = Func::new("undef_plus_one");
+    assert_error(
+        f.define(x, undef::<i32>() + 1),
+        &["undef_plus_one", "undef", "arm of a select"],
+    );
+    let g = Func::new("undef_condition");
+    assert_error(
+        g.define(x, select(undef::<bool>(), x, 0)),
+        &["undef_condition", "undef"],
+    );
+    let h = Func::new("undef_coordinate");
+    h.define(x, x).unwrap();
+    assert_error(h.update(undef::<i32>(), 3), &["undef_coordinate", "undef"]);
+}
+
+#[test]
+fn a_pure_definition_with_one_tuple_element_undef() {
+    let x = Var::new("x");
+    let f = Func::new("half_undef");
+    assert_error(
+        f.define(x, Tuple(vec![undef::<f32>(), x.expr()])),
+        &["half_undef", "undef", "Tuple"],
+    );
+}
+
+#[test]
+fn tuple_elements_undef_under_different_conditions() {
+    let x = Var::new("x");
+    let f = Func::new("two_guards");
+    assert_error(
+        f.define(
+            x,
+            Tuple(vec![
+                select(x.lt(3), x, undef::<i32>()),
+                select(x.lt(4), x, undef::<i32>()),
+            ]),
+        ),
+        &["two_guards", "different conditions"],
+    );
+}
+
+#[test]
+fn reading_a_point_an_undef_definition_never_stored() {
+    let x = Var::new("x");
+    let f = Func::new("evens_only");
+    f.define(x, select((x % 2).eq_(0), x, undef::<i32>()))
+        .unwrap();
+    assert_error(
+        Evaluator::new().realize(&f, &[0], &[4]),
+        &["evens_only", "[1]", "undef"],
+    );
+    // Realized into a buffer holding values, the odd points keep them.
+    let mut out = vec![AnyBuffer::from(Buffer::<i32>::from_fn(&[0], &[4], |_| -1))];
+    Evaluator::new().realize_into(&f, &mut out).unwrap();
+    let AnyBuffer::I32(out) = &out[0] else {
+        panic!("i32")
+    };
+    assert_eq!(
+        (0..4).map(|i| out.get(&[i])).collect::<Vec<_>>(),
+        [0, -1, 2, -1]
+    );
+}

@@ -391,3 +391,67 @@ fn a_reduction_over_the_first_dimension_of_a_func_defined_with_a_placeholder() {
         (0..=c[0]).map(|i| i + 10 * c[1] + 100 * c[2]).sum()
     });
 }
+
+#[test]
+fn an_update_storing_only_where_a_select_with_undef_chooses_a_value() {
+    let x = Var::new("x");
+    let f = Func::new("tripled_multiples");
+    f.define(x, x).unwrap();
+    // f(x) = select(x % 3 == 0, f(x) * 10, undef): only the multiples of 3 are stored.
+    f.update(x, select((x % 3).eq_(0), f.at(x) * 10, undef::<i32>()))
+        .unwrap();
+    f.update_stage(0).vectorize(x, 4);
+    let run = check(&f, &TestInputs::new(), &[0], &[30]);
+    let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
+        panic!("i32")
+    };
+    for i in 0..30 {
+        let want = if i % 3 == 0 { 10 * i } else { i };
+        assert_eq!(out.get(&[i]) as i64, want, "f({i})");
+    }
+    // 30 points of the pure definition, 10 of the update.
+    assert_eq!(run.provides("tripled_multiples"), 40);
+}
+
+#[test]
+fn tuple_updates_leaving_one_element_undef() {
+    let x = Var::new("x");
+    let f = Func::new("ping_pong");
+    f.define(x, Tuple(vec![x * 2, x * 3])).unwrap();
+    let r = RDom::new([(0, 10)]);
+    let (left, right) = (max(r.x() - 1, 0), min(r.x() + 1, 9));
+    // Element 0 from element 1's neighbours, then element 1 from element 0's.
+    f.update(
+        r.x(),
+        Tuple(vec![
+            f.value_at(r.x(), 0) + f.value_at(left.clone(), 1) + f.value_at(right.clone(), 1),
+            undef::<i32>(),
+        ]),
+    )
+    .unwrap();
+    f.update(
+        r.x(),
+        Tuple(vec![
+            undef::<i32>(),
+            f.value_at(r.x(), 1) + f.value_at(left, 0) + f.value_at(right, 0),
+        ]),
+    )
+    .unwrap();
+    let run = check(&f, &TestInputs::new(), &[0], &[10]);
+    let mut a: Vec<i64> = (0..10).map(|i| i * 2).collect();
+    let mut b: Vec<i64> = (0..10).map(|i| i * 3).collect();
+    for i in 0..10 {
+        a[i] += b[i.saturating_sub(1)] + b[(i + 1).min(9)];
+    }
+    for i in 0..10 {
+        b[i] += a[i.saturating_sub(1)] + a[(i + 1).min(9)];
+    }
+    for (value, want) in [(0, &a), (1, &b)] {
+        let AnyBuffer::I32(out) = &run.realization.buffers[value] else {
+            panic!("i32")
+        };
+        for (i, &want) in want.iter().enumerate() {
+            assert_eq!(out.get(&[i as i64]) as i64, want, "ping_pong({i})[{value}]");
+        }
+    }
+}

@@ -10,6 +10,7 @@ use super::image_param::{buffer_field, value_buffer};
 use super::implicit::{expand_call, expand_pure_lhs, expand_update};
 use super::rdom::{RDomLink, ReductionDomain};
 use super::schedule::StageSchedule;
+use super::undef::take_out_undef;
 use super::var::Var;
 use super::wrapper::redirect_definition;
 use crate::error::{Error, Result};
@@ -197,7 +198,16 @@ impl Func {
             }
         }
         check_values(name, "definition", &values)?;
-        for value in &values {
+        let (stored, guard) = take_out_undef(name, "definition", &[], &values)?;
+        // Where nothing is stored the values are never read: they only give the types.
+        let values: Vec<Expr> = match stored.iter().flatten().count() {
+            0 => values.iter().map(|v| Expr::zero(v.ty())).collect(),
+            n if n == values.len() => stored.into_iter().flatten().collect(),
+            _ => return Err(Error::Definition(format!(
+                "the pure definition of {name} leaves some Tuple elements undef and defines others; Tessera cannot leave one element of a pure definition unstored yet (define every element, or make them all undef)"
+            ))),
+        };
+        for value in values.iter().chain(&guard) {
             for free in free_var_names(value) {
                 if !seen.contains(&free) {
                     let args: Vec<String> = vars.iter().map(|v| v.name().to_string()).collect();
@@ -225,6 +235,7 @@ impl Func {
             args: vars.iter().map(|v| v.expr()).collect(),
             values,
             rdom: None,
+            guard,
             schedule,
         });
         Ok(())
@@ -290,24 +301,32 @@ impl Func {
             )));
         }
         check_values(name, "update", &values)?;
-        let values = values
+        let (stored, guard) = take_out_undef(name, "update", &args, &values)?;
+        // An undef element keeps the value it had: the update stores it back.
+        let values = stored
             .into_iter()
             .zip(&output_types)
-            .map(|(v, &ty)| conform_update_value(name, v, ty))
+            .enumerate()
+            .map(|(i, (v, &ty))| match v {
+                Some(v) => conform_update_value(name, v, ty),
+                None => Ok(self.value_at(args.clone(), i)),
+            })
             .collect::<Result<Vec<_>>>()?;
         // Self-calls hold weak links so a recursive Func does not keep itself alive.
         let values: Vec<Expr> = values
             .iter()
             .map(|v| weaken_self_calls(v, &self.0))
             .collect();
+        let guard = guard.map(|g| weaken_self_calls(&g, &self.0));
+        let guarded = || values.iter().chain(&guard);
 
-        let rdom = find_reduction_domain(name, args.iter().chain(&values))?;
+        let rdom = find_reduction_domain(name, args.iter().chain(guarded()))?;
         let predicates = rdom
             .as_ref()
             .map(|r| r.predicates.clone())
             .unwrap_or_default();
-        check_update_vars(name, &pure_args, &args, values.iter().chain(&predicates))?;
-        check_self_calls(name, &self.0, &pure_args, &args, &values)?;
+        check_update_vars(name, &pure_args, &args, guarded().chain(&predicates))?;
+        check_self_calls(name, &self.0, &pure_args, &args, guarded())?;
         let rvars: Vec<Symbol> = rdom
             .iter()
             .flat_map(|r| r.vars.iter().map(|v| v.name))
@@ -317,6 +336,7 @@ impl Func {
             args,
             values,
             rdom,
+            guard,
             schedule,
         };
         redirect_definition(&mut definition, &self.0.read().wrappers);
@@ -564,12 +584,12 @@ fn check_update_vars<'a>(
 
 /// In an update, a call to the Func itself must read each pure dimension at the same Var the
 /// left-hand side writes, which keeps pure dimensions independent (and parallelizable).
-fn check_self_calls(
+fn check_self_calls<'a>(
     name: Symbol,
     f: &Function,
     pure_args: &[Symbol],
     args: &[Expr],
-    values: &[Expr],
+    values: impl Iterator<Item = &'a Expr>,
 ) -> Result<()> {
     // The pure dimensions: pure Vars at their own positions (`check_update_vars`).
     let pure_positions: HashMap<usize, Symbol> = args

@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 use super::var::Var;
 use crate::error::{Error, Result};
 use crate::ir::substitute::substitute_map;
-use crate::ir::visit::visit_exprs;
+use crate::ir::visit::{any_node, visit_exprs};
 use crate::ir::{Expr, Symbol};
 
 /// The name of the placeholder Var; implicit Vars are named after it (`_0`, `_1`, ...).
@@ -20,12 +20,7 @@ fn is_placeholder(e: &Expr) -> bool {
 }
 
 fn mentions_placeholder(e: &Expr) -> bool {
-    let mut found = false;
-    visit_exprs(e, &mut |n| {
-        found |= is_placeholder(n);
-        !found
-    });
-    found
+    any_node(e, is_placeholder)
 }
 
 /// The `i` of an implicit Var `_i`.

@@ -18,5 +18,6 @@ pub mod rfactor;
 pub mod scalar;
 pub mod schedule;
 pub mod stage;
+pub mod undef;
 pub mod var;
 pub mod wrapper;
