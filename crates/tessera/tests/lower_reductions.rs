@@ -455,3 +455,26 @@ fn tuple_updates_leaving_one_element_undef() {
         }
     }
 }
+
+#[test]
+fn an_undef_intermediate_read_only_where_it_stores() {
+    for compute_root in [false, true] {
+        let x = Var::new("x");
+        let evens = Func::new("stored_evens");
+        evens
+            .define(x, select((x % 2).eq_(0), x * 5, undef::<i32>()))
+            .unwrap();
+        let out = Func::new("reads_evens");
+        out.define(x, evens.at(x * 2) + 1).unwrap();
+        if compute_root {
+            evens.compute_root();
+        }
+        let run = check(&out, &TestInputs::new(), &[0], &[16]);
+        let AnyBuffer::I32(got) = &run.realization.buffers[0] else {
+            panic!("i32")
+        };
+        for i in 0..16 {
+            assert_eq!(got.get(&[i]) as i64, 10 * i + 1, "reads_evens({i})");
+        }
+    }
+}
