@@ -18,4 +18,5 @@ pub use crate::lang::operators::ExprOps;
 pub use crate::lang::param::Param;
 pub use crate::lang::rdom::{RDom, RVar};
 pub use crate::lang::scalar::Scalar;
+pub use crate::lang::undef::{undef, undef_of};
 pub use crate::lang::var::Var;

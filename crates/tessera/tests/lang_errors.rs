@@ -399,3 +399,149 @@ fn reduction_bounds_reading_their_own_func() {
         &["self_bounded", "cyclic"],
     );
 }
+
+// ---- implicit arguments ---------------------------------------------------------------------
+
+#[test]
+fn implicit_vars_without_a_placeholder_on_the_left_hand_side() {
+    let (x, y, all) = (Var::new("x"), Var::new("y"), Var::placeholder());
+    let g = Func::new("plane");
+    g.define((x, y), x + y).unwrap();
+    let f = Func::new("no_placeholder");
+    assert_error(
+        f.define(x, g.at((x, all))),
+        &["no_placeholder", "_0", "placeholder"],
+    );
+}
+
+#[test]
+fn a_placeholder_twice_or_inside_a_coordinate() {
+    let (x, y, all) = (Var::new("x"), Var::new("y"), Var::placeholder());
+    let g = Func::new("grid");
+    g.define((x, y), x + y).unwrap();
+    let f = Func::new("two_placeholders");
+    assert_error(
+        f.define(all, g.at((all, all))),
+        &["two_placeholders", "grid", "twice"],
+    );
+    let h = Func::new("shifted_placeholder");
+    assert_error(
+        h.define(all, g.at((x, all + 1))),
+        &["shifted_placeholder", "grid", "alone"],
+    );
+    let k = Func::new("placeholder_lhs_twice");
+    assert_error(k.define((all, all), 1), &["placeholder_lhs_twice", "twice"]);
+    let v = Func::new("placeholder_value");
+    assert_error(
+        v.define(all, all + 1),
+        &["placeholder_value", "only for arguments"],
+    );
+}
+
+#[test]
+fn a_placeholder_with_more_coordinates_than_dimensions() {
+    let (x, y, all) = (Var::new("x"), Var::new("y"), Var::placeholder());
+    let g = Func::new("narrow");
+    g.define(x, x).unwrap();
+    let f = Func::new("too_wide_call");
+    assert_error(
+        f.define((x, y, all), g.at((x, y, all))),
+        &["too_wide_call", "narrow", "1 dimensions"],
+    );
+    let img = ImageParam::new(Type::u8(), 1, "line");
+    assert_error(
+        f.define((x, y, all), img.at((x, y, all))),
+        &["too_wide_call", "line"],
+    );
+}
+
+#[test]
+fn an_update_using_more_implicit_vars_than_its_placeholder_stands_for() {
+    let (x, y, z, all) = (
+        Var::new("x"),
+        Var::new("y"),
+        Var::new("z"),
+        Var::placeholder(),
+    );
+    let g = Func::new("volume");
+    g.define((x, y, z), x + y + z).unwrap();
+    let f = Func::new("updated_volume");
+    f.define((x, y, z), 0).unwrap();
+    // `_` on the left stands for z only; `g(_)` uses three implicit Vars.
+    assert_error(
+        f.update((x, y, all), g.at(all)),
+        &["updated_volume", "3 implicit Vars", "only 1"],
+    );
+    assert_error(
+        f.update((x, y, z), g.at((x, all))),
+        &["updated_volume", "_0", "placeholder"],
+    );
+}
+
+// ---- undef ----------------------------------------------------------------------------------
+
+#[test]
+fn undef_inside_an_expression() {
+    let x = Var::new("x");
+    let f = Func::new("undef_plus_one");
+    assert_error(
+        f.define(x, undef::<i32>() + 1),
+        &["undef_plus_one", "undef", "arm of a select"],
+    );
+    let g = Func::new("undef_condition");
+    assert_error(
+        g.define(x, select(undef::<bool>(), x, 0)),
+        &["undef_condition", "undef"],
+    );
+    let h = Func::new("undef_coordinate");
+    h.define(x, x).unwrap();
+    assert_error(h.update(undef::<i32>(), 3), &["undef_coordinate", "undef"]);
+}
+
+#[test]
+fn a_pure_definition_with_one_tuple_element_undef() {
+    let x = Var::new("x");
+    let f = Func::new("half_undef");
+    assert_error(
+        f.define(x, Tuple(vec![undef::<f32>(), x.expr()])),
+        &["half_undef", "undef", "Tuple"],
+    );
+}
+
+#[test]
+fn tuple_elements_undef_under_different_conditions() {
+    let x = Var::new("x");
+    let f = Func::new("two_guards");
+    assert_error(
+        f.define(
+            x,
+            Tuple(vec![
+                select(x.lt(3), x, undef::<i32>()),
+                select(x.lt(4), x, undef::<i32>()),
+            ]),
+        ),
+        &["two_guards", "different conditions"],
+    );
+}
+
+#[test]
+fn reading_a_point_an_undef_definition_never_stored() {
+    let x = Var::new("x");
+    let f = Func::new("evens_only");
+    f.define(x, select((x % 2).eq_(0), x, undef::<i32>()))
+        .unwrap();
+    assert_error(
+        Evaluator::new().realize(&f, &[0], &[4]),
+        &["evens_only", "[1]", "undef"],
+    );
+    // Realized into a buffer holding values, the odd points keep them.
+    let mut out = vec![AnyBuffer::from(Buffer::<i32>::from_fn(&[0], &[4], |_| -1))];
+    Evaluator::new().realize_into(&f, &mut out).unwrap();
+    let AnyBuffer::I32(out) = &out[0] else {
+        panic!("i32")
+    };
+    assert_eq!(
+        (0..4).map(|i| out.get(&[i])).collect::<Vec<_>>(),
+        [0, -1, 2, -1]
+    );
+}

@@ -332,3 +332,149 @@ fn a_producer_used_only_where_a_predicate_never_holds() {
     };
     assert!((0..5).all(|i| values.get(&[i]) == 1));
 }
+
+/// The values of `f` (i32, 3-D) over `[0, extents)` checked against `reference`.
+fn check_i32_volume(f: &Func, extents: &[i64; 3], reference: impl Fn(&[i64]) -> i64) {
+    let run = check(f, &TestInputs::new(), &[0; 3], extents);
+    let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
+        panic!("{} is i32", f.name())
+    };
+    tessera::lang::buffer::for_each_coord_in(&[0; 3], extents, &mut |c| {
+        assert_eq!(out.get(c) as i64, reference(c), "{}{c:?}", f.name());
+    });
+}
+
+#[test]
+fn an_update_whose_placeholder_stands_for_the_funcs_own_vars() {
+    let (x, y, z, all) = (
+        Var::new("x"),
+        Var::new("y"),
+        Var::new("z"),
+        Var::placeholder(),
+    );
+    let g = Func::new("source_volume");
+    g.define((x, y, z), x + 10 * y + 100 * z).unwrap();
+    let f = Func::new("accumulated_volume");
+    f.define((x, y, z), 1).unwrap();
+    // f(x, _) = f(x, _) + g(x, _) is f(x, y, z) = f(x, y, z) + g(x, y, z).
+    f.update((x, all), f.at((x, all)) + g.at((x, all))).unwrap();
+    check_i32_volume(&f, &[2, 3, 4], |c| 1 + c[0] + 10 * c[1] + 100 * c[2]);
+}
+
+#[test]
+fn a_reduction_over_the_first_dimension_of_a_func_defined_with_a_placeholder() {
+    let (x, y, z, all) = (
+        Var::new("x"),
+        Var::new("y"),
+        Var::new("z"),
+        Var::placeholder(),
+    );
+    let g = Func::new("ramp_volume");
+    g.define((x, y, z), x + 10 * y + 100 * z).unwrap();
+    // f(_) = g(_): f's pure Vars are _0, _1, _2.
+    let f = Func::new("prefix_volume");
+    f.define(all, g.at(all)).unwrap();
+    assert_eq!(
+        f.args(),
+        vec![Var::implicit(0), Var::implicit(1), Var::implicit(2)]
+    );
+    // f(r, _) = f(r, _) + f(r - 1, _): a running sum along dimension 0, whose `_` stands
+    // for f's own _1 and _2 (and the call's _0 and _1 are renamed to them).
+    let r = RDom::new([(1, 3)]);
+    f.update(
+        (r.x(), all.expr()),
+        f.at((r.x(), all.expr())) + f.at((r.x() - 1, all.expr())),
+    )
+    .unwrap();
+    f.vectorize(Var::implicit(1), 4);
+    check_i32_volume(&f, &[4, 5, 3], |c| {
+        (0..=c[0]).map(|i| i + 10 * c[1] + 100 * c[2]).sum()
+    });
+}
+
+#[test]
+fn an_update_storing_only_where_a_select_with_undef_chooses_a_value() {
+    let x = Var::new("x");
+    let f = Func::new("tripled_multiples");
+    f.define(x, x).unwrap();
+    // f(x) = select(x % 3 == 0, f(x) * 10, undef): only the multiples of 3 are stored.
+    f.update(x, select((x % 3).eq_(0), f.at(x) * 10, undef::<i32>()))
+        .unwrap();
+    f.update_stage(0).vectorize(x, 4);
+    let run = check(&f, &TestInputs::new(), &[0], &[30]);
+    let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
+        panic!("i32")
+    };
+    for i in 0..30 {
+        let want = if i % 3 == 0 { 10 * i } else { i };
+        assert_eq!(out.get(&[i]) as i64, want, "f({i})");
+    }
+    // 30 points of the pure definition, 10 of the update.
+    assert_eq!(run.provides("tripled_multiples"), 40);
+}
+
+#[test]
+fn tuple_updates_leaving_one_element_undef() {
+    let x = Var::new("x");
+    let f = Func::new("ping_pong");
+    f.define(x, Tuple(vec![x * 2, x * 3])).unwrap();
+    let r = RDom::new([(0, 10)]);
+    let (left, right) = (max(r.x() - 1, 0), min(r.x() + 1, 9));
+    // Element 0 from element 1's neighbours, then element 1 from element 0's.
+    f.update(
+        r.x(),
+        Tuple(vec![
+            f.value_at(r.x(), 0) + f.value_at(left.clone(), 1) + f.value_at(right.clone(), 1),
+            undef::<i32>(),
+        ]),
+    )
+    .unwrap();
+    f.update(
+        r.x(),
+        Tuple(vec![
+            undef::<i32>(),
+            f.value_at(r.x(), 1) + f.value_at(left, 0) + f.value_at(right, 0),
+        ]),
+    )
+    .unwrap();
+    let run = check(&f, &TestInputs::new(), &[0], &[10]);
+    let mut a: Vec<i64> = (0..10).map(|i| i * 2).collect();
+    let mut b: Vec<i64> = (0..10).map(|i| i * 3).collect();
+    for i in 0..10 {
+        a[i] += b[i.saturating_sub(1)] + b[(i + 1).min(9)];
+    }
+    for i in 0..10 {
+        b[i] += a[i.saturating_sub(1)] + a[(i + 1).min(9)];
+    }
+    for (value, want) in [(0, &a), (1, &b)] {
+        let AnyBuffer::I32(out) = &run.realization.buffers[value] else {
+            panic!("i32")
+        };
+        for (i, &want) in want.iter().enumerate() {
+            assert_eq!(out.get(&[i as i64]) as i64, want, "ping_pong({i})[{value}]");
+        }
+    }
+}
+
+#[test]
+fn an_undef_intermediate_read_only_where_it_stores() {
+    for compute_root in [false, true] {
+        let x = Var::new("x");
+        let evens = Func::new("stored_evens");
+        evens
+            .define(x, select((x % 2).eq_(0), x * 5, undef::<i32>()))
+            .unwrap();
+        let out = Func::new("reads_evens");
+        out.define(x, evens.at(x * 2) + 1).unwrap();
+        if compute_root {
+            evens.compute_root();
+        }
+        let run = check(&out, &TestInputs::new(), &[0], &[16]);
+        let AnyBuffer::I32(got) = &run.realization.buffers[0] else {
+            panic!("i32")
+        };
+        for i in 0..16 {
+            assert_eq!(got.get(&[i]) as i64, 10 * i + 1, "reads_evens({i})");
+        }
+    }
+}

@@ -525,6 +525,9 @@ impl<'a> Bounder<'a> {
 
     fn intrinsic(&mut self, op: Intrinsic, args: &[Expr], ty: Type) -> Interval {
         use Intrinsic::*;
+        if !op.has_value() {
+            return Interval::type_range(ty);
+        }
         let x = self.bounds(&args[0]);
         let arg_ty = args[0].ty().element();
         let call = |op: Intrinsic, ends: &[&Option<Expr>]| -> Option<Expr> {

@@ -207,6 +207,9 @@ impl<'a> ExprEval<'a> {
                     let n = args.len();
                     self.eval(&args[lane % n], lane / n)
                 }
+                CallKind::Intrinsic(Intrinsic::Undef) => Err(Error::Runtime(
+                    "undef has no value: it can only be a whole value of a definition, or an arm of a select that is one".to_string(),
+                )),
                 CallKind::Intrinsic(op) => {
                     let vals = args
                         .iter()

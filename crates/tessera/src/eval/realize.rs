@@ -109,6 +109,9 @@ pub struct Evaluator {
     /// How many simulations of each Func's updates are in progress: reading such a Func's
     /// final value from another Func means the pipeline is cyclic.
     updating: FastMap<Symbol, usize>,
+    /// The output Func of a `realize_into` and the buffers it was given, whose values stand
+    /// where its pure definition stores nothing.
+    prior: Option<(Symbol, Vec<AnyBuffer>)>,
 }
 
 /// A snapshot of one Func's definitions, prepared for evaluation.
@@ -198,6 +201,55 @@ impl Evaluator {
             }
         })?;
         Ok(outputs)
+    }
+
+    /// `f` over the box of `outputs` (one buffer per Tuple element, all over one box),
+    /// written into them. Where `f`'s pure definition stores nothing (`undef`), the values
+    /// are those the buffers held, as when compiled code realizes into them.
+    pub fn realize_into(&mut self, f: &Func, outputs: &mut [AnyBuffer]) -> Result<()> {
+        let (mins, extents): (Vec<i64>, Vec<i64>) = match outputs.first() {
+            Some(b) => b.dims().iter().map(|d| (d.min, d.extent)).unzip(),
+            None => (Vec::new(), Vec::new()),
+        };
+        self.bind_output_bounds(f, &mins, &extents);
+        let defs = self.prepare(f)?;
+        check_box(&defs, &mins, &extents)?;
+        let fits = |b: &AnyBuffer| {
+            b.dims()
+                .iter()
+                .map(|d| (d.min, d.extent))
+                .eq(mins.iter().copied().zip(extents.iter().copied()))
+        };
+        if outputs.len() != defs.types.len()
+            || outputs
+                .iter()
+                .zip(&defs.types)
+                .any(|(b, &ty)| b.ty() != ty || !fits(b))
+        {
+            let types: Vec<String> = defs.types.iter().map(|t| t.to_string()).collect();
+            return Err(Error::Buffer(format!(
+                "Func {} is realized into {} buffers, but it needs one per value ({}), each over the same box",
+                defs.name,
+                outputs.len(),
+                types.join(", ")
+            )));
+        }
+        // The memoized values of `f` may stand on other buffers' contents.
+        self.forget_values();
+        self.prior = Some((defs.name, outputs.to_vec()));
+        let mut computed: Vec<(Vec<i64>, Vec<Value>)> = Vec::new();
+        let result = self.for_each_value(&defs, &mins, &extents, &mut |p, values| {
+            computed.push((p.to_vec(), values));
+        });
+        self.prior = None;
+        self.forget_values();
+        result?;
+        for (p, values) in computed {
+            for (out, v) in outputs.iter_mut().zip(values) {
+                out.set_value(&p, v);
+            }
+        }
+        Ok(())
     }
 
     /// `f` (which must have a single value, of type `T`) over `[mins, mins + extents)`.
@@ -455,17 +507,39 @@ impl Evaluator {
             stage: None,
         };
         let mut eval = ExprEval::untracked(&mut frame);
-        let values = f
-            .pure
-            .values
-            .iter()
-            .map(|e| eval.eval(e, 0))
-            .collect::<Result<Vec<_>>>()?;
+        let stored = match &f.pure.guard {
+            Some(guard) => eval.eval(guard, 0)?.is_true(),
+            None => true,
+        };
+        let values = if stored {
+            f.pure
+                .values
+                .iter()
+                .map(|e| eval.eval(e, 0))
+                .collect::<Result<Vec<_>>>()?
+        } else {
+            self.unstored_values(f, p)?
+        };
         self.pure_values
             .entry(f.name)
             .or_default()
             .insert(p.to_vec(), values.clone());
         Ok(values)
+    }
+
+    /// The values of `f` at a point its pure definition does not store (`undef`): what the
+    /// buffers `realize_into` was given held there. Anything else reads a value no definition
+    /// wrote, which is an error rather than an arbitrary value.
+    fn unstored_values(&self, f: &FuncDefs, p: &[i64]) -> Result<Vec<Value>> {
+        match &self.prior {
+            Some((name, buffers)) if *name == f.name && buffers[0].contains(p) => {
+                Ok(buffers.iter().map(|b| b.get_value(p)).collect())
+            }
+            _ => Err(Error::Definition(format!(
+                "Func {} is read at {p:?}, where its pure definition is undef and no update wrote it; the value is undefined (realize into a buffer holding the values, or define them)",
+                f.name
+            ))),
+        }
     }
 
     /// Runs update `stage` of `f` over its whole reduction domain for one slice and records
@@ -532,7 +606,7 @@ impl Evaluator {
             };
             let mut eval = ExprEval::untracked(&mut frame);
             let step = (|| {
-                for p in predicates {
+                for p in predicates.iter().chain(&update.def.guard) {
                     if !eval.eval(p, 0)?.is_true() {
                         return Ok(None);
                     }

@@ -415,6 +415,7 @@ pub fn intrinsic(op: Intrinsic, args: &[Value], arg_types: &[Type], result: Type
         Reinterpret => Value::from_bits(a.to_bits(), result),
         Likely | LikelyIfInnermost => a,
         Interleave => unreachable!("internal error: interleave is not lane-wise (eval::expr)"),
+        Undef => unreachable!("internal error: undef has no value (eval::expr reports it)"),
     }
 }
 

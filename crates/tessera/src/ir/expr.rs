@@ -136,6 +136,10 @@ pub enum Intrinsic {
     /// turn, lane i being lane i / n of argument i % n. The one intrinsic that is not
     /// lane-wise; lowering makes it only as the whole value of a store (`interleave_stores`).
     Interleave,
+    /// Halide's `undef()`: no value (no arguments). Definitions take it out of their values —
+    /// as a whole Tuple element, or an arm of a select that is one, it means "store nothing
+    /// there" (`lang::undef`) — so nothing ever evaluates it.
+    Undef,
 }
 
 impl Intrinsic {
@@ -175,12 +179,18 @@ impl Intrinsic {
             Likely => "likely",
             LikelyIfInnermost => "likely_if_innermost",
             Interleave => "interleave",
+            Undef => "undef",
         }
     }
 
     /// Whether lane i of the result depends only on lane i of the arguments.
     pub fn is_lanewise(self) -> bool {
         self != Intrinsic::Interleave
+    }
+
+    /// Whether a call has a value to compute or fold: `undef` has none.
+    pub fn has_value(self) -> bool {
+        self != Intrinsic::Undef
     }
 }
 

@@ -88,6 +88,16 @@ pub fn visit_exprs(e: &Expr, f: &mut dyn FnMut(&Expr) -> bool) {
     }
 }
 
+/// Whether some node of `e` (itself included) satisfies `pred`.
+pub fn any_node(e: &Expr, pred: impl Fn(&Expr) -> bool) -> bool {
+    let mut found = false;
+    visit_exprs(e, &mut |n| {
+        found |= pred(n);
+        !found
+    });
+    found
+}
+
 /// Every expression node in a statement tree, pre-order (see `visit_exprs`).
 pub fn visit_stmt_exprs(s: &Stmt, f: &mut dyn FnMut(&Expr) -> bool) {
     struct ClosureVisitor<'a>(&'a mut dyn FnMut(&Expr) -> bool);

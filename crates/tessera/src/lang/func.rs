@@ -7,8 +7,10 @@ use std::collections::{HashMap, HashSet};
 use super::args::{coordinate_args, IntoArgs, IntoVars};
 use super::function::{Definition, Function};
 use super::image_param::{buffer_field, value_buffer};
+use super::implicit::{expand_call, expand_pure_lhs, expand_update};
 use super::rdom::{RDomLink, ReductionDomain};
 use super::schedule::StageSchedule;
+use super::undef::take_out_undef;
 use super::var::Var;
 use super::wrapper::redirect_definition;
 use crate::error::{Error, Result};
@@ -131,6 +133,10 @@ impl Func {
         if c.pure.is_none() {
             return Expr::invalid(Type::i32(), called_before_definition(name));
         }
+        let args = match expand_call(name, c.args.len(), args) {
+            Ok(args) => args,
+            Err(msg) => return Expr::invalid(c.output_types[0], msg),
+        };
         if args.len() != c.args.len() {
             return Expr::invalid(
                 c.output_types[0],
@@ -173,14 +179,15 @@ impl Func {
             .collect()
     }
 
-    /// The pure definition `self(vars) = values`.
+    /// The pure definition `self(vars) = values`. A placeholder (`Var::placeholder()`) among
+    /// the Vars stands for the implicit Vars the values use (`lang::implicit`).
     pub fn define(&self, vars: impl IntoVars, values: impl IntoValues) -> Result<()> {
         let name = self.name();
-        let vars = vars.into_vars();
         let values = values.into_values();
         if self.is_defined() {
             return Err(Error::Definition(format!("Func {name} already has a pure definition; use {name}.update(...) to add an update definition")));
         }
+        let vars = expand_pure_lhs(name, vars.into_vars(), &values)?;
         let mut seen = HashSet::new();
         for v in &vars {
             if !seen.insert(v.name()) {
@@ -191,7 +198,16 @@ impl Func {
             }
         }
         check_values(name, "definition", &values)?;
-        for value in &values {
+        let (stored, guard) = take_out_undef(name, "definition", &[], &values)?;
+        // Where nothing is stored the values are never read: they only give the types.
+        let values: Vec<Expr> = match stored.iter().flatten().count() {
+            0 => values.iter().map(|v| Expr::zero(v.ty())).collect(),
+            n if n == values.len() => stored.into_iter().flatten().collect(),
+            _ => return Err(Error::Definition(format!(
+                "the pure definition of {name} leaves some Tuple elements undef and defines others; Tessera cannot leave one element of a pure definition unstored yet (define every element, or make them all undef)"
+            ))),
+        };
+        for value in values.iter().chain(&guard) {
             for free in free_var_names(value) {
                 if !seen.contains(&free) {
                     let args: Vec<String> = vars.iter().map(|v| v.name().to_string()).collect();
@@ -219,6 +235,7 @@ impl Func {
             args: vars.iter().map(|v| v.expr()).collect(),
             values,
             rdom: None,
+            guard,
             schedule,
         });
         Ok(())
@@ -226,9 +243,20 @@ impl Func {
 
     /// An update definition `self(args) = values`, applied after the previous definitions.
     /// The coordinates may be the pure Vars (in their positions), reduction variables, or any
-    /// integer expressions of them; the values may call `self`.
+    /// integer expressions of them; the values may call `self`. A placeholder
+    /// (`Var::placeholder()`) among the coordinates stands for the pure Vars of the
+    /// dimensions the others leave out (`lang::implicit`).
     pub fn update(&self, args: impl IntoArgs, values: impl IntoValues) -> Result<()> {
-        let definition = self.validated_update(args.into_args(), values.into_values())?;
+        let (args, values) = (args.into_args(), values.into_values());
+        // Without a pure definition there are no dimensions to expand a placeholder to;
+        // `validated_update` says so.
+        let (args, values) = if self.is_defined() {
+            let pure_args = self.0.read().args.clone();
+            expand_update(self.name(), &pure_args, args, values)?
+        } else {
+            (args, values)
+        };
+        let definition = self.validated_update(args, values)?;
         self.0.write().updates.push(definition);
         Ok(())
     }
@@ -273,24 +301,32 @@ impl Func {
             )));
         }
         check_values(name, "update", &values)?;
-        let values = values
+        let (stored, guard) = take_out_undef(name, "update", &args, &values)?;
+        // An undef element keeps the value it had: the update stores it back.
+        let values = stored
             .into_iter()
             .zip(&output_types)
-            .map(|(v, &ty)| conform_update_value(name, v, ty))
+            .enumerate()
+            .map(|(i, (v, &ty))| match v {
+                Some(v) => conform_update_value(name, v, ty),
+                None => Ok(self.value_at(args.clone(), i)),
+            })
             .collect::<Result<Vec<_>>>()?;
         // Self-calls hold weak links so a recursive Func does not keep itself alive.
         let values: Vec<Expr> = values
             .iter()
             .map(|v| weaken_self_calls(v, &self.0))
             .collect();
+        let guard = guard.map(|g| weaken_self_calls(&g, &self.0));
+        let guarded = || values.iter().chain(&guard);
 
-        let rdom = find_reduction_domain(name, args.iter().chain(&values))?;
+        let rdom = find_reduction_domain(name, args.iter().chain(guarded()))?;
         let predicates = rdom
             .as_ref()
             .map(|r| r.predicates.clone())
             .unwrap_or_default();
-        check_update_vars(name, &pure_args, &args, values.iter().chain(&predicates))?;
-        check_self_calls(name, &self.0, &pure_args, &args, &values)?;
+        check_update_vars(name, &pure_args, &args, guarded().chain(&predicates))?;
+        check_self_calls(name, &self.0, &pure_args, &args, guarded())?;
         let rvars: Vec<Symbol> = rdom
             .iter()
             .flat_map(|r| r.vars.iter().map(|v| v.name))
@@ -300,6 +336,7 @@ impl Func {
             args,
             values,
             rdom,
+            guard,
             schedule,
         };
         redirect_definition(&mut definition, &self.0.read().wrappers);
@@ -547,12 +584,12 @@ fn check_update_vars<'a>(
 
 /// In an update, a call to the Func itself must read each pure dimension at the same Var the
 /// left-hand side writes, which keeps pure dimensions independent (and parallelizable).
-fn check_self_calls(
+fn check_self_calls<'a>(
     name: Symbol,
     f: &Function,
     pure_args: &[Symbol],
     args: &[Expr],
-    values: &[Expr],
+    values: impl Iterator<Item = &'a Expr>,
 ) -> Result<()> {
     // The pure dimensions: pure Vars at their own positions (`check_update_vars`).
     let pure_positions: HashMap<usize, Symbol> = args

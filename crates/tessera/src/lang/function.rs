@@ -22,6 +22,9 @@ pub struct Definition {
     pub values: Vec<Expr>,
     /// The reduction domain the update iterates over (with its `where` predicates).
     pub rdom: Option<ReductionDomain>,
+    /// The definition stores only where this holds: a select with an `undef` arm
+    /// (`lang::undef`); `false` when it stores nothing.
+    pub guard: Option<Expr>,
     /// The loop structure this stage is computed with.
     pub schedule: StageSchedule,
 }
@@ -45,6 +48,7 @@ impl Definition {
         self.args
             .iter()
             .chain(&self.values)
+            .chain(&self.guard)
             .chain(self.rdom.iter().flat_map(|r| {
                 r.predicates
                     .iter()
@@ -56,6 +60,7 @@ impl Definition {
     pub fn map_exprs(&mut self, f: impl Fn(&Expr) -> Expr) {
         self.args = self.args.iter().map(&f).collect();
         self.values = self.values.iter().map(&f).collect();
+        self.guard = self.guard.as_ref().map(&f);
         if let Some(rdom) = &mut self.rdom {
             rdom.predicates = rdom.predicates.iter().map(&f).collect();
             for v in &mut rdom.vars {

@@ -4,6 +4,7 @@
 
 use super::args::{coordinate_args, IntoArgs};
 use super::buffer::AnyBuffer;
+use super::implicit::expand_call;
 use super::param::{InputId, ParamBinding};
 use crate::eval::value::Value;
 use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
@@ -83,9 +84,13 @@ impl ImageParam {
         self.dims
     }
 
-    /// The element at the given coordinates (one per dimension, integers).
+    /// The element at the given coordinates (one per dimension, integers; a placeholder
+    /// `Var::placeholder()` stands for the dimensions the others leave out).
     pub fn at(&self, args: impl IntoArgs) -> Expr {
-        let args = args.into_args();
+        let args = match expand_call(self.name, self.dims, args.into_args()) {
+            Ok(args) => args,
+            Err(msg) => return Expr::invalid(self.ty, msg),
+        };
         if args.len() != self.dims {
             return Expr::invalid(
                 self.ty,

@@ -91,6 +91,11 @@ impl Plan {
                 "rfactor of a Tuple-valued update is not supported".into()
             ));
         };
+        if def.guard.is_some() {
+            return Err(err(
+                "the update stores only some points (a select with an undef arm); rfactor needs one that stores every point of its domain".into(),
+            ));
+        }
         let ty = value.ty();
         let (op, term) = split_reduction(value, func.name(), &def.args).ok_or_else(|| {
             err(format!(
@@ -362,6 +367,10 @@ fn loop_value(
 /// reading `func` and `op` associative and commutative exactly on its type: the order of
 /// its iterations cannot change the result.
 pub(crate) fn is_exact_reduction(def: &Definition, func: Symbol) -> bool {
+    // A guard (undef) may read the points the reduction writes.
+    if def.guard.is_some() {
+        return false;
+    }
     let [value] = def.values.as_slice() else {
         return false;
     };

@@ -14,6 +14,16 @@ impl Var {
     pub fn fresh() -> Var {
         Var(Symbol::fresh("v"))
     }
+    /// Halide's placeholder `_`: in the argument list of a call or of a definition's
+    /// left-hand side it stands for as many pure dimensions as needed (`lang::implicit`).
+    pub fn placeholder() -> Var {
+        Var::new(super::implicit::PLACEHOLDER)
+    }
+    /// The implicit Var `_i` a placeholder expands to: the i-th dimension it stands for.
+    /// Schedules name a Func's implicit dimensions with it.
+    pub fn implicit(i: usize) -> Var {
+        Var::new(&format!("{}{i}", super::implicit::PLACEHOLDER))
+    }
     pub fn name(self) -> Symbol {
         self.0
     }

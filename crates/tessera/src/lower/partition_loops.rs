@@ -26,7 +26,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::substitute::{free_vars, substitute_map, uses_var};
-use crate::ir::visit::{mutate_exprs, reads_memory, visit_exprs};
+use crate::ir::visit::{any_node, mutate_exprs, reads_memory, visit_exprs};
 use crate::ir::{
     BinaryOp, CallKind, Expr, ExprKind, ForKind, Intrinsic, Stmt, StmtKind, Symbol, Type, UnaryOp,
 };
@@ -364,12 +364,7 @@ fn has_loop(s: &Stmt) -> bool {
 }
 
 fn contains_likely(e: &Expr) -> bool {
-    let mut found = false;
-    visit_exprs(e, &mut |n| {
-        found |= is_likely(n);
-        !found
-    });
-    found
+    any_node(e, is_likely)
 }
 
 fn strip_likely(e: &Expr) -> Expr {

@@ -49,7 +49,10 @@ pub fn schedule_functions(env: &Environment) -> Result<Stmt> {
     for &name in env.order.iter().rev().skip(1) {
         let f = env.func(name);
         let c = f.read();
-        s = match (&c.schedule.compute_level, c.updates.is_empty()) {
+        // A definition that stores only some points (undef) needs storage, like updates.
+        let substitutable =
+            c.updates.is_empty() && c.pure.as_ref().is_some_and(|d| d.guard.is_none());
+        s = match (&c.schedule.compute_level, substitutable) {
             (LoopLevel::Inlined, true) => {
                 let inlined = inline_in_stmt(&s, &c);
                 if !expressions_within(&inlined, MAX_INLINED_NODES) {

@@ -157,6 +157,7 @@ fn assuming(def: &Definition, facts: &[(&Expr, bool)]) -> Definition {
     };
     let mut def = def.clone();
     def.values = def.values.iter().map(apply).collect();
+    def.guard = def.guard.as_ref().map(apply);
     if let Some(rdom) = &mut def.rdom {
         rdom.predicates = rdom.predicates.iter().map(apply).collect();
     }
@@ -284,6 +285,8 @@ fn build_loop_nest(
         None => (def.values.clone(), None),
     };
     conditions.extend(no_op_unless.map(|c| substitute_map(&c, &renames)));
+    // A select with an undef arm stores only where the other arm is chosen.
+    conditions.extend(def.guard.iter().map(|g| substitute_map(g, &renames)));
     let values: Vec<Expr> = values.iter().map(|v| substitute_map(v, &renames)).collect();
     let mut body = Stmt::new(StmtKind::Provide {
         func: name,

@@ -540,7 +540,9 @@ fn intrinsic_info(
     args: &[Expr],
     child: &mut dyn FnMut(&Expr) -> Info,
 ) -> Info {
-    let arg_ty = args[0].ty().element();
+    let Some(arg_ty) = args.first().map(|a| a.ty().element()) else {
+        return Info::of_type(ty);
+    };
     if arg_ty.is_float() && op != Intrinsic::SaturatingCast {
         return Info::of_type(ty);
     }

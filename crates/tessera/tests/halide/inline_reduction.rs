@@ -3,9 +3,9 @@
 //! reductions in one pipeline); reductions over the last dimension of a 3-D image with
 //! `argmin`/`argmax`; and `minimum`/`maximum` of negative floats and of infinities (the start
 //! value must be the type's lowest/highest value, not the smallest positive float).
-//! Halide writes the 3-D cases with its implicit `_` arguments, which Tessera does not have:
-//! they are spelled out with explicit Vars here, and their values (which Halide's test does
-//! not check, only that they compile) are checked too.
+//! The 3-D cases are written with Halide's implicit `_` arguments (`Var::placeholder()`), in
+//! the positions Halide's test puts them, and their values (which Halide's test does not
+//! check, only that they compile) are checked too.
 
 use crate::lower_common::{check, Checked, TestInputs};
 use tessera::prelude::*;
@@ -180,10 +180,12 @@ fn input_3d_value(x: i64, y: i64, z: i64) -> f32 {
     x as f32 * 100.0 + y as f32 * 10.0 + (z + 5) as f32
 }
 
-/// A reduction over z of the 10x10x10 input image, realized over 10x10, against `reference`
-/// applied to the 10 values along z.
+/// A reduction over z of the 10x10x10 input image, `f(lhs) = reduce(input_3d(lhs, all_z))`
+/// with `lhs` holding a placeholder, realized over 10x10, against `reference` applied to the
+/// 10 values along z.
 fn check_over_z(
     name: &str,
+    lhs: &[Var],
     reduce: impl Fn(Expr) -> Expr,
     reference: impl Fn(&[f32]) -> f32,
     ty: Type,
@@ -192,11 +194,12 @@ fn check_over_z(
     let data = Buffer::<f32>::from_fn(&[0, 0, 0], &[10, 10, 10], |c| {
         input_3d_value(c[0], c[1], c[2])
     });
-    let (x, y) = (Var::new("x"), Var::new("y"));
     let all_z = RDom::new([(image.min(2), image.extent(2))]);
+    let mut call: Vec<Expr> = lhs.iter().map(|v| v.expr()).collect();
+    call.push(all_z.x().into());
     let f = Func::new(name);
-    f.define((x, y), reduce(image.at((x, y, all_z.x()))))
-        .unwrap();
+    f.define(lhs, reduce(image.at(call))).unwrap();
+    assert_eq!(f.dimensions(), 2);
     let run = check(
         &f,
         &TestInputs::new().image(&image, data),
@@ -219,21 +222,25 @@ fn check_over_z(
 
 #[test]
 fn reductions_over_the_last_dimension_of_an_image() {
-    check_over_z("sum_implicit", sum, |v| v.iter().sum(), Type::f32());
+    let (x, y, all) = (Var::new("x"), Var::new("y"), Var::placeholder());
+    check_over_z("sum_implicit", &[all], sum, |v| v.iter().sum(), Type::f32());
     check_over_z(
         "product_implicit",
+        &[all],
         product,
         |v| v.iter().product(),
         Type::f32(),
     );
     check_over_z(
         "min_implicit",
+        &[all],
         minimum,
         |v| v.iter().copied().fold(f32::INFINITY, f32::min),
         Type::f32(),
     );
     check_over_z(
         "max_implicit",
+        &[all, y],
         maximum,
         |v| v.iter().copied().fold(f32::NEG_INFINITY, f32::max),
         Type::f32(),
@@ -241,12 +248,14 @@ fn reductions_over_the_last_dimension_of_an_image() {
     // The input increases along z: the first minimum is at z = 0, the maximum at z = 9.
     check_over_z(
         "argmin_implicit",
+        &[all],
         |e| argmin(e)[0].clone(),
         |_| 0.0,
         Type::i32(),
     );
     check_over_z(
         "argmax_implicit",
+        &[x, all],
         |e| argmax(e)[0].clone(),
         |_| 9.0,
         Type::i32(),

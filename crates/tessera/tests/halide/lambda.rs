@@ -2,9 +2,9 @@
 //! usable with implicit arguments: `lambda(f(_) - g(_) + lambda(x, y, x + y)(_))` over
 //! 10x10, where `f(x, y) = x * y` and `g = lambda(x, y, x * y)`, is `x + y`; and
 //! `lambda(_, z, h(_, z))` of a 3-D `h(x, y, z) = x + y² + z³` keeps h's argument order.
-//! Tessera has neither `lambda` nor implicit arguments (`_`), so the anonymous Funcs are
-//! written as the named Funcs with explicit Vars they stand for, and the values Halide's
-//! test checks are checked on them.
+//! Tessera has no `lambda`, so the anonymous Funcs are written as the named Funcs they stand
+//! for, with the implicit arguments (`Var::placeholder()`) Halide's test uses, and the values
+//! Halide's test checks are checked on them.
 
 use crate::{i32_values, realize};
 use tessera::prelude::*;
@@ -19,7 +19,8 @@ fn anonymous_funcs_combined_with_implicit_arguments() {
     let sum = Func::new("lambda_sum");
     sum.define((x, y), x + y).unwrap();
     let out = Func::new("lambda_out");
-    out.define((x, y), f.at((x, y)) - g.at((x, y)) + sum.at((x, y)))
+    let all = Var::placeholder();
+    out.define(all, f.at(all) - g.at(all) + sum.at(all))
         .unwrap();
     let run = realize(&out, &[10, 10]);
     let im = i32_values(&run);
@@ -36,7 +37,9 @@ fn an_anonymous_func_keeping_the_argument_order() {
     let h = Func::new("h");
     h.define((x, y, z), x + y * y + z * z * z).unwrap();
     let out = Func::new("lambda_h");
-    out.define((x, y, z), h.at((x, y, z))).unwrap();
+    let all = Var::placeholder();
+    out.define((all, z), h.at((all, z))).unwrap();
+    assert_eq!(out.dimensions(), 3);
     let run = realize(&out, &[10, 10, 10]);
     let im = i32_values(&run);
     for zz in 0..10 {

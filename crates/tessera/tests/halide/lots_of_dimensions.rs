@@ -5,8 +5,8 @@
 //!
 //! Halide's `pow` with the constant integer exponent 2 keeps the u64 type (it expands to a
 //! product); Tessera's `pow` converts integers to f32, so the case as Halide writes it is
-//! ignored and a second case squares with `*`. Halide's implicit `_` in `h(_) = g(_) - 1`
-//! is spelled out with explicit Vars.
+//! ignored and a second case squares with `*`. `h(_) = g(_) - 1` is written with Halide's
+//! implicit arguments (`Var::placeholder()`), so h has g's eight dimensions.
 
 use crate::lower_common::{check, TestInputs};
 use tessera::prelude::*;
@@ -28,7 +28,9 @@ fn eight_dimensions(square: fn(Expr) -> Expr) {
     let g = Func::new("g");
     g.define(args, f.at(args) - 2).unwrap();
     let h = Func::new("h");
-    h.define(args, g.at(args) - 1).unwrap();
+    let all = Var::placeholder();
+    h.define(all, g.at(all) - 1).unwrap();
+    assert_eq!(h.dimensions(), 8);
     f.compute_root().parallel(v[7]);
     g.compute_root().parallel(v[7]);
     let data = Buffer::<u64>::from_fn(&MINS, &EXTENTS, value);

@@ -86,6 +86,7 @@ mod split_by_non_factor;
 mod split_fuse_rvar;
 mod storage_folding;
 mod tuple_reduction;
+mod undef;
 mod unrolled_reduction;
 mod vector_bounds_inference;
 mod vectorize_guard_with_if;

@@ -1,6 +1,6 @@
 //! Halide's `test/correctness/split_fuse_rvar.cpp`: a fused RVar split again, and a split
-//! RVar fused again (its outer loop as the fused loop's inner part). Halide's pure
-//! definitions are `undef`; here they are 0, which every point of the update overwrites.
+//! RVar fused again (its outer loop as the fused loop's inner part). The pure definitions are
+//! `undef`, as Halide's: every point of the update overwrites them.
 
 use crate::lower_common::{check, TestInputs};
 use tessera::lang::stage::DimName;
@@ -12,7 +12,7 @@ fn a_fused_rvar_split_again() {
     let f = Func::new("f");
     f.define(x, Expr::from(x)).unwrap();
     let g = Func::new("g");
-    g.define((x, y), Expr::from(0)).unwrap();
+    g.define((x, y), undef::<i32>()).unwrap();
     let r = RDom::new([(0, 4), (0, 4)]);
     g.update((r.x(), r.y()), f.at(r.y() * 4 + r.x())).unwrap();
     g.update_stage(0)
@@ -36,7 +36,7 @@ fn a_split_rvar_fused_again() {
     let f = Func::new("f");
     f.define(x, Expr::from(x)).unwrap();
     let g = Func::new("g");
-    g.define(x, Expr::from(0)).unwrap();
+    g.define(x, undef::<i32>()).unwrap();
     let r = RDom::new([(0, 16)]);
     g.update(r.x(), f.at(r.x())).unwrap();
     g.update_stage(0)

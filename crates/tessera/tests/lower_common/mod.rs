@@ -16,6 +16,7 @@ use tessera::codegen::target::Target;
 use tessera::eval::value::Value;
 use tessera::ir::visit::visit_stmt_exprs;
 use tessera::ir::{ForKind, Stmt, StmtKind, Symbol};
+use tessera::lang::image_param::value_buffer;
 use tessera::lang::param::ParamBinding;
 use tessera::lower::{LowerOptions, Lowered};
 use tessera::pipeline::{computed_box, run_interp, signature, Inputs, Pipeline, Realization};
@@ -310,27 +311,11 @@ pub fn try_check_on(
         realization.get_or_insert(r);
     }
     // The same lowered pipeline compiled to native code must agree too.
-    assert!(target.bounds_checks, "native code under test is checked");
-    // SAFETY: `target` is in checked mode (asserted just above, whatever target the caller
-    // passed), so every load and store of the statement is checked against its storage.
-    let compiled =
-        unsafe { tessera::codegen::jit::compile_jit(&lowered.stmt, &signature(&lowered), target) }
-            .map_err(|e| format!("JIT compilation failed: {e}\n{}", lowered.stmt))?;
     let mut outputs = expected
         .iter()
         .map(|b| AnyBuffer::with_mins(b.ty(), &run_mins, &run_extents).expect("output buffer"))
         .collect::<Vec<_>>();
-    {
-        let images: Vec<(Symbol, &AnyBuffer)> = pipeline_inputs
-            .images()
-            .iter()
-            .map(|(n, b)| (*n, b))
-            .collect();
-        let mut refs: Vec<&mut AnyBuffer> = outputs.iter_mut().collect();
-        compiled
-            .run(&mut refs, &images, pipeline_inputs.params())
-            .map_err(|e| format!("running the JIT-compiled pipeline failed: {e}"))?;
-    }
+    run_native(&lowered, target, &pipeline_inputs, &mut outputs)?;
     let outputs: Vec<AnyBuffer> = outputs
         .iter()
         .map(|b| {
@@ -345,6 +330,75 @@ pub fn try_check_on(
         realization: realization.expect("at least one seed runs"),
         unflattened,
     })
+}
+
+/// Realizes `output` into buffers that already hold `data` (one per value, over one box) —
+/// where it stores nothing (`undef`) the data stays — on the evaluator, on the interpreter
+/// (the final IR) and natively in checked mode; panics unless all three agree, and returns
+/// the evaluator's buffers.
+pub fn check_in_place(output: &Func, inputs: &TestInputs, data: &[AnyBuffer]) -> Vec<AnyBuffer> {
+    let name = output.name();
+    let mut expected = data.to_vec();
+    inputs
+        .evaluator()
+        .realize_into(output, &mut expected)
+        .unwrap_or_else(|e| panic!("{name}: the evaluator failed: {e}"));
+    let lowered = Pipeline::new(output)
+        .lower(&LowerOptions::default())
+        .unwrap_or_else(|e| panic!("{name}: lowering failed: {e}"));
+    let pipeline_inputs = inputs.pipeline_inputs();
+    let mut interp = tessera::interp::Interpreter::new();
+    for (image, buffer) in pipeline_inputs.images() {
+        interp.bind_buffer(*image, buffer.clone());
+    }
+    for p in pipeline_inputs.params() {
+        interp.bind_param(p.name, p.value);
+    }
+    let values = data.len();
+    let buffer_names: Vec<Symbol> = (0..values).map(|i| value_buffer(name, i, values)).collect();
+    for (n, b) in buffer_names.iter().zip(data) {
+        interp.bind_buffer(*n, b.clone());
+    }
+    interp
+        .run(&lowered.stmt)
+        .unwrap_or_else(|e| panic!("{name}: the interpreter failed: {e}\n{}", lowered.stmt));
+    let interpreted: Vec<AnyBuffer> = buffer_names
+        .iter()
+        .map(|n| interp.take_buffer(*n).expect("bound above"))
+        .collect();
+    compare_buffers(&expected, &interpreted)
+        .unwrap_or_else(|e| panic!("{name}: the interpreter: {e}\n{}", lowered.stmt));
+    let mut native = data.to_vec();
+    run_native(
+        &lowered,
+        &Target::host().with_bounds_checks(true),
+        &pipeline_inputs,
+        &mut native,
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
+    compare_buffers(&expected, &native)
+        .unwrap_or_else(|e| panic!("{name}: the native run: {e}\n{}", lowered.stmt));
+    expected
+}
+
+/// Compiles `lowered` for `target`, which must be in checked mode, and runs it into `outputs`.
+fn run_native(
+    lowered: &Lowered,
+    target: &Target,
+    inputs: &Inputs,
+    outputs: &mut [AnyBuffer],
+) -> Result<(), String> {
+    assert!(target.bounds_checks, "native code under test is checked");
+    // SAFETY: `target` is in checked mode (asserted just above, whatever target the caller
+    // passed), so every load and store of the statement is checked against its storage.
+    let compiled =
+        unsafe { tessera::codegen::jit::compile_jit(&lowered.stmt, &signature(lowered), target) }
+            .map_err(|e| format!("JIT compilation failed: {e}\n{}", lowered.stmt))?;
+    let images: Vec<(Symbol, &AnyBuffer)> = inputs.images().iter().map(|(n, b)| (*n, b)).collect();
+    let mut refs: Vec<&mut AnyBuffer> = outputs.iter_mut().collect();
+    compiled
+        .run(&mut refs, &images, inputs.params())
+        .map_err(|e| format!("running the JIT-compiled pipeline failed: {e}"))
 }
 
 /// `try_check`, panicking with the description on failure.

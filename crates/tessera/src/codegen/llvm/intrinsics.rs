@@ -48,6 +48,12 @@ impl<'ctx> Codegen<'ctx> {
         if op == Interleave {
             return self.interleave(args, ty);
         }
+        if !op.has_value() {
+            return Err(Error::Codegen(format!(
+                "{} has no value to compute (definitions remove it)",
+                op.name()
+            )));
+        }
         let arity = match op {
             Pow | Atan2 | Hypot | Absd => 2,
             Lerp => 3,
