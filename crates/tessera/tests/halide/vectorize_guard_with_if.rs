@@ -96,4 +96,3 @@ fn predicated_loads_and_stores_of_a_clamped_gather() {
         assert_eq!(out.get(&[i]) as i64, (i * i - 2).min(i).max(0), "g({i})");
     }
 }
-
