@@ -270,3 +270,58 @@ fn factored_reduction_tails_leave_the_steady_state_unguarded() {
         run.lowered.stmt
     );
 }
+
+/// How many predicated loads and stores `s` holds.
+fn masks(s: &Stmt) -> usize {
+    let mut n = 0;
+    lower_common::walk_stmts(s, &mut |s| {
+        n += matches!(
+            s.kind(),
+            tessera::ir::StmtKind::Store {
+                predicate: Some(_),
+                ..
+            }
+        ) as usize;
+    });
+    visit_stmt_exprs(s, &mut |e| {
+        n += matches!(
+            e.kind(),
+            ExprKind::Load {
+                predicate: Some(_),
+                ..
+            }
+        ) as usize;
+        true
+    });
+    n
+}
+
+#[test]
+fn predicated_vector_tails_leave_the_steady_state_unmasked() {
+    // out(x) = input(x) * 3 over 45 points, vectorized by 8: the steady loop loads and stores
+    // whole vectors; the tail masks its load and store (Predicate, GuardWithIf), its load only
+    // (PredicateLoads: one store of a select) or its store only (PredicateStores).
+    use tessera::lang::schedule::TailStrategy;
+    for (tail, tail_masks) in [
+        (TailStrategy::GuardWithIf, 2),
+        (TailStrategy::Predicate, 2),
+        (TailStrategy::PredicateLoads, 1),
+        (TailStrategy::PredicateStores, 1),
+    ] {
+        let input = ImageParam::new(Type::u16(), 1, "input");
+        let x = Var::new("x");
+        let out = Func::new("out");
+        out.define(x, input.at(x) * 3).unwrap();
+        out.vectorize_with_tail(x, 8, tail);
+        let image = u16_image(&[0], &[48], 11);
+        let run = check(&out, &TestInputs::new().image(&input, image), &[0], &[45]);
+        let mut loops = Vec::new();
+        loops_named(&run.lowered.stmt, "out.s0.x.x", &mut loops);
+        assert_eq!(
+            loops.iter().map(masks).collect::<Vec<_>>(),
+            [0, tail_masks],
+            "{tail:?}: the steady loop is unmasked, the tail masked\n{}",
+            run.lowered.stmt
+        );
+    }
+}

@@ -31,7 +31,8 @@ struct SplitSpec {
 /// `extent` split as `splits` say, with multiplicity, in plain Rust: each split's outer loop
 /// runs `ceil(extent / factor)` times; the inner loop `factor` times; the split variable is
 /// `outer * factor + inner`, moved back to `extent - factor` for ShiftInwards and skipped past
-/// `extent` for GuardWithIf (Auto is ShiftInwards in a pure definition).
+/// `extent` for GuardWithIf, Predicate and PredicateStores, whose stores are guarded (Auto is
+/// ShiftInwards in a pure definition; PredicateLoads stores whole pieces, as RoundUp).
 fn offsets(extent: i64, splits: &[SplitSpec]) -> Vec<i64> {
     // Loop extents; a split loop becomes derived from its outer and inner loops.
     let mut extents = vec![extent];
@@ -67,7 +68,13 @@ fn offsets(extent: i64, splits: &[SplitSpec]) -> Vec<i64> {
                     _ => o * s.factor,
                 };
                 let v = base + n;
-                (s.tail != TailStrategy::GuardWithIf || v < extents[i]).then_some(v)
+                let guarded = matches!(
+                    s.tail,
+                    TailStrategy::GuardWithIf
+                        | TailStrategy::Predicate
+                        | TailStrategy::PredicateStores
+                );
+                (!guarded || v < extents[i]).then_some(v)
             }
         }
     }
@@ -508,4 +515,145 @@ fn a_vector_or_tile_wider_than_the_output_is_computed_and_cropped() {
     g.tile(x, y, "xo", "yo", "xi", "yi", 4, 16);
     let run = check(&g, &TestInputs::new(), &[0, 0], &[8, 3]);
     assert_eq!(run.realization.buffers[0].dims()[1].extent, 3);
+}
+
+const PREDICATED: [TailStrategy; 3] = [
+    TailStrategy::Predicate,
+    TailStrategy::PredicateLoads,
+    TailStrategy::PredicateStores,
+];
+
+/// How many points past the end of its region a split by `factor` with `tail` reads, on the
+/// output (which a PredicateLoads split computes over whole pieces: realized into a bigger
+/// buffer, its region is that buffer's) or not.
+fn reads_past_the_end(tail: TailStrategy, factor: i64, on_output: bool) -> i64 {
+    match tail {
+        TailStrategy::PredicateStores => factor - 1,
+        TailStrategy::PredicateLoads if on_output => factor - 1,
+        _ => 0,
+    }
+}
+
+#[test]
+fn predicated_tails_on_the_output() {
+    // Predicate and PredicateStores store exactly the output; PredicateLoads stores whole
+    // pieces, computed into a bigger buffer and cropped (so it reads what that buffer
+    // needs). Predicate reads nothing past the end.
+    for tail in PREDICATED {
+        for vectorized in [false, true] {
+            let c = chain();
+            c.producer.compute_root();
+            c.out.split_with_tail(c.x, "xo", "xi", 4, tail);
+            if vectorized {
+                c.out.vectorize_loop("xi");
+            }
+            let run = run_chain(&c, reads_past_the_end(tail, 4, true));
+            let per_row = offsets(W, &one_split(4, tail)).len() as u64;
+            assert_eq!(
+                run.stores("out"),
+                per_row * H as u64,
+                "{tail:?}, vectorized {vectorized}"
+            );
+        }
+    }
+}
+
+#[test]
+fn predicated_tails_on_a_root_producer() {
+    for tail in PREDICATED {
+        for vectorized in [false, true] {
+            let c = chain();
+            c.producer
+                .compute_root()
+                .split_with_tail(c.x, "xo", "xi", 4, tail);
+            if vectorized {
+                c.producer.vectorize_loop("xi");
+            }
+            let run = run_chain(&c, reads_past_the_end(tail, 4, false));
+            let per_row = offsets(W + 1, &one_split(4, tail));
+            let what = format!("{tail:?}, vectorized {vectorized}");
+            assert_eq!(
+                run.stores("producer"),
+                per_row.len() as u64 * H as u64,
+                "{what}"
+            );
+            let span = per_row.iter().max().unwrap() - per_row.iter().min().unwrap() + 1;
+            assert_eq!(run.allocation("producer"), (span * H) as u64, "{what}");
+        }
+    }
+}
+
+#[test]
+fn predicated_vector_tails_match_a_plain_loop() {
+    // f(x) = in(x) * 2 + x vectorized by 8 over every size from 1 (less than a vector) to
+    // 20, checked against a plain loop (and, by `check`, the evaluator, the interpreter and
+    // bounds-checked native code). The input is exactly as big as the tail strategy reads:
+    // whole vectors for PredicateStores and (on the output) PredicateLoads.
+    for tail in PREDICATED {
+        for n in 1..=20i64 {
+            let input = ImageParam::new(Type::i32(), 1, "in");
+            let x = Var::new("x");
+            let f = Func::new("f");
+            f.define(x, input.at(x) * 2 + x).unwrap();
+            f.vectorize_with_tail(x, 8, tail);
+            let read = n + reads_past_the_end(tail, 8, true).min((8 - n % 8) % 8);
+            let data = Buffer::<i32>::from_fn(&[0], &[read], |c| (c[0] * 7 % 11) as i32 - 5);
+            let run = check(
+                &f,
+                &TestInputs::new().image(&input, data.clone()),
+                &[0],
+                &[n],
+            );
+            let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
+                panic!("f is i32");
+            };
+            for i in 0..n {
+                let want = data.get(&[i]) * 2 + i as i32;
+                assert_eq!(out.get(&[i]), want, "{tail:?}, {n} points: f({i})");
+            }
+        }
+    }
+}
+
+#[test]
+fn predicate_on_an_update() {
+    // Predicate guards an update like GuardWithIf, on its reduction loop as on a pure loop,
+    // vectorized; PredicateStores may split an update's pure loop.
+    for (tail, on_rvar) in [
+        (TailStrategy::Predicate, true),
+        (TailStrategy::Predicate, false),
+        (TailStrategy::PredicateStores, false),
+    ] {
+        let input = ImageParam::new(Type::i32(), 1, "in");
+        let x = Var::new("x");
+        let f = Func::new("f");
+        let r = RDom::named("r", [(0, 19)]);
+        f.define(x, x).unwrap();
+        if on_rvar {
+            f.update(r.x(), input.at(r.x()) * 3 + 1).unwrap();
+            f.update_stage(0).vectorize_with_tail("r.x", 8, tail);
+        } else {
+            f.update(x, f.at(x) + input.at(x)).unwrap();
+            f.update_stage(0).vectorize_with_tail(x, 8, tail);
+        }
+        let data = Buffer::<i32>::from_fn(&[0], &[24], |c| c[0] as i32 * 5 - 9);
+        let run = check(
+            &f,
+            &TestInputs::new().image(&input, data.clone()),
+            &[0],
+            &[19],
+        );
+        let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
+            panic!("f is i32");
+        };
+        for i in 0..19i64 {
+            let v = data.get(&[i]);
+            let want = if on_rvar { v * 3 + 1 } else { i as i32 + v };
+            assert_eq!(
+                out.get(&[i]),
+                want,
+                "{tail:?} on the RVar {on_rvar}: f({i})"
+            );
+        }
+    }
 }

@@ -367,3 +367,58 @@ fn an_exponentially_large_inlined_pyramid_is_refused() {
         ],
     );
 }
+
+#[test]
+fn predicated_tails_halide_refuses() {
+    // PredicateLoads on an update stores past its domain, as RoundUp would.
+    let x = Var::new("x");
+    let f = Func::new("f");
+    let r = RDom::named("r", [(0, 3)]);
+    f.define(x, x).unwrap();
+    f.update(x, f.at(x) + r.x()).unwrap();
+    f.update_stage(0)
+        .split_with_tail(x, "xo", "xi", 4, TailStrategy::PredicateLoads);
+    let msg = schedule_error(&f);
+    assert_mentions(&msg, &["f.update(0).split(x, xo, xi, 4)", "PredicateLoads"]);
+
+    // PredicateStores may not split a reduction variable (its loads past the end would read
+    // points the update has not reached).
+    let g = Func::new("g");
+    g.define(x, 0).unwrap();
+    g.update(r.x(), g.at(r.x()) + 1).unwrap();
+    g.update_stage(0)
+        .split_with_tail("r.x", "ro", "ri", 2, TailStrategy::PredicateStores);
+    let msg = schedule_error(&g);
+    assert_mentions(
+        &msg,
+        &[
+            "g.update(0).split(r.x, ro, ri, 2)",
+            "reduction variable r.x",
+            "Predicate",
+        ],
+    );
+
+    // The inner loop of a PredicateLoads or PredicateStores split cannot be split again.
+    for tail in [TailStrategy::PredicateLoads, TailStrategy::PredicateStores] {
+        let h = Func::new("h");
+        h.define(x, x).unwrap();
+        h.split_with_tail(x, "xo", "xi", 8, tail)
+            .split("xi", "xio", "xii", 9);
+        let msg = schedule_error(&h);
+        assert_mentions(
+            &msg,
+            &["h.split(xi, xio, xii, 9)", "cannot split xi", "inner loop"],
+        );
+    }
+
+    // PredicateLoads cannot split a loop made from the inner loop of an earlier split.
+    let k = Func::new("k");
+    k.define(x, x).unwrap();
+    k.split(x, "xo", "xi", 2)
+        .split_with_tail("xi", "xio", "xii", 4, TailStrategy::PredicateLoads);
+    let msg = schedule_error(&k);
+    assert_mentions(
+        &msg,
+        &["k.split(xi, xio, xii, 4)", "PredicateLoads cannot split xi"],
+    );
+}

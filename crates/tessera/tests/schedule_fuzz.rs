@@ -1132,11 +1132,12 @@ impl Scheduler<'_> {
         }
     }
 
-    /// A tail strategy legal for splitting `d` by `factor`: updates only guard; the
-    /// output's pure stage shifts inwards only where the extent covers the factor and rounds
-    /// up only where the factor divides it; a fused loop only guards (see `fuses_left`).
+    /// A tail strategy legal for splitting `d` by `factor`: updates only guard (with an `if`
+    /// or a predicate); the output's pure stage shifts inwards only where the extent covers
+    /// the factor and rounds up only where the factor divides it; a fused loop only guards
+    /// (see `fuses_left`).
     fn pick_tail(&mut self, st: &StageState, d: &LoopDim, factor: i64) -> TailStrategy {
-        let mut ok = vec![TailStrategy::GuardWithIf];
+        let mut ok = vec![TailStrategy::GuardWithIf, TailStrategy::Predicate];
         let fused = self.fused.iter().any(|(n, stage, full)| {
             *n == st.n && *stage == st.stage && d.name.as_str().starts_with(full.as_str())
         });

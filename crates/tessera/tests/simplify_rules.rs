@@ -726,3 +726,30 @@ fn statements() {
     });
     assert_eq!(simplify_stmt(&pick), store(Expr::i32(5)));
 }
+
+#[test]
+fn load_predicates_known_on_every_lane() {
+    let lanes8 = Type::i32().with_lanes(8);
+    let index = Expr::ramp(x(), Expr::i32(1), 8);
+    let load = |predicate: Option<Expr>| {
+        Expr::new(
+            lanes8,
+            tessera::ir::ExprKind::Load {
+                buffer: Symbol::new("b"),
+                index: index.clone(),
+                predicate,
+            },
+        )
+    };
+    let always = bin(BinaryOp::Lt, c(lanes8, 0), c(lanes8, 1));
+    let never = bin(BinaryOp::Lt, c(lanes8, 1), c(lanes8, 0));
+    let sometimes = bin(BinaryOp::Lt, index.clone(), y().broadcast_to(8));
+    check(vec![
+        // True on every lane: a plain load.
+        (load(Some(always)), load(None)),
+        // False on every lane: nothing is read, and a masked-off lane reads zero.
+        (load(Some(never)), c(lanes8, 0)),
+        // Unknown: kept.
+        (load(Some(sometimes.clone())), load(Some(sometimes))),
+    ]);
+}

@@ -19,6 +19,18 @@ pub enum TailStrategy {
     ShiftInwards,
     /// Compute past the end (the region computed is rounded up to a multiple of the factor).
     RoundUp,
+    /// Guard the store and the loads of each point past the end, where it is made (never
+    /// around inner loops): computes exactly the region, and a vectorized inner loop keeps
+    /// its full width with masked loads and stores.
+    Predicate,
+    /// Guard only the loads: every piece is stored whole (the region computed is rounded up,
+    /// as with `RoundUp`), but nothing is read past the end. Pure definitions only; the split
+    /// loop cannot be split again.
+    PredicateLoads,
+    /// Guard only the stores: exactly the region is stored, but each piece reads what it
+    /// needs whole (the region required of inputs and producers is rounded up). Not for
+    /// reduction variables; the split loop cannot be split again.
+    PredicateStores,
 }
 
 /// One loop-structure transformation, applied in order.

@@ -4,6 +4,8 @@
 //! Directives chain; a directive that cannot apply records an error naming the Func, the stage
 //! and the legal choices, and lowering reports it.
 
+use std::collections::HashSet;
+
 use super::func::Func;
 use super::function::{Definition, Function};
 use super::rdom::RVar;
@@ -331,7 +333,16 @@ impl Stage {
     }
     /// Splits `dim` by `width` and computes the inner loop as one vector of `width` lanes.
     pub fn vectorize(&self, dim: impl Into<DimName>, width: i32) -> &Stage {
-        self.split_off_inner(dim.into().0, width, ForKind::Vectorized)
+        self.vectorize_with_tail(dim, width, TailStrategy::Auto)
+    }
+    /// `vectorize`, with the tail strategy of the split (Halide's `vectorize(x, 8, tail)`).
+    pub fn vectorize_with_tail(
+        &self,
+        dim: impl Into<DimName>,
+        width: i32,
+        tail: TailStrategy,
+    ) -> &Stage {
+        self.split_off_inner(dim.into().0, width, ForKind::Vectorized, tail)
     }
     /// Vectorizes the whole loop `dim` (its extent must be a constant).
     pub fn vectorize_loop(&self, dim: impl Into<DimName>) -> &Stage {
@@ -339,7 +350,7 @@ impl Stage {
     }
     /// Splits `dim` by `factor` and unrolls the inner loop.
     pub fn unroll(&self, dim: impl Into<DimName>, factor: i32) -> &Stage {
-        self.split_off_inner(dim.into().0, factor, ForKind::Unrolled)
+        self.split_off_inner(dim.into().0, factor, ForKind::Unrolled, TailStrategy::Auto)
     }
     /// Unrolls the whole loop `dim` (its extent must be a constant).
     pub fn unroll_loop(&self, dim: impl Into<DimName>) -> &Stage {
@@ -348,7 +359,13 @@ impl Stage {
 
     /// Splits `dim` by `factor`, the outer loop keeping its name, and makes the inner loop
     /// (`dim_vi` or `dim_ui`) `kind`: `vectorize(dim, factor)` or `unroll(dim, factor)`.
-    fn split_off_inner(&self, dim: Symbol, factor: i32, kind: ForKind) -> &Stage {
+    fn split_off_inner(
+        &self,
+        dim: Symbol,
+        factor: i32,
+        kind: ForKind,
+        tail: TailStrategy,
+    ) -> &Stage {
         let suffix = if kind == ForKind::Vectorized {
             "vi"
         } else {
@@ -357,15 +374,7 @@ impl Stage {
         let inner = Symbol::new(&format!("{dim}_{suffix}"));
         let directive = format!("{}({dim}, {factor})", kind_directive(kind));
         let factor = Expr::i32(factor);
-        self.split_and_mark(
-            directive,
-            dim,
-            dim,
-            inner,
-            factor,
-            TailStrategy::Auto,
-            Some(kind),
-        )
+        self.split_and_mark(directive, dim, dim, inner, factor, tail, Some(kind))
     }
 }
 
@@ -442,11 +451,17 @@ fn split_dim(s: &mut StageSchedule, split: Split, is_update: bool) -> Result<(),
         }
     }
     let old_dim = s.dims[i].clone();
-    if is_update && matches!(tail, TailStrategy::ShiftInwards | TailStrategy::RoundUp) {
+    if is_update
+        && matches!(
+            tail,
+            TailStrategy::ShiftInwards | TailStrategy::RoundUp | TailStrategy::PredicateLoads
+        )
+    {
         return Err(format!(
             "{tail:?} would apply the update more than once to some points (or to points outside its domain); use TailStrategy::GuardWithIf (the default for updates)"
         ));
     }
+    check_predicated_split(s, &old_dim, tail)?;
     let full = |n: Symbol| old_dim.name.dot(n.as_str());
     let inner_dim = LoopDim {
         name: full(inner),
@@ -470,6 +485,77 @@ fn split_dim(s: &mut StageSchedule, split: Split, is_update: bool) -> Result<(),
         directive,
     });
     Ok(())
+}
+
+/// Halide's rules for the tails that guard only loads or only stores: they stay valid only
+/// for a split that is not split again, of a loop not made from the inner loop of an
+/// earlier split (`PredicateLoads` stores whole pieces, which must not run past the outer
+/// loop's own pieces), and not of a reduction variable (its loads or stores past the end
+/// would change the result).
+fn check_predicated_split(
+    s: &StageSchedule,
+    old: &LoopDim,
+    tail: TailStrategy,
+) -> Result<(), String> {
+    let name = old.short;
+    let predicated_inner = s.splits.iter().find_map(|split| match split {
+        SplitDirective::Split {
+            inner,
+            tail: t @ (TailStrategy::PredicateLoads | TailStrategy::PredicateStores),
+            ..
+        } if *inner == old.name => Some(*t),
+        _ => None,
+    });
+    if let Some(t) = predicated_inner {
+        return Err(format!(
+            "cannot split {name}: it is the inner loop of a split with TailStrategy::{t:?}, which guards its accesses by that loop's range and must stay the innermost split"
+        ));
+    }
+    if !matches!(
+        tail,
+        TailStrategy::PredicateLoads | TailStrategy::PredicateStores
+    ) {
+        return Ok(());
+    }
+    if old.is_rvar {
+        return Err(format!(
+            "TailStrategy::{tail:?} cannot split the reduction variable {name}: its loads or stores past the end would change the result; use TailStrategy::GuardWithIf or TailStrategy::Predicate"
+        ));
+    }
+    if tail == TailStrategy::PredicateLoads && made_from_inner_loop(s, old.name) {
+        return Err(format!(
+            "TailStrategy::PredicateLoads cannot split {name}, a loop made from the inner loop of an earlier split: its whole pieces would run past that split's pieces; use TailStrategy::Predicate or TailStrategy::GuardWithIf"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether loop `name` is the inner loop of a split, or made from one by later splits and
+/// fusions.
+fn made_from_inner_loop(s: &StageSchedule, name: Symbol) -> bool {
+    let mut from_inner: HashSet<Symbol> = HashSet::new();
+    for split in &s.splits {
+        match split {
+            SplitDirective::Split {
+                old, outer, inner, ..
+            } => {
+                from_inner.insert(*inner);
+                if from_inner.contains(old) {
+                    from_inner.insert(*outer);
+                }
+            }
+            SplitDirective::Fuse {
+                inner,
+                outer,
+                fused,
+            } => {
+                if from_inner.contains(inner) || from_inner.contains(outer) {
+                    from_inner.insert(*fused);
+                }
+            }
+        }
+    }
+    from_inner.contains(&name)
 }
 
 fn fuse_dims(
@@ -881,6 +967,8 @@ forward_stage_directives! {
     fn serial(dim: impl Into<DimName>);
     /// See [`Stage::vectorize`].
     fn vectorize(dim: impl Into<DimName>, width: i32);
+    /// See [`Stage::vectorize_with_tail`].
+    fn vectorize_with_tail(dim: impl Into<DimName>, width: i32, tail: TailStrategy);
     /// See [`Stage::vectorize_loop`].
     fn vectorize_loop(dim: impl Into<DimName>);
     /// See [`Stage::unroll`].

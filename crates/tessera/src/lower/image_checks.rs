@@ -118,7 +118,7 @@ fn whole_piece_checks(out: &FunctionContents, buffer: Symbol) -> Vec<Stmt> {
                 Expr::binary(BinaryOp::Ge, extent.clone(), f.clone()),
                 format!("at least {f} wide"),
             ),
-            TailStrategy::RoundUp => (
+            TailStrategy::RoundUp | TailStrategy::PredicateLoads => (
                 Expr::binary(
                     BinaryOp::Eq,
                     Expr::binary(BinaryOp::Mod, extent.clone(), f.clone()),

@@ -1,7 +1,7 @@
 //! Loop partitioning (Halide's `PartitionLoops`): boundary conditions write their in-bounds
 //! case as a `likely` arm (`clamp(likely(x), lo, hi)`, `select(outside, v, likely(inside))`),
 //! and tail guards (`GuardWithIf` splits, the skipped points of a factored reduction) mark
-//! their conditions likely (`if (likely(x < end))`, the same in a store's predicate).
+//! their conditions likely (`if (likely(x < end))`, the same in a store's or load's predicate).
 //! A loop whose body has such sites is split into a prologue, a steady state and an epilogue,
 //! where the steady state is the range of the loop variable over which every site it can
 //! solve for takes its likely arm. There the clamps and selects are gone, so a vectorized
@@ -244,7 +244,7 @@ fn collect_sites(
     }
 }
 
-/// The conjuncts of a guard (an `if` condition or a store predicate) marked likely: each is
+/// The conjuncts of a guard (an `if` condition, a store or load predicate) marked likely: each is
 /// a site whose likely arm is `true`.
 fn guard_sites(
     c: &Expr,
@@ -283,6 +283,12 @@ fn sites_in_expr(
                 sites_in_expr(body, lets, &inner, out);
             }
             return false;
+        }
+        if let ExprKind::Load {
+            predicate: Some(p), ..
+        } = n.kind()
+        {
+            guard_sites(p, lets, inner, out);
         }
         if let Some(condition) = likely_condition(n) {
             out.push(Site {

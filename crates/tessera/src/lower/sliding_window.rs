@@ -260,8 +260,10 @@ impl FuncSliding<'_> {
             // in earlier iterations.
             let with_updates = f.stage_count() > 1;
             let breaks_sliding = |&(tail, constant_extent): &(TailStrategy, bool)| match tail {
-                TailStrategy::GuardWithIf => false,
-                TailStrategy::RoundUp => true,
+                TailStrategy::GuardWithIf
+                | TailStrategy::Predicate
+                | TailStrategy::PredicateStores => false,
+                TailStrategy::RoundUp | TailStrategy::PredicateLoads => true,
                 _ => with_updates || !constant_extent,
             };
             if split_tails(&def.schedule, arg, stage > 0)

@@ -2,7 +2,8 @@
 //! ApplySplit): one loop per scheduled dimension, outermost first; the original variables
 //! rebuilt from the split and fused loops as lets placed as soon as the loops they use are
 //! open; `GuardWithIf` tails and RDom predicates as `if`s as far out as the variables they
-//! test allow.
+//! test allow; `Predicate`, `PredicateLoads` and `PredicateStores` tails as guards of the
+//! point's store and loads, both or one of them.
 
 use std::collections::HashMap;
 
@@ -164,6 +165,76 @@ fn assuming(def: &Definition, facts: &[(&Expr, bool)]) -> Definition {
     def
 }
 
+/// The tail guards of `Predicate`, `PredicateLoads` and `PredicateStores` splits, which stay
+/// at the point computed (vectorization turns them into masks on its loads and stores)
+/// rather than around loops as `GuardWithIf`'s do.
+#[derive(Default)]
+struct AccessGuards {
+    /// Guarding the store and the loads.
+    both: Vec<Expr>,
+    /// Guarding the loads only: the store is made either way.
+    loads: Vec<Expr>,
+    /// Guarding the store only: the loads are made either way.
+    stores: Vec<Expr>,
+}
+
+impl AccessGuards {
+    /// The statement storing `values` at `args` of `func` under these guards:
+    /// `if (both) { if (loads) store(values) else store(zeros) }`, where with store guards
+    /// each store is `let v = values in if (stores) store(v)`. Past the end of a
+    /// `PredicateLoads` split, the zeros stored are never read: they fill the rounded-up
+    /// region without reading anything.
+    fn guard(&self, func: Symbol, args: Vec<Expr>, values: Vec<Expr>) -> Stmt {
+        let all = |conditions: &[Expr]| {
+            conditions
+                .iter()
+                .cloned()
+                .reduce(|a, b| Expr::binary(BinaryOp::And, a, b))
+        };
+        let store = |values: Vec<Expr>| {
+            let Some(stores_ok) = all(&self.stores) else {
+                return Stmt::new(StmtKind::Provide {
+                    func,
+                    args: args.clone(),
+                    values,
+                });
+            };
+            let names: Vec<Symbol> = (0..values.len())
+                .map(|i| func.dot(&format!("value{i}")))
+                .collect();
+            let provide = Stmt::new(StmtKind::Provide {
+                func,
+                args: args.clone(),
+                values: names
+                    .iter()
+                    .zip(&values)
+                    .map(|(&n, v)| Expr::var(n, v.ty()))
+                    .collect(),
+            });
+            names
+                .into_iter()
+                .zip(values)
+                .rev()
+                .fold(Stmt::if_then(stores_ok, provide), |body, (n, v)| {
+                    Stmt::let_stmt(n, v, body)
+                })
+        };
+        let zeros: Vec<Expr> = values.iter().map(|v| Expr::zero(v.ty())).collect();
+        let body = match all(&self.loads) {
+            Some(loads_ok) => Stmt::new(StmtKind::IfThenElse {
+                condition: loads_ok,
+                then_case: store(values),
+                else_case: Some(store(zeros)),
+            }),
+            None => store(values),
+        };
+        match all(&self.both) {
+            Some(in_range) => Stmt::if_then(in_range, body),
+            None => body,
+        }
+    }
+}
+
 /// The loop nest of one definition of `f` under the loop structure `schedule`.
 fn build_loop_nest(
     f: &FunctionContents,
@@ -203,6 +274,7 @@ fn build_loop_nest(
 
     // Replay the splits: bounds of the new loops, lets rebuilding the old variables, guards.
     let mut derived: Vec<(Symbol, Expr)> = Vec::new();
+    let mut access_guards = AccessGuards::default();
     for split in &schedule.splits {
         match split {
             SplitDirective::Split {
@@ -236,12 +308,21 @@ fn build_loop_nest(
                     ),
                     // Likely: every iteration but the last passes the guard, so loop
                     // partitioning gives the steady iterations code without it.
-                    TailStrategy::GuardWithIf => {
-                        conditions.push(crate::lang::math::likely(Expr::binary(
+                    guarded @ (TailStrategy::GuardWithIf
+                    | TailStrategy::Predicate
+                    | TailStrategy::PredicateLoads
+                    | TailStrategy::PredicateStores) => {
+                        let in_range = crate::lang::math::likely(Expr::binary(
                             BinaryOp::Lt,
                             var_of(*old),
                             add(old_min.clone(), old_extent.clone()),
-                        )));
+                        ));
+                        match guarded {
+                            TailStrategy::GuardWithIf => conditions.push(in_range),
+                            TailStrategy::Predicate => access_guards.both.push(in_range),
+                            TailStrategy::PredicateLoads => access_guards.loads.push(in_range),
+                            _ => access_guards.stores.push(in_range),
+                        }
                         base
                     }
                     TailStrategy::RoundUp | TailStrategy::Auto => base,
@@ -288,11 +369,7 @@ fn build_loop_nest(
     // A select with an undef arm stores only where the other arm is chosen.
     conditions.extend(def.guard.iter().map(|g| substitute_map(g, &renames)));
     let values: Vec<Expr> = values.iter().map(|v| substitute_map(v, &renames)).collect();
-    let mut body = Stmt::new(StmtKind::Provide {
-        func: name,
-        args,
-        values,
-    });
+    let mut body = access_guards.guard(name, args, values);
 
     // Loops outermost first; each derived let goes right inside the innermost loop it uses,
     // and each guard right inside the innermost loop or let it uses (as Halide places them):

@@ -2,12 +2,15 @@
 //! its variable becomes `ramp(min, 1, L)` and every expression depending on it is widened to
 //! L lanes (scalars beside it are broadcast), so loads and stores become vector loads and
 //! stores. A condition that differs between lanes (a `GuardWithIf` tail, an RDom predicate)
-//! becomes a predicate on the loads and stores it guards — never scalarized. A Func computed
+//! becomes a predicate on the loads and stores it guards — never scalarized; where both of
+//! its branches store to the same place (a `PredicateLoads` tail), one store of a `select`
+//! with predicated loads. A Func computed
 //! inside the loop (an inline reduction) gets one copy of its storage per lane.
 
 use std::collections::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
+use crate::ir::visit::mutate_exprs;
 use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol, Type, UnaryOp};
 
 /// The most elements the per-lane copies of a Func's storage inside a vectorized loop may
@@ -293,6 +296,11 @@ impl Vectorizer {
                 then_case,
                 else_case,
             } => {
+                if let Some(store) = one_store_of_either(condition, then_case, else_case) {
+                    if self.depends_on_lanes(condition) {
+                        return self.stmt(&store);
+                    }
+                }
                 let condition = self.expr(condition)?;
                 if condition.ty().is_scalar() {
                     let then_case = self.stmt(then_case)?;
@@ -389,6 +397,70 @@ impl Vectorizer {
             }),
         })
     }
+}
+
+/// `if (c) buffer[i] = a else buffer[i] = b`, both stores unpredicated, as the one store
+/// `buffer[i] = select(c, a, b)` whose loads in `a` are made only where `c` holds and those
+/// in `b` only where it does not (a `PredicateLoads` tail): vectorized, one full-width store
+/// instead of two masked ones.
+fn one_store_of_either(
+    condition: &Expr,
+    then_case: &Stmt,
+    else_case: &Option<Stmt>,
+) -> Option<Stmt> {
+    let (
+        StmtKind::Store {
+            buffer,
+            index,
+            value: a,
+            predicate: None,
+        },
+        StmtKind::Store {
+            buffer: other_buffer,
+            index: other_index,
+            value: b,
+            predicate: None,
+        },
+    ) = (then_case.kind(), else_case.as_ref()?.kind())
+    else {
+        return None;
+    };
+    if buffer != other_buffer || index != other_index {
+        return None;
+    }
+    let otherwise = Expr::unary(UnaryOp::Not, condition.clone());
+    Some(Stmt::new(StmtKind::Store {
+        buffer: *buffer,
+        index: index.clone(),
+        value: Expr::select(
+            condition.clone(),
+            loads_only_where(a, condition),
+            loads_only_where(b, &otherwise),
+        ),
+        predicate: None,
+    }))
+}
+
+/// `e` with each of its loads (those in load indices too) made only where `condition` holds.
+fn loads_only_where(e: &Expr, condition: &Expr) -> Expr {
+    mutate_exprs(e, &mut |n| match n.kind() {
+        ExprKind::Load {
+            buffer,
+            index,
+            predicate,
+        } => Some(Expr::new(
+            n.ty(),
+            ExprKind::Load {
+                buffer: *buffer,
+                index: loads_only_where(index, condition),
+                predicate: combine(
+                    predicate.as_ref().map(|p| loads_only_where(p, condition)),
+                    Some(condition.clone()),
+                ),
+            },
+        )),
+        _ => None,
+    })
 }
 
 /// `a && b` where both are present, after widening scalar to vector as needed.

@@ -23,6 +23,7 @@ mod div_mod;
 mod fold;
 mod intrinsic;
 mod let_and_vars;
+mod load;
 mod logical;
 mod min_max;
 mod mul;
@@ -265,6 +266,7 @@ impl Simplifier {
                 kind: crate::ir::CallKind::Intrinsic(_),
                 ..
             } => intrinsic::simplify(self, e),
+            ExprKind::Load { .. } => load::simplify(e),
             _ => None,
         };
         r.unwrap_or_else(|| e.clone())

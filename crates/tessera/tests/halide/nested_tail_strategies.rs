@@ -3,14 +3,15 @@
 //! tiles of the next, under compositions of tail strategies. Whatever the composition, no
 //! allocation may exceed the output's size plus one element (with Halide's tolerance of
 //! three more): `in` must not grow past what the output needs. Outputs of a multiple of every
-//! split, of a size larger than every split (unless a RoundUp is involved) and of 3 points
-//! (GuardWithIf only) are tried, and the values checked.
+//! split, of a size larger than every split (unless a RoundUp, PredicateLoads or
+//! PredicateStores is involved) and of 3 points (GuardWithIf only) are tried, and the values
+//! checked.
 //!
-//! Tessera's tail strategies are RoundUp, GuardWithIf and ShiftInwards (no *AndBlend,
-//! PredicateLoads or PredicateStores), so only compositions of those are tried. Halide's
-//! test samples its compositions randomly; here the two-stage one is exhaustive and the
-//! others take every third (or ninth) composition. The sizes are 256 (a multiple of every
-//! split) instead of 1024, 130 and 3.
+//! As in Halide, the splits that are not split again may also be PredicateLoads or
+//! PredicateStores; Tessera has no RoundUpAndBlend or ShiftInwardsAndBlend, so compositions
+//! with those are left out. Halide's test samples its compositions randomly; here the
+//! two-stage one is exhaustive and the others take every third (or ninth) composition. The
+//! sizes are 256 (a multiple of every split) instead of 1024, 130 and 3.
 
 use crate::lower_common::{check, Checked, TestInputs};
 use tessera::lang::schedule::TailStrategy;
@@ -21,6 +22,10 @@ const TAILS: [TailStrategy; 3] = [
     TailStrategy::GuardWithIf,
     TailStrategy::ShiftInwards,
 ];
+
+/// The tails only a split that is not split again may have.
+const PREDICATED_TAILS: [TailStrategy; 2] =
+    [TailStrategy::PredicateLoads, TailStrategy::PredicateStores];
 
 /// `in(x) = x` and copies of it, named `names`, each reading the one before.
 fn chain(x: Var, names: &[&str]) -> Vec<Func> {
@@ -49,7 +54,12 @@ fn largest_allocation(run: &Checked, output: &str) -> u64 {
 }
 
 fn check_sizes(out: &Func, tails: &[TailStrategy]) {
-    let round_up = tails.contains(&TailStrategy::RoundUp);
+    let round_up = tails.iter().any(|t| {
+        matches!(
+            t,
+            TailStrategy::RoundUp | TailStrategy::PredicateLoads | TailStrategy::PredicateStores
+        )
+    });
     let shift_inwards = tails.contains(&TailStrategy::ShiftInwards);
     let mut sizes = vec![256i64];
     if !round_up {
@@ -101,6 +111,49 @@ fn two_stages_one_computed_in_tiles_of_the_other() {
 fn two_stages_guarded_then_guarded_or_rounded_up() {
     for [t1, t2] in TWO_STAGES_TOO_LARGE {
         two_stages(t1, t2);
+    }
+}
+
+/// Whether a composition of two stages has a PredicateLoads or PredicateStores split.
+fn has_predicated(tails: &[TailStrategy]) -> bool {
+    tails.iter().any(|t| PREDICATED_TAILS.contains(t))
+}
+
+/// The two-stage compositions with a predicated tail for which Tessera allocates more of
+/// `in` than Halide allows: as with the ones above, the output's split guards its loads
+/// (GuardWithIf, PredicateLoads) and f's split does not shift inwards.
+fn two_stages_too_large_when_predicated(t1: TailStrategy, t2: TailStrategy) -> bool {
+    matches!(t1, TailStrategy::GuardWithIf | TailStrategy::PredicateLoads)
+        && t2 != TailStrategy::ShiftInwards
+}
+
+/// Every pair of tails, either of them predicated.
+fn predicated_pairs() -> Vec<(TailStrategy, TailStrategy)> {
+    let all: Vec<TailStrategy> = TAILS.iter().chain(&PREDICATED_TAILS).copied().collect();
+    all.iter()
+        .flat_map(|&t1| all.iter().map(move |&t2| (t1, t2)))
+        .filter(|&(t1, t2)| has_predicated(&[t1, t2]))
+        .collect()
+}
+
+#[test]
+fn two_stages_with_predicated_tails() {
+    for (t1, t2) in predicated_pairs() {
+        if !two_stages_too_large_when_predicated(t1, t2) {
+            two_stages(t1, t2);
+        }
+    }
+}
+
+#[test]
+#[ignore = "in is allocated 448 elements for a 256-point output vs Halide's at most 260, with g \
+            split by 64 GuardWithIf or PredicateLoads and f by 8 RoundUp, GuardWithIf, \
+            PredicateLoads or PredicateStores (the looseness of the cases above)"]
+fn two_stages_with_predicated_tails_guarded_loads_then_not_shifted() {
+    for (t1, t2) in predicated_pairs() {
+        if two_stages_too_large_when_predicated(t1, t2) {
+            two_stages(t1, t2);
+        }
     }
 }
 
@@ -159,6 +212,20 @@ fn three_stages(t: &[TailStrategy]) {
     f.compute_at(g, "xo")
         .split_with_tail(x, "xo", "xi", 4, t[2]);
     check_sizes(h, t);
+}
+
+#[test]
+#[ignore = "in is allocated up to 688 elements for a 256-point output vs Halide's at most 260 \
+            in about half of these compositions (the looseness of the cases above)"]
+fn three_stages_with_predicated_tails() {
+    let all: Vec<TailStrategy> = TAILS.iter().chain(&PREDICATED_TAILS).copied().collect();
+    let n = all.len();
+    let sampled = (0..n.pow(3))
+        .step_by(3)
+        .map(|i| [all[i % n], all[i / n % n], all[i / n / n]]);
+    for t in sampled.filter(|t| has_predicated(t)) {
+        three_stages(&t);
+    }
 }
 
 #[test]
