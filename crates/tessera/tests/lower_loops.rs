@@ -1,7 +1,8 @@
 //! Loop-structure directives against the evaluator: vectorize (with widths that do not
 //! divide the extent), unroll, fuse, reorder, tile and parallel (each parallel schedule run
 //! under several iteration orders), and the boundary conditions under vectorized and
-//! parallel schedules (Halide's boundary_conditions, vectorize_nested, vector_cast).
+//! parallel schedules (Halide's boundary_conditions, vectorize_nested, vector_cast); `mux`
+//! vectorized, against plain Rust.
 
 mod lower_common;
 
@@ -256,6 +257,45 @@ fn boundary_conditions_under_vectorized_schedules() {
             check_boundary::<u8>(name, make, schedule, |k| (k * 37 % 256) as u8);
             check_boundary::<i16>(name, make, schedule, |k| (k * 1001 % 3000 - 1500) as i16);
             check_boundary::<f32>(name, make, schedule, |k| k as f32 * 0.375 - 3.0);
+        }
+    }
+}
+
+/// `mux` with an index that varies across the lanes of a vector, negative and past the end
+/// included, against plain Rust: `values[i]`, and the last value for any other i.
+#[test]
+fn mux_vectorized_over_its_index() {
+    let input = ImageParam::new(Type::u8(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let out = Func::new("out");
+    let index = x % 5 - 1 + y;
+    out.define(
+        (x, y),
+        mux(
+            index,
+            [input.at((x, y)), input.at((x, y)) / 2, Expr::from(200)],
+        ),
+    )
+    .unwrap();
+    out.vectorize(x, 8);
+    let image = lower_common::u8_image(&[0, 0], &[32, 4], 0, 255, 5);
+    let run = check(
+        &out,
+        &TestInputs::new().image(&input, image.clone()),
+        &[0, 0],
+        &[32, 4],
+    );
+    for yv in 0..4i64 {
+        for xv in 0..32i64 {
+            let v = image.get(&[xv, yv]);
+            let want = match xv % 5 - 1 + yv {
+                0 => v,
+                1 => v / 2,
+                _ => 200,
+            };
+            let got = run.realization.buffers[0].get_value(&[xv, yv]);
+            // The u8 values and the i32 200 meet in i32.
+            assert_eq!(got, Value::Int(i64::from(want)), "({xv}, {yv})");
         }
     }
 }

@@ -1,8 +1,8 @@
 //! The functions of the embedded language that are not operators: min/max/clamp, select,
-//! casts, lerp and the math library, with Halide's argument conversions (integer arguments to
+//! mux, casts, lerp and the math library, with Halide's argument conversions (integer arguments to
 //! float-only functions become f32; `clamp` converts its bounds to the clamped value's type).
 
-use super::operators::{binary_op, coerce, match_types, IntoOperand, Operand};
+use super::operators::{binary_op, coerce, coerce_list, match_types, IntoOperand, Operand};
 use super::scalar::Scalar;
 use crate::ir::{BinaryOp, Expr, ExprKind, Intrinsic, Type};
 
@@ -87,6 +87,71 @@ pub fn select_cases(
         result = select(c, v, result);
     }
     result
+}
+
+/// `values[index]`, and the last value for an index past the end or negative (Halide's `mux`),
+/// e.g. `mux(c, [r, g, b])` packs three values into a channel dimension. The values are
+/// coerced to one type as the arms of `select` are; literals take the type of the others.
+pub fn mux<V: IntoOperand>(index: impl Into<Expr>, values: impl IntoIterator<Item = V>) -> Expr {
+    let index = index.into();
+    let values = coerce_list("mux", values.into_iter().map(V::into_operand).collect());
+    let Some(last) = values.last() else {
+        return Expr::invalid(Type::i32(), "mux needs at least one value");
+    };
+    let all: Vec<&Expr> = std::iter::once(&index).chain(&values).collect();
+    if let Some(bad) = invalid_in(&all) {
+        return bad;
+    }
+    if !index.ty().is_int_or_uint() {
+        return Expr::invalid(
+            last.ty(),
+            format!(
+                "the index of mux must be an integer, not {} ({index})",
+                index.ty()
+            ),
+        );
+    }
+    // Positions the index's type cannot hold are unreachable: they fall to the last value.
+    let reachable = values.len() - 1;
+    (0..reachable)
+        .rev()
+        .filter(|&i| index.ty().can_represent_int(i as i128))
+        .fold(last.clone(), |rest, i| {
+            let is_i = binary_op(
+                BinaryOp::Eq,
+                Operand::Expr(index.clone()),
+                Operand::Int(i as i64),
+            );
+            select(is_i, values[i].clone(), rest)
+        })
+}
+
+/// Halide's `mux` of Tuples: the Tuple at `index` (the last for an index past the end or
+/// negative), element by element. Every Tuple must have as many elements as the first.
+pub fn mux_tuples(
+    index: impl Into<Expr>,
+    tuples: impl IntoIterator<Item = Vec<Expr>>,
+) -> Vec<Expr> {
+    let index = index.into();
+    let tuples: Vec<Vec<Expr>> = tuples.into_iter().collect();
+    let Some(first) = tuples.first() else {
+        return vec![Expr::invalid(Type::i32(), "mux needs at least one Tuple")];
+    };
+    if let Some((i, t)) = tuples
+        .iter()
+        .enumerate()
+        .find(|(_, t)| t.len() != first.len())
+    {
+        let msg = format!(
+            "mux's Tuples differ in size: Tuple {i} has {} elements, Tuple 0 has {}",
+            t.len(),
+            first.len()
+        );
+        return vec![Expr::invalid(Type::i32(), msg)];
+    }
+    (0..first.len())
+        .map(|e| mux(index.clone(), tuples.iter().map(|t| t[e].clone())))
+        .collect()
 }
 
 /// Converts to `ty` (integers wrap; floats truncate toward zero and saturate; NaN gives 0).
