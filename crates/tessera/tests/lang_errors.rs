@@ -258,6 +258,22 @@ fn mux_mistakes() {
 }
 
 #[test]
+fn lerp_weights_that_are_not_floats_or_unsigned() {
+    let x = Var::new("x");
+    let f = Func::new("lerp_signed_weight");
+    let byte = cast_to::<u8>(x);
+    assert_error(
+        f.define(x, lerp(&byte, &byte, cast_to::<i8>(x))),
+        &["lerp_signed_weight", "weight of lerp", "i8"],
+    );
+    let g = Func::new("lerp_bool_weight");
+    assert_error(
+        g.define(x, lerp(&byte, &byte, x.gt(0))),
+        &["lerp_bool_weight", "weight of lerp", "bool"],
+    );
+}
+
+#[test]
 fn inline_reduction_mistakes() {
     let x = Var::new("x");
     let f = Func::new("sum_without_rdom");

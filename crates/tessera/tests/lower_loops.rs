@@ -2,7 +2,7 @@
 //! divide the extent), unroll, fuse, reorder, tile and parallel (each parallel schedule run
 //! under several iteration orders), and the boundary conditions under vectorized and
 //! parallel schedules (Halide's boundary_conditions, vectorize_nested, vector_cast); `mux`
-//! vectorized, against plain Rust.
+//! and fixed-point `lerp` vectorized, against plain Rust.
 
 mod lower_common;
 
@@ -296,6 +296,50 @@ fn mux_vectorized_over_its_index() {
             let got = run.realization.buffers[0].get_value(&[xv, yv]);
             // The u8 values and the i32 200 meet in i32.
             assert_eq!(got, Value::Int(i64::from(want)), "({xv}, {yv})");
+        }
+    }
+}
+
+/// `lerp` with fixed-point weights varying across the lanes of a vector, on u8 and i16
+/// values, against the blend computed in f64 and rounded to nearest (there are no ties).
+#[test]
+fn fixed_point_lerp_vectorized() {
+    let input = ImageParam::new(Type::u8(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let weight = cast_to::<u8>(x * 37 + y * 11);
+    let (a, b) = (input.at((x, y)), input.at((x + 1, y)));
+    let bytes = Func::new("bytes");
+    bytes
+        .define((x, y), lerp(a.clone(), b.clone(), weight.clone()))
+        .unwrap();
+    bytes.vectorize(x, 16);
+    let signed = |v: Expr| cast_to::<i16>(v) * 128 - 16384;
+    let shorts = Func::new("shorts");
+    shorts
+        .define(
+            (x, y),
+            lerp(signed(a), signed(b), cast_to::<u16>(weight) * 200),
+        )
+        .unwrap();
+    shorts.vectorize(x, 8);
+    let image = lower_common::u8_image(&[0, 0], &[33, 4], 0, 255, 9);
+    let inputs = TestInputs::new().image(&input, image.clone());
+    let (bytes_run, shorts_run) = (
+        check(&bytes, &inputs, &[0, 0], &[32, 4]),
+        check(&shorts, &inputs, &[0, 0], &[32, 4]),
+    );
+    let blend = |a: f64, b: f64, w: f64, max: f64| (a * (max - w) + b * w) / max;
+    for yv in 0..4i64 {
+        for xv in 0..32i64 {
+            let (av, bv) = (image.get(&[xv, yv]), image.get(&[xv + 1, yv]));
+            let w = ((xv * 37 + yv * 11) & 255) as f64;
+            let want = blend(f64::from(av), f64::from(bv), w, 255.0).round();
+            let got = bytes_run.realization.buffers[0].get_value(&[xv, yv]);
+            assert_eq!(got.as_f64(), want, "u8 at ({xv}, {yv})");
+            let s = |v: u8| f64::from(v) * 128.0 - 16384.0;
+            let want = blend(s(av), s(bv), w * 200.0, 65535.0).round();
+            let got = shorts_run.realization.buffers[0].get_value(&[xv, yv]);
+            assert_eq!(got.as_f64(), want, "i16 at ({xv}, {yv})");
         }
     }
 }

@@ -225,8 +225,10 @@ pub fn absd(a: impl IntoOperand, b: impl IntoOperand) -> Expr {
     Expr::intrinsic(out, Intrinsic::Absd, vec![a, b])
 }
 
-/// `a * (1 - w) + b * w`. Float operands need a float weight (converted to their type);
-/// integer operands take a float weight and round the result to nearest.
+/// `a * (1 - w) + b * w`. The weight is a float, or an unsigned integer standing for
+/// `w / max` of its type (Halide's fixed-point weights). Float operands take the weight
+/// converted to their type; integer operands are blended and rounded to nearest (exactly, for
+/// an integer weight); bool operands give `b` when the weight is above one half, else `a`.
 pub fn lerp(a: impl IntoOperand, b: impl IntoOperand, w: impl IntoOperand) -> Expr {
     let (a, b) = coerce("lerp", a.into_operand(), b.into_operand());
     let w = match w.into_operand() {
@@ -238,20 +240,28 @@ pub fn lerp(a: impl IntoOperand, b: impl IntoOperand, w: impl IntoOperand) -> Ex
     if let Some(bad) = invalid_in(&[&a, &b, &w]) {
         return bad;
     }
-    if !w.ty().is_float() {
+    let weight_ty = w.ty();
+    if !weight_ty.is_float() && !weight_ty.is_uint() {
         return Expr::invalid(
             a.ty(),
-            format!("the weight of lerp must be a float, not {}", w.ty()),
+            format!(
+                "the weight of lerp must be a float or an unsigned integer, not {weight_ty} ({w})"
+            ),
         );
     }
+    if a.ty().is_bool() {
+        let half = if weight_ty.is_float() {
+            Operand::Float(0.5)
+        } else {
+            Operand::Int((weight_ty.int_max() / 2) as i64)
+        };
+        return select(binary_op(BinaryOp::Gt, Operand::Expr(w), half), b, a);
+    }
     let w = if a.ty().is_float() {
-        cast(a.ty().element(), w)
+        cast(a.ty().element(), float_weight(w))
     } else {
         w
     };
-    if a.ty().is_bool() {
-        return Expr::invalid(a.ty(), "lerp of bools");
-    }
     let lanes = a.ty().lanes;
     let w = if w.ty().lanes == 1 && lanes > 1 {
         w.broadcast_to(lanes)
@@ -259,6 +269,21 @@ pub fn lerp(a: impl IntoOperand, b: impl IntoOperand, w: impl IntoOperand) -> Ex
         w
     };
     Expr::intrinsic(a.ty(), Intrinsic::Lerp, vec![a, b, w])
+}
+
+/// A lerp weight as a float: an unsigned integer weight `w` becomes `w / max`, computed as
+/// Halide does (in f64 for 32-bit weights, in f32 otherwise).
+fn float_weight(w: Expr) -> Expr {
+    let weight_ty = w.ty();
+    if weight_ty.is_float() {
+        return w;
+    }
+    let float = if weight_ty.bits == 32 {
+        Type::f64()
+    } else {
+        Type::f32()
+    };
+    cast(float, w) / Expr::make_float(float, weight_ty.int_max() as f64)
 }
 
 /// Converts an argument of a float-only math function: integers become f32.
