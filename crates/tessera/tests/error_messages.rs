@@ -281,6 +281,22 @@ fn fold_storage_by_zero() {
 }
 
 #[test]
+fn align_storage_of_a_missing_dimension_or_by_zero() {
+    let (p, c) = producer_consumer("align_missing", "align_consumer");
+    p.align_storage(Var::new("z"), 8);
+    says(
+        &lowering_error(&c),
+        &["align_missing.align_storage(z, 8)", "x, y"],
+    );
+    let (p, c) = producer_consumer("align_zero", "align_zero_consumer");
+    p.align_storage(Var::new("x"), 0);
+    says(
+        &lowering_error(&c),
+        &["align_zero.align_storage(x, 0)", "positive"],
+    );
+}
+
+#[test]
 fn fold_storage_smaller_than_the_window() {
     let (x, y) = vars();
     let p = pure_2d("fold_small");
@@ -724,6 +740,21 @@ fn storage_past_the_allocation_limit() {
     says(
         &run_error(&f, &Inputs::new(), &[16, 16]),
         &["storage of huge_storage", "2^31 - 1"],
+    );
+}
+
+#[test]
+fn aligned_storage_past_the_allocation_limit() {
+    // 1.5e9 elements, padded to 2^31 by the alignment: one past the limit, and past i32.
+    let x = Var::new("x");
+    let g = Func::new("huge_aligned");
+    g.define(x, x).unwrap();
+    g.compute_root().align_storage(x, 1 << 30);
+    let f = Func::new("huge_aligned_reader");
+    f.define(x, g.at(x * 100_000_000)).unwrap();
+    says(
+        &run_error(&f, &Inputs::new(), &[16]),
+        &["storage of huge_aligned", "2147483648", "2^31 - 1"],
     );
 }
 

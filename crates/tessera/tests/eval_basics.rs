@@ -1,5 +1,5 @@
 //! The definition-level evaluator on pure Funcs: stencils over shifted domains, 4-D Funcs,
-//! Tuples, Params, the types the language's coercions produce, and every boundary condition
+//! Tuples (and `mux` of Tuples), Params, the types the language's coercions produce, and every boundary condition
 //! over several element types, all checked against plain Rust loops.
 
 mod eval_common;
@@ -118,6 +118,34 @@ fn tuple_valued_funcs() {
         ev.value_at(&pair, &[2, -5]).unwrap(),
         vec![Value::Int(-10), Value::F32(0.5), Value::Bool(false)]
     );
+}
+
+/// `mux_tuples` picks a whole Tuple by index (the last one past the end or for a negative
+/// index), element by element, with each element's values coerced to one type.
+#[test]
+fn mux_of_tuples() {
+    let (x, c) = (Var::new("x"), Var::new("c"));
+    let picked = Func::new("picked");
+    let tuples = vec![
+        vec![x.expr(), Expr::from(1.5f32)],
+        vec![x * 10, cast_to::<f32>(x)],
+        vec![cast_to::<u8>(7), Expr::from(-2.0f32)],
+    ];
+    picked.define((x, c), Tuple(mux_tuples(c, tuples))).unwrap();
+    let (mins, extents) = ([-2, -1], [5, 5]);
+    let outs = Evaluator::new().realize(&picked, &mins, &extents).unwrap();
+    let [AnyBuffer::I32(ints), AnyBuffer::F32(floats)] = &outs[..] else {
+        panic!("unexpected buffer types: {outs:?}");
+    };
+    for p in points(&mins, &extents) {
+        let (x, c) = (p[0] as i32, p[1]);
+        let expected = match c {
+            0 => (x, 1.5),
+            1 => (x * 10, x as f32),
+            _ => (7, -2.0),
+        };
+        assert_eq!((ints.get(&p), floats.get(&p)), expected, "at {p:?}");
+    }
 }
 
 #[test]

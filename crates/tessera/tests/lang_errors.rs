@@ -2,6 +2,7 @@
 //! mistakes in definitions, detected by the language front end, and mistakes in running a
 //! pipeline, detected by the evaluator.
 
+use tessera::lang::operators::Operand;
 use tessera::prelude::*;
 
 /// Asserts that `result` failed with a message mentioning every one of `words`.
@@ -222,6 +223,53 @@ fn mismatched_select_arms_and_conditions() {
     assert_error(
         g.define(x, select(x, 1, 2)),
         &["select_int_condition", "condition"],
+    );
+}
+
+#[test]
+fn mux_mistakes() {
+    let (x, c) = (Var::new("x"), Var::new("c"));
+    let f = Func::new("mux_by_float");
+    assert_error(
+        f.define(x, mux(cast_to::<f32>(x), [x, c])),
+        &["mux_by_float", "index of mux", "f32"],
+    );
+    let g = Func::new("mux_of_nothing");
+    assert_error(
+        g.define(x, mux(x, Vec::<Expr>::new())),
+        &["mux_of_nothing", "at least one value"],
+    );
+    let h = Func::new("mux_too_big_literal");
+    let byte = cast_to::<u8>(x);
+    assert_error(
+        h.define(x, mux(x, [Operand::Expr(byte), Operand::Int(300)])),
+        &["mux_too_big_literal", "300", "u8"],
+    );
+    let k = Func::new("mux_of_ragged_tuples");
+    let tuples = vec![vec![x.expr(), x.expr()], vec![x.expr()]];
+    assert_error(
+        k.define(x, Tuple(mux_tuples(c, tuples))),
+        &[
+            "mux_of_ragged_tuples",
+            "Tuple 1 has 1 elements",
+            "Tuple 0 has 2",
+        ],
+    );
+}
+
+#[test]
+fn lerp_weights_that_are_not_floats_or_unsigned() {
+    let x = Var::new("x");
+    let f = Func::new("lerp_signed_weight");
+    let byte = cast_to::<u8>(x);
+    assert_error(
+        f.define(x, lerp(&byte, &byte, cast_to::<i8>(x))),
+        &["lerp_signed_weight", "weight of lerp", "i8"],
+    );
+    let g = Func::new("lerp_bool_weight");
+    assert_error(
+        g.define(x, lerp(&byte, &byte, x.gt(0))),
+        &["lerp_bool_weight", "weight of lerp", "bool"],
     );
 }
 

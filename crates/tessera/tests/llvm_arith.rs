@@ -135,6 +135,13 @@ fn intrinsics_on_every_type() {
                 name: "lerp_f64".into(),
                 ..intrinsic_op(Lerp, vec![ty, ty, Type::f64()], ty)
             });
+            // Fixed-point weights narrower than, as wide as and wider than the operands.
+            for weight in [Type::u8(), Type::u16(), Type::u32(), Type::u64()] {
+                ops.push(Operation {
+                    name: format!("lerp_{weight}"),
+                    ..intrinsic_op(Lerp, vec![ty, ty, weight], ty)
+                });
+            }
             ops.push(intrinsic_op(CountTrailingZeros, vec![ty], ty));
             // eval::value counts the bits of negative narrow signed values sign-extended to
             // 64 bits; `bit_counts_of_narrow_signed_values` checks those against Rust.

@@ -3,7 +3,7 @@
 //! compute_outermost, realize_over_shifted_domain, bound, reorder_storage, tuple tests):
 //! chains of ±1 stencils, regions through splits and nested compute_at, every placement from
 //! innermost to outermost, boxes at negative and positive mins, explicit bounds, storage
-//! orders, up/downsampling and Tuple-valued Funcs. Allocation sizes show the regions inferred.
+//! orders and alignments, up/downsampling and Tuple-valued Funcs. Allocation sizes show the regions inferred.
 
 mod lower_common;
 
@@ -172,6 +172,38 @@ fn storage_orders() {
         .reorder_storage(&[c.y, c.x])
         .vectorize(c.x, 4);
     run_chain(&c, [0, 0], [9, 3]);
+}
+
+/// `align_storage` pads a dimension's storage extent to a multiple of the alignment, in any
+/// storage order, for constant and run-time regions (the output's size), at any min; what is
+/// computed stays the evaluator's.
+#[test]
+fn aligned_storage() {
+    let round_up = |extent: i64, a: i64| (extent + a - 1) / a * a;
+    for (mins, extents) in [([0, 0], [10, 7]), ([-3, 5], [17, 4]), ([1, -2], [16, 3])] {
+        let c = chain();
+        c.g.compute_root().align_storage(c.x, 8);
+        c.f.compute_root()
+            .reorder_storage(&[c.y, c.x])
+            .align_storage(c.y, 3)
+            .align_storage(c.x, 4);
+        let run = run_chain(&c, mins, extents);
+        // g covers h's box and a row either side; f a column either side of g's.
+        let (w, h) = (extents[0], extents[1] + 2);
+        assert_eq!(run.allocation("g"), (round_up(w, 8) * h) as u64);
+        assert_eq!(
+            run.allocation("f"),
+            (round_up(w + 2, 4) * round_up(h, 3)) as u64
+        );
+    }
+    // Inside a loop, vectorized, with an alignment of 1 (no padding) on the other dimension.
+    let c = chain();
+    c.g.compute_at(&c.h, c.y)
+        .align_storage(c.x, 16)
+        .align_storage(c.y, 1)
+        .vectorize(c.x, 4);
+    let run = run_chain(&c, [0, 0], [9, 3]);
+    assert_eq!(run.allocation("g"), 16 * 3);
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! Loop-structure directives against the evaluator: vectorize (with widths that do not
 //! divide the extent), unroll, fuse, reorder, tile and parallel (each parallel schedule run
 //! under several iteration orders), and the boundary conditions under vectorized and
-//! parallel schedules (Halide's boundary_conditions, vectorize_nested, vector_cast).
+//! parallel schedules (Halide's boundary_conditions, vectorize_nested, vector_cast); `mux`
+//! and fixed-point `lerp` vectorized, against plain Rust.
 
 mod lower_common;
 
@@ -256,6 +257,89 @@ fn boundary_conditions_under_vectorized_schedules() {
             check_boundary::<u8>(name, make, schedule, |k| (k * 37 % 256) as u8);
             check_boundary::<i16>(name, make, schedule, |k| (k * 1001 % 3000 - 1500) as i16);
             check_boundary::<f32>(name, make, schedule, |k| k as f32 * 0.375 - 3.0);
+        }
+    }
+}
+
+/// `mux` with an index that varies across the lanes of a vector, negative and past the end
+/// included, against plain Rust: `values[i]`, and the last value for any other i.
+#[test]
+fn mux_vectorized_over_its_index() {
+    let input = ImageParam::new(Type::u8(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let out = Func::new("out");
+    let index = x % 5 - 1 + y;
+    out.define(
+        (x, y),
+        mux(
+            index,
+            [input.at((x, y)), input.at((x, y)) / 2, Expr::from(200)],
+        ),
+    )
+    .unwrap();
+    out.vectorize(x, 8);
+    let image = lower_common::u8_image(&[0, 0], &[32, 4], 0, 255, 5);
+    let run = check(
+        &out,
+        &TestInputs::new().image(&input, image.clone()),
+        &[0, 0],
+        &[32, 4],
+    );
+    for yv in 0..4i64 {
+        for xv in 0..32i64 {
+            let v = image.get(&[xv, yv]);
+            let want = match xv % 5 - 1 + yv {
+                0 => v,
+                1 => v / 2,
+                _ => 200,
+            };
+            let got = run.realization.buffers[0].get_value(&[xv, yv]);
+            // The u8 values and the i32 200 meet in i32.
+            assert_eq!(got, Value::Int(i64::from(want)), "({xv}, {yv})");
+        }
+    }
+}
+
+/// `lerp` with fixed-point weights varying across the lanes of a vector, on u8 and i16
+/// values, against the blend computed in f64 and rounded to nearest (there are no ties).
+#[test]
+fn fixed_point_lerp_vectorized() {
+    let input = ImageParam::new(Type::u8(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let weight = cast_to::<u8>(x * 37 + y * 11);
+    let (a, b) = (input.at((x, y)), input.at((x + 1, y)));
+    let bytes = Func::new("bytes");
+    bytes
+        .define((x, y), lerp(a.clone(), b.clone(), weight.clone()))
+        .unwrap();
+    bytes.vectorize(x, 16);
+    let signed = |v: Expr| cast_to::<i16>(v) * 128 - 16384;
+    let shorts = Func::new("shorts");
+    shorts
+        .define(
+            (x, y),
+            lerp(signed(a), signed(b), cast_to::<u16>(weight) * 200),
+        )
+        .unwrap();
+    shorts.vectorize(x, 8);
+    let image = lower_common::u8_image(&[0, 0], &[33, 4], 0, 255, 9);
+    let inputs = TestInputs::new().image(&input, image.clone());
+    let (bytes_run, shorts_run) = (
+        check(&bytes, &inputs, &[0, 0], &[32, 4]),
+        check(&shorts, &inputs, &[0, 0], &[32, 4]),
+    );
+    let blend = |a: f64, b: f64, w: f64, max: f64| (a * (max - w) + b * w) / max;
+    for yv in 0..4i64 {
+        for xv in 0..32i64 {
+            let (av, bv) = (image.get(&[xv, yv]), image.get(&[xv + 1, yv]));
+            let w = ((xv * 37 + yv * 11) & 255) as f64;
+            let want = blend(f64::from(av), f64::from(bv), w, 255.0).round();
+            let got = bytes_run.realization.buffers[0].get_value(&[xv, yv]);
+            assert_eq!(got.as_f64(), want, "u8 at ({xv}, {yv})");
+            let s = |v: u8| f64::from(v) * 128.0 - 16384.0;
+            let want = blend(s(av), s(bv), w * 200.0, 65535.0).round();
+            let got = shorts_run.realization.buffers[0].get_value(&[xv, yv]);
+            assert_eq!(got.as_f64(), want, "i16 at ({xv}, {yv})");
         }
     }
 }

@@ -22,8 +22,8 @@
 //! RoundUp only where the output stays inside its buffer, updates only guarded), tiled,
 //! fused, reordered (reduction loops keep their order), vectorized (widths 2–16), unrolled and
 //! parallelized (pure loops, and reduction loops whose iterations are independent); storage is
-//! sometimes hoisted further out (`hoist_storage`, never out of a parallel loop) and folded by
-//! a random factor (`fold_storage`). A schedule the lowering rejects is therefore a failure,
+//! sometimes hoisted further out (`hoist_storage`, never out of a parallel loop), folded by
+//! a random factor (`fold_storage`) and padded (`align_storage`). A schedule the lowering rejects is therefore a failure,
 //! like a wrong value — except a fold lowering cannot prove valid, which it must refuse with
 //! a `fold_storage` error (counted in the summary).
 //!
@@ -925,6 +925,16 @@ impl Scheduler<'_> {
             let args = f.args();
             f.reorder_storage(&[args[1], args[0]]);
             let _ = writeln!(self.log, "{name}: reorder_storage(y, x)");
+        }
+        if self.rng.random_bool(0.15) {
+            let var = f.args()[self.rng.random_range(0..2)];
+            let alignment = [2, 3, 8, 16][self.rng.random_range(0..4)];
+            f.align_storage(var, alignment);
+            let _ = writeln!(
+                self.log,
+                "{name}: align_storage({}, {alignment})",
+                var.name()
+            );
         }
         let path = match compute {
             None => Vec::new(),

@@ -626,10 +626,12 @@ impl<'a> Bounder<'a> {
             return add(&self.mul(a, &sub(&one, &w), ty), &self.mul(&b, &w, ty));
         }
         // Integer operands are blended exactly in f64 and rounded to nearest, so a weight in
-        // [0, 1] keeps the result between them (64-bit operands are not exact in f64).
+        // [0, 1] keeps the result between them (64-bit operands are not exact in f64). An
+        // unsigned integer weight always is in [0, 1] (it stands for `w / max`), and its blend
+        // is exact at every width.
         let weight_in_unit = fold::prove_cmp(BinaryOp::Ge, &w.min, &Some(Expr::zero(weight_ty)))
             && fold::prove_cmp(BinaryOp::Le, &w.max, &Some(Expr::one(weight_ty)));
-        if ty.bits <= 32 && weight_in_unit {
+        if weight_ty.is_uint() || (ty.bits <= 32 && weight_in_unit) {
             Interval {
                 min: both(BinaryOp::Min, &a.min, &b.min),
                 max: both(BinaryOp::Max, &a.max, &b.max),

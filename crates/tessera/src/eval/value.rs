@@ -420,10 +420,12 @@ pub fn intrinsic(op: Intrinsic, args: &[Value], arg_types: &[Type], result: Type
 }
 
 /// `a * (1 - w) + b * w`. For float operands this is computed in the operands' type; for
-/// integer operands (with a float weight) it is computed in f64 and rounded to nearest, then
-/// saturated into the operand type.
+/// integer operands with a float weight it is computed in f64 and rounded to nearest, then
+/// saturated into the operand type; an unsigned integer weight is `lerp_by_integer_weight`.
 fn lerp(a: Value, b: Value, w: Value, ty: Type, weight_ty: Type) -> Value {
-    let _ = weight_ty;
+    if weight_ty.is_uint() {
+        return lerp_by_integer_weight(a, b, w, ty, weight_ty);
+    }
     match (a, b) {
         (Value::F32(x), Value::F32(y)) => {
             let w = w.as_f64() as f32;
@@ -439,6 +441,26 @@ fn lerp(a: Value, b: Value, w: Value, ty: Type, weight_ty: Type) -> Value {
             saturating_cast(Value::F64(r), Type::f64(), ty)
         }
     }
+}
+
+/// Halide's lerp of integers by an unsigned integer weight `w`, which stands for
+/// `w / max(weight type)`: the weight is rescaled to the operands' width (rounded down), the
+/// operands are offset into the unsigned range (signed ones by −min) and blended exactly, and
+/// the blend `a * (max - w) + b * w` is divided by `max` rounding to nearest (`max` is odd,
+/// so there are no ties), which keeps the result between `a` and `b`.
+fn lerp_by_integer_weight(a: Value, b: Value, w: Value, ty: Type, weight_ty: Type) -> Value {
+    let integer = |v: Value| {
+        v.as_i128()
+            .expect("internal error: integer lerp of a non-integer")
+    };
+    // Every product below is of two values of at most 64 bits: it fits in u128.
+    let max = ty.with_code(TypeCode::UInt).int_max() as u128;
+    let w = integer(w) as u128 * max / weight_ty.int_max() as u128;
+    let offset = -ty.int_min();
+    let (a, b) = ((integer(a) + offset) as u128, (integer(b) + offset) as u128);
+    let blend = a * (max - w) + b * w;
+    let rounded = (blend + max / 2) / max;
+    wrap_int(rounded as i128 - offset, ty)
 }
 
 #[cfg(test)]
@@ -578,5 +600,57 @@ mod tests {
         assert_eq!(m, Value::F32(1.0));
         let abs = intrinsic(Intrinsic::Abs, &[i(-128)], &[Type::i8()], Type::u8());
         assert_eq!(abs, Value::UInt(128));
+    }
+
+    #[test]
+    fn integer_weighted_lerp_of_bytes_is_halides_fixed_point_arithmetic() {
+        let lerp_u8 = |a: u64, b: u64, w: u64| {
+            let (a, b, w) = (Value::UInt(a), Value::UInt(b), Value::UInt(w));
+            lerp(a, b, w, Type::u8(), Type::u8())
+        };
+        // Halide's lowering: the blend plus 128, divided by 255 as `(x + (x >> 8)) >> 8`;
+        // and the blend in f64 rounded half up (no ties: 255 is odd).
+        for (a, b, w) in (0..256u64)
+            .flat_map(|a| (0..256).map(move |b| (a, b)))
+            .flat_map(|(a, b)| (0..256).step_by(5).map(move |w| (a, b, w)))
+        {
+            let x = a * (255 - w) + b * w + 128;
+            let want = (x + (x >> 8)) >> 8;
+            assert_eq!(lerp_u8(a, b, w), Value::UInt(want), "lerp({a}, {b}, {w})");
+            let exact = (a as f64 * (255 - w) as f64 + b as f64 * w as f64) / 255.0;
+            assert_eq!(want, (exact + 0.5).floor() as u64);
+        }
+    }
+
+    #[test]
+    fn integer_weights_are_rescaled_to_the_operands_width() {
+        let at = |a: Value, b: Value, w: u64, ty: Type, weight_ty: Type| {
+            lerp(a, b, Value::UInt(w), ty, weight_ty)
+        };
+        let u = Value::UInt;
+        // A weight's maximum is one whatever its width; its zero is zero.
+        for weight_ty in [Type::u8(), Type::u16(), Type::u32(), Type::u64()] {
+            let max = weight_ty.int_max() as u64;
+            for ty in [Type::u8(), Type::u16(), Type::u32(), Type::u64()] {
+                let top = u(ty.int_max() as u64);
+                assert_eq!(
+                    at(u(0), top, max, ty, weight_ty),
+                    top,
+                    "{ty} by {weight_ty}"
+                );
+                assert_eq!(at(u(0), top, 0, ty, weight_ty), u(0), "{ty} by {weight_ty}");
+            }
+        }
+        // A u8 weight w is w * 257 in 16 bits; a u16 weight w is w / 257 (rounded down) in 8.
+        assert_eq!(at(u(0), u(65535), 100, Type::u16(), Type::u8()), u(25700));
+        assert_eq!(at(u(0), u(255), 25956, Type::u8(), Type::u16()), u(100));
+        // Signed operands: the midpoint of the whole i8 range by 128/255 rounds up to 0.
+        let i = Value::Int;
+        assert_eq!(at(i(-128), i(127), 128, Type::i8(), Type::u8()), i(0));
+        assert_eq!(at(i(-128), i(127), 127, Type::i8(), Type::u8()), i(-1));
+        assert_eq!(
+            at(i(i64::MIN), i(i64::MAX), u64::MAX, Type::i64(), Type::u64()),
+            i(i64::MAX)
+        );
     }
 }

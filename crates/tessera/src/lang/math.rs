@@ -1,8 +1,8 @@
 //! The functions of the embedded language that are not operators: min/max/clamp, select,
-//! casts, lerp and the math library, with Halide's argument conversions (integer arguments to
+//! mux, casts, lerp and the math library, with Halide's argument conversions (integer arguments to
 //! float-only functions become f32; `clamp` converts its bounds to the clamped value's type).
 
-use super::operators::{binary_op, coerce, match_types, IntoOperand, Operand};
+use super::operators::{binary_op, coerce, coerce_list, match_types, IntoOperand, Operand};
 use super::scalar::Scalar;
 use crate::ir::{BinaryOp, Expr, ExprKind, Intrinsic, Type};
 
@@ -89,6 +89,71 @@ pub fn select_cases(
     result
 }
 
+/// `values[index]`, and the last value for an index past the end or negative (Halide's `mux`),
+/// e.g. `mux(c, [r, g, b])` packs three values into a channel dimension. The values are
+/// coerced to one type as the arms of `select` are; literals take the type of the others.
+pub fn mux<V: IntoOperand>(index: impl Into<Expr>, values: impl IntoIterator<Item = V>) -> Expr {
+    let index = index.into();
+    let values = coerce_list("mux", values.into_iter().map(V::into_operand).collect());
+    let Some(last) = values.last() else {
+        return Expr::invalid(Type::i32(), "mux needs at least one value");
+    };
+    let all: Vec<&Expr> = std::iter::once(&index).chain(&values).collect();
+    if let Some(bad) = invalid_in(&all) {
+        return bad;
+    }
+    if !index.ty().is_int_or_uint() {
+        return Expr::invalid(
+            last.ty(),
+            format!(
+                "the index of mux must be an integer, not {} ({index})",
+                index.ty()
+            ),
+        );
+    }
+    // Positions the index's type cannot hold are unreachable: they fall to the last value.
+    let reachable = values.len() - 1;
+    (0..reachable)
+        .rev()
+        .filter(|&i| index.ty().can_represent_int(i as i128))
+        .fold(last.clone(), |rest, i| {
+            let is_i = binary_op(
+                BinaryOp::Eq,
+                Operand::Expr(index.clone()),
+                Operand::Int(i as i64),
+            );
+            select(is_i, values[i].clone(), rest)
+        })
+}
+
+/// Halide's `mux` of Tuples: the Tuple at `index` (the last for an index past the end or
+/// negative), element by element. Every Tuple must have as many elements as the first.
+pub fn mux_tuples(
+    index: impl Into<Expr>,
+    tuples: impl IntoIterator<Item = Vec<Expr>>,
+) -> Vec<Expr> {
+    let index = index.into();
+    let tuples: Vec<Vec<Expr>> = tuples.into_iter().collect();
+    let Some(first) = tuples.first() else {
+        return vec![Expr::invalid(Type::i32(), "mux needs at least one Tuple")];
+    };
+    if let Some((i, t)) = tuples
+        .iter()
+        .enumerate()
+        .find(|(_, t)| t.len() != first.len())
+    {
+        let msg = format!(
+            "mux's Tuples differ in size: Tuple {i} has {} elements, Tuple 0 has {}",
+            t.len(),
+            first.len()
+        );
+        return vec![Expr::invalid(Type::i32(), msg)];
+    }
+    (0..first.len())
+        .map(|e| mux(index.clone(), tuples.iter().map(|t| t[e].clone())))
+        .collect()
+}
+
 /// Converts to `ty` (integers wrap; floats truncate toward zero and saturate; NaN gives 0).
 pub fn cast(ty: Type, e: impl Into<Expr>) -> Expr {
     let e = e.into();
@@ -160,8 +225,10 @@ pub fn absd(a: impl IntoOperand, b: impl IntoOperand) -> Expr {
     Expr::intrinsic(out, Intrinsic::Absd, vec![a, b])
 }
 
-/// `a * (1 - w) + b * w`. Float operands need a float weight (converted to their type);
-/// integer operands take a float weight and round the result to nearest.
+/// `a * (1 - w) + b * w`. The weight is a float, or an unsigned integer standing for
+/// `w / max` of its type (Halide's fixed-point weights). Float operands take the weight
+/// converted to their type; integer operands are blended and rounded to nearest (exactly, for
+/// an integer weight); bool operands give `b` when the weight is above one half, else `a`.
 pub fn lerp(a: impl IntoOperand, b: impl IntoOperand, w: impl IntoOperand) -> Expr {
     let (a, b) = coerce("lerp", a.into_operand(), b.into_operand());
     let w = match w.into_operand() {
@@ -173,20 +240,28 @@ pub fn lerp(a: impl IntoOperand, b: impl IntoOperand, w: impl IntoOperand) -> Ex
     if let Some(bad) = invalid_in(&[&a, &b, &w]) {
         return bad;
     }
-    if !w.ty().is_float() {
+    let weight_ty = w.ty();
+    if !weight_ty.is_float() && !weight_ty.is_uint() {
         return Expr::invalid(
             a.ty(),
-            format!("the weight of lerp must be a float, not {}", w.ty()),
+            format!(
+                "the weight of lerp must be a float or an unsigned integer, not {weight_ty} ({w})"
+            ),
         );
     }
+    if a.ty().is_bool() {
+        let half = if weight_ty.is_float() {
+            Operand::Float(0.5)
+        } else {
+            Operand::Int((weight_ty.int_max() / 2) as i64)
+        };
+        return select(binary_op(BinaryOp::Gt, Operand::Expr(w), half), b, a);
+    }
     let w = if a.ty().is_float() {
-        cast(a.ty().element(), w)
+        cast(a.ty().element(), float_weight(w))
     } else {
         w
     };
-    if a.ty().is_bool() {
-        return Expr::invalid(a.ty(), "lerp of bools");
-    }
     let lanes = a.ty().lanes;
     let w = if w.ty().lanes == 1 && lanes > 1 {
         w.broadcast_to(lanes)
@@ -194,6 +269,21 @@ pub fn lerp(a: impl IntoOperand, b: impl IntoOperand, w: impl IntoOperand) -> Ex
         w
     };
     Expr::intrinsic(a.ty(), Intrinsic::Lerp, vec![a, b, w])
+}
+
+/// A lerp weight as a float: an unsigned integer weight `w` becomes `w / max`, computed as
+/// Halide does (in f64 for 32-bit weights, in f32 otherwise).
+fn float_weight(w: Expr) -> Expr {
+    let weight_ty = w.ty();
+    if weight_ty.is_float() {
+        return w;
+    }
+    let float = if weight_ty.bits == 32 {
+        Type::f64()
+    } else {
+        Type::f32()
+    };
+    cast(float, w) / Expr::make_float(float, weight_ty.int_max() as f64)
 }
 
 /// Converts an argument of a float-only math function: integers become f32.

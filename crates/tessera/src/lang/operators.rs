@@ -38,6 +38,12 @@ macro_rules! expr_operand {
 }
 expr_operand!(Expr, Var, RVar, &Var, &RVar);
 
+/// An operand as it is, e.g. for lists mixing expressions and literals (`mux`).
+impl IntoOperand for Operand {
+    fn into_operand(self) -> Operand {
+        self
+    }
+}
 impl IntoOperand for &Expr {
     fn into_operand(self) -> Operand {
         Operand::Expr(self.clone())
@@ -163,6 +169,21 @@ pub fn coerce(op: &str, a: Operand, b: Operand) -> (Expr, Expr) {
             match_types(op, a, b)
         }
     }
+}
+
+/// Coerces a list of operands to one type, the one `coerce` reaches folding over the list:
+/// expressions meet by Halide's `match_types`, literals take the type of the expressions.
+pub fn coerce_list(op: &str, operands: Vec<Operand>) -> Vec<Expr> {
+    let Some(first) = operands.first() else {
+        return Vec::new();
+    };
+    let anchor = operands[1..].iter().fold(first.clone(), |anchor, o| {
+        Operand::Expr(coerce(op, anchor, o.clone()).0)
+    });
+    operands
+        .into_iter()
+        .map(|o| coerce(op, anchor.clone(), o).1)
+        .collect()
 }
 
 fn operand_default_expr(o: Operand) -> Expr {

@@ -221,6 +221,8 @@ pub struct FuncSchedule {
     pub compute_with: Option<FusedLoops>,
     /// `fold_storage`: dimensions whose storage is circular, with their fold factors.
     pub folds: Vec<StorageFold>,
+    /// `align_storage`: dimensions whose storage extent is padded to a multiple.
+    pub alignments: Vec<StorageAlignment>,
     /// Mistakes found while scheduling, reported by lowering.
     pub errors: Vec<String>,
 }
@@ -230,6 +232,15 @@ pub struct FuncSchedule {
 pub struct StorageFold {
     pub var: Symbol,
     pub factor: i32,
+}
+
+/// `f.align_storage(var, alignment)`: the storage extent of dimension `var` is rounded up to
+/// a multiple of `alignment`, so the strides of the dimensions stored outside it are multiples
+/// of it too.
+#[derive(Clone, PartialEq, Debug)]
+pub struct StorageAlignment {
+    pub var: Symbol,
+    pub alignment: i32,
 }
 
 /// `f.compute_with(g, var)`: the loops of `f`'s and `g`'s pure definitions, from the outermost
@@ -252,6 +263,7 @@ impl Default for FuncSchedule {
             storage_order: Vec::new(),
             compute_with: None,
             folds: Vec::new(),
+            alignments: Vec::new(),
             errors: Vec::new(),
         }
     }

@@ -1,6 +1,7 @@
 //! The scheduling language: loop-structure directives on a stage (`split`, `fuse`, `reorder`,
 //! `tile`, `parallel`, `vectorize`, `unroll`) and placement directives on a Func
-//! (`compute_root`, `compute_at`, `store_at`, `compute_inline`, `bound`, `reorder_storage`).
+//! (`compute_root`, `compute_at`, `store_at`, `compute_inline`, `bound`, `reorder_storage`,
+//! `align_storage`).
 //! Directives chain; a directive that cannot apply records an error naming the Func, the stage
 //! and the legal choices, and lowering reports it.
 
@@ -798,27 +799,49 @@ impl Func {
     /// schedule. (Without it, such storage is folded to the power of two covering the
     /// window, when that saves memory.)
     pub fn fold_storage(&self, var: Var, factor: i32) -> &Func {
+        self.set_storage_dim("fold_storage", var, factor, "fold factor", |s| {
+            s.folds.retain(|f| f.var != var.name());
+            s.folds.push(super::schedule::StorageFold {
+                var: var.name(),
+                factor,
+            });
+        })
+    }
+    /// Pads this Func's storage extent in dimension `var` up to a multiple of `alignment`
+    /// elements, as Halide's `align_storage`: the strides of the dimensions stored outside
+    /// `var` become multiples of `alignment` (e.g. rows that each start at an aligned offset).
+    /// What is computed does not change.
+    pub fn align_storage(&self, var: Var, alignment: i32) -> &Func {
+        self.set_storage_dim("align_storage", var, alignment, "alignment", |s| {
+            s.alignments.retain(|a| a.var != var.name());
+            s.alignments.push(super::schedule::StorageAlignment {
+                var: var.name(),
+                alignment,
+            });
+        })
+    }
+    /// Records the storage directive `directive(var, amount)` with `record`, or the error if
+    /// `var` is not a dimension of this Func or `amount` (the directive's `what`) is not
+    /// positive.
+    fn set_storage_dim(
+        &self,
+        directive: &str,
+        var: Var,
+        amount: i32,
+        what: &str,
+        record: impl FnOnce(&mut super::schedule::FuncSchedule),
+    ) -> &Func {
         let name = self.name();
         let args = self.function().read().args.clone();
+        let call = format!("{directive}({}, {amount})", var.name());
         self.set_placement(|s| {
             if !args.contains(&var.name()) {
-                s.errors.push(not_a_dimension(
-                    name,
-                    &format!("fold_storage({}, {factor})", var.name()),
-                    var,
-                    &args,
-                ));
-            } else if factor < 1 {
-                s.errors.push(format!(
-                    "{name}.fold_storage({}, {factor}): the fold factor must be positive",
-                    var.name()
-                ));
+                s.errors.push(not_a_dimension(name, &call, var, &args));
+            } else if amount < 1 {
+                s.errors
+                    .push(format!("{name}.{call}: the {what} must be positive"));
             } else {
-                s.folds.retain(|f| f.var != var.name());
-                s.folds.push(super::schedule::StorageFold {
-                    var: var.name(),
-                    factor,
-                });
+                record(s);
             }
         })
     }

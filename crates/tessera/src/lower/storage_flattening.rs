@@ -1,10 +1,10 @@
 //! Storage flattening (Halide §4.4): multi-dimensional `Realize`/`Provide`/`Call` become flat
 //! `Allocate`/`Store`/`Load`. A Func's storage is laid out densely over its realized box in
-//! storage order (first dimension innermost unless `reorder_storage` says otherwise); the
-//! output and the input images are addressed through their buffers' `min` and `stride`
-//! fields, except that their first dimension's stride is the constant 1 (as in Halide; the
-//! buffer checks assert it at entry), so that accesses along x stay dense vector loads and
-//! stores. Element `i` of a Tuple-valued Func lives in buffer `f.i`.
+//! storage order (first dimension innermost unless `reorder_storage` says otherwise), each
+//! dimension's extent padded to the multiple `align_storage` asks for; the output and the
+//! input images are addressed through their buffers' `min` and `stride` fields, except that
+//! their first dimension's stride is the constant 1 (as in Halide; the buffer checks assert it
+//! at entry), so that accesses along x stay dense vector loads and stores. Element `i` of a Tuple-valued Func lives in buffer `f.i`.
 
 use std::collections::HashMap;
 
@@ -135,14 +135,27 @@ impl Mutator for Flattener<'_> {
                         })
                         .collect()
                 };
+                let storage_extents: Vec<Expr> = f
+                    .args
+                    .iter()
+                    .zip(bounds)
+                    .map(|(arg, r)| {
+                        let alignment = f.schedule.alignments.iter().find(|a| a.var == *arg);
+                        match alignment {
+                            Some(a) if a.alignment > 1 => round_up(&r.extent, a.alignment),
+                            _ => r.extent.clone(),
+                        }
+                    })
+                    .collect();
                 let mut strides = vec![Expr::i32(0); bounds.len()];
                 let mut stride = Expr::i32(1);
                 for &d in &order {
                     strides[d] = stride.clone();
-                    stride = Expr::binary(BinaryOp::Mul, stride, bounds[d].extent.clone());
+                    stride = Expr::binary(BinaryOp::Mul, stride, storage_extents[d].clone());
                 }
                 let mins = bounds.iter().map(|r| r.min.clone()).collect();
-                let extents: Vec<Expr> = order.iter().map(|&d| bounds[d].extent.clone()).collect();
+                let extents: Vec<Expr> =
+                    order.iter().map(|&d| storage_extents[d].clone()).collect();
                 drop(f);
                 let previous = self.layouts.insert(*func, Layout { mins, strides });
                 let mut body = self.mutate_stmt(body);
@@ -196,6 +209,20 @@ impl Mutator for Flattener<'_> {
             _ => crate::ir::visit::mutate_stmt_children(self, s),
         }
     }
+}
+
+/// `extent` (never negative) rounded up to a multiple of `alignment`, as
+/// `((extent - 1) / alignment + 1) * alignment`: no step exceeds the result, which the
+/// allocation's size check bounds, so none wraps.
+fn round_up(extent: &Expr, alignment: i32) -> Expr {
+    let a = Expr::i32(alignment);
+    let below = Expr::binary(BinaryOp::Sub, extent.clone(), Expr::i32(1));
+    let multiples = Expr::binary(
+        BinaryOp::Add,
+        Expr::binary(BinaryOp::Div, below, a.clone()),
+        Expr::i32(1),
+    );
+    Expr::binary(BinaryOp::Mul, multiples, a)
 }
 
 pub fn storage_flattening(s: &Stmt, env: &Environment) -> Stmt {

@@ -378,7 +378,7 @@ impl Generator<'_> {
                 let weight = if ty.is_float() {
                     ty
                 } else {
-                    Type::f32().with_lanes(lanes)
+                    self.integer_lerp_weight().with_lanes(lanes)
                 };
                 let (a, b) = (self.expr(ty, depth), self.expr(ty, depth));
                 let w = self.expr(weight, depth);
@@ -506,6 +506,18 @@ impl Generator<'_> {
             .types
             .choose(self.rng)
             .expect("internal error: GenOptions::types is empty")
+    }
+
+    /// The weight type of a lerp of integers: f32, or a fixed-point (unsigned) type when the
+    /// options offer one.
+    fn integer_lerp_weight(&mut self) -> Type {
+        let unsigned: Vec<Type> = (self.options.types.iter().copied())
+            .filter(|t| t.is_uint())
+            .collect();
+        match unsigned.choose(self.rng) {
+            Some(t) if self.rng.random_bool(0.5) => *t,
+            _ => Type::f32(),
+        }
     }
 
     /// A scalar type other than `ty` when the options offer one.

@@ -2,12 +2,12 @@
 //! weights of many type pairs, against `zero * (1 - w) + one * w` computed in f64 (integer
 //! results rounded half away from zero; float results within a relative 2e-7 or 1e-4); a
 //! constant lerp of a u32 agrees with the same lerp of a u16; and a vectorized lerp of casts
-//! with a weight Param of 0 or 1 gives exactly one of its inputs.
+//! with a weight Param of 0 or 1 gives exactly one of its inputs. Unsigned integer weights
+//! stand for `w / max` of their type; bool values pick `one` when the weight is above one half.
 //!
-//! Halide also takes unsigned integer weights (scaled by the type's maximum) and bool values;
-//! Tessera's `lerp` takes only float weights and no bools, so those type pairs are ignored.
 //! Sizes are shrunk: the exhaustive 8-bit grids (256³) become 16 values of zero and one
-//! spread over the type's range times 32 weights, the float grids 20³.
+//! spread over the type's range times 32 weights, the 16-bit ranges (65536 values) 256 values
+//! spread over them, the float grids 20³.
 
 use crate::lower_common::{check, TestInputs};
 use tessera::prelude::*;
@@ -72,9 +72,10 @@ fn relatively_equal(a: f64, b: f64) -> bool {
     rel < 2e-7
 }
 
-/// Halide's `check_range` with a float weight: lerps of values of type `value_ty` over the
-/// grid of `zero`, `one` and `weight` (f32), against f64 arithmetic.
-fn check_range(value_ty: Type, zero: Axis, one: Axis, weight: Axis, name: &str) {
+/// Halide's `check_range`: lerps of values of type `value_ty` over the grid of `zero`, `one`
+/// and `weight` (of type `weight_ty`, an integer one standing for `w / max`), against f64
+/// arithmetic.
+fn check_range(value_ty: Type, weight_ty: Type, zero: Axis, one: Axis, weight: Axis, name: &str) {
     let (z, o, w) = (
         Var::new("zero_val"),
         Var::new("one_val"),
@@ -86,7 +87,7 @@ fn check_range(value_ty: Type, zero: Axis, one: Axis, weight: Axis, name: &str) 
         lerp(
             axis_expr(value_ty, zero, z),
             axis_expr(value_ty, one, o),
-            axis_expr(Type::f32(), weight, w),
+            axis_expr(weight_ty, weight, w),
         ),
     )
     .unwrap();
@@ -97,12 +98,17 @@ fn check_range(value_ty: Type, zero: Axis, one: Axis, weight: Axis, name: &str) 
     ];
     let run = check(&f, &TestInputs::new(), &[0, 0, 0], &extents);
     let out = &run.realization.buffers[0];
+    let weight_scale = if weight_ty.is_float() {
+        1.0
+    } else {
+        weight_ty.int_max() as f64
+    };
     for i in 0..zero.extent {
         for j in 0..one.extent {
             for k in 0..weight.extent {
                 let zv = axis_value(value_ty, zero, i);
                 let ov = axis_value(value_ty, one, j);
-                let wv = axis_value(Type::f32(), weight, k);
+                let wv = axis_value(weight_ty, weight, k) / weight_scale;
                 let mut full = zv * (1.0 - wv) + ov * wv;
                 let want = if value_ty.is_float() {
                     f64::from(full as f32)
@@ -127,29 +133,25 @@ fn check_range(value_ty: Type, zero: Axis, one: Axis, weight: Axis, name: &str) 
     }
 }
 
+/// The 8-bit grids: u8 and i8 values spread over their ranges, by `weight` of `weight_ty`.
+fn check_eight_bit_values(weight_ty: Type, weight: Axis) {
+    for (value_ty, offset) in [(Type::u8(), 0.0), (Type::i8(), -128.0)] {
+        let values = axis(0, 16, offset, 17.0);
+        let name = format!("<{value_ty}, {weight_ty}>");
+        check_range(value_ty, weight_ty, values, values, weight, &name);
+    }
+}
+
 #[test]
 fn eight_bit_values_with_float_weights() {
-    let w = axis(0, 32, 0.0, 8.0 / 255.0);
-    check_range(
-        Type::u8(),
-        axis(0, 16, 0.0, 17.0),
-        axis(0, 16, 0.0, 17.0),
-        w,
-        "<u8, f32>",
-    );
-    check_range(
-        Type::i8(),
-        axis(0, 16, -128.0, 17.0),
-        axis(0, 16, -128.0, 17.0),
-        w,
-        "<i8, f32>",
-    );
+    check_eight_bit_values(Type::f32(), axis(0, 32, 0.0, 8.0 / 255.0));
 }
 
 #[test]
 fn sixteen_bit_values_with_float_weights() {
     check_range(
         Type::u16(),
+        Type::f32(),
         axis(0, 1, 0.0, 1.0),
         axis(65535, 1, 0.0, 1.0),
         axis(0, 257, 0.0, 255.0 / 65535.0),
@@ -161,12 +163,14 @@ fn sixteen_bit_values_with_float_weights() {
 fn float_values_with_float_weights() {
     check_range(
         Type::f32(),
+        Type::f32(),
         axis(0, 20, 0.0, 0.05),
         axis(0, 20, 0.0, 0.05),
         axis(0, 20, 0.0, 0.05),
         "<f32, f32> 0 to 1",
     );
     check_range(
+        Type::f32(),
         Type::f32(),
         axis(0, 20, -5.0, 0.5),
         axis(0, 20, 0.0, 0.5),
@@ -176,40 +180,100 @@ fn float_values_with_float_weights() {
 }
 
 #[test]
-#[ignore = "no API: Tessera's lerp refuses integer weights (\"the weight of lerp must be a \
-            float\"), which Halide scales by the weight type's maximum"]
-fn integer_weights() {
-    let (z, o, w) = (
-        Var::new("zero_val"),
-        Var::new("one_val"),
-        Var::new("weight"),
+fn eight_bit_values_with_integer_weights() {
+    check_eight_bit_values(Type::u8(), axis(0, 32, 0.0, 8.0));
+}
+
+#[test]
+fn sixteen_bit_values_with_sixteen_bit_weights() {
+    let every_start = axis(0, 256, 0.0, 257.0);
+    let (zero, top, w) = (
+        axis(0, 1, 0.0, 1.0),
+        axis(65535, 1, 0.0, 1.0),
+        axis(0, 257, 255.0, 1.0),
     );
-    let f = Func::new("lerp_test");
-    // <u8, u8>: lerp(z, o, w) = z * (1 - w / 255) + o * w / 255, rounded.
-    f.define(
-        (z, o, w),
-        lerp(
-            cast_to::<u8>(z * 17),
-            cast_to::<u8>(o * 17),
-            cast_to::<u8>(w * 8),
-        ),
-    )
-    .unwrap();
-    let run = check(&f, &TestInputs::new(), &[0, 0, 0], &[16, 16, 32]);
-    let out = &run.realization.buffers[0];
-    for i in 0..16i64 {
-        for j in 0..16i64 {
-            for k in 0..32i64 {
-                let wv = (k * 8) as f64 / 255.0;
-                let want = ((i * 17) as f64 * (1.0 - wv) + (j * 17) as f64 * wv + 0.5).trunc();
-                assert_eq!(out.get_value(&[i, j, k]).as_f64(), want, "({i}, {j}, {k})");
-            }
-        }
+    check_range(
+        Type::u16(),
+        Type::u16(),
+        every_start,
+        top,
+        w,
+        "<u16, u16> zero starts",
+    );
+    check_range(
+        Type::u16(),
+        Type::u16(),
+        top,
+        every_start,
+        w,
+        "<u16, u16> one starts",
+    );
+    check_range(
+        Type::i16(),
+        Type::u16(),
+        axis(0, 256, -32768.0, 257.0),
+        zero,
+        axis(0, 257, 0.0, 255.0),
+        "<i16, u16> zero starts",
+    );
+}
+
+#[test]
+fn weights_narrower_and_wider_than_the_values() {
+    let (zero, top16, top32) = (
+        axis(0, 1, 0.0, 1.0),
+        axis(65535, 1, 0.0, 1.0),
+        axis(i32::MIN, 1, 0.0, 1.0),
+    );
+    let cases = [
+        (Type::u16(), Type::u8(), top16, axis(0, 255, 1.0, 1.0)),
+        (Type::u16(), Type::u32(), top16, WEIGHTS_NEAR_HALF_OF_U32),
+        (Type::u32(), Type::u8(), top32, axis(0, 255, 0.0, 1.0)),
+        (Type::u32(), Type::u16(), top32, axis(0, 65535, 0.0, 1.0)),
+    ];
+    for (value_ty, weight_ty, one, weight) in cases {
+        let name = format!("<{value_ty}, {weight_ty}>");
+        check_range(value_ty, weight_ty, zero, one, weight, &name);
+    }
+}
+
+/// u32 weights just above 2^31, whose rescaling to 16 bits (a division by 65537, rounding
+/// down) is exact.
+const WEIGHTS_NEAR_HALF_OF_U32: Axis = Axis {
+    min: i32::MIN,
+    extent: 257,
+    offset: 255.0 * 65535.0,
+    scale: 1.0,
+};
+
+#[test]
+fn float_values_with_integer_weights() {
+    let (zero, one) = (axis(0, 20, -5.0, 0.5), axis(0, 20, 0.0, 0.5));
+    let weights = [
+        (Type::u8(), axis(0, 255, 0.0, 1.0)),
+        (Type::u16(), axis(0, 255, 0.0, 257.0)),
+        (Type::u32(), WEIGHTS_NEAR_HALF_OF_U32),
+    ];
+    for (weight_ty, weight) in weights {
+        let name = format!("<f32, {weight_ty}>");
+        check_range(Type::f32(), weight_ty, zero, one, weight, &name);
     }
 }
 
 #[test]
-#[ignore = "no API: Tessera's lerp refuses bool values (\"lerp of bools\")"]
+fn bool_values_with_integer_weights() {
+    let bit = axis(0, 2, 0.0, 1.0);
+    check_range(
+        Type::bool_(),
+        Type::u8(),
+        bit,
+        bit,
+        axis(0, 256, 0.0, 1.0),
+        "<bool, u8>",
+    );
+}
+
+#[test]
 fn bool_values() {
     let (z, o) = (Var::new("zero_val"), Var::new("one_val"));
     let f = Func::new("lerp_test");

@@ -1,7 +1,10 @@
 //! Intrinsic calls: math functions (exact ones as LLVM intrinsics; the transcendental ones as
 //! calls of the same libm functions Rust's `f32`/`f64` methods use, lane by lane, so results
-//! agree with the evaluator bit for bit), abs/absd, saturating casts, lerp, bit counts and
-//! reinterpretation, each as `eval::value::intrinsic` defines it.
+//! agree with the evaluator bit for bit), abs/absd, saturating casts, lerp (with float and
+//! fixed-point weights), bit counts and reinterpretation, each as `eval::value::intrinsic`
+//! defines it.
+
+use std::cmp::Ordering;
 
 use inkwell::module::Linkage;
 use inkwell::types::BasicType;
@@ -102,6 +105,7 @@ impl<'ctx> Codegen<'ctx> {
                 self.fcmp(p, magnitude, infinity)
             }
             SaturatingCast => self.saturating_cast(a, arg_ty, ty),
+            Lerp if args[2].ty().is_uint() => self.fixed_point_lerp(&values, arg_ty, args[2].ty()),
             Lerp => self.lerp(a, values[1], values[2], arg_ty, args[2].ty()),
             PopCount | CountLeadingZeros | CountTrailingZeros => {
                 let count = match op {
@@ -228,8 +232,8 @@ impl<'ctx> Codegen<'ctx> {
         self.cast(v, from, to)
     }
 
-    /// `a * (1 - w) + b * w`: in the operands' float type, or for integer operands in f64,
-    /// rounded half to even and converted with saturation.
+    /// `a * (1 - w) + b * w` with a float weight: in the operands' float type, or for integer
+    /// operands in f64, rounded half to even and converted with saturation.
     fn lerp(
         &self,
         a: Value<'ctx>,
@@ -256,5 +260,60 @@ impl<'ctx> Codegen<'ctx> {
         }
         let rounded = self.call_intrinsic("llvm.roundeven", &[self.llvm_type(compute)], &[r]);
         self.cast(rounded, compute, ty)
+    }
+
+    /// eval::value's lerp of n-bit integers by an unsigned integer weight (`operands` are the
+    /// two values and the weight), with Halide's fixed-point steps: the weight rescaled to n
+    /// bits by one multiplication or division by a constant, the blend in 2n bits, and the
+    /// division by `2^n - 1` rounding to nearest done as `(x + (x >> n)) >> n` with
+    /// `x = blend + 2^(n-1)`, which is exact for every blend up to `(2^n - 1)^2`.
+    fn fixed_point_lerp(&self, operands: &[Value<'ctx>], ty: Type, weight_ty: Type) -> Value<'ctx> {
+        let (a, b, w) = (operands[0], operands[1], operands[2]);
+        let n = ty.bits;
+        let unsigned = ty.with_code(TypeCode::UInt);
+        let wide = unsigned.with_bits(2 * n);
+        // The ratio of the maxima is an integer: 2^k - 1 divides 2^(2k) - 1.
+        let ratio = |big: Type, small: Type| (big.int_max() / small.int_max()) as i64;
+        let w = match weight_ty.bits.cmp(&n) {
+            Ordering::Equal => w,
+            Ordering::Less => {
+                let w = self.cast(w, weight_ty, unsigned);
+                self.binop(
+                    Op::Mul,
+                    w,
+                    self.int_const(unsigned, ratio(unsigned, weight_ty)),
+                )
+            }
+            Ordering::Greater => {
+                let w = self.binop(
+                    Op::UDiv,
+                    w,
+                    self.int_const(weight_ty, ratio(weight_ty, unsigned)),
+                );
+                self.cast(w, weight_ty, unsigned)
+            }
+        };
+        // Offsetting a signed value by -min flips its sign bit.
+        let offset = |v| {
+            if ty.is_int() {
+                self.binop(Op::Xor, v, self.int_const(ty, ty.int_min() as i64))
+            } else {
+                v
+            }
+        };
+        let widen = |v| self.cast(v, unsigned, wide);
+        let (a, b) = (widen(offset(a)), widen(offset(b)));
+        // `max - w`: the all-ones n-bit max.
+        let one_minus_w = self.binop(Op::Sub, self.int_const(unsigned, -1), w);
+        let blend = self.binop(
+            Op::Add,
+            self.binop(Op::Mul, a, widen(one_minus_w)),
+            self.binop(Op::Mul, b, widen(w)),
+        );
+        let x = self.binop(Op::Add, blend, self.int_const(wide, 1 << (n - 1)));
+        let n_bits = self.int_const(wide, n as i64);
+        let high = self.binop(Op::LShr, x, n_bits);
+        let quotient = self.binop(Op::LShr, self.binop(Op::Add, x, high), n_bits);
+        offset(self.cast(quotient, wide, unsigned))
     }
 }
