@@ -58,7 +58,7 @@ use tessera::prelude::*;
 
 use crate::app::{pipeline_functions, App, AppPipeline, ParamSpec};
 use crate::params::param_value;
-use crate::schedule::{self, AppFuncs, Schedule, ScheduleInfo, VectorizeWithTail};
+use crate::schedule::{self, AppFuncs, Schedule, ScheduleInfo};
 use crate::spec_math::{clamp_f32, lerp_f32};
 use crate::synthetic;
 

@@ -5,7 +5,6 @@
 
 use tessera::ir::Type;
 use tessera::lang::schedule::TailStrategy;
-use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 use crate::app::{pipeline_functions, AppPipeline};
@@ -109,29 +108,6 @@ pub fn parallel_vectorized_with_tail(f: &Func, tail: TailStrategy) {
     }
     if let Some(inner) = args.first() {
         f.vectorize_with_tail(inner, vector_width(f), tail);
-    }
-}
-
-/// Halide's `f.vectorize(dim, width, tail)`, which the language spells as a split and a
-/// vectorized inner loop.
-pub trait VectorizeWithTail {
-    /// `vectorize(dim, width)` with `tail` saying what the last vector does when `width` does
-    /// not divide the extent.
-    fn vectorize_with_tail(&self, dim: impl Into<DimName>, width: i32, tail: TailStrategy)
-        -> &Self;
-}
-
-impl VectorizeWithTail for Func {
-    fn vectorize_with_tail(
-        &self,
-        dim: impl Into<DimName>,
-        width: i32,
-        tail: TailStrategy,
-    ) -> &Func {
-        let dim = dim.into();
-        let inner = DimName::from(format!("{}_vi", dim.0).as_str());
-        self.split_with_tail(dim, dim, inner, width, tail)
-            .vectorize_loop(inner)
     }
 }
 

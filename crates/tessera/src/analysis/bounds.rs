@@ -243,6 +243,13 @@ impl<'a> Bounder<'a> {
         if ty.is_bool() && matches!(op, Add | Sub | Mul | Div | Mod | Shl | Shr | BitXor) {
             return Interval::type_range(ty);
         }
+        // Two single values give a single value: `x % 2` at a fixed x is that one point, not
+        // the range of remainders (the other operators' rules keep points already).
+        if let (Mul | Div | Mod, true, true, Some(a), Some(b)) =
+            (op, x.is_single_point(), y.is_single_point(), &x.min, &y.min)
+        {
+            return Interval::single_point(Expr::binary(op, a.clone(), b.clone()));
+        }
         match op {
             Add => add(x, y),
             Sub => sub(x, y),
@@ -986,6 +993,20 @@ mod tests {
 
     fn bounds(e: Expr, scope: &Scope) -> String {
         bounds_of_expr(&e, scope).to_string()
+    }
+
+    #[test]
+    fn a_product_quotient_or_remainder_of_single_values_is_a_single_value() {
+        let (x, k) = (Var::new("x"), Var::new("k"));
+        // x at one unknown value, k over a range.
+        let s: Scope = [(x.name(), Interval::single_point(x.expr())), range(k, 0, 3)]
+            .into_iter()
+            .collect();
+        for e in [x % 2, x / 3, x * x] {
+            let b = bounds_of_expr(&e, &s);
+            assert!(b.is_single_point(), "{e}: {b}");
+        }
+        assert_eq!(bounds((x + k) % 2, &s), "[0, 1]");
     }
 
     #[test]
