@@ -96,7 +96,6 @@ fn an_eight_dimensional_func_computed_per_pixel() {
 }
 
 #[test]
-
 fn a_twenty_dimensional_func_computed_per_pixel() {
     let (computed, halide) = many_dimensions(20);
     assert!(
@@ -108,7 +107,6 @@ fn a_twenty_dimensional_func_computed_per_pixel() {
 /// The smallest form: `f(v) = v` computed at each x of `g(x) = f(x % 2)` needs one point of
 /// f per x.
 #[test]
-
 fn a_modulo_of_a_fixed_coordinate_needs_one_point() {
     let (x, v) = (Var::new("x"), Var::new("v"));
     let f = Func::new("f");
