@@ -56,7 +56,6 @@ fn producer_per_x() -> (Func, Func, Var) {
 }
 
 #[test]
-
 fn folds_y_and_c_of_a_producer_computed_per_x() {
     let (_, g, _) = producer_per_x();
     let run = run(&g, &[100, N, 3]);
