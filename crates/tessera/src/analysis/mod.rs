@@ -1,12 +1,13 @@
-//! Program analyses over the IR: interval analysis of expressions (`bounds`) and the regions
+//! Program analyses over the IR: interval analysis of expressions (`bounds`), the regions
 //! of Funcs and buffers that expressions and statements read or write (`boxes`), which drive
-//! bounds inference.
+//! bounds inference, and when the values read of a Func matter (`values_needed`).
 
 pub mod bounds;
 pub mod boxes;
 mod fold;
 pub mod interval;
 pub mod monotonic;
+pub mod values_needed;
 
 pub use bounds::{bounds_of_expr, bounds_of_expr_unsimplified, Scope};
 pub use boxes::{

@@ -11,19 +11,20 @@
 //! 6. `storage_folding`       — circular storage along a serial loop
 //! 7. `sliding_window`        — reuse of values computed by earlier iterations
 //! 8. `compute_with`          — the outer loops of Funcs computed together fused
-//! 9. `image_checks`          — assertions that the input and output buffers are big enough
-//! 10. `storage_flattening`   — multi-dimensional storage to flat allocations
-//! 11. `hoist_storage`        — allocations moved out to the loop the schedule hoists them to
-//! 12. `overflow_checks`      — run-time checks that regions and storage sizes fit 32 bits
-//! 13. `simplify`
-//! 14. `bound_constant_extent_loops` — constant extents for unrolled and vectorized loops
-//! 15. `unroll_loops`
-//! 16. `vectorize_loops`
-//! 17. `simplify`
-//! 18. `partition_loops`      — boundary conditions' clamps removed from steady-state loops
-//! 19. `simplify`
-//! 20. `interleave_stores`    — strided stores filling a dense span become one dense store
-//! 21. `hoist_loop_invariants`, `remove_dead_allocations`
+//! 9. `skip_stages`           — productions skipped where their values are not needed
+//! 10. `image_checks`         — assertions that the input and output buffers are big enough
+//! 11. `storage_flattening`   — multi-dimensional storage to flat allocations
+//! 12. `hoist_storage`        — allocations moved out to the loop the schedule hoists them to
+//! 13. `overflow_checks`      — run-time checks that regions and storage sizes fit 32 bits
+//! 14. `simplify`
+//! 15. `bound_constant_extent_loops` — constant extents for unrolled and vectorized loops
+//! 16. `unroll_loops`
+//! 17. `vectorize_loops`
+//! 18. `simplify`
+//! 19. `partition_loops`      — boundary conditions' clamps removed from steady-state loops
+//! 20. `simplify`
+//! 21. `interleave_stores`    — strided stores filling a dense span become one dense store
+//! 22. `hoist_loop_invariants`, `remove_dead_allocations`
 
 pub mod allocation_bounds;
 pub mod arguments;
@@ -41,6 +42,7 @@ pub mod partition_loops;
 pub mod realization_order;
 pub mod remove_dead_allocations;
 pub mod schedule_functions;
+pub mod skip_stages;
 pub mod sliding_window;
 pub mod stage_loops;
 pub mod storage_flattening;
@@ -195,6 +197,7 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
         Ok(sliding_window::sliding_window(s, &env, &folded_over))
     })?;
     let s = r.run("compute_with", s, |s| compute_with::compute_with(s, &env))?;
+    let s = r.run("skip_stages", s, |s| Ok(skip_stages::skip_stages(s, &env)))?;
     let output_region = image_checks::output_region(&s, &env)?;
     let s = r.run("image_checks", s, |s| {
         image_checks::add_image_checks(s, &env, &arguments)
