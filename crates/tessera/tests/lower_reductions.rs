@@ -414,6 +414,29 @@ fn an_update_storing_only_where_a_select_with_undef_chooses_a_value() {
 }
 
 #[test]
+fn a_param_used_only_in_the_condition_of_an_undef_select_is_an_argument() {
+    // The condition becomes the definitions' guard; the native code must still take p (it
+    // failed to compile: "p is not defined here").
+    let x = Var::new("x");
+    let p = Param::<bool>::new("p");
+    let f = Func::new("guarded_by_p");
+    f.define(x, select(p.expr(), x * 2, undef::<i32>()))
+        .unwrap();
+    let g = Func::new("guarded_update");
+    g.define(x, f.at(x)).unwrap();
+    g.update(x, select(p.expr(), g.at(x) + 1, undef::<i32>()))
+        .unwrap();
+    f.compute_root();
+    let run = check(&g, &TestInputs::new().param(p.bind(true)), &[0], &[8]);
+    let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
+        panic!("i32")
+    };
+    for i in 0..8 {
+        assert_eq!(out.get(&[i]) as i64, 2 * i + 1, "g({i})");
+    }
+}
+
+#[test]
 fn tuple_updates_leaving_one_element_undef() {
     let x = Var::new("x");
     let f = Func::new("ping_pong");

@@ -44,16 +44,10 @@ impl Arguments {
 fn definition_exprs(env: &Environment) -> Vec<Expr> {
     let mut out = Vec::new();
     for name in &env.order {
+        // Every expression of each definition, the guard of a select with an undef arm too
+        // (a Param may appear only there).
         for d in env.func(*name).definitions() {
-            out.extend(d.args.iter().chain(&d.values).cloned());
-            if let Some(r) = &d.rdom {
-                out.extend(r.predicates.iter().cloned());
-                out.extend(
-                    r.vars
-                        .iter()
-                        .flat_map(|v| [v.min.clone(), v.extent.clone()]),
-                );
-            }
+            out.extend(d.exprs().cloned());
         }
         let c = env.func(*name).read();
         out.extend(

@@ -6,35 +6,74 @@
 #[path = "../lower_common/mod.rs"]
 mod lower_common;
 
+mod align_bounds;
 mod argmax;
+mod assertion_failure_in_parallel_for;
+mod atomic_tuples;
+mod atomics;
+mod autotune_bug;
+mod autotune_bug_2;
+mod autotune_bug_3;
+mod autotune_bug_4;
+mod autotune_bug_5;
+mod bad_likely;
 mod bit_counting;
 mod bitwise_ops;
 mod bool_compute_root;
 mod bool_compute_root_vectorize;
+mod bound_small_allocations;
 mod boundary_conditions;
 mod bounds;
 mod bounds_inference;
 mod bounds_inference_outer_split;
+mod bounds_of_abs;
+mod bounds_of_cast;
+mod bounds_of_func;
+mod bounds_of_monotonic_math;
+mod bounds_of_multiply;
+mod bounds_query;
 mod cascaded_filters;
 mod cast;
 mod chunk_sharing;
+mod code_explosion;
+mod compare_vars;
+mod compute_at_reordered_update_stage;
+mod compute_inside_guard;
 mod compute_outermost;
+mod compute_with;
+mod compute_with_in;
+mod compute_with_inlined;
 mod computed_index;
+mod concat;
 mod constant_expr;
 mod constant_type;
+mod constraints;
 mod convolution;
+mod convolution_multiple_kernels;
+mod dead_realization_in_specialization;
 mod deferred_loop_level;
+mod deinterleave4;
 mod dilate3x3;
+mod div_by_zero;
 mod div_mod;
+mod dynamic_reduction_bounds;
 mod early_out;
+mod fast_trigonometric;
 mod fibonacci;
+mod fit_function;
+mod for_each_element;
+mod force_onto_stack;
 mod func_lifetime;
 mod func_wrapper;
 mod fuse;
+mod fused_where_inner_extent_is_zero;
 mod gameoflife;
 mod gather;
 mod guard_with_if_input_bounds;
+mod half_native_interleave;
 mod histogram;
+mod histogram_equalize;
+mod hoist_loop_invariant_if_statements;
 mod implicit_args;
 mod in_place;
 mod inline_reduction;
@@ -101,6 +140,46 @@ use tessera::prelude::*;
 fn realize(output: &Func, extents: &[i64]) -> Checked {
     let mins = vec![0; extents.len()];
     check(output, &TestInputs::new(), &mins, extents)
+}
+
+/// Stands for a Halide directive Tessera has no API for, in the ignored cases that need it.
+fn missing_api(directive: &str) {
+    panic!("no API for {directive}");
+}
+
+/// Halide's `infer_input_bounds` check of a 1-D `f(x) = input(index(x))` (i32 input and
+/// output) over `output` (min, extent): the input given covers exactly `[min, min +
+/// extent)`, the region Halide infers, so Tessera must need no more; the values are checked
+/// against `index` with plain Rust.
+fn check_input_region(
+    f: &Func,
+    input: &ImageParam,
+    inputs: TestInputs,
+    output: (i64, i64),
+    (min, extent): (i64, i64),
+    index: impl Fn(i64) -> i64,
+) {
+    let value = |i: i64| (i * 3 + 1) as i32;
+    let image = Buffer::<i32>::from_fn(&[min], &[extent], |c| value(c[0]));
+    let run = check(f, &inputs.image(input, image), &[output.0], &[output.1]);
+    let out = i32_values(&run);
+    for x in output.0..output.0 + output.1 {
+        assert_eq!(out.get(&[x]), value(index(x)), "{}: at {x}", f.name());
+    }
+}
+
+/// Halide's `autotune_bug_2.cpp` and `autotune_bug_3.cpp`: `g(x) = f(x) + f(x + 1)` with
+/// `f` stored at root, computed per x of g and split by 8, g bounded to and realized over
+/// [0, 2).
+fn realize_split_producer_stored_at_root(f: &Func) -> Checked {
+    let x = f.args()[0];
+    f.store_root();
+    let g = Func::new("g");
+    g.define(x, f.at(x) + f.at(x + 1)).unwrap();
+    f.compute_at(&g, x);
+    f.split(x, "xo", "xi", 8);
+    g.bound(x, 0, 2);
+    realize(&g, &[2])
 }
 
 /// The output of `run`, which is i32.
