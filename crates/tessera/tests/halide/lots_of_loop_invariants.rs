@@ -15,7 +15,7 @@ fn five_hundred_loop_invariants() {
     let mut e = Expr::from(0);
     for i in 0..TERMS {
         let invariant = (c + i) * (c + i);
-        e = e + invariant * (x + i);
+        e += invariant * (x + i);
     }
     let f = Func::new("f");
     f.define((x, y, c), e).unwrap();

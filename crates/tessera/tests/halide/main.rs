@@ -91,14 +91,25 @@ mod param_map;
 mod parameter_constraints;
 mod partial_application;
 mod partial_realization;
+mod partition_loops;
+mod partition_loops_bug;
+mod partition_max_filter;
+mod popc_clz_ctz_bounds;
+mod random;
+mod realize_over_shifted_domain;
 mod reduction_chain;
 mod reduction_schedule;
 mod reorder_rvars;
 mod reorder_storage;
+mod require;
+mod reschedule;
 mod rfactor;
 mod round;
+mod saturating_casts;
 mod scatter;
 mod schedules;
+mod shadowed_bound;
+mod shared_self_references;
 mod shifted_image;
 mod sliding_backwards;
 mod sliding_window;
@@ -146,4 +157,37 @@ fn assert_i32_output(run: &Checked, index: usize, expected: impl Fn(&[i64]) -> i
     out.for_each_coord(|p| {
         assert_eq!(i64::from(out.get(p)), expected(p), "value {index} at {p:?}")
     });
+}
+
+/// A 3 x 3 max filter of `input` (2-D): `max_x`, the max of three horizontal neighbours,
+/// then the output `name`, the max of three vertical neighbours of it.
+fn max_filter_3x3(input: &Func, name: &str) -> Func {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let max3 = |f: &Func, a: (Expr, Expr), b: (Expr, Expr), c: (Expr, Expr)| {
+        max(max(f.at(a), f.at(b)), f.at(c))
+    };
+    let max_x = Func::new("max_x");
+    max_x
+        .define(
+            (x, y),
+            max3(
+                input,
+                (x - 1, y.expr()),
+                (x.expr(), y.expr()),
+                (x + 1, y.expr()),
+            ),
+        )
+        .unwrap();
+    let out = Func::new(name);
+    out.define(
+        (x, y),
+        max3(
+            &max_x,
+            (x.expr(), y - 1),
+            (x.expr(), y.expr()),
+            (x.expr(), y + 1),
+        ),
+    )
+    .unwrap();
+    out
 }

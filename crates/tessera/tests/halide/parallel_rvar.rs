@@ -30,14 +30,10 @@ fn updated(name: &str) -> (Func, RDom, RDom) {
 fn reference() -> Vec<Vec<i64>> {
     // Wide enough for every read: x up to 31, y up to 9.
     let mut f: Vec<Vec<i64>> = (0..32).map(|x| (0..20).map(|y| x + y).collect()).collect();
-    for y in 0..10 {
-        for x in 0..12 {
-            f[x][y] += 1;
-        }
-    }
-    for y in 0..10 {
-        for x in 0..12 {
-            f[x][y] += f[x + 20][y];
+    for x in 0..12 {
+        let right = f[x + 20].clone();
+        for (y, v) in f[x].iter_mut().enumerate().take(10) {
+            *v += 1 + right[y];
         }
     }
     for r in 0..12 {
