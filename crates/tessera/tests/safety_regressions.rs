@@ -443,3 +443,28 @@ fn an_exponentially_large_definition_is_refused_promptly() {
         "{message}"
     );
 }
+
+/// The output buffers of a Tuple Func realized into buffers of different boxes: refused
+/// (the values are computed over the first buffer's box; a larger second buffer kept stale
+/// values outside it). Found by porting Halide's `multi_output_pipeline_with_bad_sizes`.
+#[test]
+fn tuple_outputs_over_different_boxes_are_refused() {
+    let x = Var::new("x");
+    let f = Func::new("f");
+    f.define(x, Tuple(vec![x.expr(), x * 2])).unwrap();
+    let compiled = Pipeline::new(&f).compile_jit(&Target::host()).unwrap();
+    for (first, second) in [((0, 10), (0, 11)), ((0, 10), (1, 10)), ((0, 10), (-1, 11))] {
+        let mut outputs = vec![
+            AnyBuffer::from(Buffer::<i32>::with_mins(&[first.0], &[first.1])),
+            AnyBuffer::from(Buffer::<i32>::with_mins(&[second.0], &[second.1])),
+        ];
+        let err = compiled
+            .realize_into(&Inputs::new(), &mut outputs)
+            .expect_err("outputs over different boxes");
+        assert!(
+            err.to_string()
+                .contains("the outputs of a Tuple are realized over one box"),
+            "{err}"
+        );
+    }
+}

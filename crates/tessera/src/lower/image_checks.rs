@@ -81,6 +81,33 @@ fn bounds_check(
     })
 }
 
+/// The check that output buffer `other` covers the same interval of dimension `d` as
+/// `first` (the output buffers of a Tuple Func hold one box).
+fn same_box_check(first: Symbol, other: Symbol, d: usize) -> Stmt {
+    let (min, extent) = (field(first, "min", d), field(first, "extent", d));
+    let (other_min, other_extent) = (field(other, "min", d), field(other, "extent", d));
+    Stmt::new(StmtKind::Assert {
+        condition: Expr::binary(
+            BinaryOp::And,
+            Expr::binary(BinaryOp::Eq, other_min.clone(), min.clone()),
+            Expr::binary(BinaryOp::Eq, other_extent.clone(), extent.clone()),
+        ),
+        message: vec![
+            text(format!(
+                "output `{other}` has min and extent in dimension {d} of "
+            )),
+            MessagePart::Value(other_min),
+            text(" and ".into()),
+            MessagePart::Value(other_extent),
+            text(format!(", but output `{first}` has ")),
+            MessagePart::Value(min),
+            text(" and ".into()),
+            MessagePart::Value(extent),
+            text("; the outputs of a Tuple are realized over one box".into()),
+        ],
+    })
+}
+
 /// Checks that the output is wide enough for the splits of its dimensions that compute whole
 /// pieces (ShiftInwards: at least one piece; RoundUp: whole pieces), each failing with the
 /// directive the user wrote and the tail strategy to use instead. Without them a vector or
@@ -205,6 +232,13 @@ pub fn add_image_checks(s: &Stmt, env: &Environment, args: &Arguments) -> Result
                     .map(|i| dense_check(i.name, "input")),
             ),
     );
+    // The values of a Tuple are computed over one box, the first buffer's: the others must
+    // cover exactly that box (a larger one would keep stale values outside it).
+    for &b in outputs.iter().skip(1) {
+        for d in 0..out.args.len() {
+            checks.push(same_box_check(outputs[0], b, d));
+        }
+    }
     // An image is checked where it is read: an input only a branch not taken reads (a
     // specialization) need not cover anything.
     for image in &args.images {

@@ -15,29 +15,10 @@ fn a_vectorized_dilation() {
     let image = u8_image(&[0, 0], &[W, H], 0, 255, 3);
     for width in [16, 32] {
         let input_image = ImageParam::new(Type::u8(), 2, "in");
-        let (x, y) = (Var::new("x"), Var::new("y"));
+        let x = Var::new("x");
         let input = repeat_edge(&input_image);
         input.compute_root();
-        let max_x = Func::new("max_x");
-        max_x
-            .define(
-                (x, y),
-                max(
-                    max(input.at((x - 1, y)), input.at((x, y))),
-                    input.at((x + 1, y)),
-                ),
-            )
-            .unwrap();
-        let dilate = Func::new("dilate3x3");
-        dilate
-            .define(
-                (x, y),
-                max(
-                    max(max_x.at((x, y - 1)), max_x.at((x, y))),
-                    max_x.at((x, y + 1)),
-                ),
-            )
-            .unwrap();
+        let dilate = crate::max_filter_3x3(&input, "dilate3x3");
         dilate.vectorize(x, width);
         let run = check(
             &dilate,
