@@ -117,9 +117,15 @@ mod unsafe_promises;
 mod unused_func;
 mod update_chunk;
 mod vector_bounds_inference;
+mod vector_tile;
 mod vectorize_guard_with_if;
+mod vectorize_mixed_widths;
 mod vectorize_nested;
+mod vectorize_varying_allocation_size;
+mod vectorized_initialization;
+mod vectorized_load_from_vectorized_allocation;
 mod vectorized_reduction_bug;
+mod widening_reduction;
 
 use lower_common::{check, Checked, TestInputs};
 use tessera::prelude::*;
