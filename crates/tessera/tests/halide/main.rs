@@ -117,6 +117,9 @@ mod unsafe_promises;
 mod unused_func;
 mod update_chunk;
 mod vector_bounds_inference;
+mod vector_cast;
+mod vector_math;
+mod vector_reductions;
 mod vector_tile;
 mod vectorize_guard_with_if;
 mod vectorize_mixed_widths;
@@ -142,5 +145,21 @@ fn i32_values(run: &Checked) -> &Buffer<i32> {
     match &run.realization.buffers[0] {
         AnyBuffer::I32(b) => b,
         _ => panic!("the output is i32"),
+    }
+}
+
+/// Every output of `run` over `[0, n)²`, as integers, against `want(x, y)` (one value per
+/// output: the elements of a Tuple Func).
+fn assert_outputs_2d(run: &Checked, n: i64, want: impl Fn(i64, i64) -> Vec<i64>) {
+    for y in 0..n {
+        for x in 0..n {
+            let got: Vec<i64> = run
+                .realization
+                .buffers
+                .iter()
+                .map(|b| b.get_value(&[x, y]).as_f64() as i64)
+                .collect();
+            assert_eq!(got, want(x, y), "at ({x}, {y})");
+        }
     }
 }

@@ -6,24 +6,10 @@
 //! that update is also checked with the `select` outside the sum. 64 x 64 instead of
 //! 1024 x 1024.
 
-use crate::lower_common::{check, Checked, TestInputs};
+use crate::lower_common::{check, TestInputs};
 use tessera::prelude::*;
 
 const N: i64 = 64;
-
-fn check_pairs(run: &Checked, want: impl Fn(i64, i64) -> (i64, i64)) {
-    let (AnyBuffer::I32(a), AnyBuffer::I32(b)) =
-        (&run.realization.buffers[0], &run.realization.buffers[1])
-    else {
-        panic!("both elements are i32");
-    };
-    for y in 0..N {
-        for x in 0..N {
-            let got = (i64::from(a.get(&[x, y])), i64::from(b.get(&[x, y])));
-            assert_eq!(got, want(x, y), "at ({x}, {y})");
-        }
-    }
-}
 
 #[test]
 #[ignore = "refused: the pure definition of f leaves some Tuple elements undef and defines others"]
@@ -44,7 +30,7 @@ fn updates_of_one_element_over_an_undef_element() {
     f.update((x, y), Tuple(vec![undef::<i32>(), at(1) / 2]))
         .unwrap();
     let run = check(&f, &TestInputs::new(), &[0, 0], &[N, N]);
-    check_pairs(&run, |x, y| (x + y + 2, x * 2));
+    crate::assert_outputs_2d(&run, N, |x, y| vec![x + y + 2, x * 2]);
 }
 
 #[test]
@@ -69,5 +55,5 @@ fn one_element_with_an_undef_arm(update: impl Fn(Var, Expr) -> Expr) {
     )
     .unwrap();
     let run = check(&f, &TestInputs::new(), &[0, 0], &[N, N]);
-    check_pairs(&run, |x, y| (x, if x < 20 { 20 * x + y } else { y }));
+    crate::assert_outputs_2d(&run, N, |x, y| vec![x, if x < 20 { 20 * x + y } else { y }]);
 }

@@ -12,17 +12,10 @@ fn check_tuple(a: Expr, b: Expr, want: impl Fn(i64, i64) -> (i64, i64), x: Var, 
     let f = Func::new("f");
     f.define((x, y), Tuple(vec![a, b])).unwrap();
     let run = check(&f, &TestInputs::new(), &[0, 0], &[N, N]);
-    let (AnyBuffer::I32(a), AnyBuffer::I32(b)) =
-        (&run.realization.buffers[0], &run.realization.buffers[1])
-    else {
-        panic!("both elements are i32");
-    };
-    for yy in 0..N {
-        for xx in 0..N {
-            let got = (i64::from(a.get(&[xx, yy])), i64::from(b.get(&[xx, yy])));
-            assert_eq!(got, want(xx, yy), "at ({xx}, {yy})");
-        }
-    }
+    crate::assert_outputs_2d(&run, N, |x, y| {
+        let (a, b) = want(x, y);
+        vec![a, b]
+    });
 }
 
 #[test]

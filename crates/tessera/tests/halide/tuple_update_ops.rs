@@ -21,20 +21,6 @@ fn apply(f: &Func, x: Var, y: Var, values: Vec<Expr>, op: fn(Expr, Expr) -> Expr
     f.update((x, y), Tuple(updated)).unwrap();
 }
 
-fn check_i32(run: &Checked, want: impl Fn(i64, i64) -> Vec<i64>) {
-    for y in 0..N {
-        for x in 0..N {
-            let got: Vec<i64> = run
-                .realization
-                .buffers
-                .iter()
-                .map(|b| b.get_value(&[x, y]).as_f64() as i64)
-                .collect();
-            assert_eq!(got, want(x, y), "at ({x}, {y})");
-        }
-    }
-}
-
 fn realize(f: &Func) -> Checked {
     check(f, &TestInputs::new(), &[0, 0], &[N, N])
 }
@@ -45,7 +31,7 @@ fn plus_equals_a_one_element_tuple() {
     let f = Func::new("f");
     f.define((x, y), Tuple(vec![Expr::from(0)])).unwrap();
     apply(&f, x, y, vec![x + y], |a, b| a + b);
-    check_i32(&realize(&f), |x, y| vec![x + y]);
+    crate::assert_outputs_2d(&realize(&f), N, |x, y| vec![x + y]);
 }
 
 #[test]
@@ -58,7 +44,7 @@ fn the_four_operators_on_a_pair() {
     apply(&f, x, y, vec![x + y, x + 13], |a, b| a * b);
     apply(&f, x, y, vec![2.into(), 2.into()], |a, b| a / b);
     apply(&f, x, y, vec![x.expr(), y.expr()], |a, b| a - b);
-    check_i32(&realize(&f), |x, y| vec![x + 2 * y, 4 * (x + 13) - y]);
+    crate::assert_outputs_2d(&realize(&f), N, |x, y| vec![x + 2 * y, 4 * (x + 13) - y]);
 }
 
 #[test]
@@ -106,7 +92,7 @@ fn a_pair_times_itself() {
     f.define((x, y), Tuple(vec![x + 13, x + y])).unwrap();
     let itself = f.tuple_at((x, y));
     apply(&f, x, y, itself, |a, b| a * b);
-    check_i32(&realize(&f), |x, y| {
+    crate::assert_outputs_2d(&realize(&f), N, |x, y| {
         vec![(x + 13) * (x + 13), (x + y) * (x + y)]
     });
 }
@@ -119,5 +105,5 @@ fn a_one_element_tuple_added_to_and_squared() {
     apply(&f, x, y, vec![x.expr()], |a, b| a + b);
     let itself = f.tuple_at((x, y));
     apply(&f, x, y, itself, |a, b| a * b);
-    check_i32(&realize(&f), |x, y| vec![(2 * x + y) * (2 * x + y)]);
+    crate::assert_outputs_2d(&realize(&f), N, |x, y| vec![(2 * x + y) * (2 * x + y)]);
 }

@@ -1,8 +1,8 @@
 //! Halide's `test/correctness/vectorized_initialization.cpp`: the pure definition of a Func
-//! vectorized by 4 must cover the points its update reads beyond the output (`f(r) = f(r - 1)
-//! + f(r + 1)` for r in [0, 4) reads f(-1) and f(4)), so the sequence is 0, 2, 5, 9.
-//! Halide marks the update `unscheduled()`; Tessera has no such marker (it only silences a
-//! warning), so it is left out.
+//! vectorized by 4 must cover the points its update reads beyond the output: the update
+//! `f(r) = f(r - 1) + f(r + 1)` for r in [0, 4) reads f(-1) and f(4), so the sequence is 0, 2,
+//! 5, 9. Halide marks the update `unscheduled()`; Tessera has no such marker (it only
+//! silences a warning), so it is left out.
 
 use crate::lower_common::{check, TestInputs};
 use tessera::prelude::*;

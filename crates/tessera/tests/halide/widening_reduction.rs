@@ -7,7 +7,7 @@
 //! checked against plain Rust with the edges repeated. 64 x 64 instead of 256 x 256; Halide's
 //! output-buffer bounds of the last case are the realized box here.
 
-use crate::lower_common::{check, seeded_rng, Checked, TestInputs};
+use crate::lower_common::{check, seeded_rng, TestInputs};
 use rand::Rng;
 use tessera::prelude::*;
 
@@ -69,11 +69,17 @@ fn narrow(v: i16) -> u8 {
     v.div_euclid(16).clamp(0, 255) as u8
 }
 
-fn u8_output(run: &Checked) -> &Buffer<u8> {
+/// Realizes the u8 `output` over `[0, w) x [0, H)` and checks it against `want`.
+fn check_u8(output: &Func, inputs: &TestInputs, w: i64, want: impl Fn(i64, i64) -> u8) {
+    let run = check(output, inputs, &[0, 0], &[w, H]);
     let AnyBuffer::U8(out) = &run.realization.buffers[0] else {
         panic!("the output is u8");
     };
-    out
+    for yy in 0..H {
+        for xx in 0..w {
+            assert_eq!(out.get(&[xx, yy]), want(xx, yy), "at ({xx}, {yy})");
+        }
+    }
 }
 
 #[test]
@@ -87,14 +93,7 @@ fn a_widening_convolution_narrowed() {
     f.define((x, y), saturating_cast(Type::u8(), sum(term) / 16))
         .unwrap();
     f.vectorize(x, 16);
-    let run = check(&f, &s.inputs, &[0, 0], &[W, H]);
-    let out = u8_output(&run);
-    for yy in 0..H {
-        for xx in 0..W {
-            let want = narrow(s.convolution(xx, yy, false));
-            assert_eq!(out.get(&[xx, yy]), want, "f({xx}, {yy})");
-        }
-    }
+    check_u8(&f, &s.inputs, W, |x, y| narrow(s.convolution(x, y, false)));
 }
 
 #[test]
@@ -125,14 +124,7 @@ fn a_widening_tuple_reduction_narrowed() {
     )
     .unwrap();
     g.vectorize(x, 16);
-    let run = check(&g, &s.inputs, &[0, 0], &[W, H]);
-    let out = u8_output(&run);
-    for yy in 0..H {
-        for xx in 0..W {
-            let want = narrow(s.convolution(xx, yy, true));
-            assert_eq!(out.get(&[xx, yy]), want, "g({xx}, {yy})");
-        }
-    }
+    check_u8(&g, &s.inputs, W, |x, y| narrow(s.convolution(x, y, true)));
 }
 
 #[test]
@@ -149,12 +141,7 @@ fn a_widening_average_into_an_unaligned_output() {
     )
     .unwrap();
     g.vectorize(x, 16);
-    let run = check(&g, &s.inputs, &[0, 0], &[W - 2, H]);
-    let out = u8_output(&run);
-    for yy in 0..H {
-        for xx in 0..W - 2 {
-            let want = ((s.pixel(xx, yy) + s.pixel(xx + 1, yy)) / 2) as u8;
-            assert_eq!(out.get(&[xx, yy]), want, "g({xx}, {yy})");
-        }
-    }
+    check_u8(&g, &s.inputs, W - 2, |x, y| {
+        ((s.pixel(x, y) + s.pixel(x + 1, y)) / 2) as u8
+    });
 }
