@@ -442,7 +442,18 @@ fn rvar_links(e: &Expr) -> Vec<(Symbol, RDomLink)> {
 
 /// Whether `e` reads Func `f`.
 pub(crate) fn calls_func(e: &Expr, f: &Function) -> bool {
-    calls_func_named(e, f.name())
+    let mut found = false;
+    visit_exprs(e, &mut |n| {
+        if let ExprKind::Call {
+            kind: CallKind::Func(link),
+            ..
+        } = n.kind()
+        {
+            found |= link.calls(f);
+        }
+        !found
+    });
+    found
 }
 
 /// Whether `e` calls the Func named `name`.
@@ -462,14 +473,13 @@ pub(crate) fn calls_func_named(e: &Expr, name: Symbol) -> bool {
 }
 
 fn weaken_self_calls(e: &Expr, f: &Function) -> Expr {
-    let me = f.name();
     mutate_exprs(e, &mut |n| match n.kind() {
         ExprKind::Call {
             name,
             kind: CallKind::Func(link),
             args,
             value_index,
-        } if link.name() == me && !link.is_weak() => {
+        } if link.calls(f) && !link.is_weak() => {
             let args = args.iter().map(|a| weaken_self_calls(a, f)).collect();
             Some(Expr::new(
                 n.ty(),
@@ -615,7 +625,7 @@ fn check_self_calls<'a>(
                 ..
             } = n.kind()
             {
-                if link.name() == f.name() {
+                if link.calls(f) {
                     if let Some(v) = elsewhere.filter(|_| call_args != args) {
                         problem.get_or_insert(format!(
                             "the update of {name} writes the pure Var {v} at a position other than its own, and reads {name} at ({}) rather than at the point it writes; reading other points of itself is not supported in such an update yet",

@@ -239,6 +239,14 @@ impl FuncLink {
     pub fn is_weak(&self) -> bool {
         matches!(self.ptr, LinkPtr::Weak(_))
     }
+    /// Whether this link calls `f` itself (not merely a Func of the same name: names are
+    /// made unique only when a pipeline is built).
+    pub fn calls(&self, f: &Function) -> bool {
+        match &self.ptr {
+            LinkPtr::Strong(a) => Arc::ptr_eq(a, &f.0),
+            LinkPtr::Weak(w) => std::ptr::eq(w.as_ptr(), Arc::as_ptr(&f.0)),
+        }
+    }
     /// How many values (Tuple elements) the called Func has, or 1 if it cannot be read now.
     pub fn output_count(&self) -> usize {
         match &self.ptr {

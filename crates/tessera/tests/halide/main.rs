@@ -150,19 +150,56 @@ mod schedules;
 mod shadowed_bound;
 mod shared_self_references;
 mod shifted_image;
+mod simplified_away_embedded_image;
+mod skip_stages;
 mod sliding_backwards;
+mod sliding_over_guard_with_if;
 mod sliding_window;
+mod sort_exprs;
 mod specialize;
 mod split_by_non_factor;
 mod split_fuse_rvar;
+mod split_reuse_inner_name_bug;
+mod stack_allocations;
+mod stencil_chain_in_update_definitions;
 mod storage_folding;
+mod store_in;
+mod stream_compaction;
+mod strict_float;
+mod strict_float_bounds;
+mod strided_load;
+mod transitive_bounds;
+mod trim_no_ops;
+mod truncated_pyramid;
+mod tuple_partial_update;
 mod tuple_reduction;
+mod tuple_select;
+mod tuple_undef;
+mod tuple_update_ops;
+mod tuple_vector_reduce;
+mod two_vector_args;
 mod undef;
+mod uninitialized_read;
+mod unique_func_image;
+mod unroll_dynamic_loop;
 mod unrolled_reduction;
+mod unsafe_dedup_lets;
+mod unsafe_promises;
+mod unused_func;
+mod update_chunk;
 mod vector_bounds_inference;
+mod vector_cast;
+mod vector_math;
+mod vector_reductions;
+mod vector_tile;
 mod vectorize_guard_with_if;
+mod vectorize_mixed_widths;
 mod vectorize_nested;
+mod vectorize_varying_allocation_size;
+mod vectorized_initialization;
+mod vectorized_load_from_vectorized_allocation;
 mod vectorized_reduction_bug;
+mod widening_reduction;
 
 use lower_common::{check, Checked, TestInputs};
 use tessera::prelude::*;
@@ -269,4 +306,20 @@ fn max_filter_3x3(input: &Func, name: &str) -> Func {
     )
     .unwrap();
     out
+}
+
+/// Every output of `run` over `[0, n)²`, as integers, against `want(x, y)` (one value per
+/// output: the elements of a Tuple Func).
+fn assert_outputs_2d(run: &Checked, n: i64, want: impl Fn(i64, i64) -> Vec<i64>) {
+    for y in 0..n {
+        for x in 0..n {
+            let got: Vec<i64> = run
+                .realization
+                .buffers
+                .iter()
+                .map(|b| b.get_value(&[x, y]).as_f64() as i64)
+                .collect();
+            assert_eq!(got, want(x, y), "at ({x}, {y})");
+        }
+    }
 }

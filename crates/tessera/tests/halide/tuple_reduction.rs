@@ -4,28 +4,10 @@
 //! only one element. Halide's test moves stages between CPU and GPU (or HVX); those schedules
 //! are left out, so each case runs with the default schedule. 64x64 instead of 1024x1024.
 
-use crate::lower_common::{check, Checked, TestInputs};
+use crate::lower_common::{check, TestInputs};
 use tessera::prelude::*;
 
 const N: i64 = 64;
-
-fn check_pairs(run: &Checked, want: impl Fn(i64, i64) -> (i64, i64)) {
-    let (AnyBuffer::I32(a), AnyBuffer::I32(b)) =
-        (&run.realization.buffers[0], &run.realization.buffers[1])
-    else {
-        panic!("both elements are i32");
-    };
-    for y in 0..N {
-        for x in 0..N {
-            let (wa, wb) = want(x, y);
-            assert_eq!(
-                (a.get(&[x, y]) as i64, b.get(&[x, y]) as i64),
-                (wa, wb),
-                "({x}, {y})"
-            );
-        }
-    }
-}
 
 #[test]
 fn an_update_swapping_and_doubling_the_elements() {
@@ -38,7 +20,7 @@ fn an_update_swapping_and_doubling_the_elements() {
     )
     .unwrap();
     let run = check(&f, &TestInputs::new(), &[0, 0], &[N, N]);
-    check_pairs(&run, |x, y| ((x - y) * 2, (x + y) * 2));
+    crate::assert_outputs_2d(&run, N, |x, y| vec![(x - y) * 2, (x + y) * 2]);
 }
 
 #[test]
@@ -54,7 +36,7 @@ fn ten_updates_swapping_and_incrementing() {
         .unwrap();
     }
     let run = check(&f, &TestInputs::new(), &[0, 0], &[N, N]);
-    check_pairs(&run, |x, y| (x + y + 10, x - y + 10));
+    crate::assert_outputs_2d(&run, N, |x, y| vec![x + y + 10, x - y + 10]);
 }
 
 #[test]
@@ -70,5 +52,5 @@ fn ten_updates_each_reading_one_element() {
         .unwrap();
     }
     let run = check(&f, &TestInputs::new(), &[0, 0], &[N, N]);
-    check_pairs(&run, |x, y| (x - y + 1000 + 8, x - y + 1000 + 10));
+    crate::assert_outputs_2d(&run, N, |x, y| vec![x - y + 1000 + 8, x - y + 1000 + 10]);
 }
