@@ -1,15 +1,18 @@
 //! Skipping stages (Halide's skip_stages): a Func whose consumers use its values only under a
 //! condition they can evaluate before it is computed (an arm of a `select` or a branch of an
 //! `if`, on parameters or the variables of loops outside it) is computed only when that
-//! condition holds. Only Funcs stored where they are computed are skipped: one stored
-//! outside (sliding, folding) or sharing loops with another (`compute_with`) has later
-//! iterations that rely on what it computed. A condition varying with a vectorized loop's
+//! condition holds. A Func stored outside the loop it is computed in (sliding, folding), or
+//! whose production computes another stored outside it, is skipped only on a condition of
+//! parameters alone, which holds in all iterations or in none: otherwise later iterations
+//! could rely on what a skipped one did not compute. One
+//! sharing loops with another (`compute_with`) is not skipped. A condition varying with a vectorized loop's
 //! variable is not used (the production would differ between lanes).
 
 use super::realization_order::Environment;
 use crate::analysis::values_needed::values_needed;
 use crate::ir::substitute::free_vars;
-use crate::ir::{ForKind, Stmt, StmtKind, Symbol};
+use crate::ir::visit::visit_exprs;
+use crate::ir::{Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol};
 use crate::simplify::simplify;
 
 pub fn skip_stages(s: &Stmt, env: &Environment) -> Stmt {
@@ -88,14 +91,19 @@ fn guarded_production(
         return None;
     }
     let f = env.func(*name).read();
-    let own_storage = f.schedule.store_level() == &f.schedule.compute_level
-        && f.schedule.compute_with.is_none()
-        && f.schedule.folds.is_empty();
-    if !own_storage {
+    if f.schedule.compute_with.is_some() {
         return None;
     }
     let needed = simplify(&values_needed(consumers, *name)?);
     if free_vars(&needed).iter().any(|v| vector_loops.contains(v)) {
+        return None;
+    }
+    // A condition on parameters only holds in every iteration or in none, so even storage
+    // kept across iterations is all computed or all skipped.
+    let own_storage = f.schedule.store_level() == &f.schedule.compute_level
+        && f.schedule.folds.is_empty()
+        && stored_inside(body);
+    if !own_storage && !on_parameters_only(&needed) {
         return None;
     }
     Some(Stmt::new(StmtKind::ProducerConsumer {
@@ -103,4 +111,35 @@ fn guarded_production(
         is_producer: true,
         body: Stmt::if_then(needed, body.clone()),
     }))
+}
+
+/// Whether `e` names no variable: only parameters and constants.
+fn on_parameters_only(e: &Expr) -> bool {
+    let mut only = true;
+    visit_exprs(e, &mut |n| {
+        only &= !matches!(n.kind(), ExprKind::Var(_) | ExprKind::RVar(..));
+        only
+    });
+    only
+}
+
+/// Whether every Func produced in `s` is also stored in it (none keeps what it computed
+/// across the productions of the Func `s` produces: one sliding over them would miss the
+/// points a skipped production did not compute).
+fn stored_inside(s: &Stmt) -> bool {
+    fn collect(s: &Stmt, produced: &mut Vec<Symbol>, stored: &mut Vec<Symbol>) {
+        match s.kind() {
+            StmtKind::ProducerConsumer {
+                name,
+                is_producer: true,
+                ..
+            } => produced.push(*name),
+            StmtKind::Realize { func, .. } => stored.push(*func),
+            _ => {}
+        }
+        s.for_each_child(|_| {}, |c| collect(c, produced, stored));
+    }
+    let (mut produced, mut stored) = (Vec::new(), Vec::new());
+    collect(s, &mut produced, &mut stored);
+    produced.iter().all(|p| stored.contains(p))
 }

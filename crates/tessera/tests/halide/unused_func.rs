@@ -47,7 +47,6 @@ fn a_func_under_a_false_select_with_a_covering_image() {
 }
 
 #[test]
-#[ignore = "filtered is computed though only used under select(false_func(), ...): input needs [0, 7] x [0, 7], not the one point read"]
 fn a_func_under_a_false_select_with_a_one_point_image() {
     run_with_image(1);
 }
