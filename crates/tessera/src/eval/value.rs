@@ -179,11 +179,8 @@ pub fn cast(v: Value, from: Type, to: Type) -> Value {
 /// Halide's `saturating_cast`: clamps into the range of `to` before converting.
 pub fn saturating_cast(v: Value, from: Type, to: Type) -> Value {
     match (from.code, to.code) {
-        (_, TypeCode::Float) if from.is_float() && to.bits < from.bits => {
-            let f = v.as_f64();
-            let max = f32::MAX as f64;
-            float_value(if f.is_nan() { f } else { f.clamp(-max, max) }, to)
-        }
+        // A float type's range is [-inf, inf] (as Halide's): a narrowing float conversion
+        // rounds past the largest finite value to an infinity, as a plain cast does.
         (_, TypeCode::Float) | (TypeCode::Float, _) => cast(v, from, to),
         (_, TypeCode::Bool) => cast(v, from, to),
         _ => {
@@ -515,6 +512,15 @@ mod tests {
             cast(Value::F64(-5.0), Type::f64(), Type::u8()),
             Value::UInt(0)
         );
+    }
+
+    #[test]
+    fn a_saturating_float_narrowing_keeps_infinities() {
+        let narrow = |v: f64| saturating_cast(Value::F64(v), Type::f64(), Type::f32());
+        assert_eq!(narrow(f64::INFINITY), Value::F32(f32::INFINITY));
+        assert_eq!(narrow(f64::MAX), Value::F32(f32::INFINITY));
+        assert_eq!(narrow(-1e39), Value::F32(f32::NEG_INFINITY));
+        assert_eq!(narrow(1.5), Value::F32(1.5));
     }
 
     #[test]

@@ -168,7 +168,8 @@ pub fn cast_to<T: Scalar>(e: impl Into<Expr>) -> Expr {
     cast(T::TYPE, e)
 }
 
-/// Converts to `ty`, clamping to its range first.
+/// Converts to `ty`, clamping to its range first. A float type's range is [-inf, inf] (as
+/// Halide's), so between float types this is a plain conversion.
 pub fn saturating_cast(ty: Type, e: impl Into<Expr>) -> Expr {
     let e = e.into();
     let ty = ty.with_lanes(e.ty().lanes);

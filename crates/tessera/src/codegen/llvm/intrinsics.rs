@@ -204,14 +204,7 @@ impl<'ctx> Codegen<'ctx> {
 
     /// Conversion that clamps into the range of `to` first (eval::value::saturating_cast).
     pub(super) fn saturating_cast(&self, v: Value<'ctx>, from: Type, to: Type) -> Value<'ctx> {
-        if from.is_float() && to.is_float() && to.bits < from.bits {
-            // NaN fails both comparisons and stays NaN.
-            let max = self.float_const(from, f32::MAX as f64);
-            let min = self.float_const(from, -(f32::MAX as f64));
-            let v = self.select(self.fcmp(FloatPredicate::OGT, v, max), max, v);
-            let v = self.select(self.fcmp(FloatPredicate::OLT, v, min), min, v);
-            return self.cast(v, from, to);
-        }
+        // Between float types a plain conversion: a float type's range is [-inf, inf].
         if from.is_float() || to.is_float() || to.is_bool() {
             return self.cast(v, from, to);
         }
