@@ -424,24 +424,37 @@ fn two_inline_reductions_of_one_kind_do_not_hang() {
 }
 
 /// A value built by repeating `e = e * e + y` 25 times is a tree of 2^25 nodes: lowering it
-/// did not finish in minutes (found porting Halide's `likely.cpp`); it is refused promptly,
-/// naming the Func.
+/// did not finish in minutes (found porting Halide's `likely.cpp`); one built as the 100th
+/// term of a Fibonacci sequence of sums is a tree of about 2^69 nodes, and defining it never
+/// finished (Halide's `code_explosion.cpp`). Both are refused by `define` promptly, naming
+/// the Func: the size is counted over the shared graph.
 #[test]
 fn an_exponentially_large_definition_is_refused_promptly() {
-    let message = returns_promptly("lowering a 2^25-node value", || {
-        let (x, y) = (Var::new("x"), Var::new("y"));
-        let mut e = Expr::from(y);
-        for _ in 1..25 {
-            e = e.clone() * e + y;
-        }
-        let g = Func::new("huge");
-        g.define((x, y), select(Expr::from(x).lt(e), 1, 0)).unwrap();
-        lowering_error(&g)
-    });
-    assert!(
-        message.contains("huge") && message.contains("nodes"),
-        "{message}"
-    );
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let mut squares = Expr::from(y);
+    for _ in 1..25 {
+        squares = squares.clone() * squares + y;
+    }
+    let mut fibonacci = vec![Expr::from(x), Expr::from(y)];
+    for i in 2..100 {
+        let next = fibonacci[i - 1].clone() + fibonacci[i - 2].clone();
+        fibonacci.push(next);
+    }
+    for (name, value) in [
+        ("squares", select(Expr::from(x).lt(squares), 1, 0)),
+        ("fibonacci", fibonacci[99].clone()),
+    ] {
+        let message = returns_promptly("defining a huge value", move || {
+            let g = Func::new(name);
+            g.define((x, y), value)
+                .expect_err("a definition past the size limit")
+                .to_string()
+        });
+        assert!(
+            message.contains(name) && message.contains("nodes"),
+            "{message}"
+        );
+    }
 }
 
 /// The output buffers of a Tuple Func realized into buffers of different boxes: refused

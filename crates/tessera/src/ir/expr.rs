@@ -311,6 +311,10 @@ impl Expr {
     pub fn same_as(&self, other: &Expr) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
+    /// The identity of the node this handle points at (shared subexpressions have one).
+    pub fn node_id(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
 
     // ---- constants -------------------------------------------------------------------
 

@@ -6,6 +6,7 @@
 
 use super::expr::{CallKind, Expr, ExprKind};
 use super::stmt::Stmt;
+use std::collections::HashMap;
 
 pub trait Visitor {
     fn visit_expr(&mut self, e: &Expr) {
@@ -68,6 +69,35 @@ pub fn reads_memory(e: &Expr) -> bool {
         !found
     });
     found
+}
+
+/// The most expression nodes, as trees, a definition or a statement after inlining may hold:
+/// beyond, lowering and compiling it would take minutes and gigabytes.
+pub const MAX_TREE_NODES: usize = 1 << 20;
+
+/// Whether `exprs`, as trees (a subexpression counted each time it is used), have at most
+/// `limit` nodes in all. The count follows the shared graph, so it takes time in the number
+/// of distinct nodes: a tree of 2^70 nodes built by sharing is refused at once, where
+/// walking it would never end.
+pub fn tree_nodes_within<'a>(exprs: impl IntoIterator<Item = &'a Expr>, limit: usize) -> bool {
+    fn size(e: &Expr, limit: usize, sizes: &mut HashMap<usize, usize>) -> usize {
+        if let Some(&n) = sizes.get(&e.node_id()) {
+            return n;
+        }
+        let mut n = 1usize;
+        e.for_each_child(|c| n = n.saturating_add(size(c, limit, sizes)).min(limit + 1));
+        sizes.insert(e.node_id(), n);
+        n
+    }
+    let mut sizes = HashMap::new();
+    let mut total = 0usize;
+    for e in exprs {
+        total = total.saturating_add(size(e, limit, &mut sizes));
+        if total > limit {
+            return false;
+        }
+    }
+    true
 }
 
 /// The number of nodes of `e`.

@@ -14,7 +14,7 @@ use super::undef::take_out_undef;
 use super::var::Var;
 use super::wrapper::redirect_definition;
 use crate::error::{Error, Result};
-use crate::ir::visit::{mutate_exprs, visit_exprs};
+use crate::ir::visit::{mutate_exprs, tree_nodes_within, visit_exprs, MAX_TREE_NODES};
 use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
 
 /// The values of a Tuple-valued definition.
@@ -184,6 +184,10 @@ impl Func {
     pub fn define(&self, vars: impl IntoVars, values: impl IntoValues) -> Result<()> {
         let name = self.name();
         let values = values.into_values();
+        // Before anything walks the values as trees.
+        if !tree_nodes_within(&values, MAX_TREE_NODES) {
+            return Err(definition_too_large(name));
+        }
         if self.is_defined() {
             return Err(Error::Definition(format!("Func {name} already has a pure definition; use {name}.update(...) to add an update definition")));
         }
@@ -248,6 +252,9 @@ impl Func {
     /// dimensions the others leave out (`lang::implicit`).
     pub fn update(&self, args: impl IntoArgs, values: impl IntoValues) -> Result<()> {
         let (args, values) = (args.into_args(), values.into_values());
+        if !tree_nodes_within(args.iter().chain(&values), MAX_TREE_NODES) {
+            return Err(definition_too_large(self.name()));
+        }
         // Without a pure definition there are no dimensions to expand a placeholder to;
         // `validated_update` says so.
         let (args, values) = if self.is_defined() {
@@ -438,6 +445,13 @@ fn rvar_links(e: &Expr) -> Vec<(Symbol, RDomLink)> {
         true
     });
     out
+}
+
+/// The error for a definition of more than `MAX_TREE_NODES` expression nodes.
+pub(crate) fn definition_too_large(name: Symbol) -> Error {
+    Error::Definition(format!(
+        "the definition of {name} has more than {MAX_TREE_NODES} expression nodes (a subexpression used more than once counts each time, so one built by repeating `e = e * e` doubles each step); compute parts of it in Funcs of their own"
+    ))
 }
 
 /// Whether `e` reads Func `f`.

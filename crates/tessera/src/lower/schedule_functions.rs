@@ -8,8 +8,9 @@ use super::names::{i32_var, realized_extent, realized_min, stage_var};
 use super::realization_order::Environment;
 use super::stage_loops::build_stage;
 use crate::error::{Error, Result};
-use crate::ir::visit::visit_stmt_exprs;
-use crate::ir::{CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol};
+use crate::ir::visit::{tree_nodes_within, visit_stmt_exprs, MAX_TREE_NODES};
+use crate::ir::{CallKind, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol};
+use crate::lang::func::definition_too_large;
 use crate::lang::function::FunctionContents;
 use crate::lang::schedule::{find_dim, LoopLevel};
 
@@ -35,12 +36,10 @@ pub fn schedule_functions(env: &Environment) -> Result<Stmt> {
                 .iter()
                 .chain(&c.updates)
                 .flat_map(|d| d.args.iter().chain(&d.values));
-            nodes_within(exprs, MAX_INLINED_NODES)
+            tree_nodes_within(exprs, MAX_TREE_NODES)
         };
         if !within {
-            return Err(Error::Definition(format!(
-                "the definition of {name} has more than {MAX_INLINED_NODES} expression nodes (a subexpression used more than once counts each time, so one built by repeating `e = e * e` doubles each step); compute parts of it in Funcs of their own"
-            )));
+            return Err(definition_too_large(name));
         }
     }
     let output = env.func(env.output).read();
@@ -55,9 +54,9 @@ pub fn schedule_functions(env: &Environment) -> Result<Stmt> {
         s = match (&c.schedule.compute_level, substitutable) {
             (LoopLevel::Inlined, true) => {
                 let inlined = inline_in_stmt(&s, &c);
-                if !expressions_within(&inlined, MAX_INLINED_NODES) {
+                if !expressions_within(&inlined, MAX_TREE_NODES) {
                     return Err(Error::Schedule(format!(
-                        "inlining {name} makes expressions of more than {MAX_INLINED_NODES} nodes (each use of an inlined Func copies its definition, so a deep pyramid grows exponentially); compute {name}, or a Func it uses, at a loop level"
+                        "inlining {name} makes expressions of more than {MAX_TREE_NODES} nodes (each use of an inlined Func copies its definition, so a deep pyramid grows exponentially); compute {name}, or a Func it uses, at a loop level"
                     )));
                 }
                 inlined
@@ -69,10 +68,6 @@ pub fn schedule_functions(env: &Environment) -> Result<Stmt> {
     Ok(s)
 }
 
-/// The most expression nodes a statement may hold after inlining: beyond, lowering and
-/// compiling it would take minutes and gigabytes.
-const MAX_INLINED_NODES: usize = 1 << 20;
-
 /// Whether the expressions of `s` have at most `limit` nodes in all (counting stops there).
 fn expressions_within(s: &Stmt, limit: usize) -> bool {
     // The statement's expressions, each whole (not descending into them).
@@ -81,22 +76,7 @@ fn expressions_within(s: &Stmt, limit: usize) -> bool {
         exprs.push(e.clone());
         false
     });
-    nodes_within(exprs.iter(), limit)
-}
-
-/// Whether `exprs` have at most `limit` nodes in all, as trees (counting stops there).
-fn nodes_within<'a>(exprs: impl IntoIterator<Item = &'a Expr>, limit: usize) -> bool {
-    let mut nodes = 0usize;
-    for e in exprs {
-        crate::ir::visit::visit_exprs(e, &mut |_| {
-            nodes += 1;
-            nodes <= limit
-        });
-        if nodes > limit {
-            return false;
-        }
-    }
-    true
+    tree_nodes_within(exprs.iter(), limit)
 }
 
 /// `Realize f { produce f { .. } consume f { body } }`, or just the producer/consumer pair

@@ -238,7 +238,7 @@ fn a_clamped_read_counts_as_likely() {
 }
 
 #[test]
-#[ignore = "refused: the condition is a tree of 2^25 nodes (Tessera copies a subexpression per use; Halide shares them), so lowering refuses it rather than running for minutes; at N = 10 it makes 1 store vs Halide's 3"]
+#[ignore = "refused: the condition is a tree of 2^25 nodes (Tessera copies a subexpression per use; Halide shares them), so `define` refuses it; at N = 10 it makes 1 store vs Halide's 3"]
 fn a_huge_likely_condition_lowers_quickly_into_three_partitions() {
     const N: usize = 25;
     let (c, x, y) = (Var::new("c"), Var::new("x"), Var::new("y"));
