@@ -289,3 +289,33 @@ fn no_sliding_with_a_shifted_rounded_up_loop() {
         panic!("{e}");
     }
 }
+
+/// schedule_fuzz seed 18800706 (sliding through inner loops): `f`, with an update, stored at
+/// root and computed per x of the output, slid along y over the rows through the x loop. Its
+/// pure definition's x split (shifted inwards, wider than the 2 columns each x needs)
+/// recomputed, at each x, a column the previous x had updated, with the pure definition
+/// alone; the next row reused it. A Func with updates slides through an inner loop only when
+/// every split of it is guarded.
+#[test]
+fn a_func_with_updates_sliding_through_an_inner_loop_keeps_its_updates() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define((x, y), x + y * 3).unwrap();
+    f.update((x, y), f.at((x, y)) * 2 + 1).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), f.at((x + 1, y - 1)) + f.at((x + 2, y)))
+        .unwrap();
+    f.store_root().compute_at(&out, x);
+    f.split(x, "xo", "xi", 4);
+    let run = lower_common::check(&out, &TestInputs::new(), &[0, 0], &[9, 7]);
+    let AnyBuffer::I32(values) = &run.realization.buffers[0] else {
+        panic!("out is i32");
+    };
+    let f_at = |x: i64, y: i64| (x + y * 3) * 2 + 1;
+    for yy in 0..7 {
+        for xx in 0..9 {
+            let want = f_at(xx + 1, yy - 1) + f_at(xx + 2, yy);
+            assert_eq!(values.get(&[xx, yy]) as i64, want, "at ({xx}, {yy})");
+        }
+    }
+}

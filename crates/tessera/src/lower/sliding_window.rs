@@ -49,6 +49,17 @@ pub fn sliding_window(s: &Stmt, env: &Environment, folded_over: &FoldLoops) -> S
     }
 }
 
+/// The way from the top of a loop body down to where a Func is computed
+/// (`FuncSliding::path_to_compute`).
+struct PathToCompute {
+    /// The lets on the way, in order, loops of one iteration as lets of their min.
+    chain: Vec<(Symbol, Expr)>,
+    /// How each let moves with the loop variable.
+    moves: HashMap<Symbol, Monotonic>,
+    /// Whether the way goes through a loop of more than one iteration.
+    through_loops: bool,
+}
+
 /// One Func's sliding: the Func, and the loops its storage is folded over.
 struct FuncSliding<'a> {
     func: Symbol,
@@ -120,13 +131,9 @@ impl FuncSliding<'_> {
     /// iteration over `v`, so what an iteration over `v` computes at each of them was computed
     /// at the same point of the previous one. It does not enter the loops of a Func stored
     /// outside `v`'s loop, which may slide over `v` themselves and change those bounds.
-    fn path_to_compute(
-        &self,
-        body: &Stmt,
-        v: Symbol,
-        scope: &[(Symbol, Expr)],
-    ) -> (Vec<(Symbol, Expr)>, HashMap<Symbol, Monotonic>) {
+    fn path_to_compute(&self, body: &Stmt, v: Symbol, scope: &[(Symbol, Expr)]) -> PathToCompute {
         let func = self.func;
+        let mut through_loops = false;
         let mut chain: Vec<(Symbol, Expr)> = Vec::new();
         // How each let of the chain moves with `v`, read in order (the lets are never expanded
         // into one another: a cascade of Funcs each reading its consumer's region twice would
@@ -166,6 +173,8 @@ impl FuncSliding<'_> {
                         || monotonicity(extent, v, &moves) != Monotonic::Constant
                     {
                         break;
+                    } else {
+                        through_loops = true;
                     }
                     body.clone()
                 }
@@ -178,7 +187,11 @@ impl FuncSliding<'_> {
                 },
             };
         }
-        (chain, moves)
+        PathToCompute {
+            chain,
+            moves,
+            through_loops,
+        }
     }
 
     /// If the lets on the way to where `func` is computed define its region and it slides
@@ -193,7 +206,11 @@ impl FuncSliding<'_> {
     ) -> Option<Stmt> {
         let func = self.func;
         let f = self.env.func(func).read();
-        let (chain, moves) = self.path_to_compute(body, v, scope);
+        let PathToCompute {
+            chain,
+            moves,
+            through_loops,
+        } = self.path_to_compute(body, v, scope);
         // A dimension slides over one loop only (an inner loop's slid region, slid again over an
         // outer loop, would lose its planned value): one slid already has an unslid bound.
         let slid_already = |arg: Symbol| {
@@ -259,6 +276,13 @@ impl FuncSliding<'_> {
             // slid region with the pure definition only, undoing the updates applied to them
             // in earlier iterations.
             let with_updates = f.stage_count() > 1;
+            // Computed inside a loop it does not slide over, a Func with updates recomputes,
+            // at each iteration of that loop, what a split of any dimension shifted inwards
+            // or rounded up reaches of the previous iteration's points, with its pure
+            // definition alone; the next iteration over `v` would reuse them.
+            if with_updates && through_loops && !every_split_guarded(&f) {
+                return None;
+            }
             let breaks_sliding = |&(tail, constant_extent): &(TailStrategy, bool)| match tail {
                 TailStrategy::GuardWithIf
                 | TailStrategy::Predicate
@@ -459,6 +483,27 @@ fn previous_values(
         .cloned()
         .unwrap_or_else(|| Expr::var(*last, Type::i32()));
     (previous_lets, value)
+}
+
+/// Whether every split of every stage of `f` is guarded: none computes points outside the
+/// stage's region.
+fn every_split_guarded(f: &FunctionContents) -> bool {
+    (0..f.stage_count()).all(|stage| {
+        f.stage(stage).is_some_and(|def| {
+            def.args.iter().filter_map(Expr::as_var).all(|arg| {
+                split_tails(&def.schedule, arg, stage > 0)
+                    .iter()
+                    .all(|(tail, _)| {
+                        matches!(
+                            tail,
+                            TailStrategy::GuardWithIf
+                                | TailStrategy::Predicate
+                                | TailStrategy::PredicateStores
+                        )
+                    })
+            })
+        })
+    })
 }
 
 /// The tail strategies (as resolved) of the splits of dimension `arg` and of the loops made
