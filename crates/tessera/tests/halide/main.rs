@@ -134,6 +134,7 @@ mod partition_loops;
 mod partition_loops_bug;
 mod partition_max_filter;
 mod popc_clz_ctz_bounds;
+mod predicated_store_load;
 mod random;
 mod realize_over_shifted_domain;
 mod reduction_chain;
