@@ -118,6 +118,14 @@ pub fn visit_exprs(e: &Expr, f: &mut dyn FnMut(&Expr) -> bool) {
     }
 }
 
+/// Every statement of `s` (itself included), pre-order; returning `false` stops descent below
+/// that statement. Expressions are not visited (`visit_stmt_exprs`).
+pub fn visit_stmts(s: &Stmt, f: &mut dyn FnMut(&Stmt) -> bool) {
+    if f(s) {
+        s.for_each_child(|_| {}, |c| visit_stmts(c, f))
+    }
+}
+
 /// Whether some node of `e` (itself included) satisfies `pred`.
 pub fn any_node(e: &Expr, pred: impl Fn(&Expr) -> bool) -> bool {
     let mut found = false;

@@ -11,7 +11,7 @@
 use super::realization_order::Environment;
 use crate::analysis::values_needed::values_needed;
 use crate::ir::substitute::free_vars;
-use crate::ir::visit::visit_exprs;
+use crate::ir::visit::{any_node, visit_stmts};
 use crate::ir::{Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol};
 use crate::simplify::simplify;
 
@@ -115,20 +115,18 @@ fn guarded_production(
 
 /// Whether `e` names no variable: only parameters and constants.
 fn on_parameters_only(e: &Expr) -> bool {
-    let mut only = true;
-    visit_exprs(e, &mut |n| {
-        only &= !matches!(n.kind(), ExprKind::Var(_) | ExprKind::RVar(..));
-        only
-    });
-    only
+    !any_node(e, |n| {
+        matches!(n.kind(), ExprKind::Var(_) | ExprKind::RVar(..))
+    })
 }
 
 /// Whether every Func produced in `s` is also stored in it (none keeps what it computed
 /// across the productions of the Func `s` produces: one sliding over them would miss the
 /// points a skipped production did not compute).
 fn stored_inside(s: &Stmt) -> bool {
-    fn collect(s: &Stmt, produced: &mut Vec<Symbol>, stored: &mut Vec<Symbol>) {
-        match s.kind() {
+    let (mut produced, mut stored) = (Vec::new(), Vec::new());
+    visit_stmts(s, &mut |c| {
+        match c.kind() {
             StmtKind::ProducerConsumer {
                 name,
                 is_producer: true,
@@ -137,9 +135,7 @@ fn stored_inside(s: &Stmt) -> bool {
             StmtKind::Realize { func, .. } => stored.push(*func),
             _ => {}
         }
-        s.for_each_child(|_| {}, |c| collect(c, produced, stored));
-    }
-    let (mut produced, mut stored) = (Vec::new(), Vec::new());
-    collect(s, &mut produced, &mut stored);
+        true
+    });
     produced.iter().all(|p| stored.contains(p))
 }

@@ -15,7 +15,7 @@ use super::stage_loops::resolve_tail;
 use super::storage_folding::FoldLoops;
 use crate::analysis::monotonic::{monotonicity, Monotonic};
 use crate::ir::substitute::{free_vars, substitute, substitute_map, uses_var};
-use crate::ir::visit::node_count;
+use crate::ir::visit::{node_count, visit_stmts};
 use crate::ir::{BinaryOp, Expr, ForKind, Stmt, StmtKind, Symbol, Type};
 use crate::lang::function::{Definition, FunctionContents};
 use crate::lang::schedule::{SplitDirective, StageSchedule, TailStrategy};
@@ -695,24 +695,10 @@ fn produce_consume_pair(s: &Stmt) -> Option<(Symbol, &Stmt, &Stmt)> {
 /// Whether `func` is produced in `s`.
 fn produces(s: &Stmt, func: Symbol) -> bool {
     let mut found = false;
-    fn find(s: &Stmt, func: Symbol, found: &mut bool) {
-        if *found {
-            return;
-        }
-        if let StmtKind::ProducerConsumer {
-            name,
-            is_producer: true,
-            ..
-        } = s.kind()
-        {
-            if *name == func {
-                *found = true;
-                return;
-            }
-        }
-        s.for_each_child(|_| {}, |c| find(c, func, found));
-    }
-    find(s, func, &mut found);
+    visit_stmts(s, &mut |c| {
+        found |= matches!(c.kind(), StmtKind::ProducerConsumer { name, is_producer: true, .. } if *name == func);
+        !found
+    });
     found
 }
 
