@@ -14,6 +14,7 @@ pub mod interpolate;
 pub mod layout;
 pub mod local_laplacian;
 pub mod params;
+pub mod pyramid_blend;
 pub mod schedule;
 pub mod spec_math;
 pub mod synthetic;

@@ -3,7 +3,7 @@
 //! compute_outermost, realize_over_shifted_domain, bound, reorder_storage, tuple tests):
 //! chains of ±1 stencils, regions through splits and nested compute_at, every placement from
 //! innermost to outermost, boxes at negative and positive mins, explicit bounds, storage
-//! orders and alignments, up/downsampling and Tuple-valued Funcs. Allocation sizes show the regions inferred.
+//! orders and alignments, aligned bounds (`align_bounds`), up/downsampling and Tuple-valued Funcs. Allocation sizes show the regions inferred.
 
 mod lower_common;
 
@@ -159,6 +159,45 @@ fn explicit_bounds() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("h.bound(x, ..)"), "{err}");
+}
+
+#[test]
+fn aligned_bounds() {
+    // g's x region [1, 7] widens to [0, 7], [-3, 3] to [-4, 3]; y (5 rows) is not aligned.
+    for min_x in [1, -3, 0] {
+        let c = chain();
+        c.g.compute_root().align_bounds(c.x, 4);
+        let run = run_chain(&c, [min_x, 0], [7, 3]);
+        assert_eq!(run.allocation("g"), 8 * 5, "output min x {min_x}");
+    }
+    // Aligned to 2 and unrolled by 2, an upsampling's parity select folds away (without the
+    // alignment, `x % 2` stays).
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let (f, up, out) = (Func::new("f"), Func::new("up"), Func::new("out"));
+    f.define((x, y), x * 10 + y).unwrap();
+    up.define(
+        (x, y),
+        select((x % 2).eq_(0), f.at((x / 2, y)), f.at((x / 2 + 1, y)) * 3),
+    )
+    .unwrap();
+    out.define((x, y), up.at((x, y)) + 1).unwrap();
+    up.compute_root()
+        .align_bounds(x, 2)
+        .split(x, "x", "xi", 2)
+        .unroll("xi", 2);
+    check(&out, &TestInputs::new(), &[3, -1], &[7, 2]);
+    let lowered = Pipeline::new(&out).lower_to_string().unwrap();
+    assert!(!lowered.contains("% 2"), "{lowered}");
+    // The output's region is its buffer's.
+    out.align_bounds(x, 2);
+    let err = Pipeline::new(&out)
+        .realize_interp(&Inputs::new(), &[0, 0], &[4, 2])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("out.align_bounds(x, 2): out is the output"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -223,6 +223,8 @@ pub struct FuncSchedule {
     pub folds: Vec<StorageFold>,
     /// `align_storage`: dimensions whose storage extent is padded to a multiple.
     pub alignments: Vec<StorageAlignment>,
+    /// `align_bounds`: dimensions whose computed region is widened to multiples.
+    pub bound_alignments: Vec<BoundAlignment>,
     /// Mistakes found while scheduling, reported by lowering.
     pub errors: Vec<String>,
 }
@@ -241,6 +243,15 @@ pub struct StorageFold {
 pub struct StorageAlignment {
     pub var: Symbol,
     pub alignment: i32,
+}
+
+/// `f.align_bounds(var, modulus)` (Halide's, with remainder 0): the region computed in
+/// dimension `var` is widened so that its min and its extent are multiples of `modulus`, so
+/// code inside knows the parity (or phase) of each coordinate from its loop position.
+#[derive(Clone, PartialEq, Debug)]
+pub struct BoundAlignment {
+    pub var: Symbol,
+    pub modulus: i32,
 }
 
 /// `f.compute_with(g, var)`: the loops of `f`'s and `g`'s pure definitions, from the outermost
@@ -264,6 +275,7 @@ impl Default for FuncSchedule {
             compute_with: None,
             folds: Vec::new(),
             alignments: Vec::new(),
+            bound_alignments: Vec::new(),
             errors: Vec::new(),
         }
     }

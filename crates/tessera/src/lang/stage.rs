@@ -820,7 +820,20 @@ impl Func {
             });
         })
     }
-    /// Records the storage directive `directive(var, amount)` with `record`, or the error if
+    /// Widens the region computed in dimension `var` so that its min and extent are multiples
+    /// of `modulus` (Halide's `align_bounds`, remainder 0): e.g. with 2, a loop over `var`
+    /// unrolled by two knows which iteration is even. Not for the output Func, whose region is
+    /// its buffer's.
+    pub fn align_bounds(&self, var: Var, modulus: i32) -> &Func {
+        self.set_storage_dim("align_bounds", var, modulus, "modulus", |s| {
+            s.bound_alignments.retain(|a| a.var != var.name());
+            s.bound_alignments.push(super::schedule::BoundAlignment {
+                var: var.name(),
+                modulus,
+            });
+        })
+    }
+    /// Records the per-dimension directive `directive(var, amount)` with `record`, or the error if
     /// `var` is not a dimension of this Func or `amount` (the directive's `what`) is not
     /// positive.
     fn set_storage_dim(

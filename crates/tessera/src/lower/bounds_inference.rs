@@ -193,6 +193,12 @@ fn find_unbounded(
 pub fn bounds_inference(s: &Stmt, env: &Environment) -> Result<Stmt> {
     let (body, root_lets) = infer(s, env)?;
     let out = env.func(env.output).read();
+    if let Some(a) = out.schedule.bound_alignments.first() {
+        return Err(Error::Schedule(format!(
+            "{}.align_bounds({}, {}): {} is the output, whose region is its buffer's; align the bounds of the Funcs it reads instead",
+            out.name, a.var, a.modulus, out.name
+        )));
+    }
     let buffer = value_buffer(out.name, 0, out.output_types.len());
     // The output computes its buffer's box, or what its explicit bounds say (which must
     // cover the buffer).
@@ -267,6 +273,43 @@ fn apply_explicit_bounds(f: &FunctionContents, required: &mut [(Expr, Expr)]) ->
         required[d] = (min, max);
     }
     checks
+}
+
+/// Widens the `required` region of `f` in each dimension it aligns (`f.align_bounds(x, m)`):
+/// the min down to a multiple of `m`, the extent up to one. Division rounds toward −∞, so
+/// `(min / m) * m` is the multiple at or below `min`, which the simplifier knows is aligned.
+fn align_bounds(f: &FunctionContents, required: &mut [(Expr, Expr)]) {
+    for a in &f.schedule.bound_alignments {
+        let d = f
+            .args
+            .iter()
+            .position(|arg| *arg == a.var)
+            .expect("validated alignment");
+        let m = Expr::i32(a.modulus);
+        let (min, max) = required[d].clone();
+        let aligned_min = Expr::binary(
+            BinaryOp::Mul,
+            Expr::binary(BinaryOp::Div, min, m.clone()),
+            m.clone(),
+        );
+        // extent = ceil((max - min + 1) / m) * m = ((max - min + m) / m) * m
+        let span = Expr::binary(
+            BinaryOp::Add,
+            Expr::binary(BinaryOp::Sub, max, aligned_min.clone()),
+            m.clone(),
+        );
+        let extent = Expr::binary(
+            BinaryOp::Mul,
+            Expr::binary(BinaryOp::Div, span, m.clone()),
+            m,
+        );
+        let aligned_max = Expr::binary(
+            BinaryOp::Sub,
+            Expr::binary(BinaryOp::Add, aligned_min.clone(), extent),
+            Expr::i32(1),
+        );
+        required[d] = (simplify(&aligned_min), simplify(&aligned_max));
+    }
 }
 
 /// `e` with its `Let`s (the names interval analysis gives the bounds of big varying lets and
@@ -487,6 +530,7 @@ fn define_regions(
     };
     let mut required: Vec<(Expr, Expr)> = required.iter().map(&mut hoist).collect();
     let checks = apply_explicit_bounds(&f, &mut required);
+    align_bounds(&f, &mut required);
 
     // Stages are given their regions last to first: each computes what the consumers
     // require and what the later stages of `func` read of it (an x-scan followed by a
