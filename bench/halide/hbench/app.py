@@ -77,10 +77,12 @@ class Extents:
         """The output size for inputs of `width` x `height`; ValueError when there is none."""
         wanted = (width - self.border[0], height - self.border[1])
         size = self.fit_size(*wanted)
-        if min(size) < max(self.step, 1) or (not self.rounds_down and size != wanted):
+        if min(size) < self.step + self.offset or (not self.rounds_down and size != wanted):
             rule = f"{self.step}k + {self.offset}" if self.offset else f"a multiple of {self.step}"
+            output = f"the inputs' minus {self.border}" if any(self.border) else "the inputs'"
             raise ValueError(f"inputs of {width} x {height} give no valid output: its width and"
-                             f" height (inputs minus {self.border}) must be {rule}")
+                             f" height ({output}) must be {rule},"
+                             f" at least {self.step + self.offset}")
         return size
 
     def input_of(self, width: int, height: int) -> tuple[int, int]:
@@ -116,7 +118,10 @@ class App:
         sizes = {name: (image.shape[1], image.shape[0]) for name, image in images.items()}
         if len(set(sizes.values())) != 1:
             raise ValueError(f"{self.name}: inputs of different sizes {sizes}")
-        return self.extents.output_of(*next(iter(sizes.values())))
+        try:
+            return self.extents.output_of(*next(iter(sizes.values())))
+        except ValueError as why:
+            raise ValueError(f"{self.name}: {why}") from None
 
 
 def single_input(make_input: Callable[[int, int], np.ndarray]) -> Callable:
