@@ -5,6 +5,7 @@ import numpy as np
 
 from hbench import images
 from hbench.app import Algorithm, App, Extents, Input
+from hbench.exprs import defined
 
 GAMMA, CONTRAST, SHARPEN_STRENGTH = 2.0, 50.0, 1.0
 BLACK_LEVEL, WHITE_LEVEL = 25, 1023
@@ -35,46 +36,40 @@ def u8_sat(value: hl.Expr) -> hl.Expr:
     return hl.u8(hl.clamp(value, 0, 255))
 
 
-def func(name: str, args: list, value: hl.Expr) -> hl.Func:
-    f = hl.Func(name)
-    f[args] = value
-    return f
-
-
 def demosaic(plane: dict[str, hl.Func]) -> tuple[hl.Func, dict[str, hl.Func]]:
     """Step 3: the four half-resolution planes to full-resolution RGB; also returns the
     intermediate Funcs by name."""
     g_gr, r_r, b_b, g_gb = (plane[n] for n in ("g_gr", "r_r", "b_b", "g_gb"))
     f: dict[str, hl.Func] = {}
-    f["g_r"] = func("g_r", [x, y], hl.select(
+    f["g_r"] = defined("g_r", [x, y], hl.select(
         hl.absd(g_gr[x + 1, y], g_gr[x, y]) < hl.absd(g_gb[x, y - 1], g_gb[x, y]),
         avg(g_gr[x + 1, y], g_gr[x, y]), avg(g_gb[x, y - 1], g_gb[x, y])))
-    f["g_b"] = func("g_b", [x, y], hl.select(
+    f["g_b"] = defined("g_b", [x, y], hl.select(
         hl.absd(g_gb[x - 1, y], g_gb[x, y]) < hl.absd(g_gr[x, y + 1], g_gr[x, y]),
         avg(g_gb[x - 1, y], g_gb[x, y]), avg(g_gr[x, y + 1], g_gr[x, y])))
     g_r, g_b = f["g_r"], f["g_b"]
-    f["r_gr"] = func("r_gr", [x, y], (g_gr[x, y] - avg(g_r[x, y], g_r[x - 1, y]))
-                     + avg(r_r[x - 1, y], r_r[x, y]))
-    f["b_gr"] = func("b_gr", [x, y], (g_gr[x, y] - avg(g_b[x, y], g_b[x, y - 1]))
-                     + avg(b_b[x, y], b_b[x, y - 1]))
-    f["r_gb"] = func("r_gb", [x, y], (g_gb[x, y] - avg(g_r[x, y], g_r[x, y + 1]))
-                     + avg(r_r[x, y], r_r[x, y + 1]))
-    f["b_gb"] = func("b_gb", [x, y], (g_gb[x, y] - avg(g_b[x, y], g_b[x + 1, y]))
-                     + avg(b_b[x, y], b_b[x + 1, y]))
+    f["r_gr"] = defined("r_gr", [x, y], (g_gr[x, y] - avg(g_r[x, y], g_r[x - 1, y]))
+                        + avg(r_r[x - 1, y], r_r[x, y]))
+    f["b_gr"] = defined("b_gr", [x, y], (g_gr[x, y] - avg(g_b[x, y], g_b[x, y - 1]))
+                        + avg(b_b[x, y], b_b[x, y - 1]))
+    f["r_gb"] = defined("r_gb", [x, y], (g_gb[x, y] - avg(g_r[x, y], g_r[x, y + 1]))
+                        + avg(r_r[x, y], r_r[x, y + 1]))
+    f["b_gb"] = defined("b_gb", [x, y], (g_gb[x, y] - avg(g_b[x, y], g_b[x + 1, y]))
+                        + avg(b_b[x, y], b_b[x + 1, y]))
     rp = (g_b[x, y] - avg(g_r[x, y], g_r[x - 1, y + 1])) + avg(r_r[x, y], r_r[x - 1, y + 1])
     rn = (g_b[x, y] - avg(g_r[x - 1, y], g_r[x, y + 1])) + avg(r_r[x - 1, y], r_r[x, y + 1])
-    f["r_b"] = func("r_b", [x, y], hl.select(
+    f["r_b"] = defined("r_b", [x, y], hl.select(
         hl.absd(r_r[x, y], r_r[x - 1, y + 1]) < hl.absd(r_r[x - 1, y], r_r[x, y + 1]), rp, rn))
     bp = (g_r[x, y] - avg(g_b[x, y], g_b[x + 1, y - 1])) + avg(b_b[x, y], b_b[x + 1, y - 1])
     bn = (g_r[x, y] - avg(g_b[x + 1, y], g_b[x, y - 1])) + avg(b_b[x + 1, y], b_b[x, y - 1])
-    f["b_r"] = func("b_r", [x, y], hl.select(
+    f["b_r"] = defined("b_r", [x, y], hl.select(
         hl.absd(b_b[x, y], b_b[x + 1, y - 1]) < hl.absd(b_b[x + 1, y], b_b[x, y - 1]), bp, bn))
 
     def interleave_x(a: hl.Func, b: hl.Func, name: str) -> hl.Func:
-        return func(name, [x, y], hl.select(x % 2 == 0, a[x / 2, y], b[x / 2, y]))
+        return defined(name, [x, y], hl.select(x % 2 == 0, a[x / 2, y], b[x / 2, y]))
 
     def interleave_y(a: hl.Func, b: hl.Func, name: str) -> hl.Func:
-        return func(name, [x, y], hl.select(y % 2 == 0, a[x, y / 2], b[x, y / 2]))
+        return defined(name, [x, y], hl.select(y % 2 == 0, a[x, y / 2], b[x, y / 2]))
 
     red = interleave_y(interleave_x(f["r_gr"], r_r, "r_top"),
                        interleave_x(f["r_b"], f["r_gb"], "r_bottom"), "r")
@@ -82,7 +77,8 @@ def demosaic(plane: dict[str, hl.Func]) -> tuple[hl.Func, dict[str, hl.Func]]:
                          interleave_x(g_b, g_gb, "g_bottom"), "g")
     blue = interleave_y(interleave_x(f["b_gr"], f["b_r"], "b_top"),
                         interleave_x(b_b, f["b_gb"], "b_bottom"), "b")
-    demosaiced = func("demosaiced", [x, y, c], hl.mux(c, [red[x, y], green[x, y], blue[x, y]]))
+    demosaiced = defined("demosaiced", [x, y, c],
+                         hl.mux(c, [red[x, y], green[x, y], blue[x, y]]))
     return demosaiced, f
 
 
@@ -98,8 +94,8 @@ def tone_curve(gamma: hl.Param, contrast: hl.Param, black_level: hl.Param,
     z = hl.select(g > 0.5, 1.0 - (ca * (1.0 - g) * (1.0 - g) + cb * (1.0 - g)),
                   ca * g * g + cb * g)
     level = hl.u8(hl.clamp(z * 255.0 + 0.5, hl.f64(0.0), hl.f64(255.0)))
-    return func("curve", [i], hl.select(i <= black_level, hl.u8(0),
-                                         hl.select(i > white_level, hl.u8(255), level)))
+    return defined("curve", [i], hl.select(i <= black_level, hl.u8(0),
+                                            hl.select(i > white_level, hl.u8(255), level)))
 
 
 def define() -> Algorithm:
@@ -113,32 +109,32 @@ def define() -> Algorithm:
     # The clamp never changes a value (every read is inside the mosaic); it keeps schedules
     # that compute past the needed region legal.
     clamped = hl.BoundaryConditions.repeat_edge(raw)
-    shifted = func("shifted", [x, y], hl.i16(clamped[x + SHIFT_X, y + SHIFT_Y]))
-    denoised = func("denoised", [x, y], hl.clamp(
+    shifted = defined("shifted", [x, y], hl.i16(clamped[x + SHIFT_X, y + SHIFT_Y]))
+    denoised = defined("denoised", [x, y], hl.clamp(
         shifted[x, y], 0, hl.max(hl.max(shifted[x - 2, y], shifted[x + 2, y]),
                                  hl.max(shifted[x, y - 2], shifted[x, y + 2]))))
-    deinterleaved = func("deinterleaved", [x, y, c], hl.mux(
+    deinterleaved = defined("deinterleaved", [x, y, c], hl.mux(
         c, [denoised[2 * x, 2 * y], denoised[2 * x + 1, 2 * y],
             denoised[2 * x, 2 * y + 1], denoised[2 * x + 1, 2 * y + 1]]))
-    plane = {name: func(name, [x, y], deinterleaved[x, y, channel])
+    plane = {name: defined(name, [x, y], deinterleaved[x, y, channel])
              for channel, name in enumerate(("g_gr", "r_r", "b_b", "g_gb"))}
     demosaiced, intermediate = demosaic(plane)
 
     rgb = [hl.i32(demosaiced[x, y, channel]) for channel in range(3)]
     rows = [hl.i16((m[3] + m[0] * rgb[0] + m[1] * rgb[1] + m[2] * rgb[2]) / 256)
             for m in MATRIX]
-    corrected = func("corrected", [x, y, c], hl.mux(c, rows))
+    corrected = defined("corrected", [x, y, c], hl.mux(c, rows))
 
     curve = tone_curve(gamma, contrast, black_level, white_level)
-    curved = func("curved", [x, y, c], curve[hl.clamp(hl.i32(corrected[x, y, c]), 0, 1023)])
+    curved = defined("curved", [x, y, c], curve[hl.clamp(hl.i32(corrected[x, y, c]), 0, 1023)])
 
     s32 = u8_sat(sharpen_strength * hl.f32(32.0))
-    unsharp_y = func("unsharp_y", [x, y, c], avg8(
+    unsharp_y = defined("unsharp_y", [x, y, c], avg8(
         avg8(curved[x, y - 1, c], curved[x, y + 1, c]), curved[x, y, c]))
-    unsharp = func("unsharp", [x, y, c], avg8(
+    unsharp = defined("unsharp", [x, y, c], avg8(
         avg8(unsharp_y[x - 1, y, c], unsharp_y[x + 1, y, c]), unsharp_y[x, y, c]))
-    mask = func("mask", [x, y, c], hl.i16(curved[x, y, c]) - hl.i16(unsharp[x, y, c]))
-    output = func("output", [x, y, c], u8_sat(
+    mask = defined("mask", [x, y, c], hl.i16(curved[x, y, c]) - hl.i16(unsharp[x, y, c]))
+    output = defined("output", [x, y, c], u8_sat(
         hl.i16(curved[x, y, c]) + (mask[x, y, c] * hl.i16(s32)) / 32))
     return Algorithm([raw], output,
                      params=[(gamma, GAMMA), (contrast, CONTRAST),

@@ -5,6 +5,7 @@ import halide as hl
 import numpy as np
 
 from hbench.app import Algorithm, App, Extents, Input
+from hbench.exprs import defined
 
 LEVELS, N_PRE, N_COARSE, N_POST = 4, 4, 10, 4
 C0, C1 = 0.33333333333333337, 0.16666666666666666   # f64(1 - 2/3), f64((2/3) / 4)
@@ -33,9 +34,8 @@ def neighbours(u: hl.Func) -> hl.Expr:
 
 
 def func(name: str, value: hl.Expr) -> hl.Func:
-    f = hl.Func(name)
-    f[x, y] = value
-    return f
+    """A new Func `name(x, y) = value`: every stage of this app is 2-D."""
+    return defined(name, [x, y], value)
 
 
 def smooth(u: hl.Func, f: hl.Func, grid: Grid, steps: int, name: str) -> list[hl.Func]:

@@ -6,7 +6,7 @@ import numpy as np
 
 from hbench import images
 from hbench.app import Algorithm, App, Input
-from hbench.exprs import left_sum
+from hbench.exprs import defined, left_sum
 
 LEVELS = 4
 STRIP = 32
@@ -73,14 +73,9 @@ def define() -> Algorithm:
     mask = hl.ImageParam(hl.Float(32), 2, "mask")
     level = [Level(img1.width(), img1.height(), l) for l in range(LEVELS)]
 
-    def as_func(image: hl.ImageParam, name: str) -> hl.Func:
-        f = hl.Func(name)
-        args = [x, y, c][:image.dimensions()]
-        f[args] = image[args]
-        return f
-
-    gaussian = {"A": [as_func(img1, "gA0")], "B": [as_func(img2, "gB0")],
-                "M": [as_func(mask, "gM0")]}
+    gaussian = {"A": [defined("gA0", [x, y, c], img1[x, y, c])],
+                "B": [defined("gB0", [x, y, c], img2[x, y, c])],
+                "M": [defined("gM0", [x, y], mask[x, y])]}
     gaussian_x = {key: [None] for key in gaussian}
     for key, pyramid in gaussian.items():
         for l in range(1, LEVELS):
