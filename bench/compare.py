@@ -10,7 +10,8 @@ For each app and thread count: `tessera bench APP --schedule S --threads T --jso
 Tessera schedule, then the Halide variants (bench/halide/run.py, one fresh process each).
 A Tessera schedule written `S+fma` is run with `--fp-contract` (float multiply-adds fused, as
 Halide does by default). Both time the same input: the app's default input of the Halide yardstick (hbench/images.py),
-written once per app to a scratch .npy file (`--own-inputs`: each its own built-in image).
+written once per app to scratch .npy files, one per input (`--input FILE` for an app's only
+input, `--input NAME=FILE` for each of several; `--own-inputs`: each its own built-in inputs).
 With `--rounds N`, the Tessera schedules and Halide's manual schedule are measured N times in
 alternation (round 1: every Tessera schedule then Halide manual; round 2: again; ...), so that a
 noisy neighbour slowing the machine for a minute hits both sides; the autoschedulers run in
@@ -34,30 +35,47 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 APPS = ["blur", "unsharp", "harris", "histeq", "bilateral_grid", "local_laplacian",
-        "interpolate"]
+        "interpolate", "camera_pipe", "pyramid_blend", "multigrid", "stencil_chain"]
 
 
 def csv(text: str) -> list[str]:
     return [t for t in text.split(",") if t]
 
 
-def shared_input(app: str, directory: str) -> str:
-    """Writes the Halide yardstick's default input of `app` to `directory`; returns its path."""
+def shared_inputs(app: str, directory: str) -> dict[str, str]:
+    """Writes the Halide yardstick's default inputs of `app` to `directory`, one `.npy` each;
+    returns their paths by input name (the spec's names)."""
     sys.path.insert(0, os.path.join(HERE, "halide"))
     from hbench import driver
     from hbench.apps import APPS as HALIDE_APPS
     spec = HALIDE_APPS[app]
-    return driver.write_default_input(spec, spec.default_width, spec.default_height, directory)
+    return driver.write_default_inputs(spec, spec.default_width, spec.default_height, directory)
+
+
+def tessera_input_flags(input_paths: dict[str, str]) -> list[str]:
+    """`--input FILE` for an app's only input, `--input NAME=FILE` for each of several."""
+    if len(input_paths) == 1:
+        return ["--input", *input_paths.values()]
+    return [flag for name, path in input_paths.items() for flag in ("--input", f"{name}={path}")]
+
+
+def halide_input_flags(app: str, input_paths: dict[str, str]) -> list[str]:
+    """run.py's `--input APP=FILE` for an app's only input, `--input APP:NAME=FILE` for each
+    of several."""
+    if len(input_paths) == 1:
+        return ["--input", f"{app}={next(iter(input_paths.values()))}"]
+    return [flag for name, path in input_paths.items()
+            for flag in ("--input", f"{app}:{name}={path}")]
 
 
 def tessera_variant(binary: str, app: str, variant: str, threads: int, runs: int,
-                    input_path: str | None) -> dict:
+                    input_paths: dict[str, str] | None) -> dict:
     """`variant` is a schedule name, with `+fma` for `--fp-contract` (multiply-adds fused)."""
     schedule, fma, _ = variant.partition("+fma")
     cmd = [binary, "bench", app, "--schedule", schedule, "--threads", str(threads),
            "--runs", str(runs), "--json"] + (["--fp-contract"] if fma else [])
-    if input_path:
-        cmd += ["--input", input_path]
+    if input_paths:
+        cmd += tessera_input_flags(input_paths)
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         return {"impl": "tessera", "app": app, "schedule": variant, "threads": threads,
@@ -69,12 +87,12 @@ def tessera_variant(binary: str, app: str, variant: str, threads: int, runs: int
 
 
 def halide_variants(app: str, schedules: list[str], threads: int, runs: int,
-                    input_path: str | None, timeout_s: float) -> list[dict]:
+                    input_paths: dict[str, str] | None, timeout_s: float) -> list[dict]:
     cmd = [sys.executable, os.path.join(HERE, "halide", "run.py"), "--apps", app,
            "--schedules", ",".join(schedules), "--threads", str(threads), "--runs", str(runs),
            "--timeout", str(timeout_s), "--json"]
-    if input_path:
-        cmd += ["--input", f"{app}={input_path}"]
+    if input_paths:
+        cmd += halide_input_flags(app, input_paths)
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.join(HERE, "halide"))
     results = []
     for line in done.stdout.splitlines():
@@ -169,15 +187,15 @@ def main(argv: list[str]) -> int:
     results = list(earlier)
     with tempfile.TemporaryDirectory() as scratch:
         for app in args.apps:
-            input_path = None if args.own_inputs else shared_input(app, scratch)
+            input_paths = None if args.own_inputs else shared_inputs(app, scratch)
             for t in args.threads:
                 for round_ in range(1, args.rounds + 1):
-                    measured = [tessera_variant(args.tessera, app, s, t, args.runs, input_path)
+                    measured = [tessera_variant(args.tessera, app, s, t, args.runs, input_paths)
                                 for s in args.tessera_schedules]
                     wanted = [s for s in args.halide_schedules if (app, s, t) not in have
                               and (round_ == 1 or s == "manual")]
                     if wanted:
-                        measured += halide_variants(app, wanted, t, args.runs, input_path,
+                        measured += halide_variants(app, wanted, t, args.runs, input_paths,
                                                     args.halide_timeout)
                     for r in measured:
                         r["round"] = round_

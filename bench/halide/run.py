@@ -2,7 +2,7 @@
 """Times Halide 21 on Tessera's benchmark apps: manual schedule and three autoschedulers.
 
     python3 bench/halide/run.py [--apps a,b] [--schedules s,t] [--threads 1,2] [--runs R]
-                                [--width W --height H] [--input APP=FILE.npy]...
+                                [--width W --height H] [--input APP[:NAME]=FILE.npy]...
                                 [--save-outputs DIR] [--out FILE.json] [--json]
 
 Every (app, schedule, thread count) runs in its own fresh process: compiled once, run once
@@ -28,12 +28,36 @@ from hbench.cli import csv_list
 from hbench.apps import APPS
 
 
-def app_input(text: str) -> tuple[str, str]:
-    """An argparse type: APP=FILE."""
-    name, sep, path = text.partition("=")
-    if not sep or name not in APPS:
-        raise argparse.ArgumentTypeError(f"expected APP=FILE.npy with APP in {', '.join(APPS)}")
-    return name, path
+def app_input(text: str) -> tuple[str, str, str]:
+    """An argparse type: APP=FILE (an app's only input) or APP:NAME=FILE (its input NAME).
+
+    Returns (app, input name, path)."""
+    target, sep, path = text.partition("=")
+    app, colon, name = target.partition(":")
+    if not sep or app not in APPS:
+        raise argparse.ArgumentTypeError(
+            f"expected APP=FILE.npy or APP:NAME=FILE.npy with APP in {', '.join(APPS)}")
+    names = APPS[app].input_names
+    if not colon and len(names) != 1:
+        raise argparse.ArgumentTypeError(
+            f"{app} has several inputs: give each as {app}:NAME=FILE, NAME in {', '.join(names)}")
+    if colon and name not in names:
+        raise argparse.ArgumentTypeError(f"{app} has no input {name!r}; its inputs:"
+                                         f" {', '.join(names)}")
+    return app, name or names[0], path
+
+
+def given_input_paths(given: list[tuple[str, str, str]]) -> dict[str, dict[str, str]]:
+    """The --input files by app and input name; every input of an app given, or none."""
+    paths: dict[str, dict[str, str]] = {}
+    for app, name, path in given:
+        paths.setdefault(app, {})[name] = path
+    for app, named in paths.items():
+        missing = [name for name in APPS[app].input_names if name not in named]
+        if missing:
+            raise SystemExit(f"run.py: --input gives some inputs of {app} but not"
+                             f" {', '.join(missing)}")
+    return paths
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -47,7 +71,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--width", type=int, help="output width (default: each app's own)")
     parser.add_argument("--height", type=int, help="output height (default: each app's own)")
     parser.add_argument("--input", type=app_input, action="append", default=[],
-                        metavar="APP=FILE", help="use this .npy input for APP (sets its size)")
+                        metavar="APP[:NAME]=FILE",
+                        help="use this .npy file as APP's input NAME (sets its size); NAME may"
+                        " be left out when APP has one input")
     parser.add_argument("--save-outputs", metavar="DIR",
                         help="write inputs, outputs and autoscheduled schedules to DIR")
     parser.add_argument("--out", metavar="FILE", help="write all results here (JSON)")
@@ -61,6 +87,18 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if args.runs < 1 or min(args.threads, default=0) < 1:
         parser.error("--runs and every --threads value must be at least 1")
     return args
+
+
+def requested_size(app, args: argparse.Namespace) -> tuple[int, int]:
+    """--width/--height, rounded down to the app's nearest valid output size (multigrid needs
+    8k + 1, camera_pipe multiples of 32), else the app's default size."""
+    if args.width is None:
+        return app.default_width, app.default_height
+    fitted = app.extents.fit_size(args.width, args.height)
+    if fitted != (args.width, args.height):
+        print(f"{app.name}: {args.width} x {args.height} is not a valid output size; running"
+              f" {fitted[0]} x {fitted[1]}", file=sys.stderr)
+    return fitted
 
 
 def machine() -> dict:
@@ -90,7 +128,9 @@ def markdown_table(results: list[dict], schedules: list[str], threads: list[int]
 
 def main() -> None:
     args = parse_args(sys.argv[1:])
-    given_inputs = dict(args.input)
+    given_inputs = given_input_paths(args.input)
+    sizes = {name: requested_size(APPS[name], args) for name in args.apps
+             if name not in given_inputs}
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     about = machine()
     results = []
@@ -100,11 +140,11 @@ def main() -> None:
             os.makedirs(args.save_outputs, exist_ok=True)
         for name in args.apps:
             app = APPS[name]
-            input_path = given_inputs.get(name) or driver.write_default_input(
-                app, args.width or app.default_width, args.height or app.default_height, input_dir)
+            input_paths = given_inputs.get(name) or driver.write_default_inputs(
+                app, *sizes[name], input_dir)
             for schedule in args.schedules:
                 for threads in args.threads:
-                    result = driver.run_variant(app, schedule, threads, args.runs, input_path,
+                    result = driver.run_variant(app, schedule, threads, args.runs, input_paths,
                                                 malloc=args.malloc, timeout_s=args.timeout,
                                                 save_dir=args.save_outputs)
                     results.append(result)

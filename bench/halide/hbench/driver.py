@@ -17,19 +17,29 @@ from hbench.app import App
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def write_default_input(app: App, width: int, height: int, directory: str) -> str:
-    """Writes the app's default input for a `width` x `height` output; returns its path."""
-    path = os.path.join(directory, f"{app.name}.input.npy")
-    np.save(path, app.make_input(width, height))
-    return path
+def input_file_name(app: App, name: str) -> str:
+    """`APP.input.npy` for an app's only input, `APP.input.NAME.npy` when it has several."""
+    return f"{app.name}.input.npy" if len(app.inputs) == 1 else f"{app.name}.input.{name}.npy"
 
 
-def run_variant(app: App, schedule: str, threads: int, runs: int, input_path: str, *,
-                malloc: str, timeout_s: float, save_dir: str | None = None) -> dict:
-    """Measures one variant in a worker process; on failure, a record with `error` set."""
+def write_default_inputs(app: App, width: int, height: int, directory: str) -> dict[str, str]:
+    """Writes the app's default inputs for a `width` x `height` output; returns their paths by
+    input name."""
+    paths = {}
+    for name, image in app.make_inputs(width, height).items():
+        paths[name] = os.path.join(directory, input_file_name(app, name))
+        np.save(paths[name], image)
+    return paths
+
+
+def run_variant(app: App, schedule: str, threads: int, runs: int, input_paths: dict[str, str],
+                *, malloc: str, timeout_s: float, save_dir: str | None = None) -> dict:
+    """Measures one variant in a worker process (`input_paths`: the input files by name); on
+    failure, a record with `error` set."""
     command = [sys.executable, "-m", "hbench.worker", "--app", app.name, "--schedule", schedule,
-               "--threads", str(threads), "--runs", str(runs), "--input", input_path,
-               "--malloc", malloc]
+               "--threads", str(threads), "--runs", str(runs), "--malloc", malloc]
+    for name, path in input_paths.items():
+        command += ["--input", f"{name}={path}"]
     if save_dir:
         stem = os.path.join(save_dir, f"{app.name}.{schedule}.t{threads}")
         command += ["--save-output", stem + ".npy", "--save-schedule", stem + ".schedule.cpp"]

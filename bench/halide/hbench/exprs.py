@@ -1,4 +1,4 @@
-"""Expression helpers shared by the app definitions."""
+"""Expression and definition helpers shared by the app definitions."""
 
 import halide as hl
 
@@ -9,3 +9,10 @@ def left_sum(terms: list) -> hl.Expr:
     for term in terms[1:]:
         total = total + term
     return total
+
+
+def defined(name: str, args: list, value: hl.Expr) -> hl.Func:
+    """A new Func `name` with the pure definition `name(args) = value`."""
+    f = hl.Func(name)
+    f[args] = value
+    return f

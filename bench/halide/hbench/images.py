@@ -8,6 +8,8 @@ multi-channel images, so every schedule vectorizes over unit-stride x.
 import halide as hl
 import numpy as np
 
+from hbench.app import Input
+
 SEED = 20240601
 
 
@@ -62,13 +64,8 @@ def from_halide(buffer: hl.Buffer) -> np.ndarray:
     return np.array(np.moveaxis(planar, 0, -1) if planar.ndim == 3 else planar)
 
 
-def load_input(path: str, dtype: type, channels: int | None) -> np.ndarray:
-    """An input image from a `.npy` file, checked against the app's dtype and channel count."""
+def load_input(path: str, spec: Input) -> np.ndarray:
+    """The input image `spec` from a `.npy` file, checked against its dtype and channel count."""
     image = np.load(path)
-    want_ndim = 3 if channels else 2
-    if image.dtype != np.dtype(dtype):
-        raise ValueError(f"{path}: dtype {image.dtype}, the app takes {np.dtype(dtype)}")
-    if image.ndim != want_ndim or (channels and image.shape[2] != channels):
-        want = "[H, W, %d]" % channels if channels else "[H, W]"
-        raise ValueError(f"{path}: shape {list(image.shape)}, the app takes {want}")
+    spec.check(path, image)
     return image

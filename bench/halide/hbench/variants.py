@@ -48,10 +48,12 @@ def plugin_path(autoscheduler: str) -> str:
     return matches[0]
 
 
-def set_estimates(alg: Algorithm, input_extents: list[int], output_extents: list[int]) -> None:
+def set_estimates(alg: Algorithm, input_extents: list[list[int]],
+                  output_extents: list[int]) -> None:
     """Estimates for the autoschedulers: the real input and output sizes, the default params."""
-    for dim, extent in enumerate(input_extents):
-        alg.input.dim(dim).set_estimate(0, extent)
+    for image, extents in zip(alg.inputs, input_extents, strict=True):
+        for dim, extent in enumerate(extents):
+            image.dim(dim).set_estimate(0, extent)
     alg.output.set_estimates([hl.Range(0, extent) for extent in output_extents])
     for param, value in alg.params:
         param.set_estimate(value)
@@ -68,8 +70,8 @@ class Scheduled:
 
 
 def apply(schedule: str, app: App, alg: Algorithm, target: hl.Target,
-          input_extents: list[int], output_extents: list[int]) -> Scheduled:
-    """Schedules `alg` with `schedule`."""
+          input_extents: list[list[int]], output_extents: list[int]) -> Scheduled:
+    """Schedules `alg` with `schedule`; `input_extents` has one list per input."""
     pipeline = hl.Pipeline(alg.output)
     if schedule == MANUAL:
         app.schedule_manual(alg)

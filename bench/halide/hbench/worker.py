@@ -1,6 +1,6 @@
 """Measures one variant (app x schedule) at one thread count, in this process.
 
-    python3 -m hbench.worker --app APP --schedule S --threads N --runs R --input FILE.npy
+    python3 -m hbench.worker --app APP --schedule S --threads N --runs R --input NAME=FILE.npy...
                              [--save-output FILE.npy] [--save-schedule FILE] [--malloc reuse]
 
 Prints exactly one JSON object on stdout, the shape of `tessera bench --json` plus `impl`,
@@ -26,6 +26,7 @@ import halide as hl
 import numpy as np
 
 from hbench import images, variants
+from hbench.app import App
 from hbench.apps import APPS
 
 # glibc mallopt parameters (malloc.h).
@@ -44,6 +45,25 @@ def keep_freed_memory() -> None:
         raise OSError("mallopt refused to turn off mmap allocation")
 
 
+def named_path(text: str) -> tuple[str, str]:
+    """An argparse type: NAME=FILE."""
+    name, sep, path = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=FILE.npy, got {text!r}")
+    return name, path
+
+
+def load_inputs(app: App, given: list[tuple[str, str]]) -> dict[str, np.ndarray]:
+    """Every input of `app` from its `.npy` file, by name, checked against the spec."""
+    paths = dict(given)
+    unknown = sorted(set(paths) - set(app.input_names))
+    missing = [name for name in app.input_names if name not in paths]
+    if unknown or missing:
+        raise ValueError(f"{app.name} takes the inputs {', '.join(app.input_names)};"
+                         f" unknown: {unknown or 'none'}, missing: {missing or 'none'}")
+    return {spec.name: images.load_input(paths[spec.name], spec) for spec in app.inputs}
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python3 -m hbench.worker", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -51,7 +71,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--schedule", required=True)
     parser.add_argument("--threads", type=int, required=True)
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--input", required=True, help="input image (.npy, [H, W] or [H, W, C])")
+    parser.add_argument("--input", type=named_path, action="append", required=True,
+                        metavar="NAME=FILE",
+                        help="the app's input NAME (.npy, [H, W] or [H, W, C]); one per input")
     parser.add_argument("--save-output", help="write the output here (.npy)")
     parser.add_argument("--save-schedule", help="write an autoscheduler's schedule source here")
     parser.add_argument("--malloc", choices=("reuse", "default"), default="reuse",
@@ -71,26 +93,30 @@ def measure(args: argparse.Namespace) -> dict:
     if args.app not in APPS:
         raise ValueError(f"unknown app {args.app!r}; known: {', '.join(APPS)}")
     app = APPS[args.app]
-    image = images.load_input(args.input, app.input_dtype, app.input_channels)
-    width, height = app.output_size_of(image)
+    arrays = load_inputs(app, args.input)
+    width, height = app.output_size_of(arrays)
     output_extents = [width, height] + ([app.output_channels] if app.output_channels else [])
-    input_buffer, _owner = images.to_halide(image)  # _owner holds the memory: keep it alive
-    input_extents = [input_buffer.dim(d).extent() for d in range(input_buffer.dimensions())]
+    # Each buffer comes with the array that owns its memory: keep both alive.
+    input_buffers = [images.to_halide(arrays[name]) for name in app.input_names]
+    input_extents = [[buffer.dim(d).extent() for d in range(buffer.dimensions())]
+                     for buffer, _owner in input_buffers]
+    inputs = [buffer for buffer, _owner in input_buffers]
 
     target = hl.get_jit_target_from_environment()
     alg = app.define()
     scheduled = variants.apply(args.schedule, app, alg, target, input_extents, output_extents)
     start = time.perf_counter()
-    run = scheduled.pipeline.compile_to_callable([alg.input] + [p for p, _ in alg.params], target)
+    run = scheduled.pipeline.compile_to_callable(alg.inputs + [p for p, _ in alg.params],
+                                                 target)
     compile_ms = (time.perf_counter() - start) * 1e3
 
     output = hl.Buffer(alg.output.type(), output_extents)
     param_values = [value for _, value in alg.params]
-    run(input_buffer, *param_values, output)
+    run(*inputs, *param_values, output)
     times = []
     for _ in range(args.runs):
         start = time.perf_counter()
-        run(input_buffer, *param_values, output)
+        run(*inputs, *param_values, output)
         times.append((time.perf_counter() - start) * 1e3)
 
     if args.save_output:

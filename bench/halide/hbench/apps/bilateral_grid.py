@@ -4,7 +4,7 @@ import halide as hl
 import numpy as np
 
 from hbench import images
-from hbench.app import Algorithm, App
+from hbench.app import Algorithm, App, Input, single_input
 from hbench.exprs import left_sum
 
 S_SIGMA = 8
@@ -54,7 +54,7 @@ def define() -> Algorithm:
 
     interpolated[x, y, c] = hl.lerp(bilinear(0), bilinear(1), zf)
     output[x, y] = interpolated[x, y, 0] / interpolated[x, y, 1]
-    return Algorithm(image, output, params=[(r_sigma, R_SIGMA)],
+    return Algorithm([image], output, params=[(r_sigma, R_SIGMA)],
                      stages={"histogram": histogram, "blurz": blurz, "blurx": blurx,
                              "blury": blury, "r": r})
 
@@ -78,10 +78,9 @@ APP = App(
     name="bilateral_grid",
     default_width=2560,
     default_height=1536,
-    input_dtype=np.float32,
-    input_channels=None,
+    inputs=(Input("input", np.float32),),
     output_channels=None,
     define=define,
     schedule_manual=schedule_manual,
-    make_input=lambda width, height: images.synthetic(width, height, None),
+    make_inputs=single_input(lambda width, height: images.synthetic(width, height, None)),
 )

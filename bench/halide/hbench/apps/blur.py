@@ -4,7 +4,7 @@ import halide as hl
 import numpy as np
 
 from hbench import images
-from hbench.app import Algorithm, App
+from hbench.app import Algorithm, App, Extents, Input, single_input
 
 x, y, yi = hl.Var("x"), hl.Var("y"), hl.Var("yi")
 
@@ -14,7 +14,7 @@ def define() -> Algorithm:
     blur_x, blur_y = hl.Func("blur_x"), hl.Func("blur_y")
     blur_x[x, y] = (image[x, y] + image[x + 1, y] + image[x + 2, y]) / 3
     blur_y[x, y] = (blur_x[x, y] + blur_x[x, y + 1] + blur_x[x, y + 2]) / 3
-    return Algorithm(image, blur_y, stages={"blur_x": blur_x})
+    return Algorithm([image], blur_y, stages={"blur_x": blur_x})
 
 
 def schedule_manual(alg: Algorithm) -> None:
@@ -34,11 +34,10 @@ APP = App(
     name="blur",
     default_width=6400,
     default_height=4800,
-    input_dtype=np.uint16,
-    input_channels=None,
+    inputs=(Input("input", np.uint16),),
     output_channels=None,
     define=define,
     schedule_manual=schedule_manual,
-    make_input=make_input,
-    border=2,
+    make_inputs=single_input(make_input),
+    extents=Extents(border=(2, 2)),
 )

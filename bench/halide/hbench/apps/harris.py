@@ -4,7 +4,7 @@ import halide as hl
 import numpy as np
 
 from hbench import images
-from hbench.app import Algorithm, App
+from hbench.app import Algorithm, App, Input, single_input
 from hbench.exprs import left_sum
 
 x, y, yi = hl.Var("x"), hl.Var("y"), hl.Var("yi")
@@ -38,7 +38,7 @@ def define() -> Algorithm:
     f["det"][x, y] = f["Sxx"][x, y] * f["Syy"][x, y] - f["Sxy"][x, y] * f["Sxy"][x, y]
     f["trace"][x, y] = f["Sxx"][x, y] + f["Syy"][x, y]
     f["output"][x, y] = f["det"][x, y] - hl.f32(0.04) * f["trace"][x, y] * f["trace"][x, y]
-    return Algorithm(image, f["output"], stages=f)
+    return Algorithm([image], f["output"], stages=f)
 
 
 def schedule_manual(alg: Algorithm) -> None:
@@ -57,10 +57,9 @@ APP = App(
     name="harris",
     default_width=6400,
     default_height=6400,
-    input_dtype=np.float32,
-    input_channels=None,
+    inputs=(Input("input", np.float32),),
     output_channels=None,
     define=define,
     schedule_manual=schedule_manual,
-    make_input=lambda width, height: images.synthetic(width, height, None),
+    make_inputs=single_input(lambda width, height: images.synthetic(width, height, None)),
 )

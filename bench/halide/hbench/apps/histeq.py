@@ -4,7 +4,7 @@ import halide as hl
 import numpy as np
 
 from hbench import images
-from hbench.app import Algorithm, App
+from hbench.app import Algorithm, App, Input, single_input
 
 STRIP_ROWS = 256
 SUB_HISTOGRAMS = 4
@@ -35,7 +35,7 @@ def define() -> Algorithm:
     level = hl.round(hl.f32(cdf[i] - cmin[()]) * scale)
     lut[i] = hl.u8(hl.clamp(level, hl.f32(0), hl.f32(255)))
     output[x, y] = lut[hl.i32(image[x, y])]
-    return Algorithm(image, output, stages={"hist": hist, "cdf": cdf, "cmin": cmin, "lut": lut,
+    return Algorithm([image], output, stages={"hist": hist, "cdf": cdf, "cmin": cmin, "lut": lut,
                                             "r": r})
 
 
@@ -71,10 +71,9 @@ APP = App(
     name="histeq",
     default_width=4096,
     default_height=4096,
-    input_dtype=np.uint8,
-    input_channels=None,
+    inputs=(Input("input", np.uint8),),
     output_channels=None,
     define=define,
     schedule_manual=schedule_manual,
-    make_input=make_input,
+    make_inputs=single_input(make_input),
 )

@@ -4,7 +4,7 @@ import halide as hl
 import numpy as np
 
 from hbench import images
-from hbench.app import Algorithm, App
+from hbench.app import Algorithm, App, Input, single_input
 
 LEVELS = 10
 OPAQUE_FRACTION = 0.02
@@ -43,7 +43,7 @@ def define() -> Algorithm:
 
     output = hl.Func("output")
     output[x, y, c] = interpolated[0][x, y, c] / interpolated[0][x, y, 3]
-    return Algorithm(image, output,
+    return Algorithm([image], output,
                      stages={"downsampled": downsampled, "interpolated": interpolated})
 
 
@@ -80,10 +80,9 @@ APP = App(
     name="interpolate",
     default_width=2560,
     default_height=1536,
-    input_dtype=np.float32,
-    input_channels=4,
+    inputs=(Input("input", np.float32, 4),),
     output_channels=3,
     define=define,
     schedule_manual=schedule_manual,
-    make_input=make_input,
+    make_inputs=single_input(make_input),
 )

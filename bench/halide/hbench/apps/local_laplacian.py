@@ -4,7 +4,7 @@ import halide as hl
 import numpy as np
 
 from hbench import images
-from hbench.app import Algorithm, App
+from hbench.app import Algorithm, App, Input, single_input
 
 J = 8
 LEVELS, ALPHA, BETA = 8, 1.0, 1.0
@@ -97,7 +97,7 @@ def define() -> Algorithm:
     color[x, y, c] = (out_g_pyramid[0][x, y] * (clamped[x, y, c] + hl.f32(0.01))
                       / (gray[x, y] + hl.f32(0.01)))
     output[x, y, c] = hl.u16(hl.clamp(color[x, y, c], hl.f32(0), hl.f32(1)) * 65535)
-    return Algorithm(image, output, params=[(levels, LEVELS), (alpha, ALPHA), (beta, BETA)],
+    return Algorithm([image], output, params=[(levels, LEVELS), (alpha, ALPHA), (beta, BETA)],
                      stages={"remap": remap, "gray": gray, "gPyramid": g_pyramid,
                              "gPyramid_x": g_pyramid_x,
                              "inGPyramid": in_g_pyramid, "outGPyramid": out_g_pyramid})
@@ -141,11 +141,10 @@ APP = App(
     name="local_laplacian",
     default_width=2560,
     default_height=1536,
-    input_dtype=np.uint16,
-    input_channels=3,
+    inputs=(Input("input", np.uint16, 3),),
     output_channels=3,
     define=define,
     schedule_manual=schedule_manual,
-    make_input=lambda width, height: images.quantize(
-        images.synthetic(width, height, 3), np.uint16, 65535),
+    make_inputs=single_input(lambda width, height: images.quantize(
+        images.synthetic(width, height, 3), np.uint16, 65535)),
 )

@@ -4,7 +4,7 @@ import halide as hl
 import numpy as np
 
 from hbench import images
-from hbench.app import Algorithm, App
+from hbench.app import Algorithm, App, Input, single_input
 from hbench.exprs import left_sum
 
 SIGMA, RADIUS, THRESH = 1.5, 3, 0.02
@@ -35,7 +35,7 @@ def define() -> Algorithm:
     output[x, y, c] = hl.select(
         hl.abs(image[x, y, c] - blur_x[x, y, c]) > hl.f32(THRESH), sharpen[x, y, c], image[x, y, c]
     )
-    return Algorithm(image, output, stages={"blur_y": blur_y})
+    return Algorithm([image], output, stages={"blur_y": blur_y})
 
 
 def schedule_manual(alg: Algorithm) -> None:
@@ -51,10 +51,9 @@ APP = App(
     name="unsharp",
     default_width=2048,
     default_height=2048,
-    input_dtype=np.float32,
-    input_channels=3,
+    inputs=(Input("input", np.float32, 3),),
     output_channels=3,
     define=define,
     schedule_manual=schedule_manual,
-    make_input=lambda width, height: images.synthetic(width, height, 3),
+    make_inputs=single_input(lambda width, height: images.synthetic(width, height, 3)),
 )
