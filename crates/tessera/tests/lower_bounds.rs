@@ -188,14 +188,17 @@ fn aligned_bounds() {
     check(&out, &TestInputs::new(), &[3, -1], &[7, 2]);
     let lowered = Pipeline::new(&out).lower_to_string().unwrap();
     assert!(!lowered.contains("% 2"), "{lowered}");
-    // The output's region is its buffer's.
+    // The output's region is its buffer's, which must be aligned.
     out.align_bounds(x, 2);
-    let err = Pipeline::new(&out)
+    Pipeline::new(&out)
         .realize_interp(&Inputs::new(), &[0, 0], &[4, 2])
+        .unwrap();
+    let err = Pipeline::new(&out)
+        .realize_interp(&Inputs::new(), &[3, -1], &[7, 2])
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("out.align_bounds(x, 2): out is the output"),
+        err.contains("out.align_bounds(x, 2, 0): the output buffer must start at 0 modulo 2"),
         "{err}"
     );
 }

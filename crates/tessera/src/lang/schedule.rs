@@ -245,13 +245,16 @@ pub struct StorageAlignment {
     pub alignment: i32,
 }
 
-/// `f.align_bounds(var, modulus)` (Halide's, with remainder 0): the region computed in
-/// dimension `var` is widened so that its min and its extent are multiples of `modulus`, so
-/// code inside knows the parity (or phase) of each coordinate from its loop position.
+/// `f.align_bounds(var, modulus, remainder)` or `f.align_extent(var, modulus)` (Halide's):
+/// the region computed in dimension `var` is widened so that its extent is a multiple of
+/// `modulus` and, for `align_bounds`, its min is `remainder` modulo `modulus`, so code inside
+/// knows the phase of each coordinate from its loop position.
 #[derive(Clone, PartialEq, Debug)]
 pub struct BoundAlignment {
     pub var: Symbol,
     pub modulus: i32,
+    /// `None` for `align_extent`, which keeps the min.
+    pub remainder: Option<i32>,
 }
 
 /// `f.compute_with(g, var)`: the loops of `f`'s and `g`'s pure definitions, from the outermost

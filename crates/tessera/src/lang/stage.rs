@@ -821,15 +821,44 @@ impl Func {
         })
     }
     /// Widens the region computed in dimension `var` so that its min and extent are multiples
-    /// of `modulus` (Halide's `align_bounds`, remainder 0): e.g. with 2, a loop over `var`
-    /// unrolled by two knows which iteration is even. Not for the output Func, whose region is
-    /// its buffer's.
+    /// of `modulus` (Halide's `align_bounds`): e.g. with 2, a loop over `var` unrolled by two
+    /// knows which iteration is even. On the output Func, whose region is its buffer's, the
+    /// buffer must be so aligned (checked when the pipeline runs).
     pub fn align_bounds(&self, var: Var, modulus: i32) -> &Func {
-        self.set_storage_dim("align_bounds", var, modulus, "modulus", |s| {
+        self.align_bounds_with_remainder(var, modulus, 0)
+    }
+    /// `align_bounds`, the min widened to `remainder` modulo `modulus` instead (Halide's
+    /// `align_bounds(var, modulus, remainder)`); `remainder` is in `[0, modulus)`.
+    pub fn align_bounds_with_remainder(&self, var: Var, modulus: i32, remainder: i32) -> &Func {
+        if !(0..modulus.max(1)).contains(&remainder) {
+            let name = self.name();
+            return self.set_placement(|s| {
+                s.errors.push(format!(
+                    "{name}.align_bounds({}, {modulus}, {remainder}): the remainder must be in [0, {modulus})",
+                    var.name()
+                ))
+            });
+        }
+        self.align_dimension("align_bounds", var, modulus, Some(remainder))
+    }
+    /// Widens the region computed in dimension `var` so that its extent is a multiple of
+    /// `modulus`, keeping its min (Halide's `align_extent`).
+    pub fn align_extent(&self, var: Var, modulus: i32) -> &Func {
+        self.align_dimension("align_extent", var, modulus, None)
+    }
+    fn align_dimension(
+        &self,
+        directive: &str,
+        var: Var,
+        modulus: i32,
+        remainder: Option<i32>,
+    ) -> &Func {
+        self.set_storage_dim(directive, var, modulus, "modulus", |s| {
             s.bound_alignments.retain(|a| a.var != var.name());
             s.bound_alignments.push(super::schedule::BoundAlignment {
                 var: var.name(),
                 modulus,
+                remainder,
             });
         })
     }

@@ -25,6 +25,7 @@ use crate::ir::{BinaryOp, Expr, ExprKind, MessagePart, Stmt, StmtKind, Symbol};
 use crate::lang::function::FunctionContents;
 use crate::lang::image_param::buffer_field;
 use crate::lang::image_param::value_buffer;
+use crate::lang::schedule::BoundAlignment;
 use crate::simplify::simplify;
 
 /// The per-dimension region of `func` a statement uses (`required`) or writes (`provided`).
@@ -193,12 +194,6 @@ fn find_unbounded(
 pub fn bounds_inference(s: &Stmt, env: &Environment) -> Result<Stmt> {
     let (body, root_lets) = infer(s, env)?;
     let out = env.func(env.output).read();
-    if let Some(a) = out.schedule.bound_alignments.first() {
-        return Err(Error::Schedule(format!(
-            "{}.align_bounds({}, {}): {} is the output, whose region is its buffer's; align the bounds of the Funcs it reads instead",
-            out.name, a.var, a.modulus, out.name
-        )));
-    }
     let buffer = value_buffer(out.name, 0, out.output_types.len());
     // The output computes its buffer's box, or what its explicit bounds say (which must
     // cover the buffer).
@@ -214,7 +209,8 @@ pub fn bounds_inference(s: &Stmt, env: &Environment) -> Result<Stmt> {
             (min, max)
         })
         .collect();
-    let checks = apply_explicit_bounds(&out, &mut region);
+    let mut checks = apply_explicit_bounds(&out, &mut region);
+    checks.extend(output_alignment_checks(&out, &region));
     let mut lets = Vec::new();
     for k in 0..out.stage_count() {
         for (&arg, (min, max)) in out.args.iter().zip(&region) {
@@ -275,41 +271,113 @@ fn apply_explicit_bounds(f: &FunctionContents, required: &mut [(Expr, Expr)]) ->
     checks
 }
 
-/// Widens the `required` region of `f` in each dimension it aligns (`f.align_bounds(x, m)`):
-/// the min down to a multiple of `m`, the extent up to one. Division rounds toward −∞, so
-/// `(min / m) * m` is the multiple at or below `min`, which the simplifier knows is aligned.
+/// The dimension of `f` an alignment directive names.
+fn aligned_dimension(f: &FunctionContents, a: &BoundAlignment) -> usize {
+    f.args
+        .iter()
+        .position(|arg| *arg == a.var)
+        .expect("validated alignment")
+}
+
+/// Widens the `required` region of `f` in each dimension it aligns (`align_bounds`,
+/// `align_extent`): the min down to the remainder modulo the modulus (or kept), the extent up
+/// to a multiple of the modulus. Division rounds toward −∞, so `((min - r) / m) * m + r` is
+/// the point at or below `min` with remainder `r`, which the simplifier knows is aligned.
 fn align_bounds(f: &FunctionContents, required: &mut [(Expr, Expr)]) {
+    let binary = Expr::binary;
     for a in &f.schedule.bound_alignments {
-        let d = f
-            .args
-            .iter()
-            .position(|arg| *arg == a.var)
-            .expect("validated alignment");
+        let d = aligned_dimension(f, a);
         let m = Expr::i32(a.modulus);
         let (min, max) = required[d].clone();
-        let aligned_min = Expr::binary(
-            BinaryOp::Mul,
-            Expr::binary(BinaryOp::Div, min, m.clone()),
-            m.clone(),
-        );
+        let aligned_min = match a.remainder {
+            Some(r) => {
+                let r = Expr::i32(r);
+                let below = binary(
+                    BinaryOp::Div,
+                    binary(BinaryOp::Sub, min, r.clone()),
+                    m.clone(),
+                );
+                binary(BinaryOp::Add, binary(BinaryOp::Mul, below, m.clone()), r)
+            }
+            None => min,
+        };
         // extent = ceil((max - min + 1) / m) * m = ((max - min + m) / m) * m
-        let span = Expr::binary(
+        let span = binary(
             BinaryOp::Add,
-            Expr::binary(BinaryOp::Sub, max, aligned_min.clone()),
+            binary(BinaryOp::Sub, max, aligned_min.clone()),
             m.clone(),
         );
-        let extent = Expr::binary(
-            BinaryOp::Mul,
-            Expr::binary(BinaryOp::Div, span, m.clone()),
-            m,
-        );
-        let aligned_max = Expr::binary(
+        let extent = binary(BinaryOp::Mul, binary(BinaryOp::Div, span, m.clone()), m);
+        let aligned_max = binary(
             BinaryOp::Sub,
-            Expr::binary(BinaryOp::Add, aligned_min.clone(), extent),
+            binary(BinaryOp::Add, aligned_min.clone(), extent),
             Expr::i32(1),
         );
         required[d] = (simplify(&aligned_min), simplify(&aligned_max));
     }
+}
+
+/// The assertions that the output's buffer satisfies the output's alignment directives: its
+/// region is the buffer's, so it cannot be widened.
+fn output_alignment_checks(out: &FunctionContents, region: &[(Expr, Expr)]) -> Vec<Stmt> {
+    let binary = Expr::binary;
+    let multiple_of = |e: Expr, m: i32| {
+        binary(
+            BinaryOp::Eq,
+            binary(BinaryOp::Mod, e, Expr::i32(m)),
+            Expr::i32(0),
+        )
+    };
+    out.schedule
+        .bound_alignments
+        .iter()
+        .map(|a| {
+            let (min, max) = region[aligned_dimension(out, a)].clone();
+            let extent = binary(
+                BinaryOp::Add,
+                binary(BinaryOp::Sub, max.clone(), min.clone()),
+                Expr::i32(1),
+            );
+            let (directive, rule) = match a.remainder {
+                Some(r) => (
+                    format!("align_bounds({}, {}, {r})", a.var, a.modulus),
+                    format!(
+                        "start at {r} modulo {} and have an extent that is a multiple of {}",
+                        a.modulus, a.modulus
+                    ),
+                ),
+                None => (
+                    format!("align_extent({}, {})", a.var, a.modulus),
+                    format!("have an extent that is a multiple of {}", a.modulus),
+                ),
+            };
+            let extent_ok = multiple_of(extent, a.modulus);
+            let condition = match a.remainder {
+                Some(r) => binary(
+                    BinaryOp::And,
+                    multiple_of(binary(BinaryOp::Sub, min.clone(), Expr::i32(r)), a.modulus),
+                    extent_ok,
+                ),
+                None => extent_ok,
+            };
+            Stmt::new(StmtKind::Assert {
+                condition,
+                message: vec![
+                    MessagePart::Text(
+                        format!(
+                            "{}.{directive}: the output buffer must {rule}, but it covers [",
+                            out.name
+                        )
+                        .into(),
+                    ),
+                    MessagePart::Value(min),
+                    MessagePart::Text(", ".into()),
+                    MessagePart::Value(max),
+                    MessagePart::Text("]".into()),
+                ],
+            })
+        })
+        .collect()
 }
 
 /// `e` with its `Let`s (the names interval analysis gives the bounds of big varying lets and

@@ -6,12 +6,10 @@
 //! the aligned Func and checks the lowered code has no select; here the values are checked
 //! with plain Rust and the aligned Func's allocation against the extent Halide traces.
 //!
-//! Tessera has no `align_bounds` or `align_extent`: those four cases are kept as ignored
-//! tests. The strided-loads case (which Halide only checks does not crash) checks values over
+//! The strided-loads case (which Halide only checks does not crash) checks values over
 //! 128 points instead of 1024. The select check is left out (it inspects Halide's IR).
 
 use crate::lower_common::{check, TestInputs};
-use crate::missing_api;
 use tessera::codegen::target::Target;
 use tessera::lang::schedule::TailStrategy;
 use tessera::pipeline::{Inputs, Pipeline};
@@ -42,7 +40,8 @@ fn check_parity_values(h: &Func, p: &Param<i32>, halide_extents: &[(i32, u64)]) 
         let run = check(h, &TestInputs::new().param(p.bind(p_value)), &[0], &[10]);
         let out = crate::i32_values(&run);
         for i in 0..10 {
-            let correct = if i % 2 == 1 { 6 } else { 22 };
+            // g(x - p) and g(x + p) share the parity of x + p: 3 + 3 when even, 11 + 11 when odd.
+            let correct = if (i + i64::from(p_value)) % 2 == 0 { 6 } else { 22 };
             assert_eq!(out.get(&[i]), correct, "p = {p_value}, at {i}");
         }
         let g = run.allocation("g");
@@ -53,32 +52,39 @@ fn check_parity_values(h: &Func, p: &Param<i32>, halide_extents: &[(i32, u64)]) 
     }
 }
 
-/// g aligned by `directive` and unrolled by 2, checked as `check_parity_values` does.
-fn aligned_and_unrolled(directive: &str, halide_extents: &[(i32, u64)]) {
+/// g aligned by `align` and unrolled by 2, checked as `check_parity_values` does.
+fn aligned_and_unrolled(align: impl Fn(&Func, Var), halide_extents: &[(i32, u64)]) {
     let (g, h, x, p) = select_on_parity();
-    missing_api(directive);
+    align(&g, x);
     g.unroll(x, 2);
     check_parity_values(&h, &p, halide_extents);
 }
 
 #[test]
-#[ignore = "no API for align_bounds"]
 fn aligned_to_even_bounds() {
     // Halide: [-4, 14), then the same for p = 4, then [-6, 16).
-    aligned_and_unrolled("g.align_bounds(x, 2)", &[(3, 18), (4, 18), (5, 22)]);
+    aligned_and_unrolled(
+        |g, x| {
+            g.align_bounds(x, 2);
+        },
+        &[(3, 18), (4, 18), (5, 22)],
+    );
 }
 
 #[test]
-#[ignore = "no API for align_bounds"]
 fn aligned_to_odd_bounds() {
-    aligned_and_unrolled("g.align_bounds(x, 2, 1)", &[(3, 16), (4, 20), (5, 20)]);
+    aligned_and_unrolled(
+        |g, x| {
+            g.align_bounds_with_remainder(x, 2, 1);
+        },
+        &[(3, 16), (4, 20), (5, 20)],
+    );
 }
 
 #[test]
-#[ignore = "no API for align_extent"]
 fn aligned_extent() {
-    let (_, h, _, p) = select_on_parity();
-    missing_api("g.align_extent(x, 32)");
+    let (g, h, x, p) = select_on_parity();
+    g.align_extent(x, 32);
     check_parity_values(&h, &p, &[(3, 32), (4, 32), (5, 32)]);
 }
 
@@ -103,20 +109,30 @@ fn strided_loads_of_every_alignment() {
 }
 
 #[test]
-#[ignore = "no API for align_bounds"]
 fn an_aligned_output_into_a_misaligned_buffer_is_an_error() {
     let x = Var::new("x");
     let f = Func::new("f");
     f.define(x, x).unwrap();
-    missing_api("f.align_bounds(x, 8, 4)");
+    f.align_bounds_with_remainder(x, 8, 4);
     // Realizing into a fixed buffer over [0, 10) must fail rather than write outside it.
     let compiled = Pipeline::new(&f)
         .compile_jit(&Target::host().with_bounds_checks(true))
         .unwrap();
     let mut out = vec![AnyBuffer::from(Buffer::<i32>::new(&[10]))];
     let result = compiled.realize_into(&Inputs::new(), &mut out);
+    let message = result
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_else(|| panic!("an output violating align_bounds was accepted"));
     assert!(
-        result.is_err(),
-        "an output violating align_bounds was accepted"
+        message.contains("f.align_bounds(x, 8, 4): the output buffer must start at 4 modulo 8"),
+        "{message}"
     );
+    // A buffer over [4, 20) satisfies it.
+    let mut aligned = vec![AnyBuffer::from(Buffer::<i32>::with_mins(&[4], &[16]))];
+    compiled.realize_into(&Inputs::new(), &mut aligned).unwrap();
+    let AnyBuffer::I32(values) = &aligned[0] else {
+        panic!("the output is i32");
+    };
+    assert!((4..20).all(|i| values.get(&[i]) == i as i32));
 }
