@@ -1,12 +1,15 @@
-//! The `App` trait every benchmark pipeline implements, and what is shared by all of them:
-//! checking an input against the app's description (and against a schedule's minimum output),
-//! counting stages, evaluating the pipeline with the definition-level evaluator, and running a
-//! scheduled pipeline, lowered, on the Stmt interpreter.
+//! What every app shares. An app file states only what is particular to it, by implementing
+//! `AppDefinition`: its description (`description`: inputs, rules, parameters, default
+//! size), its algorithm, its schedule table, its plain-Rust reference, its default inputs and
+//! how its input and output extents relate. `App`, implemented for every definition, is what
+//! callers use: checking inputs against the description (each input's type and shape, the
+//! rules between them, a schedule's minimum output), looking up and applying schedules,
+//! binding inputs and parameters, evaluating with the definition-level evaluator, running the
+//! lowered loop nest on the Stmt interpreter, and the app's line in `tessera apps`.
 
 use std::collections::HashSet;
 
 use tessera::eval::realize::Evaluator;
-use tessera::eval::value::Value;
 use tessera::ir::visit::visit_exprs;
 use tessera::ir::{CallKind, ExprKind, Symbol};
 use tessera::lang::function::Function;
@@ -15,78 +18,96 @@ use tessera::lower::{LowerOptions, Lowered};
 use tessera::pipeline::{run_interp, Inputs, Pipeline};
 use tessera::prelude::*;
 
-use crate::schedule::{unknown_schedule, ScheduleInfo};
+use crate::description::{extents, mins, AppDescription, ParamSpec};
+use crate::params::value_text;
+use crate::schedule::{find, infos, AppFuncs, Schedule, ScheduleInfo};
+use crate::synthetic;
 
-/// A runtime scalar parameter of an app (`--param NAME=VALUE`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ParamSpec {
-    pub name: &'static str,
-    pub ty: Type,
-    pub default: Value,
-    pub description: &'static str,
-}
-
-impl ParamSpec {
-    /// The binding of this parameter to its default value.
-    pub fn default_binding(&self) -> ParamBinding {
-        ParamBinding {
-            name: Symbol::new(self.name),
-            ty: self.ty,
-            value: self.default,
-            origin: None,
-        }
-    }
-}
-
-/// An app's algorithm, ready to evaluate: the Func computing the output and the input image it
-/// reads. Runtime parameters are `Param`s named as in `App::params`.
+/// An app's algorithm, ready to evaluate: the Func computing the output and the input images
+/// it reads, in the order the app's description declares them. Runtime parameters are
+/// `Param`s named as in the description.
 #[derive(Clone, Debug)]
 pub struct AppPipeline {
     pub output: Func,
-    pub input: ImageParam,
+    pub inputs: Vec<ImageParam>,
 }
 
-/// One benchmark pipeline. Sizes are output sizes: an app computes a `width × height` output
-/// (times channels) from an input of `input_extents(width, height)`.
-pub trait App: Send + Sync {
-    fn name(&self) -> &'static str;
-    /// The input image in words, e.g. "u16 grayscale, (W+2) x (H+2)".
-    fn input_description(&self) -> &'static str;
-    fn input_type(&self) -> Type;
-    /// The number of channels (a third dimension), or `None` for a two-dimensional image.
-    fn input_channels(&self) -> Option<i64>;
-    /// The output size `(width, height)` the benchmarks use.
-    fn default_size(&self) -> (i64, i64);
-    /// Runtime parameters, with their default values.
-    fn params(&self) -> Vec<ParamSpec> {
-        Vec::new()
-    }
-    /// The input extents an output of `width × height` needs.
-    fn input_extents(&self, width: i64, height: i64) -> Vec<i64>;
-    /// The output extents for an input of `input_extents` (same dimensionality as the
-    /// input), or `None` when the input is too small to produce any output. An output may
-    /// be empty (an empty input, or blur's 2 x 2, gives a 0 x 0 output).
-    fn output_extents(&self, input_extents: &[i64]) -> Option<Vec<i64>>;
+/// What is particular to one app. Sizes are output sizes: an app computes a `width × height`
+/// output (times channels) from inputs of `input_extents(width, height)`.
+pub trait AppDefinition: Send + Sync {
+    /// The app's Funcs, for its schedules to direct.
+    type Funcs: AppFuncs;
+
+    /// The app's description (usually a `const`).
+    fn description(&self) -> &AppDescription;
+
     /// The algorithm, written once and shared by every schedule, with no schedule applied.
-    fn build(&self) -> Result<AppPipeline>;
+    fn funcs(&self) -> Result<Self::Funcs>;
+
     /// The app's named schedules, `manual` (the expert schedule) first.
+    fn schedules(&self) -> &[Schedule<Self::Funcs>];
+
+    /// Deterministic synthetic inputs (smooth regions, edges and noise) for an output of
+    /// `width × height`, one per declared input; an error naming a buffer's size when it
+    /// cannot be allocated. By default each input is `synthetic::default_input` of its type
+    /// and extents.
+    fn default_inputs(&self, width: i64, height: i64) -> Result<Vec<AnyBuffer>> {
+        let specs = self.description().inputs;
+        let extents = self.input_extents(width, height);
+        (specs.iter().zip(&extents).enumerate())
+            .map(|(index, (spec, extents))| synthetic::default_input(spec.ty, extents, index))
+            .collect()
+    }
+
+    /// The output computed by plain Rust loops, independently of Tessera, for inputs (in
+    /// declared order) that `App::check_inputs` accepted. Parameters not in `params` take
+    /// their defaults.
+    fn reference(&self, inputs: &[AnyBuffer], params: &[ParamBinding]) -> Result<AnyBuffer>;
+
+    /// The extents of each input (in declared order) an output of `width × height` needs. By
+    /// default each input covers the output, with its own channels.
+    fn input_extents(&self, width: i64, height: i64) -> Vec<Vec<i64>> {
+        let inputs = self.description().inputs;
+        inputs
+            .iter()
+            .map(|i| i.shape.extents(width, height))
+            .collect()
+    }
+
+    /// The output extents for inputs of `input_extents` (each of its declared shape), or
+    /// `None` when they are too small to produce any output. An output may be empty. By
+    /// default the output covers the first input's x and y, with the declared output's
+    /// channels.
+    fn output_extents(&self, input_extents: &[Vec<i64>]) -> Option<Vec<i64>> {
+        let first = input_extents.first()?;
+        let (x, y) = (first[0], first[1]);
+        (x >= 0 && y >= 0).then(|| self.description().output.extents(x, y))
+    }
+}
+
+/// One benchmark pipeline, as callers use it: the type-erased face of an `AppDefinition`
+/// (implemented for every one, below) and the behaviour all apps share (provided methods).
+pub trait App: Send + Sync {
+    /// The app's description.
+    fn description(&self) -> &AppDescription;
+    /// The algorithm, freshly built, with no schedule applied.
+    fn build(&self) -> Result<AppPipeline>;
+    /// The names and minimum outputs of the app's schedules, `manual` first.
     fn schedules(&self) -> Vec<ScheduleInfo>;
     /// The algorithm, freshly built, with schedule `schedule` applied; an unknown name is an
     /// error listing the schedules.
     fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline>;
-    /// A deterministic synthetic input (smooth regions, edges and noise) for an output of
-    /// `width × height`; an error naming the buffer's size when it cannot be allocated.
-    fn default_input(&self, width: i64, height: i64) -> Result<AnyBuffer>;
-    /// The output computed by plain Rust loops, independently of Tessera, for an input that
-    /// `check_input` accepts.
-    fn reference(&self, input: &AnyBuffer, params: &[ParamBinding]) -> Result<AnyBuffer>;
+    /// The extents of each input an output of `width × height` needs (`AppDefinition`).
+    fn input_extents(&self, width: i64, height: i64) -> Vec<Vec<i64>>;
+    /// The output extents for inputs of `input_extents` (`AppDefinition`).
+    fn output_extents(&self, input_extents: &[Vec<i64>]) -> Option<Vec<i64>>;
+    /// The app's deterministic default inputs for an output of `width × height`.
+    fn default_inputs(&self, width: i64, height: i64) -> Result<Vec<AnyBuffer>>;
+    /// The output computed by the app's plain-Rust reference, after `check_inputs`.
+    fn reference(&self, inputs: &[AnyBuffer], params: &[ParamBinding]) -> Result<AnyBuffer>;
 
-    /// About how many bytes `evaluate` (the definition-level evaluator, which memoizes every
-    /// Func's value at every point) takes per output pixel, measured at 256 x 256: 0.4 to
-    /// 1.9 KB for the apps that do not override it. Callers refuse outputs whose estimate
-    /// exceeds the memory they allow, before evaluating.
-    fn eval_bytes_per_pixel(&self) -> i64 {
-        2 << 10
+    fn name(&self) -> &'static str {
+        self.description().name
     }
 
     /// The number of Funcs the pipeline computes (Halide's stages).
@@ -94,43 +115,75 @@ pub trait App: Send + Sync {
         Ok(pipeline_functions(&self.build()?.output).len())
     }
 
-    /// The region `(mins, extents)` of the output for `input`, or an error saying why the
-    /// input does not fit this app (element type, dimensions or size). The output starts at
-    /// the input's mins.
-    fn check_input(&self, input: &AnyBuffer) -> Result<(Vec<i64>, Vec<i64>)> {
-        let name = self.name();
-        let (ty, dims) = (input.ty(), input.dims());
-        if ty != self.input_type() {
+    /// The region `(mins, extents)` of the output for `inputs` (in declared order), or an
+    /// error naming the input that does not fit this app and why: the number of inputs, an
+    /// input's element type or shape, a rule of the app's, or a size too small for any
+    /// output. The output starts at the first input's mins.
+    fn check_inputs(&self, inputs: &[AnyBuffer]) -> Result<(Vec<i64>, Vec<i64>)> {
+        let description = self.description();
+        let name = description.name;
+        let specs = description.inputs;
+        if inputs.len() != specs.len() {
+            let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
             return Err(Error::Buffer(format!(
-                "app {name} takes {} input but the input holds {ty} values ({})",
-                self.input_type(),
-                self.input_description()
+                "app {name} takes {} input image(s) ({}), but {} were given",
+                specs.len(),
+                names.join(", "),
+                inputs.len()
             )));
         }
-        let wanted_dims = 2 + usize::from(self.input_channels().is_some());
-        let channels_ok = self
-            .input_channels()
-            .is_none_or(|c| dims.get(2).map(|d| d.extent) == Some(c));
-        if dims.len() != wanted_dims || !channels_ok {
-            let extents: Vec<i64> = dims.iter().map(|d| d.extent).collect();
+        for (spec, input) in specs.iter().zip(inputs) {
+            if input.ty() != spec.ty {
+                return Err(Error::Buffer(format!(
+                    "input `{}` of app {name} is {} ({}), but the image holds {} values",
+                    spec.name,
+                    spec.ty,
+                    spec.description,
+                    input.ty()
+                )));
+            }
+            if !spec.shape.fits(&extents(input)) {
+                return Err(Error::Buffer(format!(
+                    "input `{}` of app {name} is {} ({}), but the image has extents {:?} (x, y[, c])",
+                    spec.name,
+                    spec.shape.text("W", "H"),
+                    spec.description,
+                    extents(input)
+                )));
+            }
+        }
+        let all_extents: Vec<Vec<i64>> = inputs.iter().map(extents).collect();
+        let sizes = || {
+            let sizes: Vec<String> = specs
+                .iter()
+                .zip(&all_extents)
+                .map(|(spec, e)| format!("{} {}", spec.name, extents_text(e)))
+                .collect();
+            sizes.join(", ")
+        };
+        if let Some(broken) = description.rules.iter().find(|r| !(r.holds)(inputs)) {
             return Err(Error::Buffer(format!(
-                "app {name} takes a {} input but the input has extents {extents:?} (x, y[, c])",
-                self.input_description()
+                "input `{}` of app {name} does not fit: {} (the inputs are {})",
+                broken.input,
+                broken.rule,
+                sizes()
             )));
         }
-        let extents: Vec<i64> = dims.iter().map(|d| d.extent).collect();
         let out = self
-            .output_extents(&extents)
+            .output_extents(&all_extents)
             .filter(|e| e.iter().all(|&x| x >= 0))
             .ok_or_else(|| {
+                let wanted: Vec<String> = specs
+                    .iter()
+                    .map(|s| format!("{}: {}", s.name, s.description))
+                    .collect();
                 Error::Buffer(format!(
-                    "the input ({} x {}) is too small for app {name}, which takes a {} input",
-                    extents[0],
-                    extents[1],
-                    self.input_description()
+                    "the inputs ({}) are too small for app {name}, which takes {}",
+                    sizes(),
+                    wanted.join("; ")
                 ))
             })?;
-        Ok((dims.iter().map(|d| d.min).collect(), out))
+        Ok((mins(&inputs[0]), out))
     }
 
     /// What is known of schedule `name`, or an error listing the app's schedules.
@@ -140,7 +193,13 @@ pub trait App: Send + Sync {
             .iter()
             .find(|s| s.name == name)
             .copied()
-            .ok_or_else(|| unknown_schedule(self.name(), schedules.iter().map(|s| s.name), name))
+            .ok_or_else(|| {
+                crate::schedule::unknown_schedule(
+                    self.name(),
+                    schedules.iter().map(|s| s.name),
+                    name,
+                )
+            })
     }
 
     /// Whether schedule `schedule` can compute an output of `output_extents` (x, y, ...); an
@@ -176,13 +235,24 @@ pub trait App: Send + Sync {
         )))
     }
 
-    /// The input image and parameters bound for `pipeline` (parameters not in `params` take
+    /// The input images and parameters bound for `pipeline` (parameters not in `params` take
     /// their defaults).
-    fn inputs(&self, pipeline: &AppPipeline, input: &AnyBuffer, params: &[ParamBinding]) -> Inputs {
-        complete_params(&self.params(), params).into_iter().fold(
-            Inputs::new().image(&pipeline.input, input.clone()),
-            Inputs::param,
-        )
+    fn inputs(
+        &self,
+        pipeline: &AppPipeline,
+        inputs: &[AnyBuffer],
+        params: &[ParamBinding],
+    ) -> Inputs {
+        let images = pipeline
+            .inputs
+            .iter()
+            .zip(inputs)
+            .fold(Inputs::new(), |bound, (param, image)| {
+                bound.image(param, image.clone())
+            });
+        complete_params(self.description().params, params)
+            .into_iter()
+            .fold(images, Inputs::param)
     }
 
     /// The pipeline with schedule `schedule`, lowered to its loop nest.
@@ -192,35 +262,128 @@ pub trait App: Send + Sync {
         Ok(LoweredApp { pipeline, lowered })
     }
 
-    /// The output for `input`, computed by the pipeline with schedule `schedule`, lowered and
-    /// run on the Stmt interpreter. Parameters not in `params` take their defaults.
+    /// The output for `inputs`, computed by the pipeline with schedule `schedule`, lowered
+    /// and run on the Stmt interpreter. Parameters not in `params` take their defaults.
     fn realize_interp(
         &self,
         schedule: &str,
-        input: &AnyBuffer,
+        inputs: &[AnyBuffer],
         params: &[ParamBinding],
     ) -> Result<AnyBuffer> {
-        let (mins, extents) = self.check_input(input)?;
+        let (mins, extents) = self.check_inputs(inputs)?;
         self.check_schedule_fits(schedule, &extents)?;
         let lowered = self.lower(schedule)?;
         lowered.run_interp(
-            &self.inputs(&lowered.pipeline, input, params),
+            &self.inputs(&lowered.pipeline, inputs, params),
             &mins,
             &extents,
         )
     }
 
-    /// The output for `input`, computed by the definition-level evaluator. Parameters not in
+    /// The output for `inputs`, computed by the definition-level evaluator. Parameters not in
     /// `params` take their defaults.
-    fn evaluate(&self, input: &AnyBuffer, params: &[ParamBinding]) -> Result<AnyBuffer> {
-        let (mins, extents) = self.check_input(input)?;
+    fn evaluate(&self, inputs: &[AnyBuffer], params: &[ParamBinding]) -> Result<AnyBuffer> {
+        let (mins, extents) = self.check_inputs(inputs)?;
         let pipeline = self.build()?;
-        let mut evaluator = Evaluator::new().with_input(&pipeline.input, input.clone());
-        for binding in complete_params(&self.params(), params) {
+        let mut evaluator = Evaluator::new();
+        for (param, image) in pipeline.inputs.iter().zip(inputs) {
+            evaluator = evaluator.with_input(param, image.clone());
+        }
+        for binding in complete_params(self.description().params, params) {
             evaluator = evaluator.with_param(binding);
         }
         let mut outputs = evaluator.realize(&pipeline.output, &mins, &extents)?;
         Ok(outputs.swap_remove(0))
+    }
+
+    /// The app's line in `tessera apps`: its name first, then its stage count, summary,
+    /// inputs (name, type, shape), default output size, parameters and schedules.
+    fn listing(&self) -> Result<String> {
+        let description = self.description();
+        let (w, h) = description.default_size;
+        let at_default = self.input_extents(w, h);
+        let at_larger = self.input_extents(w + 64, h + 64);
+        let inputs: Vec<String> = description
+            .inputs
+            .iter()
+            .zip(at_default.iter().zip(&at_larger))
+            .map(|(spec, (a, b))| {
+                let x = dimension_text("W", a[0] - w, b[0] - (w + 64));
+                let y = dimension_text("H", a[1] - h, b[1] - (h + 64));
+                format!("{} {} {}", spec.name, spec.ty, spec.shape.text(&x, &y))
+            })
+            .collect();
+        let count = match inputs.len() {
+            1 => "1 input".to_string(),
+            n => format!("{n} inputs"),
+        };
+        let params: Vec<String> = description
+            .params
+            .iter()
+            .map(|p| format!("{}={}", p.name, value_text(p.default)))
+            .collect();
+        let params = if params.is_empty() {
+            String::new()
+        } else {
+            format!("   params: {}", params.join(", "))
+        };
+        let schedules: Vec<&str> = self.schedules().iter().map(|s| s.name).collect();
+        Ok(format!(
+            "{:<10} {:>3} stages   {}   {count}: {}   default output {w} x {h}{params}   schedules: {}",
+            description.name,
+            self.stage_count()?,
+            description.summary,
+            inputs.join(", "),
+            schedules.join(", ")
+        ))
+    }
+}
+
+impl<D: AppDefinition> App for D {
+    fn description(&self) -> &AppDescription {
+        AppDefinition::description(self)
+    }
+    fn build(&self) -> Result<AppPipeline> {
+        self.funcs().map(|f| f.pipeline())
+    }
+    fn schedules(&self) -> Vec<ScheduleInfo> {
+        infos(AppDefinition::schedules(self))
+    }
+    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
+        let schedule = find(self.name(), AppDefinition::schedules(self), schedule)?;
+        let funcs = self.funcs()?;
+        (schedule.apply)(&funcs);
+        Ok(funcs.pipeline())
+    }
+    fn input_extents(&self, width: i64, height: i64) -> Vec<Vec<i64>> {
+        AppDefinition::input_extents(self, width, height)
+    }
+    fn output_extents(&self, input_extents: &[Vec<i64>]) -> Option<Vec<i64>> {
+        AppDefinition::output_extents(self, input_extents)
+    }
+    fn default_inputs(&self, width: i64, height: i64) -> Result<Vec<AnyBuffer>> {
+        AppDefinition::default_inputs(self, width, height)
+    }
+    fn reference(&self, inputs: &[AnyBuffer], params: &[ParamBinding]) -> Result<AnyBuffer> {
+        self.check_inputs(inputs)?;
+        AppDefinition::reference(self, inputs, params)
+    }
+}
+
+/// `extents` as `W x H` or `W x H x C`.
+fn extents_text(extents: &[i64]) -> String {
+    let parts: Vec<String> = extents.iter().map(i64::to_string).collect();
+    parts.join(" x ")
+}
+
+/// An input dimension relative to the output's (`letter`), from the input's excess over the
+/// output at two sizes: `W`, `(W+2)`, `(W-4)`, or `W_in` when the excess is not constant.
+fn dimension_text(letter: &str, excess: i64, excess_at_larger: i64) -> String {
+    match excess {
+        _ if excess != excess_at_larger => format!("{letter}_in"),
+        0 => letter.to_string(),
+        d if d > 0 => format!("({letter}+{d})"),
+        d => format!("({letter}{d})"),
     }
 }
 
@@ -295,48 +458,274 @@ pub fn pipeline_functions(output: &Func) -> Vec<Function> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::{blur::Blur, histeq::Histeq};
+    use tessera::codegen::target::Target;
+    use tessera::eval::value::Value;
 
-    fn rejection(app: &dyn App, input: AnyBuffer) -> String {
-        match app.check_input(&input) {
-            Ok(region) => panic!(
-                "{} accepted an input it should refuse: {region:?}",
-                app.name()
-            ),
+    use super::*;
+    use crate::description::{InputRule, InputSpec, Shape, TYPICAL_EVAL_BYTES};
+    use crate::input_files::input_files;
+    use crate::{blur::Blur, histeq::Histeq, schedule};
+
+    /// A small fake app with two inputs of different types and one rule between them:
+    /// `output(x, y) = f32(image(x, y)) * gain(x, y)`.
+    struct Gain;
+
+    struct GainFuncs {
+        image: ImageParam,
+        gain: ImageParam,
+        output: Func,
+    }
+
+    impl AppFuncs for GainFuncs {
+        fn pipeline(&self) -> AppPipeline {
+            AppPipeline {
+                output: self.output.clone(),
+                inputs: vec![self.image.clone(), self.gain.clone()],
+            }
+        }
+    }
+
+    const GAIN: AppDescription = AppDescription {
+        name: "gain",
+        summary: "an image times a gain map",
+        inputs: &[
+            InputSpec {
+                name: "image",
+                ty: Type::u8(),
+                shape: Shape::Plane,
+                description: "u8 grayscale, W × H",
+            },
+            InputSpec {
+                name: "gain",
+                ty: Type::f32(),
+                shape: Shape::Plane,
+                description: "f32 gain per pixel, W × H",
+            },
+        ],
+        rules: &[InputRule {
+            input: "gain",
+            rule: "gain must have image's extents",
+            holds: |inputs| extents(&inputs[1]) == extents(&inputs[0]),
+        }],
+        output: Shape::Plane,
+        params: &[],
+        default_size: (64, 48),
+        eval_bytes_per_pixel: TYPICAL_EVAL_BYTES,
+    };
+
+    const GAIN_SCHEDULES: &[Schedule<GainFuncs>] = &[
+        Schedule {
+            name: "manual",
+            min_output: (8, 1),
+            apply: |f| {
+                f.output.parallel("y").vectorize("x", 8);
+            },
+        },
+        Schedule {
+            name: "root",
+            min_output: (8, 1),
+            apply: schedule::root,
+        },
+    ];
+
+    impl AppDefinition for Gain {
+        type Funcs = GainFuncs;
+        fn description(&self) -> &AppDescription {
+            &GAIN
+        }
+        fn funcs(&self) -> Result<GainFuncs> {
+            let image = ImageParam::new(Type::u8(), 2, "image");
+            let gain = ImageParam::new(Type::f32(), 2, "gain");
+            let (x, y) = (Var::new("x"), Var::new("y"));
+            let output = Func::new("output");
+            output.define((x, y), cast_to::<f32>(image.at((x, y))) * gain.at((x, y)))?;
+            Ok(GainFuncs {
+                image,
+                gain,
+                output,
+            })
+        }
+        fn schedules(&self) -> &[Schedule<GainFuncs>] {
+            GAIN_SCHEDULES
+        }
+        fn reference(&self, inputs: &[AnyBuffer], _params: &[ParamBinding]) -> Result<AnyBuffer> {
+            let image: Buffer<u8> = inputs[0].clone().try_into()?;
+            let gain: Buffer<f32> = inputs[1].clone().try_into()?;
+            Ok(Buffer::from_fn(&image.mins(), &image.extents(), |c| {
+                f32::from(image.get(c)) * gain.get(c)
+            })
+            .into())
+        }
+    }
+
+    // Callers see an app as `dyn App` (the definition's own methods of the same names are
+    // for the app file).
+    fn gain() -> &'static dyn App {
+        &Gain
+    }
+    fn blur() -> &'static dyn App {
+        &Blur
+    }
+    fn histeq() -> &'static dyn App {
+        &Histeq
+    }
+
+    fn message<T: std::fmt::Debug>(result: Result<T>) -> String {
+        match result {
+            Ok(v) => panic!("accepted what it should refuse: {v:?}"),
             Err(e) => e.to_string(),
         }
     }
 
     #[test]
-    fn check_input_gives_the_output_region_or_says_what_is_wrong() {
-        let input: AnyBuffer = Buffer::<u16>::with_mins(&[2, -1], &[10, 4]).into();
-        assert_eq!(Blur.check_input(&input), Ok((vec![2, -1], vec![8, 2])));
-        let e = rejection(&Blur, Buffer::<u8>::new(&[10, 4]).into());
+    fn a_multi_input_app_is_listed_with_its_inputs() {
+        let line = gain().listing().expect("the algorithm builds");
+        assert!(line.starts_with("gain "), "{line}");
         assert!(
-            e.contains("app blur takes u16 input but the input holds u8 values"),
+            line.contains("1 stages   an image times a gain map   2 inputs: image u8 W×H, gain f32 W×H   default output 64 x 48   schedules: manual, root"),
+            "{line}"
+        );
+        let blur = blur().listing().expect("the algorithm builds");
+        assert!(blur.contains("1 input: input u16 (W+2)×(H+2)"), "{blur}");
+    }
+
+    #[test]
+    fn default_inputs_fit_and_input_rules_refuse_what_does_not() {
+        let inputs = gain().default_inputs(10, 6).expect("the default inputs");
+        assert_eq!(gain().check_inputs(&inputs), Ok((vec![0, 0], vec![10, 6])));
+        let narrower: AnyBuffer = Buffer::<f32>::new(&[9, 6]).into();
+        let e = message(gain().check_inputs(&[inputs[0].clone(), narrower]));
+        assert!(
+            e.contains("input `gain` of app gain does not fit: gain must have image's extents (the inputs are image 10 x 6, gain 9 x 6)"),
             "{e}"
         );
-        let e = rejection(&Blur, Buffer::<u16>::new(&[10, 4, 3]).into());
-        assert!(e.contains("the input has extents [10, 4, 3]"), "{e}");
-        let e = rejection(&Blur, Buffer::<u16>::new(&[1, 9]).into());
+        let e = message(gain().check_inputs(&[inputs[1].clone(), inputs[0].clone()]));
         assert!(
-            e.contains("the input (1 x 9) is too small for app blur"),
+            e.contains("input `image` of app gain is u8 (u8 grayscale, W × H), but the image holds f32 values"),
+            "{e}"
+        );
+        let e = message(gain().check_inputs(&inputs[..1]));
+        assert!(
+            e.contains("app gain takes 2 input image(s) (image, gain), but 1 were given"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn input_arguments_name_each_input_once() {
+        let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let given = args(&["gain=g.npy", "image=i.png"]);
+        assert_eq!(input_files(&GAIN, &given), Ok(Some(vec!["i.png", "g.npy"])));
+        assert_eq!(input_files(&GAIN, &[]), Ok(None));
+        let refusal = |list: &[&str]| message(input_files(&GAIN, &args(list)));
+        let e = refusal(&["image=i.png", "offset=o.npy"]);
+        assert!(
+            e.contains(
+                "app gain has no input `offset` (--input offset=o.npy); its inputs are image, gain"
+            ),
+            "{e}"
+        );
+        let e = refusal(&["image=i.png"]);
+        assert!(e.contains("input `gain` of app gain is not given"), "{e}");
+        let e = refusal(&["image=a.png", "gain=g.npy", "image=b.png"]);
+        assert!(
+            e.contains("input `image` of app gain is given twice (files a.png and b.png)"),
+            "{e}"
+        );
+        let e = refusal(&["i.png"]);
+        assert!(
+            e.contains("app gain takes 2 inputs (image, gain): give each as --input NAME=FILE"),
+            "{e}"
+        );
+        let e = refusal(&["image=", "gain=g.npy"]);
+        assert!(e.contains("names no file for input `image`"), "{e}");
+        // A one-input app takes a bare FILE or its input's name.
+        let blur = blur().description();
+        assert_eq!(
+            input_files(blur, &args(&["a.npy"])),
+            Ok(Some(vec!["a.npy"]))
+        );
+        assert_eq!(
+            input_files(blur, &args(&["input=./b=c.npy"])),
+            Ok(Some(vec!["./b=c.npy"]))
+        );
+        let e = message(input_files(blur, &args(&["a.npy", "input=b.npy"])));
+        assert!(
+            e.contains("input `input` of app blur is given twice"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_multi_input_app_agrees_on_every_path() {
+        let inputs = gain().default_inputs(21, 5).expect("the default inputs");
+        let want = gain().reference(&inputs, &[]).expect("the reference");
+        assert_eq!(gain().evaluate(&inputs, &[]), Ok(want.clone()));
+        let (mins, extents) = gain().check_inputs(&inputs).expect("the inputs fit");
+        for schedule in ["manual", "root"] {
+            assert_eq!(
+                gain().realize_interp(schedule, &inputs, &[]),
+                Ok(want.clone()),
+                "{schedule} on the interpreter"
+            );
+            let pipeline = gain().build_scheduled(schedule).expect("builds");
+            let compiled = Pipeline::new(&pipeline.output)
+                .compile_jit(&Target::host())
+                .expect("compiles");
+            let bound = gain().inputs(&pipeline, &inputs, &[]);
+            let mut jitted = compiled.realize(&bound, &mins, &extents).expect("runs");
+            assert_eq!(jitted.swap_remove(0), want, "{schedule} on the JIT");
+        }
+    }
+
+    #[test]
+    fn check_inputs_gives_the_output_region_or_says_what_is_wrong() {
+        let input: AnyBuffer = Buffer::<u16>::with_mins(&[2, -1], &[10, 4]).into();
+        assert_eq!(blur().check_inputs(&[input]), Ok((vec![2, -1], vec![8, 2])));
+        let e = message(blur().check_inputs(&[Buffer::<u8>::new(&[10, 4]).into()]));
+        assert!(
+            e.contains("input `input` of app blur is u16 (u16 grayscale, (W+2) × (H+2) for a W × H output), but the image holds u8 values"),
+            "{e}"
+        );
+        let e = message(blur().check_inputs(&[Buffer::<u16>::new(&[10, 4, 3]).into()]));
+        assert!(e.contains("but the image has extents [10, 4, 3]"), "{e}");
+        let e = message(blur().check_inputs(&[Buffer::<u16>::new(&[1, 9]).into()]));
+        assert!(
+            e.contains("the inputs (input 1 x 9) are too small for app blur"),
             "{e}"
         );
         // Inputs that give empty outputs fit.
         assert_eq!(
-            Blur.check_input(&Buffer::<u16>::new(&[2, 9]).into()),
+            blur().check_inputs(&[Buffer::<u16>::new(&[2, 9]).into()]),
             Ok((vec![0, 0], vec![0, 7]))
         );
         assert_eq!(
-            Histeq.check_input(&Buffer::<u8>::new(&[0, 3]).into()),
+            histeq().check_inputs(&[Buffer::<u8>::new(&[0, 3]).into()]),
             Ok((vec![0, 0], vec![0, 3]))
         );
         assert_eq!(
-            Histeq.check_input(&Buffer::<u8>::new(&[1, 1]).into()),
+            histeq().check_inputs(&[Buffer::<u8>::new(&[1, 1]).into()]),
             Ok((vec![0, 0], vec![1, 1]))
         );
+    }
+
+    #[test]
+    fn every_app_reads_its_declared_inputs() {
+        for app in crate::apps() {
+            let pipeline = app.build().expect("the algorithm builds");
+            let read: Vec<(String, Type, usize)> = pipeline
+                .inputs
+                .iter()
+                .map(|i| (i.name().to_string(), i.ty(), i.dimensions()))
+                .collect();
+            let declared: Vec<(String, Type, usize)> = app
+                .description()
+                .inputs
+                .iter()
+                .map(|i| (i.name.to_string(), i.ty, i.shape.dimensions()))
+                .collect();
+            assert_eq!(read, declared, "{}", app.name());
+        }
     }
 
     #[test]

@@ -35,11 +35,11 @@ use tessera::lang::param::ParamBinding;
 use tessera::lang::schedule::TailStrategy;
 use tessera::prelude::*;
 
-use crate::app::{App, AppPipeline, ParamSpec};
+use crate::app::{AppDefinition, AppPipeline};
+use crate::description::{AppDescription, InputSpec, ParamSpec, Shape, TYPICAL_EVAL_BYTES};
 use crate::params::param_value;
-use crate::schedule::{self, AppFuncs, Schedule, ScheduleInfo};
+use crate::schedule::{self, AppFuncs, Schedule};
 use crate::spec_math::{clamp_f32, lerp_f32};
-use crate::synthetic;
 
 pub struct BilateralGrid;
 
@@ -66,7 +66,7 @@ impl AppFuncs for BilateralGridFuncs {
     fn pipeline(&self) -> AppPipeline {
         AppPipeline {
             output: self.output.clone(),
-            input: self.input.clone(),
+            inputs: vec![self.input.clone()],
         }
     }
 }
@@ -374,55 +374,42 @@ pub fn reference(input: &Buffer<f32>, r_sigma: f32) -> Result<Buffer<f32>> {
     Ok(out)
 }
 
-impl App for BilateralGrid {
-    fn name(&self) -> &'static str {
-        "bilateral_grid"
+/// bilateral_grid as `tessera apps` lists it.
+pub const DESCRIPTION: AppDescription = AppDescription {
+    name: "bilateral_grid",
+    summary: "the bilateral filter on a bilateral grid, f32",
+    inputs: &[InputSpec {
+        name: "input",
+        ty: Type::f32(),
+        shape: Shape::Plane,
+        description: "f32 grayscale in [0, 1], W × H",
+    }],
+    rules: &[],
+    output: Shape::Plane,
+    params: &[ParamSpec {
+        name: "r_sigma",
+        ty: Type::f32(),
+        default: Value::F32(0.1),
+        description: "the range sigma: the width of the grid's intensity bins",
+    }],
+    default_size: (2560, 1536),
+    eval_bytes_per_pixel: TYPICAL_EVAL_BYTES,
+};
+
+impl AppDefinition for BilateralGrid {
+    type Funcs = BilateralGridFuncs;
+    fn description(&self) -> &AppDescription {
+        &DESCRIPTION
     }
-    fn input_description(&self) -> &'static str {
-        "f32 grayscale in [0, 1], W x H"
+    fn funcs(&self) -> Result<BilateralGridFuncs> {
+        funcs()
     }
-    fn input_type(&self) -> Type {
-        Type::f32()
+    fn schedules(&self) -> &[Schedule<BilateralGridFuncs>] {
+        SCHEDULES
     }
-    fn input_channels(&self) -> Option<i64> {
-        None
-    }
-    fn default_size(&self) -> (i64, i64) {
-        (2560, 1536)
-    }
-    fn params(&self) -> Vec<ParamSpec> {
-        vec![ParamSpec {
-            name: "r_sigma",
-            ty: Type::f32(),
-            default: Value::F32(0.1),
-            description: "the range sigma: the width of the grid's intensity bins",
-        }]
-    }
-    fn input_extents(&self, width: i64, height: i64) -> Vec<i64> {
-        vec![width, height]
-    }
-    fn output_extents(&self, input_extents: &[i64]) -> Option<Vec<i64>> {
-        input_extents
-            .iter()
-            .all(|&e| e >= 0)
-            .then(|| input_extents.to_vec())
-    }
-    fn build(&self) -> Result<AppPipeline> {
-        funcs().map(|f| f.pipeline())
-    }
-    fn schedules(&self) -> Vec<ScheduleInfo> {
-        schedule::infos(SCHEDULES)
-    }
-    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
-        schedule::build(self.name(), SCHEDULES, schedule, funcs)
-    }
-    fn default_input(&self, width: i64, height: i64) -> Result<AnyBuffer> {
-        Ok(synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED)?.into())
-    }
-    fn reference(&self, input: &AnyBuffer, params: &[ParamBinding]) -> Result<AnyBuffer> {
-        self.check_input(input)?;
-        let r_sigma = param_value::<f32>(self.name(), &self.params(), params, "r_sigma")?;
-        let input: Buffer<f32> = input.clone().try_into()?;
+    fn reference(&self, inputs: &[AnyBuffer], params: &[ParamBinding]) -> Result<AnyBuffer> {
+        let r_sigma = param_value::<f32>(DESCRIPTION.name, DESCRIPTION.params, params, "r_sigma")?;
+        let input: Buffer<f32> = inputs[0].clone().try_into()?;
         Ok(reference(&input, r_sigma)?.into())
     }
 }

@@ -16,8 +16,9 @@
 use tessera::lang::param::ParamBinding;
 use tessera::prelude::*;
 
-use crate::app::{App, AppPipeline};
-use crate::schedule::{self, parallel_vectorized, AppFuncs, Schedule, ScheduleInfo};
+use crate::app::{AppDefinition, AppPipeline};
+use crate::description::{AppDescription, InputSpec, Shape, TYPICAL_EVAL_BYTES};
+use crate::schedule::{self, parallel_vectorized, AppFuncs, Schedule};
 use crate::synthetic;
 
 pub struct Blur;
@@ -33,7 +34,7 @@ impl AppFuncs for BlurFuncs {
     fn pipeline(&self) -> AppPipeline {
         AppPipeline {
             output: self.blur_y.clone(),
-            input: self.input.clone(),
+            inputs: vec![self.input.clone()],
         }
     }
 }
@@ -188,50 +189,49 @@ pub fn reference(input: &Buffer<u16>) -> Buffer<u16> {
     out
 }
 
-impl App for Blur {
-    fn name(&self) -> &'static str {
-        "blur"
+/// blur as `tessera apps` lists it.
+pub const DESCRIPTION: AppDescription = AppDescription {
+    name: "blur",
+    summary: "the separable 3×3 box blur, in u16",
+    inputs: &[InputSpec {
+        name: "input",
+        ty: Type::u16(),
+        shape: Shape::Plane,
+        description: "u16 grayscale, (W+2) × (H+2) for a W × H output",
+    }],
+    rules: &[],
+    output: Shape::Plane,
+    params: &[],
+    default_size: (6400, 4800),
+    eval_bytes_per_pixel: TYPICAL_EVAL_BYTES,
+};
+
+impl AppDefinition for Blur {
+    type Funcs = BlurFuncs;
+    fn description(&self) -> &AppDescription {
+        &DESCRIPTION
     }
-    fn input_description(&self) -> &'static str {
-        "u16 grayscale, (W+2) x (H+2)"
+    fn funcs(&self) -> Result<BlurFuncs> {
+        funcs()
     }
-    fn input_type(&self) -> Type {
-        Type::u16()
+    fn schedules(&self) -> &[Schedule<BlurFuncs>] {
+        SCHEDULES
     }
-    fn input_channels(&self) -> Option<i64> {
-        None
+    fn input_extents(&self, width: i64, height: i64) -> Vec<Vec<i64>> {
+        vec![vec![width + 2, height + 2]]
     }
-    fn default_size(&self) -> (i64, i64) {
-        (6400, 4800)
-    }
-    fn input_extents(&self, width: i64, height: i64) -> Vec<i64> {
-        vec![width + 2, height + 2]
-    }
-    fn output_extents(&self, input_extents: &[i64]) -> Option<Vec<i64>> {
-        let out: Vec<i64> = input_extents.iter().map(|e| e - 2).collect();
+    fn output_extents(&self, input_extents: &[Vec<i64>]) -> Option<Vec<i64>> {
+        let out: Vec<i64> = input_extents.first()?.iter().map(|e| e - 2).collect();
         out.iter().all(|&e| e >= 0).then_some(out)
     }
-    fn build(&self) -> Result<AppPipeline> {
-        funcs().map(|f| f.pipeline())
-    }
-    fn schedules(&self) -> Vec<ScheduleInfo> {
-        schedule::infos(SCHEDULES)
-    }
-    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
-        schedule::build(self.name(), SCHEDULES, schedule, funcs)
-    }
     /// 12-bit values, as the spec's test inputs, so the u16 sums do not wrap.
-    fn default_input(&self, width: i64, height: i64) -> Result<AnyBuffer> {
-        let image = synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED)?;
-        let extents = image.extents();
-        Ok(Buffer::<u16>::try_from_fn(&[0, 0], &extents, |c| {
-            (image.get(c) * 4095.0).round() as u16
-        })?
-        .into())
+    fn default_inputs(&self, width: i64, height: i64) -> Result<Vec<AnyBuffer>> {
+        let extents = &AppDefinition::input_extents(self, width, height)[0];
+        let input = synthetic::default_image_as(extents, |v| (v * 4095.0).round() as u16)?;
+        Ok(vec![input])
     }
-    fn reference(&self, input: &AnyBuffer, _params: &[ParamBinding]) -> Result<AnyBuffer> {
-        self.check_input(input)?;
-        let input: Buffer<u16> = input.clone().try_into()?;
+    fn reference(&self, inputs: &[AnyBuffer], _params: &[ParamBinding]) -> Result<AnyBuffer> {
+        let input: Buffer<u16> = inputs[0].clone().try_into()?;
         Ok(reference(&input).into())
     }
 }
@@ -250,8 +250,9 @@ mod tests {
 
     #[test]
     fn default_input_is_twelve_bit_and_sized_for_the_output() {
-        let AnyBuffer::U16(input) = Blur.default_input(30, 20).expect("the default input") else {
-            panic!("blur's input is u16");
+        let inputs = Blur.default_inputs(30, 20).expect("the default input");
+        let [AnyBuffer::U16(input)] = inputs.as_slice() else {
+            panic!("blur's one input is u16");
         };
         assert_eq!(input.extents(), vec![32, 22]);
         assert!(input.data().iter().all(|&v| v < 4096));

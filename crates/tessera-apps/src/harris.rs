@@ -23,9 +23,9 @@
 use tessera::lang::param::ParamBinding;
 use tessera::prelude::*;
 
-use crate::app::{App, AppPipeline};
-use crate::schedule::{self, AppFuncs, Schedule, ScheduleInfo};
-use crate::synthetic;
+use crate::app::{AppDefinition, AppPipeline};
+use crate::description::{AppDescription, InputSpec, Shape, TYPICAL_EVAL_BYTES};
+use crate::schedule::{self, AppFuncs, Schedule};
 
 pub struct Harris;
 
@@ -92,7 +92,7 @@ impl AppFuncs for HarrisFuncs {
     fn pipeline(&self) -> AppPipeline {
         AppPipeline {
             output: self.output.clone(),
-            input: self.input.clone(),
+            inputs: vec![self.input.clone()],
         }
     }
 }
@@ -249,46 +249,36 @@ pub fn reference(input: &Buffer<f32>) -> Buffer<f32> {
     })
 }
 
-impl App for Harris {
-    fn name(&self) -> &'static str {
-        "harris"
+/// harris as `tessera apps` lists it.
+pub const DESCRIPTION: AppDescription = AppDescription {
+    name: "harris",
+    summary: "Harris corner response, f32",
+    inputs: &[InputSpec {
+        name: "input",
+        ty: Type::f32(),
+        shape: Shape::Plane,
+        description: "f32 grayscale, W × H",
+    }],
+    rules: &[],
+    output: Shape::Plane,
+    params: &[],
+    default_size: (6400, 6400),
+    eval_bytes_per_pixel: TYPICAL_EVAL_BYTES,
+};
+
+impl AppDefinition for Harris {
+    type Funcs = HarrisFuncs;
+    fn description(&self) -> &AppDescription {
+        &DESCRIPTION
     }
-    fn input_description(&self) -> &'static str {
-        "f32 grayscale, W x H"
+    fn funcs(&self) -> Result<HarrisFuncs> {
+        funcs()
     }
-    fn input_type(&self) -> Type {
-        Type::f32()
+    fn schedules(&self) -> &[Schedule<HarrisFuncs>] {
+        SCHEDULES
     }
-    fn input_channels(&self) -> Option<i64> {
-        None
-    }
-    fn default_size(&self) -> (i64, i64) {
-        (6400, 6400)
-    }
-    fn input_extents(&self, width: i64, height: i64) -> Vec<i64> {
-        vec![width, height]
-    }
-    fn output_extents(&self, input_extents: &[i64]) -> Option<Vec<i64>> {
-        input_extents
-            .iter()
-            .all(|&e| e >= 0)
-            .then(|| input_extents.to_vec())
-    }
-    fn build(&self) -> Result<AppPipeline> {
-        funcs().map(|f| f.pipeline())
-    }
-    fn schedules(&self) -> Vec<ScheduleInfo> {
-        schedule::infos(SCHEDULES)
-    }
-    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
-        schedule::build(self.name(), SCHEDULES, schedule, funcs)
-    }
-    fn default_input(&self, width: i64, height: i64) -> Result<AnyBuffer> {
-        Ok(synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED)?.into())
-    }
-    fn reference(&self, input: &AnyBuffer, _params: &[ParamBinding]) -> Result<AnyBuffer> {
-        self.check_input(input)?;
-        let input: Buffer<f32> = input.clone().try_into()?;
+    fn reference(&self, inputs: &[AnyBuffer], _params: &[ParamBinding]) -> Result<AnyBuffer> {
+        let input: Buffer<f32> = inputs[0].clone().try_into()?;
         Ok(reference(&input).into())
     }
 }

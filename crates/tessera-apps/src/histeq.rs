@@ -21,8 +21,9 @@
 use tessera::lang::param::ParamBinding;
 use tessera::prelude::*;
 
-use crate::app::{App, AppPipeline};
-use crate::schedule::{self, AppFuncs, Schedule, ScheduleInfo};
+use crate::app::{AppDefinition, AppPipeline};
+use crate::description::{AppDescription, InputSpec, Shape, TYPICAL_EVAL_BYTES};
+use crate::schedule::{self, AppFuncs, Schedule};
 use crate::synthetic;
 
 pub struct Histeq;
@@ -41,7 +42,7 @@ impl AppFuncs for HisteqFuncs {
     fn pipeline(&self) -> AppPipeline {
         AppPipeline {
             output: self.output.clone(),
-            input: self.input.clone(),
+            inputs: vec![self.input.clone()],
         }
     }
 }
@@ -188,51 +189,42 @@ pub fn reference(input: &Buffer<u8>) -> Buffer<u8> {
     })
 }
 
-impl App for Histeq {
-    fn name(&self) -> &'static str {
-        "histeq"
+/// histeq as `tessera apps` lists it.
+pub const DESCRIPTION: AppDescription = AppDescription {
+    name: "histeq",
+    summary: "histogram equalization, u8",
+    inputs: &[InputSpec {
+        name: "input",
+        ty: Type::u8(),
+        shape: Shape::Plane,
+        description: "u8 grayscale, W × H",
+    }],
+    rules: &[],
+    output: Shape::Plane,
+    params: &[],
+    default_size: (4096, 4096),
+    eval_bytes_per_pixel: TYPICAL_EVAL_BYTES,
+};
+
+impl AppDefinition for Histeq {
+    type Funcs = HisteqFuncs;
+    fn description(&self) -> &AppDescription {
+        &DESCRIPTION
     }
-    fn input_description(&self) -> &'static str {
-        "u8 grayscale, W x H"
+    fn funcs(&self) -> Result<HisteqFuncs> {
+        funcs()
     }
-    fn input_type(&self) -> Type {
-        Type::u8()
-    }
-    fn input_channels(&self) -> Option<i64> {
-        None
-    }
-    fn default_size(&self) -> (i64, i64) {
-        (4096, 4096)
-    }
-    fn input_extents(&self, width: i64, height: i64) -> Vec<i64> {
-        vec![width, height]
-    }
-    fn output_extents(&self, input_extents: &[i64]) -> Option<Vec<i64>> {
-        input_extents
-            .iter()
-            .all(|&e| e >= 0)
-            .then(|| input_extents.to_vec())
-    }
-    fn build(&self) -> Result<AppPipeline> {
-        funcs().map(|f| f.pipeline())
-    }
-    fn schedules(&self) -> Vec<ScheduleInfo> {
-        schedule::infos(SCHEDULES)
-    }
-    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
-        schedule::build(self.name(), SCHEDULES, schedule, funcs)
+    fn schedules(&self) -> &[Schedule<HisteqFuncs>] {
+        SCHEDULES
     }
     /// A low-contrast image (values 40..=160), which equalization visibly stretches.
-    fn default_input(&self, width: i64, height: i64) -> Result<AnyBuffer> {
-        let image = synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED)?;
-        Ok(Buffer::<u8>::try_from_fn(&[0, 0], &image.extents(), |c| {
-            (40.0 + image.get(c) * 120.0).round() as u8
-        })?
-        .into())
+    fn default_inputs(&self, width: i64, height: i64) -> Result<Vec<AnyBuffer>> {
+        let extents = &AppDefinition::input_extents(self, width, height)[0];
+        let input = synthetic::default_image_as(extents, |v| (40.0 + v * 120.0).round() as u8)?;
+        Ok(vec![input])
     }
-    fn reference(&self, input: &AnyBuffer, _params: &[ParamBinding]) -> Result<AnyBuffer> {
-        self.check_input(input)?;
-        let input: Buffer<u8> = input.clone().try_into()?;
+    fn reference(&self, inputs: &[AnyBuffer], _params: &[ParamBinding]) -> Result<AnyBuffer> {
+        let input: Buffer<u8> = inputs[0].clone().try_into()?;
         Ok(reference(&input).into())
     }
 }
@@ -263,8 +255,9 @@ mod tests {
 
     #[test]
     fn default_input_has_low_contrast() {
-        let AnyBuffer::U8(input) = Histeq.default_input(40, 30).expect("the default input") else {
-            panic!("histeq's input is u8");
+        let inputs = Histeq.default_inputs(40, 30).expect("the default input");
+        let [AnyBuffer::U8(input)] = inputs.as_slice() else {
+            panic!("histeq's one input is u8");
         };
         assert_eq!(input.extents(), vec![40, 30]);
         assert!(input.data().iter().all(|&v| (40..=160).contains(&v)));

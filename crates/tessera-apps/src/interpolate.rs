@@ -26,8 +26,9 @@ use rand::{Rng, SeedableRng};
 use tessera::lang::param::ParamBinding;
 use tessera::prelude::*;
 
-use crate::app::{App, AppPipeline};
-use crate::schedule::{self, AppFuncs, Schedule, ScheduleInfo};
+use crate::app::{AppDefinition, AppPipeline};
+use crate::description::{AppDescription, InputSpec, Shape};
+use crate::schedule::{self, AppFuncs, Schedule};
 use crate::synthetic;
 
 pub struct Interpolate;
@@ -54,7 +55,7 @@ impl AppFuncs for InterpolateFuncs {
     fn pipeline(&self) -> AppPipeline {
         AppPipeline {
             output: self.output.clone(),
-            input: self.input.clone(),
+            inputs: vec![self.input.clone()],
         }
     }
 }
@@ -392,50 +393,41 @@ pub fn sampled_image(width: i64, height: i64, density: f64, seed: u64) -> Result
     })
 }
 
-impl App for Interpolate {
-    fn name(&self) -> &'static str {
-        "interpolate"
+/// interpolate as `tessera apps` lists it.
+pub const DESCRIPTION: AppDescription = AppDescription {
+    name: "interpolate",
+    summary: "pyramid interpolation of scattered RGBA samples, f32",
+    inputs: &[InputSpec {
+        name: "input",
+        ty: Type::f32(),
+        shape: Shape::Channels(4),
+        description: "f32 RGBA (alpha in channel 3), W × H × 4",
+    }],
+    rules: &[],
+    output: Shape::Channels(3),
+    params: &[],
+    default_size: (2560, 1536),
+    // Measured: 66 KB per pixel at 256 x 256 (every level of both pyramids memoized).
+    eval_bytes_per_pixel: 72 << 10,
+};
+
+impl AppDefinition for Interpolate {
+    type Funcs = InterpolateFuncs;
+    fn description(&self) -> &AppDescription {
+        &DESCRIPTION
     }
-    fn input_description(&self) -> &'static str {
-        "f32 RGBA (alpha in channel 3), W x H x 4"
+    fn funcs(&self) -> Result<InterpolateFuncs> {
+        funcs()
     }
-    fn input_type(&self) -> Type {
-        Type::f32()
+    fn schedules(&self) -> &[Schedule<InterpolateFuncs>] {
+        SCHEDULES
     }
-    fn input_channels(&self) -> Option<i64> {
-        Some(4)
+    fn default_inputs(&self, width: i64, height: i64) -> Result<Vec<AnyBuffer>> {
+        let input = sampled_image(width, height, SAMPLE_DENSITY, synthetic::DEFAULT_SEED)?;
+        Ok(vec![input.into()])
     }
-    fn default_size(&self) -> (i64, i64) {
-        (2560, 1536)
-    }
-    fn input_extents(&self, width: i64, height: i64) -> Vec<i64> {
-        vec![width, height, 4]
-    }
-    fn output_extents(&self, input_extents: &[i64]) -> Option<Vec<i64>> {
-        match *input_extents {
-            [w, h, _] if w >= 0 && h >= 0 => Some(vec![w, h, 3]),
-            _ => None,
-        }
-    }
-    fn build(&self) -> Result<AppPipeline> {
-        funcs().map(|f| f.pipeline())
-    }
-    fn schedules(&self) -> Vec<ScheduleInfo> {
-        schedule::infos(SCHEDULES)
-    }
-    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
-        schedule::build(self.name(), SCHEDULES, schedule, funcs)
-    }
-    /// Measured: 66 KB per pixel at 256 x 256 (every level of both pyramids memoized).
-    fn eval_bytes_per_pixel(&self) -> i64 {
-        72 << 10
-    }
-    fn default_input(&self, width: i64, height: i64) -> Result<AnyBuffer> {
-        Ok(sampled_image(width, height, SAMPLE_DENSITY, synthetic::DEFAULT_SEED)?.into())
-    }
-    fn reference(&self, input: &AnyBuffer, _params: &[ParamBinding]) -> Result<AnyBuffer> {
-        self.check_input(input)?;
-        let input: Buffer<f32> = input.clone().try_into()?;
+    fn reference(&self, inputs: &[AnyBuffer], _params: &[ParamBinding]) -> Result<AnyBuffer> {
+        let input: Buffer<f32> = inputs[0].clone().try_into()?;
         Ok(reference(&input).into())
     }
 }
@@ -483,11 +475,11 @@ mod tests {
 
     #[test]
     fn default_input_has_scattered_opaque_samples() {
-        let AnyBuffer::F32(input) = Interpolate
-            .default_input(40, 30)
-            .expect("the default input")
-        else {
-            panic!("interpolate's input is f32");
+        let inputs = Interpolate
+            .default_inputs(40, 30)
+            .expect("the default input");
+        let [AnyBuffer::F32(input)] = inputs.as_slice() else {
+            panic!("interpolate's one input is f32");
         };
         let mut opaque = 0;
         input.for_each_coord(|p| {

@@ -1,15 +1,18 @@
 //! The benchmark pipelines of Tessera, one module per app (its doc states the app's exact
-//! specification): each app is its algorithm written once in the embedded language, its named
-//! schedules (`schedule`), a deterministic default input, and a naive plain-Rust reference the
-//! tests compare against.
+//! specification): each app is a declarative description (`description`), its algorithm
+//! written once in the embedded language, its named schedules (`schedule`), deterministic
+//! default inputs, and a naive plain-Rust reference the tests compare against; `app` holds
+//! the behaviour every app shares.
 //! `apps()` lists them all; the `tessera` command and the benchmarks find apps here by name.
 
 pub mod app;
 pub mod bilateral_grid;
 pub mod blur;
 pub mod checksum;
+pub mod description;
 pub mod harris;
 pub mod histeq;
+pub mod input_files;
 pub mod interpolate;
 pub mod layout;
 pub mod local_laplacian;
@@ -20,7 +23,8 @@ pub mod spec_math;
 pub mod synthetic;
 pub mod unsharp;
 
-pub use app::{App, AppPipeline, LoweredApp, ParamSpec};
+pub use app::{App, AppDefinition, AppPipeline, LoweredApp};
+pub use description::{AppDescription, InputRule, InputSpec, ParamSpec, Shape};
 
 use tessera::{Error, Result};
 

@@ -56,11 +56,11 @@ use tessera::lang::param::ParamBinding;
 use tessera::lang::schedule::TailStrategy;
 use tessera::prelude::*;
 
-use crate::app::{pipeline_functions, App, AppPipeline, ParamSpec};
+use crate::app::{pipeline_functions, AppDefinition, AppPipeline};
+use crate::description::{AppDescription, InputSpec, ParamSpec, Shape};
 use crate::params::param_value;
-use crate::schedule::{self, AppFuncs, Schedule, ScheduleInfo};
+use crate::schedule::{self, AppFuncs, Schedule};
 use crate::spec_math::{clamp_f32, lerp_f32};
-use crate::synthetic;
 
 /// The app, with its number of pyramid levels: `J` as specified, fewer in tests (the region a
 /// pipeline must compute grows with 2^levels however small the output, as every coarse level
@@ -103,7 +103,7 @@ impl AppFuncs for LocalLaplacianFuncs {
     fn pipeline(&self) -> AppPipeline {
         AppPipeline {
             output: self.output.clone(),
-            input: self.input.clone(),
+            inputs: vec![self.input.clone()],
         }
     }
 }
@@ -566,13 +566,18 @@ pub struct Parameters {
     pub beta: f32,
 }
 
+impl Parameters {
+    /// The specification's defaults.
+    pub const DEFAULT: Parameters = Parameters {
+        levels: 8,
+        alpha: 1.0,
+        beta: 1.0,
+    };
+}
+
 impl Default for Parameters {
     fn default() -> Parameters {
-        Parameters {
-            levels: 8,
-            alpha: 1.0,
-            beta: 1.0,
-        }
+        Parameters::DEFAULT
     }
 }
 
@@ -672,88 +677,62 @@ pub fn reference(input: &Buffer<u16>, p: Parameters, pyramid_levels: usize) -> R
     }))
 }
 
-impl App for LocalLaplacian {
-    fn name(&self) -> &'static str {
-        "local_laplacian"
+/// local_laplacian as `tessera apps` lists it.
+pub const DESCRIPTION: AppDescription = AppDescription {
+    name: "local_laplacian",
+    summary: "local Laplacian filters (detail and tone), u16 RGB",
+    inputs: &[InputSpec {
+        name: "input",
+        ty: Type::u16(),
+        shape: Shape::Channels(3),
+        description: "u16 RGB, W × H × 3",
+    }],
+    rules: &[],
+    output: Shape::Channels(3),
+    params: &[
+        ParamSpec {
+            name: "levels",
+            ty: Type::i32(),
+            default: Value::Int(Parameters::DEFAULT.levels as i64),
+            description: "the number of intensity levels the pyramid is remapped at (at least 2)",
+        },
+        ParamSpec {
+            name: "alpha",
+            ty: Type::f32(),
+            default: Value::F32(Parameters::DEFAULT.alpha),
+            description: "detail: how strongly local contrast is boosted",
+        },
+        ParamSpec {
+            name: "beta",
+            ty: Type::f32(),
+            default: Value::F32(Parameters::DEFAULT.beta),
+            description: "the global tone scale (below 1 compresses the range)",
+        },
+    ],
+    default_size: (2560, 1536),
+    // Measured: 21 KB per pixel at 256 x 256 (every level of every pyramid memoized).
+    eval_bytes_per_pixel: 24 << 10,
+};
+
+impl AppDefinition for LocalLaplacian {
+    type Funcs = LocalLaplacianFuncs;
+    fn description(&self) -> &AppDescription {
+        &DESCRIPTION
     }
-    fn input_description(&self) -> &'static str {
-        "u16 RGB, W x H x 3"
+    fn funcs(&self) -> Result<LocalLaplacianFuncs> {
+        funcs(self.pyramid_levels)
     }
-    fn input_type(&self) -> Type {
-        Type::u16()
+    fn schedules(&self) -> &[Schedule<LocalLaplacianFuncs>] {
+        SCHEDULES
     }
-    fn input_channels(&self) -> Option<i64> {
-        Some(3)
-    }
-    fn default_size(&self) -> (i64, i64) {
-        (2560, 1536)
-    }
-    fn params(&self) -> Vec<ParamSpec> {
-        let defaults = Parameters::default();
-        vec![
-            ParamSpec {
-                name: "levels",
-                ty: Type::i32(),
-                default: Value::Int(i64::from(defaults.levels)),
-                description:
-                    "the number of intensity levels the pyramid is remapped at (at least 2)",
-            },
-            ParamSpec {
-                name: "alpha",
-                ty: Type::f32(),
-                default: Value::F32(defaults.alpha),
-                description: "detail: how strongly local contrast is boosted",
-            },
-            ParamSpec {
-                name: "beta",
-                ty: Type::f32(),
-                default: Value::F32(defaults.beta),
-                description: "the global tone scale (below 1 compresses the range)",
-            },
-        ]
-    }
-    fn input_extents(&self, width: i64, height: i64) -> Vec<i64> {
-        vec![width, height, 3]
-    }
-    fn output_extents(&self, input_extents: &[i64]) -> Option<Vec<i64>> {
-        input_extents
-            .iter()
-            .all(|&e| e >= 0)
-            .then(|| input_extents.to_vec())
-    }
-    fn build(&self) -> Result<AppPipeline> {
-        funcs(self.pyramid_levels).map(|f| f.pipeline())
-    }
-    fn schedules(&self) -> Vec<ScheduleInfo> {
-        schedule::infos(SCHEDULES)
-    }
-    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
-        schedule::build(self.name(), SCHEDULES, schedule, || {
-            funcs(self.pyramid_levels)
-        })
-    }
-    /// Measured: 21 KB per pixel at 256 x 256 (every level of every pyramid memoized).
-    fn eval_bytes_per_pixel(&self) -> i64 {
-        24 << 10
-    }
-    fn default_input(&self, width: i64, height: i64) -> Result<AnyBuffer> {
-        let image = synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED)?;
-        Ok(
-            Buffer::<u16>::try_from_fn(&[0, 0, 0], &image.extents(), |c| {
-                (image.get(c) * 65535.0).round() as u16
-            })?
-            .into(),
-        )
-    }
-    fn reference(&self, input: &AnyBuffer, params: &[ParamBinding]) -> Result<AnyBuffer> {
-        self.check_input(input)?;
-        let (app, specs) = (self.name(), self.params());
+    fn reference(&self, inputs: &[AnyBuffer], params: &[ParamBinding]) -> Result<AnyBuffer> {
+        let (app, specs) = (DESCRIPTION.name, DESCRIPTION.params);
         let parameters = Parameters {
-            levels: param_value(app, &specs, params, "levels")?,
-            alpha: param_value(app, &specs, params, "alpha")?,
-            beta: param_value(app, &specs, params, "beta")?,
+            levels: param_value(app, specs, params, "levels")?,
+            alpha: param_value(app, specs, params, "alpha")?,
+            beta: param_value(app, specs, params, "beta")?,
         };
-        let input: Buffer<u16> = input.clone().try_into()?;
+        let input: Buffer<u16> = inputs[0].clone().try_into()?;
         Ok(reference(&input, parameters, self.pyramid_levels)?.into())
     }
 }

@@ -1,6 +1,7 @@
 //! Parsing `NAME=VALUE` parameter assignments (as `tessera run --param` takes them) into
-//! bindings of an app's runtime parameters, checked against the parameter's name and type; and
-//! reading a parameter's value back from bindings (as the plain-Rust references do).
+//! bindings of an app's runtime parameters, checked against the parameter's name and type;
+//! reading a parameter's value back from bindings (as the plain-Rust references do); and
+//! writing a value as an assignment would take it back.
 
 use tessera::eval::value::Value;
 use tessera::ir::{Symbol, TypeCode};
@@ -8,7 +9,7 @@ use tessera::lang::param::ParamBinding;
 use tessera::lang::scalar::Scalar;
 use tessera::{Error, Result};
 
-use crate::app::ParamSpec;
+use crate::description::ParamSpec;
 
 /// The binding `assignment` (`NAME=VALUE`) describes, for an app with parameters `specs`.
 pub fn parse_assignment(app: &str, specs: &[ParamSpec], assignment: &str) -> Result<ParamBinding> {
@@ -65,6 +66,17 @@ pub fn param_value<T: Scalar>(
             "parameter {name} of app {app} is {}, but the value given is {}",
             spec.ty, b.ty
         ))),
+    }
+}
+
+/// `value` as `--param` would take it back: the shortest text that parses to it.
+pub fn value_text(value: Value) -> String {
+    match value {
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        Value::F32(f) => f.to_string(),
+        Value::F64(f) => f.to_string(),
     }
 }
 

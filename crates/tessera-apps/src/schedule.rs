@@ -11,7 +11,8 @@ use crate::app::{pipeline_functions, AppPipeline};
 
 /// The Funcs of an app's algorithm, each by name, for its schedules to direct.
 pub trait AppFuncs {
-    /// The pipeline these Funcs compute (the output and the input image it reads).
+    /// The pipeline these Funcs compute (the output and the input images it reads, in the
+    /// order the app's description declares them).
     fn pipeline(&self) -> AppPipeline;
 }
 
@@ -59,19 +60,6 @@ pub fn find<'a, F>(app: &str, schedules: &'a [Schedule<F>], name: &str) -> Resul
         .iter()
         .find(|s| s.name == name)
         .ok_or_else(|| unknown_schedule(app, schedules.iter().map(|s| s.name), name))
-}
-
-/// A freshly built pipeline (`funcs`) with schedule `name` of app `app` applied.
-pub fn build<F: AppFuncs>(
-    app: &str,
-    schedules: &[Schedule<F>],
-    name: &str,
-    funcs: impl FnOnce() -> Result<F>,
-) -> Result<AppPipeline> {
-    let schedule = find(app, schedules, name)?;
-    let f = funcs()?;
-    (schedule.apply)(&f);
-    Ok(f.pipeline())
 }
 
 /// The lanes of a vector of `ty` in 256-bit registers (AVX2, the native backend's target).

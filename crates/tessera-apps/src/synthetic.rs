@@ -40,6 +40,42 @@ impl Shape {
 const SHAPES: usize = 7;
 const NOISE: f64 = 0.04;
 
+/// The default test image of `extents` (`image` with `DEFAULT_SEED`), each value in [0, 1]
+/// converted by `convert` (e.g. scaled to an integer range).
+pub fn default_image_as<T: Scalar>(extents: &[i64], convert: impl Fn(f32) -> T) -> Result<AnyBuffer>
+where
+    Buffer<T>: Into<AnyBuffer>,
+{
+    converted(&image(extents, DEFAULT_SEED)?, convert)
+}
+
+/// The default test image for an app's input number `index` (each input of an app has its own
+/// seed, the first `DEFAULT_SEED`) of element type `ty`: floats in [0, 1], unsigned integers
+/// the same scaled to their type's whole range.
+pub fn default_input(ty: Type, extents: &[i64], index: usize) -> Result<AnyBuffer> {
+    let image = image(extents, DEFAULT_SEED + index as u64)?;
+    match ty {
+        t if t == Type::f32() => Ok(image.into()),
+        t if t == Type::f64() => converted(&image, f64::from),
+        t if t == Type::u8() => converted(&image, |v| (v * 255.0).round() as u8),
+        t if t == Type::u16() => converted(&image, |v| (v * 65535.0).round() as u16),
+        _ => Err(Error::Buffer(format!(
+            "there is no default test image of {ty} values; the app must give its own"
+        ))),
+    }
+}
+
+/// `image` with each value converted by `convert`.
+fn converted<T: Scalar>(image: &Buffer<f32>, convert: impl Fn(f32) -> T) -> Result<AnyBuffer>
+where
+    Buffer<T>: Into<AnyBuffer>,
+{
+    Ok(
+        Buffer::<T>::try_from_fn(&image.mins(), &image.extents(), |c| convert(image.get(c)))?
+            .into(),
+    )
+}
+
 /// An image over `[0, extents)` (x, y, then optionally channels) with values in [0, 1]:
 /// a gradient plus low-frequency waves (different per channel), overpainted by flat shapes,
 /// plus uniform noise of amplitude `NOISE`. An error when it cannot be allocated.

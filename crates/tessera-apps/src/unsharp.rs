@@ -19,9 +19,9 @@
 use tessera::lang::param::ParamBinding;
 use tessera::prelude::*;
 
-use crate::app::{App, AppPipeline};
-use crate::schedule::{self, AppFuncs, Schedule, ScheduleInfo};
-use crate::synthetic;
+use crate::app::{AppDefinition, AppPipeline};
+use crate::description::{AppDescription, InputSpec, Shape, TYPICAL_EVAL_BYTES};
+use crate::schedule::{self, AppFuncs, Schedule};
 
 pub struct Unsharp;
 
@@ -52,7 +52,7 @@ impl AppFuncs for UnsharpFuncs {
     fn pipeline(&self) -> AppPipeline {
         AppPipeline {
             output: self.output.clone(),
-            input: self.input.clone(),
+            inputs: vec![self.input.clone()],
         }
     }
 }
@@ -162,46 +162,36 @@ pub fn reference(input: &Buffer<f32>) -> Buffer<f32> {
     })
 }
 
-impl App for Unsharp {
-    fn name(&self) -> &'static str {
-        "unsharp"
+/// unsharp as `tessera apps` lists it.
+pub const DESCRIPTION: AppDescription = AppDescription {
+    name: "unsharp",
+    summary: "unsharp masking, f32 RGB",
+    inputs: &[InputSpec {
+        name: "input",
+        ty: Type::f32(),
+        shape: Shape::Channels(3),
+        description: "f32 RGB, W × H × 3",
+    }],
+    rules: &[],
+    output: Shape::Channels(3),
+    params: &[],
+    default_size: (2048, 2048),
+    eval_bytes_per_pixel: TYPICAL_EVAL_BYTES,
+};
+
+impl AppDefinition for Unsharp {
+    type Funcs = UnsharpFuncs;
+    fn description(&self) -> &AppDescription {
+        &DESCRIPTION
     }
-    fn input_description(&self) -> &'static str {
-        "f32, W x H x 3"
+    fn funcs(&self) -> Result<UnsharpFuncs> {
+        funcs()
     }
-    fn input_type(&self) -> Type {
-        Type::f32()
+    fn schedules(&self) -> &[Schedule<UnsharpFuncs>] {
+        SCHEDULES
     }
-    fn input_channels(&self) -> Option<i64> {
-        Some(3)
-    }
-    fn default_size(&self) -> (i64, i64) {
-        (2048, 2048)
-    }
-    fn input_extents(&self, width: i64, height: i64) -> Vec<i64> {
-        vec![width, height, 3]
-    }
-    fn output_extents(&self, input_extents: &[i64]) -> Option<Vec<i64>> {
-        input_extents
-            .iter()
-            .all(|&e| e >= 0)
-            .then(|| input_extents.to_vec())
-    }
-    fn build(&self) -> Result<AppPipeline> {
-        funcs().map(|f| f.pipeline())
-    }
-    fn schedules(&self) -> Vec<ScheduleInfo> {
-        schedule::infos(SCHEDULES)
-    }
-    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
-        schedule::build(self.name(), SCHEDULES, schedule, funcs)
-    }
-    fn default_input(&self, width: i64, height: i64) -> Result<AnyBuffer> {
-        Ok(synthetic::image(&self.input_extents(width, height), synthetic::DEFAULT_SEED)?.into())
-    }
-    fn reference(&self, input: &AnyBuffer, _params: &[ParamBinding]) -> Result<AnyBuffer> {
-        self.check_input(input)?;
-        let input: Buffer<f32> = input.clone().try_into()?;
+    fn reference(&self, inputs: &[AnyBuffer], _params: &[ParamBinding]) -> Result<AnyBuffer> {
+        let input: Buffer<f32> = inputs[0].clone().try_into()?;
         Ok(reference(&input).into())
     }
 }

@@ -34,7 +34,7 @@ fn random_input(
 
 fn check_evaluated(input: Buffer<f32>, sigma: f32, context: &str) {
     let got = BilateralGrid
-        .evaluate(&input.clone().into(), &[r_sigma(sigma)])
+        .evaluate(&[input.clone().into()], &[r_sigma(sigma)])
         .expect("bilateral_grid evaluates");
     let want = bilateral_grid::reference(&input, sigma).expect("the reference runs");
     assert_close_image(&got, &want.into(), TOLERANCE, context);
@@ -77,7 +77,7 @@ fn negative_and_shifted_mins() {
 #[test]
 fn built_in_test_image_with_the_default_r_sigma() {
     let input = BilateralGrid
-        .default_input(24, 16)
+        .default_inputs(24, 16)
         .expect("the default input");
     let got = BilateralGrid.evaluate(&input, &[]).expect("evaluates");
     let want = BilateralGrid.reference(&input, &[]).expect("reference");
@@ -100,8 +100,8 @@ fn manual_and_root_on_the_interpreter_and_the_jit() {
         for (mins, extents, sigma) in cases {
             let input = random_input(&mut rng, mins, extents, -0.1, 1.1);
             let want = bilateral_grid::reference(&input, sigma).expect("the reference runs");
-            let input = input.into();
-            for (backend, got) in scheduled.run(&BilateralGrid, &input, &[r_sigma(sigma)]) {
+            let inputs = [input.into()];
+            for (backend, got) in scheduled.run(&BilateralGrid, &inputs, &[r_sigma(sigma)]) {
                 let context = format!(
                     "schedule {} on the {backend}, input mins {mins:?} extents {extents:?}, r_sigma {sigma}, seed {seed} (TESSERA_SEED={seed})",
                     info.name
@@ -119,9 +119,9 @@ fn manual_and_root_on_the_interpreter_and_the_jit() {
 #[test]
 fn r_sigmas_without_a_grid_size_are_errors_not_crashes() {
     let input = BilateralGrid
-        .default_input(64, 48)
+        .default_inputs(64, 48)
         .expect("a 64 x 48 input");
-    let (mins, extents) = BilateralGrid.check_input(&input).expect("the input fits");
+    let (mins, extents) = BilateralGrid.check_inputs(&input).expect("the input fits");
     for schedule in ["manual", "root"] {
         let scheduled = Scheduled::new(&BilateralGrid, schedule);
         for sigma in [0.0, 1e-30, -0.0, f32::NAN] {

@@ -28,7 +28,7 @@ fn random_input(rng: &mut impl Rng, w: i64, h: i64, max: u16) -> Buffer<u16> {
 
 fn check(input: Buffer<u16>, context: &str) {
     let got = Blur
-        .evaluate(&input.clone().into(), &[])
+        .evaluate(&[input.clone().into()], &[])
         .expect("blur evaluates");
     assert_same_image(&got, &blur::reference(&input).into(), context);
 }
@@ -82,7 +82,7 @@ fn shifted_input_mins_shift_the_output() {
     let (seed, mut rng) = seeded_rng(0xb3);
     let input = random_input(&mut rng, 6, 4, 4095).translated(&[-3, 5]);
     let got = Blur
-        .evaluate(&input.clone().into(), &[])
+        .evaluate(&[input.clone().into()], &[])
         .expect("blur evaluates");
     assert_eq!(
         got.dims().iter().map(|d| d.min).collect::<Vec<_>>(),
@@ -97,7 +97,7 @@ fn shifted_input_mins_shift_the_output() {
 
 #[test]
 fn built_in_test_image() {
-    let input = Blur.default_input(24, 10).expect("the default input");
+    let input = Blur.default_inputs(24, 10).expect("the default input");
     let got = Blur.evaluate(&input, &[]).expect("blur evaluates");
     assert_same_image(
         &got,

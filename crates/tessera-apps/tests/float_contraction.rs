@@ -13,8 +13,8 @@ use tessera::pipeline::Pipeline;
 fn fused_float_apps_stay_within_the_specified_tolerance() {
     for name in ["unsharp", "harris", "bilateral_grid", "interpolate"] {
         let app = tessera_apps::find(name).expect("a built-in app");
-        let input = app.default_input(200, 136).expect("the default input");
-        let (mins, extents) = app.check_input(&input).expect("the input fits");
+        let input = app.default_inputs(200, 136).expect("the default input");
+        let (mins, extents) = app.check_inputs(&input).expect("the input fits");
         let pipeline = app.build_scheduled("manual").expect("manual builds");
         let target = Target::host().with_float_contraction(true);
         let compiled = Pipeline::new(&pipeline.output)

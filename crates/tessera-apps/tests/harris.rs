@@ -30,7 +30,7 @@ fn random_input(rng: &mut impl Rng, w: i64, h: i64, lo: f32, hi: f32) -> Buffer<
 
 fn check(input: Buffer<f32>, context: &str) {
     let got = Harris
-        .evaluate(&input.clone().into(), &[])
+        .evaluate(&[input.clone().into()], &[])
         .expect("harris evaluates");
     assert_close_image(&got, &harris::reference(&input).into(), TOLERANCE, context);
 }
@@ -84,7 +84,7 @@ fn shifted_input_mins() {
     let (seed, mut rng) = seeded_rng(0x4d);
     let input = random_input(&mut rng, 7, 5, 0.0, 1.0).translated(&[4, -6]);
     let got = Harris
-        .evaluate(&input.clone().into(), &[])
+        .evaluate(&[input.clone().into()], &[])
         .expect("harris evaluates");
     let mins: Vec<i64> = got.dims().iter().map(|d| d.min).collect();
     assert_eq!(mins, vec![4, -6]);
@@ -98,7 +98,7 @@ fn shifted_input_mins() {
 
 #[test]
 fn built_in_test_image() {
-    let input = Harris.default_input(20, 14).expect("the default input");
+    let input = Harris.default_inputs(20, 14).expect("the default input");
     let got = Harris.evaluate(&input, &[]).expect("harris evaluates");
     let want = Harris.reference(&input, &[]).expect("reference");
     assert_close_image(&got, &want, TOLERANCE, "default input");

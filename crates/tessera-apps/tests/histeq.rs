@@ -14,7 +14,7 @@ const SIZES: [(i64, i64); 6] = [(1, 1), (3, 5), (8, 8), (17, 11), (40, 23), (64,
 
 fn check(input: Buffer<u8>, context: &str) {
     let got = Histeq
-        .evaluate(&input.clone().into(), &[])
+        .evaluate(&[input.clone().into()], &[])
         .expect("histeq evaluates");
     assert_same_image(&got, &histeq::reference(&input).into(), context);
 }
@@ -76,7 +76,7 @@ fn shifted_input_mins() {
 
 #[test]
 fn built_in_test_image() {
-    let input = Histeq.default_input(20, 12).expect("the default input");
+    let input = Histeq.default_inputs(20, 12).expect("the default input");
     let got = Histeq.evaluate(&input, &[]).expect("histeq evaluates");
     assert_same_image(
         &got,

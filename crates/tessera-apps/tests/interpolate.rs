@@ -74,13 +74,13 @@ fn shifted_input_mins_and_the_built_in_image() {
     let (seed, mut rng) = seeded_rng(0x1b);
     let input = random_input(&mut rng, 9, 7, Some(0.2)).translated(&[-5, 3, 0]);
     check_evaluated(4, &input, &format!("mins (-5, 3), seed {seed}"));
-    let AnyBuffer::F32(input) = Interpolate
-        .default_input(16, 12)
-        .expect("the default input")
-    else {
-        panic!("interpolate's input is f32");
+    let inputs = Interpolate
+        .default_inputs(16, 12)
+        .expect("the default input");
+    let [AnyBuffer::F32(input)] = inputs.as_slice() else {
+        panic!("interpolate's one input is f32");
     };
-    check_evaluated(5, &input, "default input");
+    check_evaluated(5, input, "default input");
 }
 
 /// The depth the schedules are checked at.
@@ -93,7 +93,7 @@ fn run(
     input: &Buffer<f32>,
 ) -> [(&'static str, Result<AnyBuffer>); 2] {
     let (mins, extents) = output_region(input);
-    let inputs = Inputs::new().image(&pipeline.input, input.clone());
+    let inputs = Inputs::new().image(&pipeline.inputs[0], input.clone());
     let lowered = compiled.lowered();
     let interpreted = run_interp(lowered, &lowered.stmt, &inputs, &mins, &extents, 0)
         .map(|mut r| r.buffers.swap_remove(0));
@@ -157,11 +157,11 @@ fn ten_levels_give_weighted_averages_of_the_sample_colours() {
     // Every output colour is a weighted average of the opaque samples' colours, so it lies
     // within their range in each channel; with ten levels every pixel is reached.
     let input = Interpolate
-        .default_input(40, 30)
+        .default_inputs(40, 30)
         .expect("the default input");
     let out = Interpolate.reference(&input, &[]).expect("reference");
-    let AnyBuffer::F32(input) = input else {
-        panic!("interpolate's input is f32");
+    let [AnyBuffer::F32(input)] = input.as_slice() else {
+        panic!("interpolate's one input is f32");
     };
     for c in 0..3 {
         let mut range = (f32::INFINITY, f32::NEG_INFINITY);

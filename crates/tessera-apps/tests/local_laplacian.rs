@@ -68,9 +68,9 @@ fn random_parameters(rng: &mut impl Rng) -> Parameters {
 #[test]
 fn as_specified_on_the_built_in_test_image() {
     let app = LocalLaplacian::STANDARD;
-    let input = app.default_input(12, 8).expect("the default input");
+    let input = app.default_inputs(12, 8).expect("the default input");
     let got = app.evaluate(&input, &[]).expect("evaluates");
-    let input: Buffer<u16> = input.try_into().expect("u16 input");
+    let input: Buffer<u16> = input[0].clone().try_into().expect("u16 input");
     let want = local_laplacian::reference(&input, Parameters::default(), local_laplacian::J)
         .expect("reference");
     assert_matches(&got, &want, "default input and parameters");
@@ -90,7 +90,7 @@ fn random_images_shapes_and_parameters() {
             rng.random::<u16>()
         });
         let got = SHALLOW
-            .evaluate(&input.clone().into(), &bindings(p))
+            .evaluate(&[input.clone().into()], &bindings(p))
             .expect("evaluates");
         let want =
             local_laplacian::reference(&input, p, SHALLOW.pyramid_levels).expect("reference");
@@ -103,7 +103,7 @@ fn random_images_shapes_and_parameters() {
 #[test]
 fn smooth_images_with_strong_detail_boost() {
     // The built-in image (smooth regions, edges, noise) with alpha and beta far from 1.
-    let input = SHALLOW.default_input(16, 10).expect("the default input");
+    let input = SHALLOW.default_inputs(16, 10).expect("the default input");
     for p in [
         Parameters {
             levels: 2,
@@ -139,7 +139,7 @@ fn check_schedule(name: &str) {
         });
         let want =
             local_laplacian::reference(&input, p, SCHEDULED.pyramid_levels).expect("reference");
-        for (backend, got) in scheduled.run(&SCHEDULED, &input.into(), &bindings(p)) {
+        for (backend, got) in scheduled.run(&SCHEDULED, &[input.into()], &bindings(p)) {
             let context = format!(
                 "schedule {} on the {backend}, mins {mins:?}, extents {extents:?}, {p:?}, seed {seed} (TESSERA_SEED={seed})",
                 info.name

@@ -18,21 +18,30 @@ use tessera::prelude::*;
 use tessera_apps::schedule::ScheduleInfo;
 use tessera_apps::{apps, App};
 
-/// A random input for an output of `width × height`, its mins shifted at random. Integer
-/// inputs take values in a random subrange of their type (so histograms are wide, narrow or
-/// constant, and sums may wrap); float inputs values in [0, 1].
-fn random_input(app: &dyn App, rng: &mut SmallRng, width: i64, height: i64) -> AnyBuffer {
-    let extents = app.input_extents(width, height);
-    let mins: Vec<i64> = extents.iter().map(|_| rng.random_range(-20..=20)).collect();
-    let ty = app.input_type();
-    let mut input = AnyBuffer::with_mins(ty, &mins, &extents).expect("input type has buffers");
+/// Random inputs for an output of `width × height`, their mins shifted at random (all by
+/// the same amount).
+fn random_inputs(app: &dyn App, rng: &mut SmallRng, width: i64, height: i64) -> Vec<AnyBuffer> {
+    let shift: Vec<i64> = (0..3).map(|_| rng.random_range(-20..=20)).collect();
+    let specs = app.description().inputs;
+    specs
+        .iter()
+        .zip(app.input_extents(width, height))
+        .map(|(spec, extents)| random_image(spec.ty, &shift[..extents.len()], &extents, rng))
+        .collect()
+}
+
+/// A random image of `ty` over `mins`, `extents`. Integer images take values in a random
+/// subrange of their type (so histograms are wide, narrow or constant, and sums may wrap);
+/// float images values in [0, 1].
+fn random_image(ty: Type, mins: &[i64], extents: &[i64], rng: &mut SmallRng) -> AnyBuffer {
+    let mut input = AnyBuffer::with_mins(ty, mins, extents).expect("input type has buffers");
     let (lo, hi) = if ty.is_int_or_uint() {
         let lo = rng.random_range(ty.int_min()..=ty.int_max());
         (lo, rng.random_range(lo..=ty.int_max()))
     } else {
         (0, 0)
     };
-    tessera::lang::buffer::for_each_coord_in(&mins, &extents, &mut |c| {
+    tessera::lang::buffer::for_each_coord_in(mins, extents, &mut |c| {
         let v = if ty.is_uint() {
             Value::UInt(rng.random_range(lo..=hi) as u64)
         } else if ty.is_int() {
@@ -78,11 +87,11 @@ fn lowered(app: &dyn App, schedule: &'static str) -> Arc<Scheduled> {
     Arc::clone(entry)
 }
 
-/// Runs `scheduled` on `input` on the interpreter and the JIT and compares both with the
+/// Runs `scheduled` on `inputs` on the interpreter and the JIT and compares both with the
 /// reference.
-fn check(app: &dyn App, scheduled: &Scheduled, input: &AnyBuffer, context: &str) {
-    let want = app.reference(input, &[]).expect("reference");
-    for (backend, got) in scheduled.run(app, input, &[]) {
+fn check(app: &dyn App, scheduled: &Scheduled, inputs: &[AnyBuffer], context: &str) {
+    let want = app.reference(inputs, &[]).expect("reference");
+    for (backend, got) in scheduled.run(app, inputs, &[]) {
         assert_same_image(&got, &want, &format!("{context} ({backend})"));
     }
 }
@@ -104,14 +113,14 @@ fn every_schedule_of_every_app_matches_the_reference() {
         for schedule in app.schedules() {
             let lowered = lowered(app, schedule.name);
             for (w, h) in sizes(&schedule, &mut rng) {
-                let input = random_input(app, &mut rng, w, h);
-                let mins: Vec<i64> = input.dims().iter().map(|d| d.min).collect();
+                let inputs = random_inputs(app, &mut rng, w, h);
+                let mins: Vec<i64> = inputs[0].dims().iter().map(|d| d.min).collect();
                 let context = format!(
                     "{} schedule {}, {w}x{h} output, input mins {mins:?}, seed {seed} (TESSERA_SEED={seed})",
                     app.name(),
                     schedule.name
                 );
-                check(app, &lowered, &input, &context);
+                check(app, &lowered, &inputs, &context);
             }
         }
     }
@@ -122,7 +131,7 @@ fn built_in_test_images_through_the_default_schedule() {
     for app in lowered_apps() {
         let fits = app.schedule_info("manual").expect("manual").min_output;
         let (w, h) = (fits.0.max(40), fits.1.max(36));
-        let input = app.default_input(w, h).expect("the default input");
+        let input = app.default_inputs(w, h).expect("the default input");
         let context = format!("{} default input", app.name());
         check(app, &lowered(app, "manual"), &input, &context);
     }
@@ -136,8 +145,8 @@ fn declared_minimum_outputs_are_exact() {
             let lowered = lowered(app, schedule.name);
             let smaller = [(w - 1, h), (w, h - 1)];
             for (sw, sh) in smaller.into_iter().filter(|&(a, b)| a > 0 && b > 0) {
-                let input = app.default_input(sw, sh).expect("the default input");
-                let (mins, extents) = app.check_input(&input).expect("fits the app");
+                let input = app.default_inputs(sw, sh).expect("the default input");
+                let (mins, extents) = app.check_inputs(&input).expect("fits the app");
                 let refused = app
                     .check_schedule_fits(schedule.name, &extents)
                     .err()

@@ -31,7 +31,7 @@ fn random_input(rng: &mut impl Rng, w: i64, h: i64, lo: f32, hi: f32) -> Buffer<
 
 fn check(input: Buffer<f32>, context: &str) {
     let got = Unsharp
-        .evaluate(&input.clone().into(), &[])
+        .evaluate(&[input.clone().into()], &[])
         .expect("unsharp evaluates");
     assert_close_image(&got, &unsharp::reference(&input).into(), TOLERANCE, context);
 }
@@ -89,7 +89,7 @@ fn shifted_input_mins() {
     let (seed, mut rng) = seeded_rng(0x5d);
     let input = random_input(&mut rng, 6, 5, 0.0, 1.0).translated(&[-3, 5, 2]);
     let got = Unsharp
-        .evaluate(&input.clone().into(), &[])
+        .evaluate(&[input.clone().into()], &[])
         .expect("unsharp evaluates");
     let mins: Vec<i64> = got.dims().iter().map(|d| d.min).collect();
     assert_eq!(mins, vec![-3, 5, 2]);
@@ -103,7 +103,7 @@ fn shifted_input_mins() {
 
 #[test]
 fn built_in_test_image() {
-    let input = Unsharp.default_input(20, 12).expect("the default input");
+    let input = Unsharp.default_inputs(20, 12).expect("the default input");
     let got = Unsharp.evaluate(&input, &[]).expect("unsharp evaluates");
     let want = Unsharp.reference(&input, &[]).expect("reference");
     assert_close_image(&got, &want, TOLERANCE, "default input");

@@ -1,14 +1,13 @@
 //! `tessera bench APP`: compiles an app once with a schedule and times R runs on its built-in
-//! test image (or an input file), printing the median and minimum run time and the compile time — as text, or
+//! test images (or input files), printing the median and minimum run time and the compile time — as text, or
 //! with `--json` as exactly one JSON object on stdout (the DESIGN.md §6 contract).
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
 use tessera::codegen::target::Target;
 
-use crate::io;
+use crate::inputs::load_inputs;
 use crate::run::{compile, parse_params, DEFAULT_SCHEDULE};
 
 #[derive(Args)]
@@ -18,10 +17,11 @@ pub struct BenchArgs {
     /// The schedule. Default: manual.
     #[arg(long)]
     schedule: Option<String>,
-    /// Input image (.npy or .png), e.g. the one another implementation is timed on.
-    /// Default: the app's built-in test image.
-    #[arg(long, value_name = "FILE")]
-    input: Option<PathBuf>,
+    /// Input image (.npy or .png), e.g. the one another implementation is timed on: FILE for
+    /// an app with one input, else NAME=FILE for each of its inputs (repeatable). Default:
+    /// the app's built-in test images.
+    #[arg(long, value_name = "[NAME=]FILE")]
+    input: Vec<String>,
     /// Output width for the built-in test image (default: the app's benchmark size).
     #[arg(long, requires = "height", conflicts_with = "input",
           value_parser = clap::value_parser!(i64).range(1..=1 << 20))]
@@ -55,20 +55,11 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
         .map_err(|e| e.to_string())?
         .name;
     let params = parse_params(app, &args.params)?;
-    let input = match &args.input {
-        Some(path) => io::read_image(path).map_err(|e| e.to_string())?,
-        None => {
-            let (w, h) = match (args.width, args.height) {
-                (Some(w), Some(h)) => (w, h),
-                _ => app.default_size(),
-            };
-            app.default_input(w, h).map_err(|e| e.to_string())?
-        }
-    };
-    let (mins, extents) = app.check_input(&input).map_err(|e| e.to_string())?;
+    let loaded = load_inputs(app, &args.input, args.width.zip(args.height))?;
+    let (mins, extents) = (&loaded.mins, &loaded.extents);
     let (w, h) = (extents[0], extents[1]);
-    app.check_schedule_fits(schedule, &extents)
-        .map_err(|e| e.to_string())?;
+    app.check_schedule_fits(schedule, extents)
+        .map_err(|e| format!("{}: {e}", loaded.source))?;
     let target = Target::host().with_float_contraction(args.fp_contract);
     let compiled = compile(app, schedule, args.threads, &target)?;
     let threads = if args.threads == 0 {
@@ -79,8 +70,8 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
     // One untimed run first: it allocates and faults in the output and scratch memory. The
     // timed runs then write the same output from the same inputs, so they time the pipeline
     // alone (as Halide's yardstick does), not copying the input or faulting fresh pages.
-    let inputs = compiled.inputs(&input, &params);
-    let mut output = compiled.run(&input, &params, &mins, &extents)?;
+    let inputs = compiled.inputs(&loaded.images, &params);
+    let mut output = compiled.run(&loaded.images, &params, mins, extents)?;
     let mut times = Vec::with_capacity(args.runs as usize);
     for _ in 0..args.runs {
         let start = Instant::now();

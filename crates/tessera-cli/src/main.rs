@@ -15,6 +15,7 @@ macro_rules! outln {
 }
 
 mod bench;
+mod inputs;
 mod io;
 mod lower;
 mod run;
@@ -24,7 +25,6 @@ use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
-use tessera::eval::value::Value;
 
 #[derive(Parser)]
 #[command(
@@ -39,7 +39,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List the built-in apps: name, stage count, input, schedules.
+    /// List the built-in apps: name, stage count, inputs, parameters, schedules.
     Apps,
     /// Compute an app on an image file or its built-in test image; print the output's
     /// checksum and the time taken.
@@ -102,36 +102,7 @@ fn one_line(message: &str) -> String {
 
 fn list_apps() -> Result<(), String> {
     for app in tessera_apps::apps() {
-        let stages = app.stage_count().map_err(|e| e.to_string())?;
-        let (w, h) = app.default_size();
-        let schedules: Vec<&str> = app.schedules().iter().map(|s| s.name).collect();
-        let params: Vec<String> = app
-            .params()
-            .iter()
-            .map(|p| format!("{}={}", p.name, shortest(p.default)))
-            .collect();
-        let params = if params.is_empty() {
-            String::new()
-        } else {
-            format!("   params: {}", params.join(", "))
-        };
-        outln!(
-            "{:<10} {stages:>3} stages   input: {}   default output {w} x {h}{params}   schedules: {}",
-            app.name(),
-            app.input_description(),
-            schedules.join(", ")
-        )?;
+        outln!("{}", app.listing().map_err(|e| e.to_string())?)?;
     }
     Ok(())
-}
-
-/// `v` as `--param` would take it back: the shortest text that parses to it.
-fn shortest(v: Value) -> String {
-    match v {
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::UInt(u) => u.to_string(),
-        Value::F32(f) => f.to_string(),
-        Value::F64(f) => f.to_string(),
-    }
 }

@@ -1,4 +1,4 @@
-//! `tessera run APP`: computes an app on an input file or the app's built-in test image —
+//! `tessera run APP`: computes an app on input files or the app's built-in test images —
 //! lowered with a schedule and compiled to native code (the default) or run on the Stmt
 //! interpreter, or evaluated from the definitions by the definition-level evaluator —
 //! optionally writes the output, and prints its checksum and the time taken.
@@ -14,7 +14,8 @@ use tessera::prelude::*;
 use tessera_apps::params::parse_assignment;
 use tessera_apps::{checksum, App};
 
-use crate::io::{self, OutputFile};
+use crate::inputs::load_inputs;
+use crate::io::OutputFile;
 
 /// The schedule `run` and `lower` use unless told otherwise: the app's expert schedule.
 pub const DEFAULT_SCHEDULE: &str = "manual";
@@ -52,9 +53,10 @@ pub struct RunArgs {
     /// and the indices. Slower; for finding a bug.
     #[arg(long)]
     checked: bool,
-    /// Input image (.npy or .png). Default: the app's built-in test image.
-    #[arg(long, value_name = "FILE")]
-    input: Option<PathBuf>,
+    /// Input image (.npy or .png): FILE for an app with one input, else NAME=FILE for each
+    /// of its inputs (repeatable). Default: the app's built-in test images.
+    #[arg(long, value_name = "[NAME=]FILE")]
+    input: Vec<String>,
     /// Where to write the output (.npy or .png).
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -115,38 +117,22 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
         None => None,
     };
 
-    let (input, source) = match &args.input {
-        Some(path) => (
-            io::read_image(path).map_err(|e| e.to_string())?,
-            path.display().to_string(),
-        ),
-        None => {
-            let (w, h) = match (args.width, args.height) {
-                (Some(w), Some(h)) => (w, h),
-                _ => app.default_size(),
-            };
-            (
-                app.default_input(w, h)
-                    .map_err(|e| format!("the built-in test image: {e}"))?,
-                "the built-in test image".to_string(),
-            )
-        }
-    };
-    let (mins, extents) = app
-        .check_input(&input)
-        .map_err(|e| format!("{source}: {e}"))?;
+    let size = args.width.zip(args.height);
+    let inputs = load_inputs(app, &args.input, size)?;
+    let (mins, extents, source) = (&inputs.mins, &inputs.extents, &inputs.source);
     let pixels: i64 = extents.iter().product();
     if let Some(schedule) = schedule {
-        app.check_schedule_fits(schedule, &extents)
+        app.check_schedule_fits(schedule, extents)
             .map_err(|e| format!("{source}: {e}"))?;
     }
     // Pixels of x and y: the per-pixel estimate covers every channel.
     let pixels_xy = extents[0] * extents[1];
-    let eval_bytes = pixels_xy.saturating_mul(app.eval_bytes_per_pixel());
+    let eval_bytes_per_pixel = app.description().eval_bytes_per_pixel;
+    let eval_bytes = pixels_xy.saturating_mul(eval_bytes_per_pixel);
     if args.backend == Backend::Eval && eval_bytes > EVAL_MAX_BYTES {
         return Err(format!(
             "{source}: the definition-level evaluator takes about {} bytes per output pixel of {}, {} GiB for {pixels_xy} pixels, more than the {} GiB allowed; pass a smaller --width/--height or use the default JIT backend",
-            app.eval_bytes_per_pixel(),
+            eval_bytes_per_pixel,
             app.name(),
             eval_bytes >> 30,
             EVAL_MAX_BYTES >> 30
@@ -167,17 +153,19 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
             let compiled = compile(app, schedule, args.threads.unwrap_or(0), &target)?;
             let compile_seconds = start.elapsed().as_secs_f64();
             let start = Instant::now();
-            let output = compiled.run(&input, &params, &mins, &extents)?;
+            let output = compiled.run(&inputs.images, &params, mins, extents)?;
             let run_seconds = start.elapsed().as_secs_f64();
             (
                 output,
                 format!("schedule {schedule}, compiled in {compile_seconds:.3} s, run in {run_seconds:.4} s (LLVM JIT)"),
             )
         }
-        Some(schedule) => interpret(app, schedule, &input, &params, &mins, &extents)?,
+        Some(schedule) => interpret(app, schedule, &inputs.images, &params, mins, extents)?,
         None => {
             let start = Instant::now();
-            let output = app.evaluate(&input, &params).map_err(|e| e.to_string())?;
+            let output = app
+                .evaluate(&inputs.images, &params)
+                .map_err(|e| e.to_string())?;
             let seconds = start.elapsed().as_secs_f64();
             (
                 output,
@@ -208,7 +196,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
 pub fn parse_params(app: &dyn App, assignments: &[String]) -> Result<Vec<ParamBinding>, String> {
     assignments
         .iter()
-        .map(|a| parse_assignment(app.name(), &app.params(), a))
+        .map(|a| parse_assignment(app.name(), app.description().params, a))
         .collect::<Result<Vec<_>>>()
         .map_err(|e| e.to_string())
 }
@@ -225,22 +213,23 @@ impl CompiledApp<'_> {
         self.compiled.compile_ms()
     }
 
-    /// The pipeline's inputs: `input` and `params` (the others at their defaults).
-    pub fn inputs(&self, input: &AnyBuffer, params: &[ParamBinding]) -> Inputs {
-        self.app.inputs(&self.pipeline, input, params)
+    /// The pipeline's inputs: `images` (in the app's declared order) and `params` (the
+    /// others at their defaults).
+    pub fn inputs(&self, images: &[AnyBuffer], params: &[ParamBinding]) -> Inputs {
+        self.app.inputs(&self.pipeline, images, params)
     }
 
-    /// The output for `input` over `[mins, mins + extents)`.
+    /// The output for `images` over `[mins, mins + extents)`.
     pub fn run(
         &self,
-        input: &AnyBuffer,
+        images: &[AnyBuffer],
         params: &[ParamBinding],
         mins: &[i64],
         extents: &[i64],
     ) -> Result<AnyBuffer, String> {
         let mut outputs = self
             .compiled
-            .realize(&self.inputs(input, params), mins, extents)
+            .realize(&self.inputs(images, params), mins, extents)
             .map_err(|e| e.to_string())?;
         Ok(outputs.swap_remove(0))
     }
@@ -281,7 +270,7 @@ pub fn compile<'a>(
 fn interpret(
     app: &dyn App,
     schedule: &str,
-    input: &AnyBuffer,
+    images: &[AnyBuffer],
     params: &[ParamBinding],
     mins: &[i64],
     extents: &[i64],
@@ -290,7 +279,7 @@ fn interpret(
     let lowered = app.lower(schedule).map_err(|e| e.to_string())?;
     let lower_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();
-    let inputs = app.inputs(&lowered.pipeline, input, params);
+    let inputs = app.inputs(&lowered.pipeline, images, params);
     let output = lowered
         .run_interp(&inputs, mins, extents)
         .map_err(|e| e.to_string())?;

@@ -70,7 +70,10 @@ fn apps_lists_every_app_with_its_stages_and_input() {
         lines[0].starts_with("blur") && lines[0].contains(" 2 stages"),
         "{text}"
     );
-    assert!(lines[0].contains("u16 grayscale, (W+2) x (H+2)"), "{text}");
+    assert!(
+        lines[0].contains("1 input: input u16 (W+2)×(H+2)"),
+        "{text}"
+    );
     assert!(
         lines[0].ends_with(
             "schedules: manual, root, inline, breadth_first, full_fusion, sliding_window, tiled, sliding_tiles"
@@ -115,7 +118,9 @@ fn run_built_in_image_prints_the_reference_checksum() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let input = blur::Blur.default_input(37, 33).expect("the default input");
+    let input = blur::Blur
+        .default_inputs(37, 33)
+        .expect("the default input");
     let want = blur::Blur.reference(&input, &[]).expect("reference");
     let text = stdout(&out);
     assert!(
@@ -133,7 +138,7 @@ fn run_built_in_image_prints_the_reference_checksum() {
 #[test]
 fn run_with_the_evaluator_or_any_schedule_gives_the_same_checksum() {
     let input = histeq::Histeq
-        .default_input(67, 9)
+        .default_inputs(67, 9)
         .expect("the default input");
     let want = checksum_line(&histeq::Histeq.reference(&input, &[]).expect("reference"));
     let size = ["--width", "67", "--height", "9"];
@@ -204,6 +209,15 @@ fn run_reads_and_writes_npy_files() {
     let input = Buffer::<u8>::from_fn(&[0, 0], &[70, 5], |c| (c[0] * 29 + c[1] * 7) as u8 % 50);
     write_npy(&in_path, &input, &[5, 70]);
     let out = tessera(&["run", "histeq", "--input", in_arg, "--output", out_arg]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(read_npy::<u8>(&out_path), histeq::reference(&input));
+    // The input may be named, as every input of a multi-input app is.
+    let named = format!("input={in_arg}");
+    let out = tessera(&["run", "histeq", "--input", &named, "--output", out_arg]);
     assert!(
         out.status.success(),
         "{}",
@@ -372,12 +386,36 @@ fn bad_inputs_fail_with_one_line_errors() {
     assert!(e.contains("junk.npy: not a valid .npy file"), "{e}");
     let e = failure(&["run", "blur", "--input", &path("float.npy")]);
     assert!(
-        e.contains("float.npy") && e.contains("takes u16 input but the input holds f32"),
+        e.contains("float.npy")
+            && e.contains("input `input` of app blur is u16")
+            && e.contains("but the image holds f32 values"),
         "{e}"
     );
     let e = failure(&["run", "blur", "--input", &path("small.npy")]);
     assert!(
         e.contains("small.npy") && e.contains("too small for app blur"),
+        "{e}"
+    );
+    // `--input NAME=FILE` names the input; unknown names and inputs given twice are refused.
+    let named = format!("input={}", path("small.npy"));
+    let e = failure(&["run", "blur", "--input", &named]);
+    assert!(
+        e.contains("small.npy") && e.contains("too small for app blur"),
+        "{e}"
+    );
+    let e = failure(&[
+        "run",
+        "blur",
+        "--input",
+        &format!("image={}", path("small.npy")),
+    ]);
+    assert!(
+        e.contains("app blur has no input `image`") && e.contains("its inputs are input"),
+        "{e}"
+    );
+    let e = failure(&["bench", "blur", "--input", &named, "--input", &named]);
+    assert!(
+        e.contains("input `input` of app blur is given twice"),
         "{e}"
     );
     let e = failure(&["run", "sharpen"]);
@@ -473,9 +511,9 @@ fn assert_npy_close(path: &Path, want: &Buffer<f32>, context: &str) {
 /// bilateral_grid's 40 x 24 built-in image through the reference, with r_sigma = 0.2.
 fn bilateral_grid_reference() -> Buffer<f32> {
     let input = bilateral_grid::BilateralGrid
-        .default_input(40, 24)
+        .default_inputs(40, 24)
         .expect("the default input");
-    bilateral_grid::reference(&input.try_into().expect("f32 input"), 0.2)
+    bilateral_grid::reference(&input[0].clone().try_into().expect("f32 input"), 0.2)
         .expect("the reference runs")
 }
 
@@ -516,8 +554,9 @@ fn parameters_reach_the_pipeline() {
     };
     let app = LocalLaplacian::STANDARD;
     let input: Buffer<u16> = app
-        .default_input(12, 8)
+        .default_inputs(12, 8)
         .expect("the default input")
+        .swap_remove(0)
         .try_into()
         .expect("u16 input");
     let want = local_laplacian::reference(&input, p, local_laplacian::J).expect("reference");

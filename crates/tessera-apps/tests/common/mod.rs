@@ -126,18 +126,18 @@ impl Scheduled {
         }
     }
 
-    /// The output for `input` computed by the interpreter, the JIT and the checked JIT, each
-    /// named.
+    /// The output for `inputs` (in the app's declared order) computed by the interpreter, the
+    /// JIT and the checked JIT, each named.
     pub fn run(
         &self,
         app: &dyn tessera_apps::App,
-        input: &AnyBuffer,
+        inputs: &[AnyBuffer],
         params: &[tessera::lang::param::ParamBinding],
     ) -> [(&'static str, AnyBuffer); 3] {
-        let (mins, extents) = app.check_input(input).expect("the input fits the app");
+        let (mins, extents) = app.check_inputs(inputs).expect("the inputs fit the app");
         app.check_schedule_fits(self.schedule, &extents)
             .expect("the output fits the schedule");
-        let inputs = app.inputs(&self.pipeline, input, params);
+        let inputs = app.inputs(&self.pipeline, inputs, params);
         let context = |backend: &str| format!("{} {} ({backend})", app.name(), self.schedule);
         let lowered = self.compiled.lowered();
         let mut interpreted =
