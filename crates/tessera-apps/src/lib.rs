@@ -38,6 +38,7 @@ pub fn apps() -> &'static [&'static dyn App] {
         &interpolate::Interpolate,
         &bilateral_grid::BilateralGrid,
         &local_laplacian::LocalLaplacian::STANDARD,
+        &pyramid_blend::PyramidBlend,
     ]
 }
 
@@ -84,7 +85,8 @@ mod tests {
             .map(|a| (a.name(), a.stage_count().expect("the algorithm builds")))
             .collect();
         // The Func a boundary condition makes counts here; the specs do not count it (unsharp 4,
-        // harris 11, interpolate ≈50).
+        // harris 11, interpolate ≈50). pyramid_blend's 49 stages come with a copy of each
+        // input as level 0 and a clamped copy of each level resampled (14).
         assert_eq!(
             counts,
             vec![
@@ -94,7 +96,8 @@ mod tests {
                 ("harris", 12),
                 ("interpolate", 49),
                 ("bilateral_grid", 7),
-                ("local_laplacian", 88)
+                ("local_laplacian", 88),
+                ("pyramid_blend", 66),
             ]
         );
     }

@@ -21,7 +21,7 @@
 //! ```
 //!
 //! The three inputs have the same x and y extents, start at 0, and the images have channels
-//! 0..3 (`check_inputs`); the output is `[0, W) × [0, H) × [0, 3)`. Besides the spec's 49
+//! 0..3 (the description's rules); the output is `[0, W) × [0, H) × [0, 3)`. Besides the spec's 49
 //! stages the pipeline has a copy of each input as level 0 of its pyramid and a `repeat_edge`
 //! Func per resampling, all inlined by every schedule but `root`.
 //!
@@ -36,8 +36,13 @@
 use tessera::lang::schedule::TailStrategy;
 use tessera::prelude::*;
 
-use crate::app::pipeline_functions;
-use crate::schedule::{self, Schedule};
+use tessera::lang::param::ParamBinding;
+
+use crate::app::{pipeline_functions, AppDefinition, AppPipeline};
+use crate::description::{
+    extents, mins, AppDescription, InputRule, InputSpec, Shape, TYPICAL_EVAL_BYTES,
+};
+use crate::schedule::{self, AppFuncs, Schedule};
 use crate::synthetic;
 
 /// The number of pyramid levels.
@@ -238,65 +243,110 @@ pub fn funcs() -> Result<PyramidBlendFuncs> {
     })
 }
 
-/// The extents `[W, H, 3]` of `img1` and `img2` for an output of `width × height` (the
-/// mask's are the first two).
-pub fn input_extents(width: i64, height: i64) -> Vec<i64> {
-    vec![width, height, CHANNELS]
+/// Whether every input starts at 0: the levels are clamped to `[0, W_l)`.
+fn inputs_start_at_zero(inputs: &[AnyBuffer]) -> bool {
+    inputs.iter().all(|i| mins(i).iter().all(|&m| m == 0))
 }
 
-/// The output extents for images of `image_extents` (`[W, H, 3]`): the same.
-pub fn output_extents(image_extents: &[i64]) -> Vec<i64> {
-    image_extents.to_vec()
+/// Whether `img2` (input 1) has `img1`'s extents.
+fn images_match(inputs: &[AnyBuffer]) -> bool {
+    extents(&inputs[1]) == extents(&inputs[0])
 }
 
-/// The output region `(mins, extents)` for the three inputs, or an error naming the input
-/// that breaks a rule: images of three dimensions with channels 0..3, a mask of two, all
-/// starting at 0, `img2` and `mask` with `img1`'s x and y extents.
-pub fn check_inputs(
-    img1: &Buffer<f32>,
-    img2: &Buffer<f32>,
-    mask: &Buffer<f32>,
-) -> Result<(Vec<i64>, Vec<i64>)> {
-    let refuse = |message: String| Err(Error::Buffer(format!("pyramid_blend: {message}")));
-    for (name, b, dims) in [("img1", img1, 3), ("img2", img2, 3), ("mask", mask, 2)] {
-        if b.dimensions() != dims {
-            return refuse(format!(
-                "{name} must have {dims} dimensions (x, y{}), but it has extents {:?}",
-                if dims == 3 { ", c" } else { "" },
-                b.extents()
-            ));
-        }
-        if b.mins().iter().any(|&m| m != 0) {
-            return refuse(format!(
-                "{name} must start at 0 in every dimension, but its mins are {:?}",
-                b.mins()
-            ));
-        }
-        if dims == 3 && b.channels() != CHANNELS {
-            return refuse(format!(
-                "{name} must have {CHANNELS} channels, but it has {}",
-                b.channels()
-            ));
+/// Whether `mask` (input 2) has `img1`'s x and y extents.
+fn mask_matches(inputs: &[AnyBuffer]) -> bool {
+    extents(&inputs[2])[..2] == extents(&inputs[0])[..2]
+}
+
+pub const DESCRIPTION: AppDescription = AppDescription {
+    name: "pyramid_blend",
+    summary: "Laplacian pyramid blending of two f32 RGB images by a mask, 4 levels",
+    inputs: &[
+        InputSpec {
+            name: "img1",
+            ty: Type::f32(),
+            shape: Shape::Channels(CHANNELS),
+            description: "f32 RGB, W × H × 3, taken where the mask is 1",
+        },
+        InputSpec {
+            name: "img2",
+            ty: Type::f32(),
+            shape: Shape::Channels(CHANNELS),
+            description: "f32 RGB, W × H × 3, taken where the mask is 0",
+        },
+        InputSpec {
+            name: "mask",
+            ty: Type::f32(),
+            shape: Shape::Plane,
+            description: "f32 in [0, 1], W × H",
+        },
+    ],
+    rules: &[
+        InputRule {
+            input: "img1",
+            rule: "every input must start at 0 in every dimension",
+            holds: inputs_start_at_zero,
+        },
+        InputRule {
+            input: "img2",
+            rule: "img2 must have img1's extents",
+            holds: images_match,
+        },
+        InputRule {
+            input: "mask",
+            rule: "mask must have img1's x and y extents",
+            holds: mask_matches,
+        },
+    ],
+    output: Shape::Channels(CHANNELS),
+    params: &[],
+    default_size: DEFAULT_SIZE,
+    eval_bytes_per_pixel: TYPICAL_EVAL_BYTES,
+};
+
+pub struct PyramidBlend;
+
+impl AppFuncs for PyramidBlendFuncs {
+    fn pipeline(&self) -> AppPipeline {
+        AppPipeline {
+            output: self.output.clone(),
+            inputs: vec![self.img1.clone(), self.img2.clone(), self.mask.clone()],
         }
     }
-    let (w, h) = (img1.width(), img1.height());
-    for (name, b) in [("img2", img2), ("mask", mask)] {
-        if (b.width(), b.height()) != (w, h) {
-            return refuse(format!(
-                "{name} must have img1's extents {w} x {h}, but it is {} x {}",
-                b.width(),
-                b.height()
-            ));
-        }
+}
+
+impl AppDefinition for PyramidBlend {
+    type Funcs = PyramidBlendFuncs;
+    fn description(&self) -> &AppDescription {
+        &DESCRIPTION
     }
-    Ok((vec![0, 0, 0], output_extents(&img1.extents())))
+    fn funcs(&self) -> Result<PyramidBlendFuncs> {
+        funcs()
+    }
+    fn schedules(&self) -> &[Schedule<PyramidBlendFuncs>] {
+        SCHEDULES
+    }
+    fn default_inputs(&self, width: i64, height: i64) -> Result<Vec<AnyBuffer>> {
+        let (img1, img2, mask) = default_inputs(width, height)?;
+        Ok(vec![img1.into(), img2.into(), mask.into()])
+    }
+    fn reference(&self, inputs: &[AnyBuffer], _params: &[ParamBinding]) -> Result<AnyBuffer> {
+        let [img1, img2, mask] = inputs else {
+            return Err(Error::Buffer(format!(
+                "pyramid_blend takes 3 inputs, not {}",
+                inputs.len()
+            )));
+        };
+        let typed = |b: &AnyBuffer| Buffer::<f32>::try_from(b.clone());
+        Ok(reference(&typed(img1)?, &typed(img2)?, &typed(mask)?).into())
+    }
 }
 
 /// The default inputs `(img1, img2, mask)` for an output of `width × height`: two different
 /// synthetic images and, as mask, a third synthetic image's first channel (smooth regions,
 /// hard-edged shapes and noise, in [0, 1]). An error when they cannot be allocated.
 pub fn default_inputs(width: i64, height: i64) -> Result<(Buffer<f32>, Buffer<f32>, Buffer<f32>)> {
-    let extents = input_extents(width, height);
+    let extents = [width, height, CHANNELS];
     let seed = synthetic::DEFAULT_SEED;
     let img1 = synthetic::image(&extents, seed)?;
     let img2 = synthetic::image(&extents, seed + 1)?;
@@ -508,13 +558,9 @@ fn laplacian_ref(g: &[Level], l: usize) -> Level {
 }
 
 /// The blended image in plain Rust loops, in the spec's order of f32 operations, for inputs
-/// `check_inputs` accepts.
-pub fn reference(
-    img1: &Buffer<f32>,
-    img2: &Buffer<f32>,
-    mask: &Buffer<f32>,
-) -> Result<Buffer<f32>> {
-    let (mins, extents) = check_inputs(img1, img2, mask)?;
+/// the description's rules accept.
+pub fn reference(img1: &Buffer<f32>, img2: &Buffer<f32>, mask: &Buffer<f32>) -> Buffer<f32> {
+    let (mins, extents) = (img1.mins(), img1.extents());
     let g_a = gaussian_ref(Level::of_buffer(img1));
     let g_b = gaussian_ref(Level::of_buffer(img2));
     let g_m = gaussian_ref(Level::of_buffer(mask));
@@ -535,9 +581,7 @@ pub fn reference(
             up.at(x, y, c) + level.at(x, y, c)
         });
     }
-    Ok(Buffer::from_fn(&mins, &extents, |p| {
-        out.at(p[0], p[1], p[2])
-    }))
+    Buffer::from_fn(&mins, &extents, |p| out.at(p[0], p[1], p[2]))
 }
 
 #[cfg(test)]
@@ -584,8 +628,13 @@ mod tests {
         });
     }
 
+    fn app() -> &'static dyn crate::App {
+        crate::find("pyramid_blend").expect("pyramid_blend is an app")
+    }
+
     fn refusal(a: &Buffer<f32>, b: &Buffer<f32>, m: &Buffer<f32>) -> String {
-        check_inputs(a, b, m)
+        app()
+            .check_inputs(&[a.clone().into(), b.clone().into(), m.clone().into()])
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default()
@@ -594,24 +643,35 @@ mod tests {
     #[test]
     fn inputs_of_different_extents_are_refused_naming_the_input() {
         let (a, b, m) = random_inputs(6, 5, 1);
-        assert_eq!(check_inputs(&a, &b, &m), Ok((vec![0, 0, 0], vec![6, 5, 3])));
+        assert_eq!(
+            app().check_inputs(&[a.clone().into(), b.clone().into(), m.clone().into()]),
+            Ok((vec![0, 0, 0], vec![6, 5, 3]))
+        );
         let (_, wide, narrow_mask) = random_inputs(7, 5, 2);
         let e = refusal(&a, &wide, &m);
         assert!(
-            e.contains("img2 must have img1's extents 6 x 5, but it is 7 x 5"),
+            e.contains(
+                "input `img2` of app pyramid_blend does not fit: img2 must have img1's extents"
+            ),
             "{e}"
         );
         let e = refusal(&a, &b, &narrow_mask);
         assert!(
-            e.contains("mask must have img1's extents 6 x 5, but it is 7 x 5"),
+            e.contains("input `mask` of app pyramid_blend does not fit: mask must have img1's x and y extents"),
             "{e}"
         );
         let e = refusal(&a, &b, &a);
-        assert!(e.contains("mask must have 2 dimensions"), "{e}");
+        assert!(
+            e.contains("input `mask` of app pyramid_blend is W×H"),
+            "{e}"
+        );
         let e = refusal(&a, &Buffer::new(&[6, 5, 4]), &m);
-        assert!(e.contains("img2 must have 3 channels, but it has 4"), "{e}");
+        assert!(
+            e.contains("input `img2` of app pyramid_blend is W×H×3"),
+            "{e}"
+        );
         let e = refusal(&a.clone().translated(&[1, 0, 0]), &b, &m);
-        assert!(e.contains("img1 must start at 0"), "{e}");
+        assert!(e.contains("must start at 0"), "{e}");
     }
 
     #[test]
@@ -619,7 +679,7 @@ mod tests {
         // Whatever the mask, each blended level is the image's own Laplacian level, and
         // collapsing a Laplacian pyramid reconstructs the image (up to rounding).
         let (a, _, m) = random_inputs(13, 6, 3);
-        let out = reference(&a, &a, &m).expect("inputs fit");
+        let out = reference(&a, &a, &m);
         assert_close(&out.into(), &a, "img1 blended with itself");
     }
 
@@ -636,7 +696,7 @@ mod tests {
                 .realize(&p.output, &[0, 0, 0], &[w, h, 3])
                 .expect("the evaluator runs")
                 .swap_remove(0);
-            let want = reference(&data.0, &data.1, &data.2).expect("inputs fit");
+            let want = reference(&data.0, &data.1, &data.2);
             assert_close(&got, &want, &format!("evaluator, {w} x {h}"));
         }
     }
@@ -652,8 +712,8 @@ mod tests {
             let (mw, mh) = s.min_output;
             for (w, h) in [(mw, mh), (mw + 21, mh + 6), (mw + 2, 70)] {
                 let data = random_inputs(w, h, 10 + i as u64);
-                let want = reference(&data.0, &data.1, &data.2).expect("inputs fit");
-                let (mins, extents) = check_inputs(&data.0, &data.1, &data.2).expect("fit");
+                let want = reference(&data.0, &data.1, &data.2);
+                let (mins, extents) = (data.0.mins(), data.0.extents());
                 let inputs = inputs(&p, &data);
                 let context = format!("schedule {}, {w} x {h}", s.name);
                 let jit = compiled

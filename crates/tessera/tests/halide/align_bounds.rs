@@ -41,7 +41,11 @@ fn check_parity_values(h: &Func, p: &Param<i32>, halide_extents: &[(i32, u64)]) 
         let out = crate::i32_values(&run);
         for i in 0..10 {
             // g(x - p) and g(x + p) share the parity of x + p: 3 + 3 when even, 11 + 11 when odd.
-            let correct = if (i + i64::from(p_value)) % 2 == 0 { 6 } else { 22 };
+            let correct = if (i + i64::from(p_value)) % 2 == 0 {
+                6
+            } else {
+                22
+            };
             assert_eq!(out.get(&[i]), correct, "p = {p_value}, at {i}");
         }
         let g = run.allocation("g");
