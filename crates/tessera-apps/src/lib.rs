@@ -16,6 +16,7 @@ pub mod local_laplacian;
 pub mod params;
 pub mod schedule;
 pub mod spec_math;
+pub mod stencil_chain;
 pub mod synthetic;
 pub mod unsharp;
 

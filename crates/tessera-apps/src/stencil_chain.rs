@@ -1,0 +1,279 @@
+//! stencil_chain — 32 chained 5×5 stencils in uint16 arithmetic (Halide's stencil_chain app,
+//! 33 stages; the specification is `../shared/apps/stencil_chain.md`):
+//!
+//! ```text
+//! stage[0] = repeat_edge(input)
+//! stage[s](x, y) = Σ_{i=-2..2} Σ_{j=-2..2} u16((i + 3) * (j + 7)) * stage[s-1](x + i, y + j)   s = 1..32
+//! output = stage[32]
+//! ```
+//!
+//! Every product and sum wraps modulo 2^16 (no normalisation: the weights sum to 525), so the
+//! values are pseudo-random but exact. Only the input is clamped; every stage is defined on
+//! the whole plane. The output covers the input (W × H).
+//!
+//! Schedules: `manual` (every stage at root, parallel strips of 32 rows, u16 vectors of 32
+//! lanes: the app is ALU-bound at 25 multiply-adds per pixel per stage, and a whole stage
+//! (7.9 MB at the default size) stays in the L3 cache, so fusing stages buys no locality worth
+//! its recomputation) and `root`.
+
+use tessera::prelude::*;
+
+use crate::schedule::{parallel_vectorized, Schedule};
+use crate::synthetic;
+
+/// The number of stencils, fixed when the pipeline is built.
+pub const STAGES: usize = 32;
+/// Each stencil reads `RADIUS` pixels either side in x and in y.
+pub const RADIUS: i32 = 2;
+/// The output size the benchmarks use, `(W, H)`.
+pub const DEFAULT_SIZE: (i64, i64) = (1536, 2560);
+
+/// The stencil's weight at x offset `i` and y offset `j`: `(i + 3)(j + 7)`, 5 to 45.
+pub const fn weight(i: i32, j: i32) -> u16 {
+    ((i + 3) * (j + 7)) as u16
+}
+
+/// The Funcs of the stencil chain: `stages[0]` is the clamped input, `stages[STAGES]` the
+/// output.
+pub struct StencilChainFuncs {
+    pub input: ImageParam,
+    pub stages: Vec<Func>,
+}
+
+impl StencilChainFuncs {
+    /// The last stage, which the pipeline outputs.
+    pub fn output(&self) -> &Func {
+        self.stages
+            .last()
+            .expect("internal error: the chain has its clamped input")
+    }
+}
+
+/// The algorithm.
+pub fn funcs() -> Result<StencilChainFuncs> {
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let mut stages = vec![repeat_edge(&input)];
+    for s in 1..=STAGES {
+        let previous = &stages[s - 1];
+        let taps = (-RADIUS..=RADIUS)
+            .flat_map(|i| (-RADIUS..=RADIUS).map(move |j| (i, j)))
+            .map(|(i, j)| i32::from(weight(i, j)) * previous.at((x + i, y + j)));
+        let sum = taps
+            .reduce(|sum, term| sum + term)
+            .expect("internal error: the stencil has taps");
+        let stage = Func::new(&format!("stage_{s}"));
+        stage.define((x, y), sum)?;
+        stages.push(stage);
+    }
+    Ok(StencilChainFuncs { input, stages })
+}
+
+/// u16 lanes per vector in `manual`: two 512-bit registers' worth, so each multiply-add works
+/// on 32 lanes as in Halide's schedule.
+const VECTOR: i32 = 32;
+/// Rows per parallel strip of every stage in `manual`.
+const STRIP: i32 = 32;
+/// The u16 lanes `root` vectorizes with (`schedule::parallel_vectorized`'s natural width).
+const ROOT_VECTOR: i64 = crate::schedule::natural_vector_width(Type::u16()) as i64;
+
+pub const SCHEDULES: &[Schedule<StencilChainFuncs>] = &[
+    Schedule {
+        name: "manual",
+        min_output: (VECTOR as i64, STRIP as i64),
+        apply: manual,
+    },
+    Schedule {
+        name: "root",
+        min_output: (ROOT_VECTOR, 1),
+        apply: root,
+    },
+];
+
+/// Every stencil computed at root in parallel strips of 32 rows, vectorized 32 lanes wide; the
+/// clamp of the input is inlined into the first stencil.
+pub fn manual(p: &StencilChainFuncs) {
+    for stage in &p.stages[1..] {
+        stage
+            .compute_root()
+            .split("y", "yo", "yi", STRIP)
+            .parallel("yo")
+            .vectorize("x", VECTOR);
+    }
+}
+
+/// Every stage (the clamped input too) computed at root, parallel over rows, vectorized at the
+/// natural width.
+pub fn root(p: &StencilChainFuncs) {
+    for stage in &p.stages {
+        stage.compute_root();
+        parallel_vectorized(stage);
+    }
+}
+
+/// The input extents for a `width × height` output: the same.
+pub fn input_extents(width: i64, height: i64) -> [i64; 2] {
+    [width, height]
+}
+
+/// The output extents for an input of `input_extents`: the same.
+pub fn output_extents(input_extents: [i64; 2]) -> [i64; 2] {
+    input_extents
+}
+
+/// The default input for a `width × height` output: the synthetic image scaled to the full u16
+/// range.
+pub fn default_inputs(width: i64, height: i64) -> Result<Buffer<u16>> {
+    let extents = input_extents(width, height);
+    let image = synthetic::image(&extents, synthetic::DEFAULT_SEED)?;
+    Buffer::try_from_fn(&[0, 0], &extents, |c| {
+        (image.get(c) * 65535.0).round() as u16
+    })
+}
+
+/// The stencil chain in plain Rust loops, as the spec's grid formulation: the input (any mins)
+/// padded by `STAGES * RADIUS` on every side with its edge values, then `STAGES` 'valid' 5×5
+/// correlations, each shrinking the grid by `RADIUS` per side, in wrapping u16 arithmetic.
+pub fn reference(input: &Buffer<u16>) -> Result<Buffer<u16>> {
+    let (mins, extents) = (input.mins(), input.extents());
+    if extents.iter().any(|&e| e == 0) {
+        return Buffer::try_with_mins(&mins, &extents);
+    }
+    let pad = STAGES as i64 * i64::from(RADIUS);
+    let clamp = |v: i64, d: usize| v.clamp(mins[d], mins[d] + extents[d] - 1);
+    let mut grid = Buffer::try_from_fn(
+        &[mins[0] - pad, mins[1] - pad],
+        &[extents[0] + 2 * pad, extents[1] + 2 * pad],
+        |c| input.get(&[clamp(c[0], 0), clamp(c[1], 1)]),
+    )?;
+    let r = i64::from(RADIUS);
+    for _ in 0..STAGES {
+        let (gm, ge) = (grid.mins(), grid.extents());
+        let previous = &grid;
+        grid = Buffer::try_from_fn(
+            &[gm[0] + r, gm[1] + r],
+            &[ge[0] - 2 * r, ge[1] - 2 * r],
+            |c| {
+                let mut sum = 0u16;
+                for i in -RADIUS..=RADIUS {
+                    for j in -RADIUS..=RADIUS {
+                        let v = previous.get(&[c[0] + i64::from(i), c[1] + i64::from(j)]);
+                        sum = sum.wrapping_add(weight(i, j).wrapping_mul(v));
+                    }
+                }
+                sum
+            },
+        )?;
+    }
+    Ok(grid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+    use tessera::codegen::target::Target;
+    use tessera::pipeline::{Inputs, Pipeline};
+
+    /// A `w × h` input of uniformly random u16 values at mins `(3, -2)`, from a fixed seed.
+    fn random_input(w: i64, h: i64, seed: u64) -> Buffer<u16> {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        Buffer::from_fn(&[3, -2], &[w, h], |_| rng.random())
+    }
+
+    #[test]
+    fn weights_match_the_spec_table() {
+        assert_eq!(
+            [
+                weight(-2, -2),
+                weight(2, -2),
+                weight(0, 0),
+                weight(-2, 2),
+                weight(2, 2)
+            ],
+            [5, 25, 21, 9, 45]
+        );
+        let total: u32 = (-2..=2)
+            .flat_map(|i| (-2..=2).map(move |j| u32::from(weight(i, j))))
+            .sum();
+        assert_eq!(total, 525);
+    }
+
+    #[test]
+    fn reference_of_a_constant_image_is_525_to_the_32nd_mod_65536() {
+        let flat = Buffer::from_fn(&[0, 0], &[3, 2], |_| 1u16);
+        let expected = (0..STAGES).fold(1u16, |v, _| v.wrapping_mul(525));
+        let out = reference(&flat).expect("the reference runs");
+        assert!(out.data().iter().all(|&v| v == expected), "{out:?}");
+    }
+
+    #[test]
+    fn every_schedule_matches_the_reference_natively_and_interpreted() {
+        // 45 × 37 and 67 × 41: neither a multiple of a vector nor of a strip.
+        let sizes = [(45, 37), (67, 41)];
+        for s in SCHEDULES {
+            let p = funcs().expect("the algorithm builds");
+            (s.apply)(&p);
+            let pipeline = Pipeline::new(p.output());
+            let host = Target::host();
+            let native = pipeline.compile_jit(&host).expect("compiles");
+            let checked = pipeline
+                .compile_jit(&host.with_bounds_checks(true))
+                .expect("compiles checked");
+            for (k, &(w, h)) in sizes.iter().enumerate() {
+                assert!(w >= s.min_output.0 && h >= s.min_output.1);
+                let input = random_input(w, h, 0x5c + k as u64);
+                let want: AnyBuffer = reference(&input).expect("reference").into();
+                let inputs = Inputs::new().image(&p.input, input.clone());
+                let (mins, extents) = (input.mins(), input.extents());
+                let context = format!("schedule {}, {w} x {h}", s.name);
+                for (backend, compiled) in [("JIT", &native), ("checked JIT", &checked)] {
+                    let got = compiled.realize(&inputs, &mins, &extents).expect(&context);
+                    assert_eq!(got[0], want, "{context} ({backend})");
+                }
+                if k == 0 {
+                    let interp = pipeline
+                        .realize_interp(&inputs, &mins, &extents)
+                        .expect(&context);
+                    assert_eq!(interp.buffers[0], want, "{context} (interpreter)");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn manual_refuses_an_output_shorter_than_its_strip() {
+        let p = funcs().expect("the algorithm builds");
+        manual(&p);
+        let compiled = Pipeline::new(p.output())
+            .compile_jit(&Target::host())
+            .expect("compiles");
+        let input = random_input(40, 31, 1);
+        let inputs = Inputs::new().image(&p.input, input.clone());
+        let ran = compiled.realize_into(
+            &inputs,
+            &mut [Buffer::<u16>::with_mins(&input.mins(), &[40, 31]).into()],
+        );
+        assert!(ran.is_err(), "a 31-row output fits 32-row strips");
+    }
+
+    #[test]
+    fn the_evaluator_agrees_on_a_small_crop() {
+        let input = random_input(7, 5, 9);
+        let p = funcs().expect("the algorithm builds");
+        let got = Evaluator::new()
+            .with_input(&p.input, input.clone())
+            .realize(p.output(), &input.mins(), &input.extents())
+            .expect("evaluates");
+        assert_eq!(got[0], reference(&input).expect("reference").into());
+    }
+
+    #[test]
+    fn default_input_is_sized_and_spans_the_range() {
+        assert_eq!(output_extents(input_extents(30, 20)), [30, 20]);
+        let input = default_inputs(30, 20).expect("the default input");
+        assert_eq!(input.extents(), vec![30, 20]);
+        assert!(input.data().iter().any(|&v| v > 40000) && input.data().iter().any(|&v| v < 20000));
+    }
+}
