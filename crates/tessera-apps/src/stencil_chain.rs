@@ -136,7 +136,7 @@ pub fn default_inputs(width: i64, height: i64) -> Result<Buffer<u16>> {
 /// correlations, each shrinking the grid by `RADIUS` per side, in wrapping u16 arithmetic.
 pub fn reference(input: &Buffer<u16>) -> Result<Buffer<u16>> {
     let (mins, extents) = (input.mins(), input.extents());
-    if extents.iter().any(|&e| e == 0) {
+    if extents.contains(&0) {
         return Buffer::try_with_mins(&mins, &extents);
     }
     let pad = STAGES as i64 * i64::from(RADIUS);
