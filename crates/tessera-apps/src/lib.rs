@@ -13,6 +13,7 @@ pub mod histeq;
 pub mod interpolate;
 pub mod layout;
 pub mod local_laplacian;
+pub mod multigrid;
 pub mod params;
 pub mod schedule;
 pub mod spec_math;
