@@ -49,13 +49,18 @@ impl StencilChainFuncs {
     }
 }
 
-/// The algorithm.
+/// The algorithm, with `STAGES` stencils.
 pub fn funcs() -> Result<StencilChainFuncs> {
+    funcs_with_stages(STAGES)
+}
+
+/// The algorithm with `stages` stencils (tests run shorter chains on the interpreter).
+pub fn funcs_with_stages(stages: usize) -> Result<StencilChainFuncs> {
     let input = ImageParam::new(Type::u16(), 2, "input");
     let (x, y) = (Var::new("x"), Var::new("y"));
-    let mut stages = vec![repeat_edge(&input)];
-    for s in 1..=STAGES {
-        let previous = &stages[s - 1];
+    let mut chain = vec![repeat_edge(&input)];
+    for s in 1..=stages {
+        let previous = &chain[s - 1];
         let taps = (-RADIUS..=RADIUS)
             .flat_map(|i| (-RADIUS..=RADIUS).map(move |j| (i, j)))
             .map(|(i, j)| i32::from(weight(i, j)) * previous.at((x + i, y + j)));
@@ -64,9 +69,12 @@ pub fn funcs() -> Result<StencilChainFuncs> {
             .expect("internal error: the stencil has taps");
         let stage = Func::new(&format!("stage_{s}"));
         stage.define((x, y), sum)?;
-        stages.push(stage);
+        chain.push(stage);
     }
-    Ok(StencilChainFuncs { input, stages })
+    Ok(StencilChainFuncs {
+        input,
+        stages: chain,
+    })
 }
 
 /// u16 lanes per vector in `manual`: two 512-bit registers' worth, so each multiply-add works
@@ -131,15 +139,21 @@ pub fn default_inputs(width: i64, height: i64) -> Result<Buffer<u16>> {
     })
 }
 
-/// The stencil chain in plain Rust loops, as the spec's grid formulation: the input (any mins)
-/// padded by `STAGES * RADIUS` on every side with its edge values, then `STAGES` 'valid' 5×5
-/// correlations, each shrinking the grid by `RADIUS` per side, in wrapping u16 arithmetic.
+/// The stencil chain in plain Rust loops (`reference_with_stages` with `STAGES` stencils).
 pub fn reference(input: &Buffer<u16>) -> Result<Buffer<u16>> {
+    reference_with_stages(input, STAGES)
+}
+
+/// A chain of `stages` stencils in plain Rust loops, as the spec's grid formulation: the input
+/// (any mins) padded by `stages * RADIUS` on every side with its edge values, then `stages`
+/// 'valid' 5×5 correlations, each shrinking the grid by `RADIUS` per side, in wrapping u16
+/// arithmetic.
+pub fn reference_with_stages(input: &Buffer<u16>, stages: usize) -> Result<Buffer<u16>> {
     let (mins, extents) = (input.mins(), input.extents());
     if extents.contains(&0) {
         return Buffer::try_with_mins(&mins, &extents);
     }
-    let pad = STAGES as i64 * i64::from(RADIUS);
+    let pad = stages as i64 * i64::from(RADIUS);
     let clamp = |v: i64, d: usize| v.clamp(mins[d], mins[d] + extents[d] - 1);
     let mut grid = Buffer::try_from_fn(
         &[mins[0] - pad, mins[1] - pad],
@@ -147,7 +161,7 @@ pub fn reference(input: &Buffer<u16>) -> Result<Buffer<u16>> {
         |c| input.get(&[clamp(c[0], 0), clamp(c[1], 1)]),
     )?;
     let r = i64::from(RADIUS);
-    for _ in 0..STAGES {
+    for _ in 0..stages {
         let (gm, ge) = (grid.mins(), grid.extents());
         let previous = &grid;
         grid = Buffer::try_from_fn(
@@ -208,47 +222,65 @@ mod tests {
         assert!(out.data().iter().all(|&v| v == expected), "{out:?}");
     }
 
+    /// Stencils in the chains the interpreter and the checked JIT run: enough for stages
+    /// computed from stages (the full chain takes seconds to interpret).
+    const SHORT_CHAIN: usize = 3;
+    /// 45 × 37 and 67 × 41: neither a multiple of a vector nor of a strip.
+    const SIZES: [(i64, i64); 2] = [(45, 37), (67, 41)];
+
+    /// `stages` stencils with schedule `s`, and the inputs bound for `input`.
+    fn scheduled(s: &Schedule<StencilChainFuncs>, stages: usize) -> (Pipeline, StencilChainFuncs) {
+        let p = funcs_with_stages(stages).expect("the algorithm builds");
+        (s.apply)(&p);
+        (Pipeline::new(p.output()), p)
+    }
+
     #[test]
-    fn every_schedule_matches_the_reference_natively_and_interpreted() {
-        // 45 × 37 and 67 × 41: neither a multiple of a vector nor of a strip.
-        let sizes = [(45, 37), (67, 41)];
+    fn every_schedule_of_the_full_chain_matches_the_reference_natively() {
         for s in SCHEDULES {
-            let p = funcs().expect("the algorithm builds");
-            (s.apply)(&p);
-            let pipeline = Pipeline::new(p.output());
-            let host = Target::host();
-            let native = pipeline.compile_jit(&host).expect("compiles");
-            let checked = pipeline
-                .compile_jit(&host.with_bounds_checks(true))
-                .expect("compiles checked");
-            for (k, &(w, h)) in sizes.iter().enumerate() {
+            let (pipeline, p) = scheduled(s, STAGES);
+            let native = pipeline.compile_jit(&Target::host()).expect("compiles");
+            for (k, &(w, h)) in SIZES.iter().enumerate() {
                 assert!(w >= s.min_output.0 && h >= s.min_output.1);
                 let input = random_input(w, h, 0x5c + k as u64);
+                let inputs = Inputs::new().image(&p.input, input.clone());
+                let got = native
+                    .realize(&inputs, &input.mins(), &input.extents())
+                    .expect("runs");
                 let want: AnyBuffer = reference(&input).expect("reference").into();
+                assert_eq!(got[0], want, "schedule {}, {w} x {h}", s.name);
+            }
+        }
+    }
+
+    #[test]
+    fn every_schedule_of_a_short_chain_matches_checked_and_interpreted() {
+        let checked = Target::host().with_bounds_checks(true);
+        for s in SCHEDULES {
+            let (pipeline, p) = scheduled(s, SHORT_CHAIN);
+            let compiled = pipeline.compile_jit(&checked).expect("compiles checked");
+            for (k, &(w, h)) in SIZES.iter().enumerate() {
+                let input = random_input(w, h, 0x6c + k as u64);
+                let want: AnyBuffer = reference_with_stages(&input, SHORT_CHAIN)
+                    .expect("reference")
+                    .into();
                 let inputs = Inputs::new().image(&p.input, input.clone());
                 let (mins, extents) = (input.mins(), input.extents());
                 let context = format!("schedule {}, {w} x {h}", s.name);
-                for (backend, compiled) in [("JIT", &native), ("checked JIT", &checked)] {
-                    let got = compiled.realize(&inputs, &mins, &extents).expect(&context);
-                    assert_eq!(got[0], want, "{context} ({backend})");
-                }
-                if k == 0 {
-                    let interp = pipeline
-                        .realize_interp(&inputs, &mins, &extents)
-                        .expect(&context);
-                    assert_eq!(interp.buffers[0], want, "{context} (interpreter)");
-                }
+                let got = compiled.realize(&inputs, &mins, &extents).expect(&context);
+                assert_eq!(got[0], want, "{context} (checked JIT)");
+                let interp = pipeline
+                    .realize_interp(&inputs, &mins, &extents)
+                    .expect(&context);
+                assert_eq!(interp.buffers[0], want, "{context} (interpreter)");
             }
         }
     }
 
     #[test]
     fn manual_refuses_an_output_shorter_than_its_strip() {
-        let p = funcs().expect("the algorithm builds");
-        manual(&p);
-        let compiled = Pipeline::new(p.output())
-            .compile_jit(&Target::host())
-            .expect("compiles");
+        let (pipeline, p) = scheduled(&SCHEDULES[0], SHORT_CHAIN);
+        let compiled = pipeline.compile_jit(&Target::host()).expect("compiles");
         let input = random_input(40, 31, 1);
         let inputs = Inputs::new().image(&p.input, input.clone());
         let ran = compiled.realize_into(
