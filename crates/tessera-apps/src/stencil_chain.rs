@@ -15,11 +15,12 @@
 //! `manual` computes the stencils in groups of 4: each group's last at root in parallel strips
 //! of 64 rows, the three before it recomputed per strip with overlapping halos (compute_at the
 //! strip, no store_at), u16 vectors of 32 lanes. The app is ALU-bound (25 multiply-adds per
-//! pixel per stage); a group's strip (about 1536 × 76 u16, 230 KB, per stage) stays in the L2 cache
-//! where a whole stage (7.9 MB) only fits the L3. On this machine (2 cores, shared, 1 thread,
-//! medians of alternating rounds) it took 39–42 ms where Halide's schedule — every stage at
-//! root in strips of 32 rows, 32 lanes, fastest in Halide — took 55–112 ms in Tessera and
-//! 95–115 ms in Halide 21; `root` took 44–96 ms, groups of 2 or 8 stages 46–48 ms.
+//! pixel per stage); a group's strip (about 1536 × 76 u16, 230 KB, per stage) stays in the L2
+//! cache where a whole stage (7.9 MB) only fits the L3. On this machine (2 shared cores, 1
+//! thread, medians of alternating rounds, very noisy) it took 38–76 ms; Halide's schedule
+//! (every stage at root in strips of 32 rows, 32 lanes, fastest in Halide) took 55–112 ms in
+//! Tessera and 70–115 ms in Halide 21; `root` took 44–96 ms, groups of 2 or 8 stages 46–48 ms
+//! where groups of 4 took 39–42 ms.
 
 use tessera::lang::schedule::TailStrategy;
 use tessera::prelude::*;
