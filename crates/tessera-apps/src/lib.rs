@@ -16,10 +16,12 @@ pub mod input_files;
 pub mod interpolate;
 pub mod layout;
 pub mod local_laplacian;
+pub mod multigrid;
 pub mod params;
 pub mod pyramid_blend;
 pub mod schedule;
 pub mod spec_math;
+pub mod stencil_chain;
 pub mod synthetic;
 pub mod unsharp;
 
