@@ -41,6 +41,8 @@ pub fn apps() -> &'static [&'static dyn App] {
         &bilateral_grid::BilateralGrid,
         &local_laplacian::LocalLaplacian::STANDARD,
         &pyramid_blend::PyramidBlend,
+        &multigrid::Multigrid,
+        &stencil_chain::StencilChain,
     ]
 }
 
@@ -100,6 +102,8 @@ mod tests {
                 ("bilateral_grid", 7),
                 ("local_laplacian", 88),
                 ("pyramid_blend", 66),
+                ("multigrid", 55),
+                ("stencil_chain", 33),
             ]
         );
     }

@@ -38,7 +38,13 @@ use rand::{Rng, SeedableRng};
 use tessera::lang::schedule::TailStrategy;
 use tessera::prelude::*;
 
-use crate::schedule::{parallel_vectorized, Schedule};
+use tessera::lang::param::ParamBinding;
+
+use crate::app::{AppDefinition, AppPipeline};
+use crate::description::{
+    extents, mins, AppDescription, InputRule, InputSpec, Shape, TYPICAL_EVAL_BYTES,
+};
+use crate::schedule::{parallel_vectorized, AppFuncs, Schedule};
 use crate::synthetic;
 
 /// Grid levels, finest (0) to coarsest.
@@ -417,6 +423,102 @@ pub fn input_extents(width: i64, height: i64) -> [i64; 2] {
 /// The output extents for inputs of `input_extents`: the same, once they follow the size rule.
 pub fn output_extents(input_extents: [i64; 2]) -> Result<[i64; 2]> {
     check_extents("V", &input_extents)
+}
+
+/// Whether V and F (inputs 0 and 1) start at (0, 0), where the grid's boundary is.
+fn inputs_start_at_zero(inputs: &[AnyBuffer]) -> bool {
+    inputs.iter().all(|i| mins(i) == [0, 0])
+}
+
+/// Whether V's (input 0's) W − 1 and H − 1 are positive multiples of `GRID_MULTIPLE`.
+fn grid_halves(inputs: &[AnyBuffer]) -> bool {
+    check_extents("V", &extents(&inputs[0])).is_ok()
+}
+
+/// Whether F (input 1) has V's extents.
+fn same_extents(inputs: &[AnyBuffer]) -> bool {
+    extents(&inputs[1]) == extents(&inputs[0])
+}
+
+pub const DESCRIPTION: AppDescription = AppDescription {
+    name: "multigrid",
+    summary: "one V-cycle of a 2-D Poisson multigrid solver, 4 levels, f64",
+    inputs: &[
+        InputSpec {
+            name: "V",
+            ty: Type::f64(),
+            shape: Shape::Plane,
+            description: "f64 initial guess with the boundary values, W × H, W − 1 and H − 1 multiples of 8",
+        },
+        InputSpec {
+            name: "F",
+            ty: Type::f64(),
+            shape: Shape::Plane,
+            description: "f64 right-hand side, V's extents",
+        },
+    ],
+    rules: &[
+        InputRule {
+            input: "V",
+            rule: "V and F must start at (0, 0)",
+            holds: inputs_start_at_zero,
+        },
+        InputRule {
+            input: "V",
+            rule: "W - 1 and H - 1 must be positive multiples of 8 (e.g. 2049 x 2049): the grid halves 3 times",
+            holds: grid_halves,
+        },
+        InputRule {
+            input: "F",
+            rule: "F must have V's extents",
+            holds: same_extents,
+        },
+    ],
+    output: Shape::Plane,
+    params: &[],
+    default_size: DEFAULT_SIZE,
+    eval_bytes_per_pixel: TYPICAL_EVAL_BYTES,
+};
+
+pub struct Multigrid;
+
+impl AppFuncs for MultigridFuncs {
+    fn pipeline(&self) -> AppPipeline {
+        AppPipeline {
+            output: self.output().clone(),
+            inputs: vec![self.v.clone(), self.f.clone()],
+        }
+    }
+}
+
+impl AppDefinition for Multigrid {
+    type Funcs = MultigridFuncs;
+    fn description(&self) -> &AppDescription {
+        &DESCRIPTION
+    }
+    fn funcs(&self) -> Result<MultigridFuncs> {
+        funcs()
+    }
+    fn schedules(&self) -> &[Schedule<MultigridFuncs>] {
+        SCHEDULES
+    }
+    fn output_extents(&self, input_extents: &[Vec<i64>]) -> Option<Vec<i64>> {
+        let v = input_extents.first()?;
+        check_extents("V", v).ok().map(|e| e.to_vec())
+    }
+    fn default_inputs(&self, width: i64, height: i64) -> Result<Vec<AnyBuffer>> {
+        let (v, f) = default_inputs(width, height)?;
+        Ok(vec![v.into(), f.into()])
+    }
+    fn reference(&self, inputs: &[AnyBuffer], _params: &[ParamBinding]) -> Result<AnyBuffer> {
+        let [v, f] = inputs else {
+            return Err(Error::Buffer(format!(
+                "multigrid takes 2 inputs, not {}",
+                inputs.len()
+            )));
+        };
+        Ok(reference(&v.clone().try_into()?, &f.clone().try_into()?)?.into())
+    }
 }
 
 /// The noise added to the interior of the default initial guess.

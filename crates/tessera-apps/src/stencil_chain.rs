@@ -25,7 +25,11 @@
 use tessera::lang::schedule::TailStrategy;
 use tessera::prelude::*;
 
-use crate::schedule::{parallel_vectorized, Schedule};
+use tessera::lang::param::ParamBinding;
+
+use crate::app::{AppDefinition, AppPipeline};
+use crate::description::{AppDescription, InputSpec, Shape, TYPICAL_EVAL_BYTES};
+use crate::schedule::{parallel_vectorized, AppFuncs, Schedule};
 use crate::synthetic;
 
 /// The number of stencils, fixed when the pipeline is built.
@@ -131,6 +135,53 @@ pub fn root(p: &StencilChainFuncs) {
     for stage in &p.stages {
         stage.compute_root();
         parallel_vectorized(stage);
+    }
+}
+
+pub const DESCRIPTION: AppDescription = AppDescription {
+    name: "stencil_chain",
+    summary: "32 chained 5×5 stencils in wrapping u16 arithmetic",
+    inputs: &[InputSpec {
+        name: "input",
+        ty: Type::u16(),
+        shape: Shape::Plane,
+        description: "u16, W × H",
+    }],
+    rules: &[],
+    output: Shape::Plane,
+    params: &[],
+    default_size: DEFAULT_SIZE,
+    eval_bytes_per_pixel: TYPICAL_EVAL_BYTES,
+};
+
+pub struct StencilChain;
+
+impl AppFuncs for StencilChainFuncs {
+    fn pipeline(&self) -> AppPipeline {
+        AppPipeline {
+            output: self.output().clone(),
+            inputs: vec![self.input.clone()],
+        }
+    }
+}
+
+impl AppDefinition for StencilChain {
+    type Funcs = StencilChainFuncs;
+    fn description(&self) -> &AppDescription {
+        &DESCRIPTION
+    }
+    fn funcs(&self) -> Result<StencilChainFuncs> {
+        funcs()
+    }
+    fn schedules(&self) -> &[Schedule<StencilChainFuncs>] {
+        SCHEDULES
+    }
+    fn default_inputs(&self, width: i64, height: i64) -> Result<Vec<AnyBuffer>> {
+        Ok(vec![default_inputs(width, height)?.into()])
+    }
+    fn reference(&self, inputs: &[AnyBuffer], _params: &[ParamBinding]) -> Result<AnyBuffer> {
+        let input: Buffer<u16> = inputs[0].clone().try_into()?;
+        Ok(reference(&input)?.into())
     }
 }
 
