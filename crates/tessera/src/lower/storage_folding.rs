@@ -14,7 +14,7 @@ use crate::analysis::bounds::Scope;
 use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt, Box};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
-use crate::ir::substitute::{substitute, uses_var};
+use crate::ir::substitute::{inline_lets, substitute, substitute_map, uses_var};
 use crate::ir::visit::mutate_exprs;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol, Type};
 use crate::lang::func::calls_func_named;
@@ -26,14 +26,33 @@ pub type FoldLoops = HashMap<Symbol, HashSet<Symbol>>;
 
 pub fn storage_folding(s: &Stmt, env: &Environment) -> Result<(Stmt, FoldLoops)> {
     let mut folded_over = FoldLoops::new();
-    let s = fold_realizations(s, env, &mut folded_over)?;
+    let s = fold_realizations(s, env, &mut folded_over, &mut Constants::new())?;
     Ok((s, folded_over))
 }
 
-fn fold_realizations(s: &Stmt, env: &Environment, folded_over: &mut FoldLoops) -> Result<Stmt> {
+/// The enclosing lets whose values are integer constants (e.g. a region's min fixed by
+/// `bound`): a window's extent may depend on them (through the parity of a coordinate
+/// halved by a consumer) and is constant only once they are substituted.
+type Constants = HashMap<Symbol, Expr>;
+
+fn fold_realizations(
+    s: &Stmt,
+    env: &Environment,
+    folded_over: &mut FoldLoops,
+    constants: &mut Constants,
+) -> Result<Stmt> {
     match s.kind() {
-        StmtKind::Realize { .. } => fold_nest(s, env, folded_over),
-        _ => s.try_map_stmts(|c| fold_realizations(c, env, folded_over)),
+        StmtKind::Realize { .. } => fold_nest(s, env, folded_over, constants),
+        StmtKind::LetStmt { name, value, body } if value.as_int_const().is_some() => {
+            let shadowed = constants.insert(*name, value.clone());
+            let body = fold_realizations(body, env, folded_over, constants);
+            match shadowed {
+                Some(outer) => constants.insert(*name, outer),
+                None => constants.remove(name),
+            };
+            Ok(Stmt::let_stmt(*name, value.clone(), body?))
+        }
+        _ => s.try_map_stmts(|c| fold_realizations(c, env, folded_over, constants)),
     }
 }
 
@@ -43,14 +62,19 @@ fn fold_realizations(s: &Stmt, env: &Environment, folded_over: &mut FoldLoops) -
 /// would make lowering quadratic in the depth of a pipeline storing everything at root.
 /// Folding one Func changes only the accesses to it, so the regions of the others are the
 /// same before and after.
-fn fold_nest(s: &Stmt, env: &Environment, folded_over: &mut FoldLoops) -> Result<Stmt> {
+fn fold_nest(
+    s: &Stmt,
+    env: &Environment,
+    folded_over: &mut FoldLoops,
+    constants: &mut Constants,
+) -> Result<Stmt> {
     let mut nest = Vec::new();
     let mut inside = s;
     while let StmtKind::Realize { body, .. } | StmtKind::LetStmt { body, .. } = inside.kind() {
         nest.push(inside);
         inside = body;
     }
-    let body = fold_realizations(inside, env, folded_over)?;
+    let body = fold_realizations(inside, env, folded_over, constants)?;
     let mut regions = LoopRegions::default();
     let mut folds = Vec::new();
     let mut rebuilt = Vec::new();
@@ -76,7 +100,7 @@ fn fold_nest(s: &Stmt, env: &Environment, folded_over: &mut FoldLoops) -> Result
         for (d, bound) in bounds.iter_mut().enumerate() {
             let factor = match (serial_loops.as_slice(), asked(d)) {
                 // Folding automatically only where one loop produces it, as Halide.
-                ([l], None) => automatic_fold(&mut regions, l, *func, d).map(|(factor, at)| {
+                ([l], None) => automatic_fold(&mut regions, l, *func, d, constants).map(|(factor, at)| {
                     folded_over.entry(*func).or_default().insert(at);
                     factor
                 }),
@@ -87,7 +111,8 @@ fn fold_nest(s: &Stmt, env: &Environment, folded_over: &mut FoldLoops) -> Result
                     };
                     for l in &serial_loops {
                         folded_over.entry(*func).or_default().insert(loop_name(l));
-                        let extent = window_extent(regions.of(l), *func, d).map_err(refuse)?;
+                        let extent = window_extent(regions.of(l), *func, d, constants)
+                            .map_err(refuse)?;
                         if extent > i64::from(factor) {
                             return Err(refuse(format!(
                                 "each iteration of the loop {} uses {extent} coordinates of {var}, more than {factor}",
@@ -295,17 +320,24 @@ fn touches(s: &Stmt, func: Symbol) -> bool {
 
 /// The extent of the window of dimension `d` of `func` that one iteration of a serial loop
 /// uses, when it is a constant and only moves forward; otherwise why not.
-fn window_extent(regions: &Regions, func: Symbol, d: usize) -> std::result::Result<i64, String> {
+fn window_extent(
+    regions: &Regions,
+    func: Symbol,
+    d: usize,
+    constants: &Constants,
+) -> std::result::Result<i64, String> {
     let v = loop_name(&regions.the_loop);
     let window = regions
         .one_iteration
         .region(func)
         .ok_or_else(|| format!("its region in one iteration of {v} is not known"))?;
     let unbounded = || format!("its region in one iteration of {v} is not bounded");
-    let (min, max) = (
-        window[d].min.clone().ok_or_else(unbounded)?,
-        window[d].max.clone().ok_or_else(unbounded)?,
-    );
+    let known = |bound: Option<Expr>| {
+        bound
+            .map(|b| substitute_map(&inline_lets(&b), constants))
+            .ok_or_else(unbounded)
+    };
+    let (min, max) = (known(window[d].min.clone())?, known(window[d].max.clone())?);
     let extent = simplify(&Expr::binary(
         BinaryOp::Add,
         Expr::binary(BinaryOp::Sub, max.clone(), min.clone()),
@@ -346,10 +378,11 @@ fn automatic_fold(
     outer: &Stmt,
     func: Symbol,
     d: usize,
+    constants: &Constants,
 ) -> Option<(i32, Symbol)> {
     let mut l = outer.clone();
     loop {
-        if let Some(factor) = automatic_factor(regions.of(&l), func, d) {
+        if let Some(factor) = automatic_factor(regions.of(&l), func, d, constants) {
             return Some((factor, loop_name(&l)));
         }
         let StmtKind::For { body, .. } = l.kind() else {
@@ -401,8 +434,13 @@ fn reuses_previous_iteration(regions: &Regions, func: Symbol, d: usize) -> bool 
 
 /// The fold factor for dimension `d` of `func` in a serial loop when the schedule does not
 /// choose one: the power of two covering the window, if folding is valid and saves memory.
-fn automatic_factor(regions: &Regions, func: Symbol, d: usize) -> Option<i32> {
-    let e = window_extent(regions, func, d).ok()?;
+fn automatic_factor(
+    regions: &Regions,
+    func: Symbol,
+    d: usize,
+    constants: &Constants,
+) -> Option<i32> {
+    let e = window_extent(regions, func, d, constants).ok()?;
     let factor = (e as u32).next_power_of_two() as i32;
     let whole = regions
         .all_iterations
