@@ -7,6 +7,7 @@
 pub mod app;
 pub mod bilateral_grid;
 pub mod blur;
+pub mod camera_pipe;
 pub mod checksum;
 pub mod harris;
 pub mod histeq;
