@@ -15,7 +15,7 @@ use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt, Box};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
 use crate::ir::substitute::{inline_lets, substitute, substitute_map, uses_var};
-use crate::ir::visit::mutate_exprs;
+use crate::ir::visit::{mutate_exprs, visit_exprs};
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol, Type};
 use crate::lang::func::calls_func_named;
 use crate::simplify::{can_prove, simplify};
@@ -332,17 +332,24 @@ fn window_extent(
         .region(func)
         .ok_or_else(|| format!("its region in one iteration of {v} is not known"))?;
     let unbounded = || format!("its region in one iteration of {v} is not bounded");
-    let known = |bound: Option<Expr>| {
-        bound
-            .map(|b| substitute_map(&inline_lets(&b), constants))
-            .ok_or_else(unbounded)
+    let (min, max) = (
+        substitute_map(&window[d].min.clone().ok_or_else(unbounded)?, constants),
+        substitute_map(&window[d].max.clone().ok_or_else(unbounded)?, constants),
+    );
+    let extent_of = |min: &Expr, max: &Expr| {
+        simplify(&Expr::binary(
+            BinaryOp::Add,
+            Expr::binary(BinaryOp::Sub, max.clone(), min.clone()),
+            Expr::i32(1),
+        ))
     };
-    let (min, max) = (known(window[d].min.clone())?, known(window[d].max.clone())?);
-    let extent = simplify(&Expr::binary(
-        BinaryOp::Add,
-        Expr::binary(BinaryOp::Sub, max.clone(), min.clone()),
-        Expr::i32(1),
-    ));
+    let mut extent = extent_of(&min, &max);
+    // The simplifier keeps a let used more than once; with the lets inlined the extent may
+    // still prove constant. Only then, and only for a few lets: inlining nested lets grows an
+    // expression exponentially in their depth (a deep cascade's windows).
+    if extent.as_int_const().is_none() && let_count(&min) + let_count(&max) <= INLINED_LETS {
+        extent = extent_of(&inline_lets(&min), &inline_lets(&max));
+    }
     let e = extent.as_int_const().ok_or_else(|| {
         format!("the extent of its region in one iteration of {v}, {extent}, is not a constant")
     })? as i64;
@@ -364,6 +371,19 @@ fn window_extent(
         ));
     }
     Ok(e)
+}
+
+/// The most lets `window_extent` inlines into a window's bounds.
+const INLINED_LETS: usize = 6;
+
+/// The number of `let` expressions in `e`.
+fn let_count(e: &Expr) -> usize {
+    let mut count = 0;
+    visit_exprs(e, &mut |n| {
+        count += usize::from(matches!(n.kind(), ExprKind::Let(..)));
+        true
+    });
+    count
 }
 
 /// The fold factor for dimension `d` of `func` when the schedule does not choose one, and
