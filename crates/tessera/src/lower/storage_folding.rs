@@ -332,7 +332,7 @@ fn window_extent(
         .region(func)
         .ok_or_else(|| format!("its region in one iteration of {v} is not known"))?;
     let unbounded = || format!("its region in one iteration of {v} is not bounded");
-    let (min, max) = (
+    let (mut min, mut max) = (
         substitute_map(&window[d].min.clone().ok_or_else(unbounded)?, constants),
         substitute_map(&window[d].max.clone().ok_or_else(unbounded)?, constants),
     );
@@ -348,7 +348,8 @@ fn window_extent(
     // still prove constant. Only then, and only for a few lets: inlining nested lets grows an
     // expression exponentially in their depth (a deep cascade's windows).
     if extent.as_int_const().is_none() && let_count(&min) + let_count(&max) <= INLINED_LETS {
-        extent = extent_of(&inline_lets(&min), &inline_lets(&max));
+        (min, max) = (inline_lets(&min), inline_lets(&max));
+        extent = extent_of(&min, &max);
     }
     let e = extent.as_int_const().ok_or_else(|| {
         format!("the extent of its region in one iteration of {v}, {extent}, is not a constant")
