@@ -8,6 +8,7 @@
 pub mod app;
 pub mod bilateral_grid;
 pub mod blur;
+pub mod camera_pipe;
 pub mod checksum;
 pub mod description;
 pub mod harris;

@@ -1,7 +1,7 @@
 //! Compiled pipelines end to end: external buffers must be dense in x (a buffer with another
 //! stride in dimension 0 is a clear error, from the JIT and the interpreter alike, never wrong
 //! results), and compiling the same pipeline again for the same target returns the cached
-//! code without running LLVM.
+//! code without running LLVM; calls LLVM rewrites into other libm functions still link.
 
 use tessera::codegen::Target;
 use tessera::pipeline::{Inputs, Pipeline};
@@ -205,4 +205,29 @@ fn thread_counts_above_the_cap_are_errors_naming_both() {
         e.contains("100000 worker threads") && e.contains("at most 1024"),
         "{e}"
     );
+}
+
+#[test]
+fn powers_of_two_that_llvm_turns_into_exp2_link() {
+    // LLVM rewrites pow(2, x) as exp2(x), a libm function the pipeline never named.
+    let p64 = Param::<f64>::new("exponent64");
+    let p32 = Param::<f32>::new("exponent32");
+    let x = Var::new("x");
+    let out = Func::new("powers_of_two");
+    out.define(
+        x,
+        pow(Expr::f64(2.0), cast_to::<f64>(x) + p64.expr())
+            + cast_to::<f64>(pow(Expr::f32(2.0), p32.expr())),
+    )
+    .expect("a valid definition");
+    let compiled = Pipeline::new(&out)
+        .compile_jit(&Target::host())
+        .expect("compiles and links");
+    let inputs = Inputs::new().param(p64.bind(0.5)).param(p32.bind(-1.5));
+    let got = compiled.realize(&inputs, &[0], &[3]).expect("runs");
+    let got: Buffer<f64> = got[0].clone().try_into().expect("f64 output");
+    for i in 0..3 {
+        let want = 2.0f64.powf(i as f64 + 0.5) + f64::from(2.0f32.powf(-1.5));
+        assert_eq!(got.get(&[i]), want, "at {i}");
+    }
 }

@@ -9,6 +9,7 @@
 mod lower_common;
 
 use lower_common::{check, TestInputs};
+use tessera::lang::schedule::TailStrategy;
 use tessera::prelude::*;
 
 /// `f(x, y) = x * 7 + y * y`, `out(x, y) = Σ_{k in taps} f(x, y + k)`.
@@ -232,6 +233,25 @@ fn fold_storage_takes_the_factor_asked_for() {
         assert_eq!(run.stores("f"), (W * (H + 2)) as u64, "{factor:?}");
         assert_eq!(run.allocation("f"), W as u64 * rows, "{factor:?}");
     }
+}
+
+#[test]
+fn fold_storage_of_a_half_resolution_producer_under_a_bounded_output() {
+    // out computes two rows per iteration and reads f at half resolution: one iteration
+    // uses 3 rows of f when its rows start even, 4 when odd. Bounded to start at row 0,
+    // the window is 3 rows, which the fold must see through the region's min (a let fixed
+    // by the bound) and the lets of the split's rounded-up extent.
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define((x, y), x * 7 + y * y).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), f.at((x, y / 2 - 1)) + f.at((x, y / 2 + 1)))
+        .unwrap();
+    out.bound(y, 0, H as i32)
+        .split_with_tail(y, "yo", "yi", 2, TailStrategy::RoundUp);
+    f.store_root().compute_at(&out, "yo").fold_storage(y, 3);
+    let run = check(&out, &TestInputs::new(), &[0, 0], &[W, H]);
+    assert_eq!(run.allocation("f"), (W * 3) as u64);
 }
 
 #[test]

@@ -29,6 +29,19 @@ pub fn substitute(e: &Expr, name: Symbol, replacement: &Expr) -> Expr {
     substitute_map(e, &HashMap::from([(name, replacement.clone())]))
 }
 
+/// `e` with every `let` expression replaced by its body with the let's value substituted
+/// (the inner lets of body and value first, so no let shadows a substituted variable): for
+/// questions about a value, like whether it is a constant, that the simplifier cannot answer
+/// through a let whose variable is used more than once.
+pub fn inline_lets(e: &Expr) -> Expr {
+    mutate_exprs(e, &mut |n| match n.kind() {
+        ExprKind::Let(name, value, body) => {
+            Some(substitute(&inline_lets(body), *name, &inline_lets(value)))
+        }
+        _ => None,
+    })
+}
+
 /// Whether `e` mentions variable (or reduction variable, or parameter) `name`.
 pub fn uses_var(e: &Expr, name: Symbol) -> bool {
     let mut found = false;

@@ -14,8 +14,8 @@ use crate::analysis::bounds::Scope;
 use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt, Box};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
-use crate::ir::substitute::{substitute, uses_var};
-use crate::ir::visit::mutate_exprs;
+use crate::ir::substitute::{inline_lets, substitute, substitute_map, uses_var};
+use crate::ir::visit::{mutate_exprs, visit_exprs};
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol, Type};
 use crate::lang::func::calls_func_named;
 use crate::simplify::{can_prove, simplify};
@@ -26,14 +26,33 @@ pub type FoldLoops = HashMap<Symbol, HashSet<Symbol>>;
 
 pub fn storage_folding(s: &Stmt, env: &Environment) -> Result<(Stmt, FoldLoops)> {
     let mut folded_over = FoldLoops::new();
-    let s = fold_realizations(s, env, &mut folded_over)?;
+    let s = fold_realizations(s, env, &mut folded_over, &mut Constants::new())?;
     Ok((s, folded_over))
 }
 
-fn fold_realizations(s: &Stmt, env: &Environment, folded_over: &mut FoldLoops) -> Result<Stmt> {
+/// The enclosing lets whose values are integer constants (e.g. a region's min fixed by
+/// `bound`): a window's extent may depend on them (through the parity of a coordinate
+/// halved by a consumer) and is constant only once they are substituted.
+type Constants = HashMap<Symbol, Expr>;
+
+fn fold_realizations(
+    s: &Stmt,
+    env: &Environment,
+    folded_over: &mut FoldLoops,
+    constants: &mut Constants,
+) -> Result<Stmt> {
     match s.kind() {
-        StmtKind::Realize { .. } => fold_nest(s, env, folded_over),
-        _ => s.try_map_stmts(|c| fold_realizations(c, env, folded_over)),
+        StmtKind::Realize { .. } => fold_nest(s, env, folded_over, constants),
+        StmtKind::LetStmt { name, value, body } if value.as_int_const().is_some() => {
+            let shadowed = constants.insert(*name, value.clone());
+            let body = fold_realizations(body, env, folded_over, constants);
+            match shadowed {
+                Some(outer) => constants.insert(*name, outer),
+                None => constants.remove(name),
+            };
+            Ok(Stmt::let_stmt(*name, value.clone(), body?))
+        }
+        _ => s.try_map_stmts(|c| fold_realizations(c, env, folded_over, constants)),
     }
 }
 
@@ -43,14 +62,19 @@ fn fold_realizations(s: &Stmt, env: &Environment, folded_over: &mut FoldLoops) -
 /// would make lowering quadratic in the depth of a pipeline storing everything at root.
 /// Folding one Func changes only the accesses to it, so the regions of the others are the
 /// same before and after.
-fn fold_nest(s: &Stmt, env: &Environment, folded_over: &mut FoldLoops) -> Result<Stmt> {
+fn fold_nest(
+    s: &Stmt,
+    env: &Environment,
+    folded_over: &mut FoldLoops,
+    constants: &mut Constants,
+) -> Result<Stmt> {
     let mut nest = Vec::new();
     let mut inside = s;
     while let StmtKind::Realize { body, .. } | StmtKind::LetStmt { body, .. } = inside.kind() {
         nest.push(inside);
         inside = body;
     }
-    let body = fold_realizations(inside, env, folded_over)?;
+    let body = fold_realizations(inside, env, folded_over, constants)?;
     let mut regions = LoopRegions::default();
     let mut folds = Vec::new();
     let mut rebuilt = Vec::new();
@@ -76,7 +100,7 @@ fn fold_nest(s: &Stmt, env: &Environment, folded_over: &mut FoldLoops) -> Result
         for (d, bound) in bounds.iter_mut().enumerate() {
             let factor = match (serial_loops.as_slice(), asked(d)) {
                 // Folding automatically only where one loop produces it, as Halide.
-                ([l], None) => automatic_fold(&mut regions, l, *func, d).map(|(factor, at)| {
+                ([l], None) => automatic_fold(&mut regions, l, *func, d, constants).map(|(factor, at)| {
                     folded_over.entry(*func).or_default().insert(at);
                     factor
                 }),
@@ -87,7 +111,8 @@ fn fold_nest(s: &Stmt, env: &Environment, folded_over: &mut FoldLoops) -> Result
                     };
                     for l in &serial_loops {
                         folded_over.entry(*func).or_default().insert(loop_name(l));
-                        let extent = window_extent(regions.of(l), *func, d).map_err(refuse)?;
+                        let extent = window_extent(regions.of(l), *func, d, constants)
+                            .map_err(refuse)?;
                         if extent > i64::from(factor) {
                             return Err(refuse(format!(
                                 "each iteration of the loop {} uses {extent} coordinates of {var}, more than {factor}",
@@ -295,22 +320,37 @@ fn touches(s: &Stmt, func: Symbol) -> bool {
 
 /// The extent of the window of dimension `d` of `func` that one iteration of a serial loop
 /// uses, when it is a constant and only moves forward; otherwise why not.
-fn window_extent(regions: &Regions, func: Symbol, d: usize) -> std::result::Result<i64, String> {
+fn window_extent(
+    regions: &Regions,
+    func: Symbol,
+    d: usize,
+    constants: &Constants,
+) -> std::result::Result<i64, String> {
     let v = loop_name(&regions.the_loop);
     let window = regions
         .one_iteration
         .region(func)
         .ok_or_else(|| format!("its region in one iteration of {v} is not known"))?;
     let unbounded = || format!("its region in one iteration of {v} is not bounded");
-    let (min, max) = (
-        window[d].min.clone().ok_or_else(unbounded)?,
-        window[d].max.clone().ok_or_else(unbounded)?,
+    let (mut min, mut max) = (
+        substitute_map(&window[d].min.clone().ok_or_else(unbounded)?, constants),
+        substitute_map(&window[d].max.clone().ok_or_else(unbounded)?, constants),
     );
-    let extent = simplify(&Expr::binary(
-        BinaryOp::Add,
-        Expr::binary(BinaryOp::Sub, max.clone(), min.clone()),
-        Expr::i32(1),
-    ));
+    let extent_of = |min: &Expr, max: &Expr| {
+        simplify(&Expr::binary(
+            BinaryOp::Add,
+            Expr::binary(BinaryOp::Sub, max.clone(), min.clone()),
+            Expr::i32(1),
+        ))
+    };
+    let mut extent = extent_of(&min, &max);
+    // The simplifier keeps a let used more than once; with the lets inlined the extent may
+    // still prove constant. Only then, and only for a few lets: inlining nested lets grows an
+    // expression exponentially in their depth (a deep cascade's windows).
+    if extent.as_int_const().is_none() && let_count(&min) + let_count(&max) <= INLINED_LETS {
+        (min, max) = (inline_lets(&min), inline_lets(&max));
+        extent = extent_of(&min, &max);
+    }
     let e = extent.as_int_const().ok_or_else(|| {
         format!("the extent of its region in one iteration of {v}, {extent}, is not a constant")
     })? as i64;
@@ -334,6 +374,19 @@ fn window_extent(regions: &Regions, func: Symbol, d: usize) -> std::result::Resu
     Ok(e)
 }
 
+/// The most lets `window_extent` inlines into a window's bounds.
+const INLINED_LETS: usize = 6;
+
+/// The number of `let` expressions in `e`.
+fn let_count(e: &Expr) -> usize {
+    let mut count = 0;
+    visit_exprs(e, &mut |n| {
+        count += usize::from(matches!(n.kind(), ExprKind::Let(..)));
+        true
+    });
+    count
+}
+
 /// The fold factor for dimension `d` of `func` when the schedule does not choose one, and
 /// the loop it folds over: the outermost serial loop containing every access to `func`
 /// along which the window has a constant extent, starting at `outer`. A loop inside another
@@ -346,10 +399,11 @@ fn automatic_fold(
     outer: &Stmt,
     func: Symbol,
     d: usize,
+    constants: &Constants,
 ) -> Option<(i32, Symbol)> {
     let mut l = outer.clone();
     loop {
-        if let Some(factor) = automatic_factor(regions.of(&l), func, d) {
+        if let Some(factor) = automatic_factor(regions.of(&l), func, d, constants) {
             return Some((factor, loop_name(&l)));
         }
         let StmtKind::For { body, .. } = l.kind() else {
@@ -401,8 +455,13 @@ fn reuses_previous_iteration(regions: &Regions, func: Symbol, d: usize) -> bool 
 
 /// The fold factor for dimension `d` of `func` in a serial loop when the schedule does not
 /// choose one: the power of two covering the window, if folding is valid and saves memory.
-fn automatic_factor(regions: &Regions, func: Symbol, d: usize) -> Option<i32> {
-    let e = window_extent(regions, func, d).ok()?;
+fn automatic_factor(
+    regions: &Regions,
+    func: Symbol,
+    d: usize,
+    constants: &Constants,
+) -> Option<i32> {
+    let e = window_extent(regions, func, d, constants).ok()?;
     let factor = (e as u32).next_power_of_two() as i32;
     let whole = regions
         .all_iterations
