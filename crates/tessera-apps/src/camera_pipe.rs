@@ -42,9 +42,12 @@ use tessera::lang::schedule::TailStrategy;
 use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
-use crate::app::{pipeline_functions, ParamSpec};
+use crate::app::{pipeline_functions, AppDefinition, AppPipeline};
+use crate::description::{
+    extents, AppDescription, InputRule, InputSpec, ParamSpec, Shape, TYPICAL_EVAL_BYTES,
+};
 use crate::params::param_value;
-use crate::schedule::{self, Schedule};
+use crate::schedule::{self, AppFuncs, Schedule};
 use crate::spec_math::clamp_f32;
 use crate::synthetic;
 
@@ -93,52 +96,112 @@ impl Default for Parameters {
 impl Parameters {
     /// The parameters bound in `given`, the defaults for those not given.
     pub fn from_bindings(given: &[ParamBinding]) -> Result<Parameters> {
-        let specs = params();
+        let specs = PARAMS;
         Ok(Parameters {
-            gamma: param_value(APP, &specs, given, "gamma")?,
-            contrast: param_value(APP, &specs, given, "contrast")?,
-            sharpen_strength: param_value(APP, &specs, given, "sharpen_strength")?,
-            black_level: param_value(APP, &specs, given, "black_level")?,
-            white_level: param_value(APP, &specs, given, "white_level")?,
+            gamma: param_value(APP, specs, given, "gamma")?,
+            contrast: param_value(APP, specs, given, "contrast")?,
+            sharpen_strength: param_value(APP, specs, given, "sharpen_strength")?,
+            black_level: param_value(APP, specs, given, "black_level")?,
+            white_level: param_value(APP, specs, given, "white_level")?,
         })
     }
 }
 
-/// The runtime parameters (`--param`s), with their defaults.
-pub fn params() -> Vec<ParamSpec> {
-    let d = Parameters::default();
-    vec![
-        ParamSpec {
-            name: "gamma",
-            ty: Type::f32(),
-            default: Value::F32(d.gamma),
-            description: "the tone curve's gamma (the curve is x^(1/gamma))",
-        },
-        ParamSpec {
-            name: "contrast",
-            ty: Type::f32(),
-            default: Value::F32(d.contrast),
-            description: "the tone curve's contrast (0 leaves it linear, 100 is strongest)",
-        },
-        ParamSpec {
-            name: "sharpen_strength",
-            ty: Type::f32(),
-            default: Value::F32(d.sharpen_strength),
-            description: "the unsharp mask's strength, in [0, 8) in steps of 1/32",
-        },
-        ParamSpec {
-            name: "black_level",
-            ty: Type::i32(),
-            default: Value::Int(i64::from(d.black_level)),
-            description: "the raw value of black (mapped to 0)",
-        },
-        ParamSpec {
-            name: "white_level",
-            ty: Type::i32(),
-            default: Value::Int(i64::from(d.white_level)),
-            description: "the raw value of white (mapped to 255)",
-        },
-    ]
+/// The runtime parameters (`--param`s), with their defaults (`Parameters::default()`).
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "gamma",
+        ty: Type::f32(),
+        default: Value::F32(2.0),
+        description: "the tone curve's gamma (the curve is x^(1/gamma))",
+    },
+    ParamSpec {
+        name: "contrast",
+        ty: Type::f32(),
+        default: Value::F32(50.0),
+        description: "the tone curve's contrast (0 leaves it linear, 100 is strongest)",
+    },
+    ParamSpec {
+        name: "sharpen_strength",
+        ty: Type::f32(),
+        default: Value::F32(1.0),
+        description: "the unsharp mask's strength, in [0, 8) in steps of 1/32",
+    },
+    ParamSpec {
+        name: "black_level",
+        ty: Type::i32(),
+        default: Value::Int(25),
+        description: "the raw value of black (mapped to 0)",
+    },
+    ParamSpec {
+        name: "white_level",
+        ty: Type::i32(),
+        default: Value::Int(1023),
+        description: "the raw value of white (mapped to 255)",
+    },
+];
+
+/// Whether the raw mosaic (input 0) is at least `MIN_INPUT`.
+fn large_enough(inputs: &[AnyBuffer]) -> bool {
+    let e = extents(&inputs[0]);
+    e[0] >= MIN_INPUT.0 && e[1] >= MIN_INPUT.1
+}
+
+pub const DESCRIPTION: AppDescription = AppDescription {
+    name: APP,
+    summary: "raw Bayer mosaic (GRBG, 10-bit) to 8-bit RGB, the Halide/FCam camera pipeline",
+    inputs: &[InputSpec {
+        name: "input",
+        ty: Type::u16(),
+        shape: Shape::Plane,
+        description: "u16 raw GRBG mosaic, at least 64 × 56; (W+32)×(H+48) for a W × H output",
+    }],
+    rules: &[InputRule {
+        input: "input",
+        rule: "the raw mosaic must be at least 64 x 56 (the output is ((W_in - 32)/32)*32 x ((H_in - 24)/32)*32, at least 32 x 32)",
+        holds: large_enough,
+    }],
+    output: Shape::Channels(3),
+    params: PARAMS,
+    default_size: DEFAULT_SIZE,
+    eval_bytes_per_pixel: TYPICAL_EVAL_BYTES,
+};
+
+pub struct CameraPipe;
+
+impl AppFuncs for CameraPipeFuncs {
+    fn pipeline(&self) -> AppPipeline {
+        AppPipeline {
+            output: self.output.clone(),
+            inputs: vec![self.input.clone()],
+        }
+    }
+}
+
+impl AppDefinition for CameraPipe {
+    type Funcs = CameraPipeFuncs;
+    fn description(&self) -> &AppDescription {
+        &DESCRIPTION
+    }
+    fn funcs(&self) -> Result<CameraPipeFuncs> {
+        funcs()
+    }
+    fn schedules(&self) -> &[Schedule<CameraPipeFuncs>] {
+        SCHEDULES
+    }
+    fn input_extents(&self, width: i64, height: i64) -> Vec<Vec<i64>> {
+        vec![input_extents(width, height)]
+    }
+    fn output_extents(&self, input_extents: &[Vec<i64>]) -> Option<Vec<i64>> {
+        output_extents(input_extents.first()?).ok()
+    }
+    fn default_inputs(&self, width: i64, height: i64) -> Result<Vec<AnyBuffer>> {
+        Ok(vec![default_input(width, height)?.into()])
+    }
+    fn reference(&self, inputs: &[AnyBuffer], params: &[ParamBinding]) -> Result<AnyBuffer> {
+        let input: Buffer<u16> = inputs[0].clone().try_into()?;
+        Ok(reference(&input, &Parameters::from_bindings(params)?)?.into())
+    }
 }
 
 /// The Funcs of the camera pipeline, for schedules to direct. The six `*_rows` Funcs are
@@ -603,18 +666,15 @@ pub fn output_extents(input_extents: &[i64]) -> Result<Vec<i64>> {
     ])
 }
 
-/// The input extents of the default input for an output of `width × height`: the output
-/// plus 32 columns and 48 rows (2592 × 1968 for the default 2560 × 1920, as the app's raw
-/// test image). An error unless both are positive multiples of 32 (what the output rule
-/// gives).
-pub fn input_extents(width: i64, height: i64) -> Result<Vec<i64>> {
-    let whole = |e: i64| e > 0 && e % OUTPUT_MULTIPLE == 0;
-    if !whole(width) || !whole(height) {
-        return Err(Error::Buffer(format!(
-            "{APP}'s output is a positive multiple of {OUTPUT_MULTIPLE} in x and y, not {width} x {height}"
-        )));
-    }
-    Ok(vec![width + 2 * RAW_OFFSET.0, height + 4 * RAW_OFFSET.1])
+/// The input extents of the default input for an output of `width × height`, each rounded
+/// up to a multiple of 32 (the outputs the rule gives): the output plus 32 columns and 48
+/// rows (2592 × 1968 for the default 2560 × 1920, as the app's raw test image).
+pub fn input_extents(width: i64, height: i64) -> Vec<i64> {
+    let whole = |e: i64| (e.max(1) + OUTPUT_MULTIPLE - 1) / OUTPUT_MULTIPLE * OUTPUT_MULTIPLE;
+    vec![
+        whole(width) + 2 * RAW_OFFSET.0,
+        whole(height) + 4 * RAW_OFFSET.1,
+    ]
 }
 
 /// The output size the benchmarks use.
@@ -628,7 +688,7 @@ const HOT_PIXEL_ONE_IN: u64 = 997;
 /// 10-bit values between the default black and white levels, with scattered hot and dead
 /// pixels for the hot-pixel suppression to remove.
 pub fn default_input(width: i64, height: i64) -> Result<Buffer<u16>> {
-    let extents = input_extents(width, height)?;
+    let extents = input_extents(width, height);
     let rgb = synthetic::image(&[extents[0], extents[1], 3], synthetic::DEFAULT_SEED)?;
     let d = Parameters::default();
     let range = f64::from(d.white_level - d.black_level);
@@ -1026,7 +1086,10 @@ mod tests {
         assert_eq!(output_extents(&[2592, 1968]), Ok(vec![2560, 1920, 3]));
         assert_eq!(output_extents(&[64, 56]), Ok(vec![32, 32, 3]));
         assert_eq!(output_extents(&[127, 87]), Ok(vec![64, 32, 3]));
-        assert_eq!(input_extents(2560, 1920), Ok(vec![2592, 1968]));
+        assert_eq!(input_extents(2560, 1920), vec![2592, 1968]);
+        // Sizes that are not multiples of 32 round up to the next output the rule gives.
+        assert_eq!(input_extents(48, 32), vec![96, 80]);
+        assert_eq!(output_extents(&input_extents(48, 32)), Ok(vec![64, 32, 3]));
         for small in [[63, 56], [64, 55]] {
             let e = output_extents(&small).err().map(|e| e.to_string());
             let e = e.unwrap_or_default();
@@ -1036,7 +1099,15 @@ mod tests {
             );
         }
         assert!(output_extents(&[64, 56, 3]).is_err());
-        assert!(input_extents(48, 32).is_err());
+        let app = crate::find(APP).expect("camera_pipe is an app");
+        let e = app
+            .check_inputs(&[Buffer::<u16>::new(&[63, 56]).into()])
+            .err();
+        let e = e.map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            e.contains("input `input` of app camera_pipe does not fit: the raw mosaic must be at least 64 x 56"),
+            "{e}"
+        );
         assert!(reference(&Buffer::new(&[60, 60]), &Parameters::default()).is_err());
     }
 
@@ -1052,7 +1123,7 @@ mod tests {
         let p = Parameters::from_bindings(&[]).expect("defaults");
         assert_eq!(p, Parameters::default());
         let f = funcs().expect("the algorithm builds");
-        let names: Vec<String> = params().iter().map(|s| s.name.to_string()).collect();
+        let names: Vec<String> = PARAMS.iter().map(|s| s.name.to_string()).collect();
         let declared = [
             f.gamma.name(),
             f.contrast.name(),
