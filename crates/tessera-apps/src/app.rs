@@ -183,7 +183,13 @@ pub trait App: Send + Sync {
                     wanted.join("; ")
                 ))
             })?;
-        Ok((mins(&inputs[0]), out))
+        // The output starts at the first input's x and y mins; its channels (which a
+        // two-dimensional input may lack) at 0.
+        let first = mins(&inputs[0]);
+        let out_mins = (0..out.len())
+            .map(|d| first.get(d).copied().unwrap_or(0))
+            .collect();
+        Ok((out_mins, out))
     }
 
     /// What is known of schedule `name`, or an error listing the app's schedules.
@@ -706,6 +712,13 @@ mod tests {
         assert_eq!(
             histeq().check_inputs(&[Buffer::<u8>::new(&[1, 1]).into()]),
             Ok((vec![0, 0], vec![1, 1]))
+        );
+        // A two-dimensional input of a three-channel output: the channels start at 0.
+        let raw: AnyBuffer = Buffer::<u16>::with_mins(&[4, 2], &[64, 56]).into();
+        let camera_pipe = crate::find("camera_pipe").expect("an app");
+        assert_eq!(
+            camera_pipe.check_inputs(&[raw]),
+            Ok((vec![4, 2, 0], vec![32, 32, 3]))
         );
     }
 

@@ -88,6 +88,102 @@ fn apps_lists_every_app_with_its_stages_and_input() {
         lines[1].ends_with("schedules: manual, root, inline"),
         "{text}"
     );
+    let names: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "blur",
+            "histeq",
+            "unsharp",
+            "harris",
+            "interpolate",
+            "bilateral_grid",
+            "local_laplacian",
+            "camera_pipe",
+            "pyramid_blend",
+            "multigrid",
+            "stencil_chain"
+        ]
+    );
+    let blend = lines[8];
+    assert!(
+        blend.contains("3 inputs: img1 f32 W×H×3, img2 f32 W×H×3, mask f32 W×H"),
+        "{text}"
+    );
+}
+
+#[test]
+fn run_takes_each_input_of_a_multi_input_app_by_name() {
+    let dir = TempDir::new().expect("temp dir");
+    let path = |name: &str| dir.path().join(name).to_str().expect("utf-8").to_string();
+    let (w, h) = (37_i64, 21_i64);
+    let image = |seed: i64| {
+        Buffer::<f32>::from_fn(&[0, 0, 0], &[w, h, 3], |c| {
+            ((c[0] * 7 + c[1] * 13 + c[2] * 5 + seed) % 17) as f32 / 16.0
+        })
+    };
+    let (img1, img2) = (image(1), image(4));
+    let mask = Buffer::<f32>::from_fn(&[0, 0], &[w, h], |c| ((c[0] + c[1]) % 5) as f32 / 4.0);
+    write_npy(
+        Path::new(&path("img1.npy")),
+        &img1,
+        &[h as u64, w as u64, 3],
+    );
+    write_npy(
+        Path::new(&path("img2.npy")),
+        &img2,
+        &[h as u64, w as u64, 3],
+    );
+    write_npy(Path::new(&path("mask.npy")), &mask, &[h as u64, w as u64]);
+    let arg = |name: &str| format!("{name}={}", path(&format!("{name}.npy")));
+    let out_path = path("out.npy");
+    let out = tessera(&[
+        "run",
+        "pyramid_blend",
+        "--schedule",
+        "root",
+        "--input",
+        &arg("mask"),
+        "--input",
+        &arg("img1"),
+        "--input",
+        &arg("img2"),
+        "--output",
+        &out_path,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = read_npy::<f32>(Path::new(&out_path));
+    let want = tessera_apps::pyramid_blend::reference(&img1, &img2, &mask);
+    let largest = want.data().iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    want.for_each_coord(|c| {
+        assert!(
+            (got.get(c) - want.get(c)).abs() <= 1e-4 * largest,
+            "at {c:?}"
+        );
+    });
+    // Inputs that do not fit together are refused before anything runs, naming the input.
+    let e = failure(&[
+        "run",
+        "pyramid_blend",
+        "--input",
+        &arg("img1"),
+        "--input",
+        &format!("img2={}", path("mask.npy")),
+        "--input",
+        &arg("mask"),
+    ]);
+    assert!(e.contains("img2"), "{e}");
+    let e = failure(&["run", "pyramid_blend", "--input", &arg("img1")]);
+    assert!(e.contains("img2") || e.contains("mask"), "{e}");
+    let e = failure(&["run", "pyramid_blend", "--input", &path("img1.npy")]);
+    assert!(e.contains("pyramid_blend"), "{e}");
 }
 
 /// The checksum line `run` prints for an output.
