@@ -44,7 +44,7 @@ use crate::app::{AppDefinition, AppPipeline};
 use crate::description::{
     extents, mins, AppDescription, InputRule, InputSpec, Shape, TYPICAL_EVAL_BYTES,
 };
-use crate::schedule::{parallel_vectorized, AppFuncs, Schedule};
+use crate::schedule::{self, AppFuncs, Schedule};
 use crate::synthetic;
 
 /// Grid levels, finest (0) to coarsest.
@@ -101,25 +101,6 @@ impl MultigridFuncs {
             .post
             .last()
             .expect("internal error: level 0 has post-smoothing steps")
-    }
-
-    /// Every Func the pipeline computes, each once.
-    pub fn all(&self) -> Vec<&Func> {
-        let mut all = vec![&self.v_clamped, &self.f_clamped, &self.zero];
-        for level in &self.levels {
-            all.extend(&level.pre);
-            all.extend([
-                &level.residual,
-                &level.restrict_x,
-                &level.rhs,
-                &level.interp_x,
-                &level.interp_y,
-                &level.correct,
-            ]);
-            all.extend(&level.post);
-        }
-        all.extend(&self.coarse);
-        all
     }
 }
 
@@ -319,7 +300,7 @@ pub const SCHEDULES: &[Schedule<MultigridFuncs>] = &[
     Schedule {
         name: "root",
         min_output: (ROOT_VECTOR, 1),
-        apply: root,
+        apply: schedule::root,
     },
 ];
 
@@ -364,15 +345,6 @@ pub fn manual(p: &MultigridFuncs) {
     }
     for step in &p.coarse {
         root_strips(step, STRIPS[LEVELS - 2]);
-    }
-}
-
-/// Every Func (the clamped inputs and zero too) computed at root, parallel over rows,
-/// vectorized at the natural width.
-pub fn root(p: &MultigridFuncs) {
-    for f in p.all() {
-        f.compute_root();
-        parallel_vectorized(f);
     }
 }
 

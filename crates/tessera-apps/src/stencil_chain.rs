@@ -29,7 +29,7 @@ use tessera::lang::param::ParamBinding;
 
 use crate::app::{AppDefinition, AppPipeline};
 use crate::description::{AppDescription, InputSpec, Shape, TYPICAL_EVAL_BYTES};
-use crate::schedule::{parallel_vectorized, AppFuncs, Schedule};
+use crate::schedule::{self, AppFuncs, Schedule};
 use crate::synthetic;
 
 /// The number of stencils, fixed when the pipeline is built.
@@ -106,7 +106,7 @@ pub const SCHEDULES: &[Schedule<StencilChainFuncs>] = &[
     Schedule {
         name: "root",
         min_output: (ROOT_VECTOR, 1),
-        apply: root,
+        apply: schedule::root,
     },
 ];
 
@@ -126,15 +126,6 @@ pub fn manual(p: &StencilChainFuncs) {
         for stage in earlier {
             stage.compute_at(last, "yo").vectorize("x", VECTOR);
         }
-    }
-}
-
-/// Every stage (the clamped input too) computed at root, parallel over rows, vectorized at the
-/// natural width.
-pub fn root(p: &StencilChainFuncs) {
-    for stage in &p.stages {
-        stage.compute_root();
-        parallel_vectorized(stage);
     }
 }
 
