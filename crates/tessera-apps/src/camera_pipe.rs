@@ -39,7 +39,6 @@
 use tessera::eval::value::Value;
 use tessera::lang::param::ParamBinding;
 use tessera::lang::schedule::TailStrategy;
-use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 use crate::app::{pipeline_functions, AppDefinition, AppPipeline};
@@ -563,18 +562,19 @@ pub const SCHEDULES: &[Schedule<CameraPipeFuncs>] = &[
     },
 ];
 
-/// Halide's schedule: the output in strips of 32 rows in parallel, computed 2 rows at a time
-/// with c unrolled innermost; line buffers per strip (stored at the strip, computed per
-/// 2-row step, folded) for the stages up to the green planes, curved and unsharp_y; the
-/// tone curve at root.
+/// Halide's schedule, reworked: the output in strips of 32 rows in parallel, 2 rows at a time
+/// with c unrolled innermost; every stage up to curved computed once per strip (not per 2-row
+/// step: a split of y that rounds up never slides, so per step each line buffer would
+/// recompute its whole window); curved aligned to quads and unrolled over their parity, so
+/// the demosaic's `x % 2` and `y % 2` selects fold away; unsharp_y per 2-row step; the tone
+/// curve at root.
 fn manual(p: &CameraPipeFuncs) {
     let (x, y, c) = (Var::new("x"), Var::new("y"), Var::new("c"));
     p.curve
         .compute_root()
         .vectorize_with_tail("i", 8, TailStrategy::RoundUp);
     p.sharpen_strength_x32.compute_root();
-    // The output is exactly the rule's box from (0, 0) (as Halide's schedule bounds it): its
-    // row pairs are then even rows of the mosaic, which folding the line buffers relies on.
+    // The output is exactly the rule's box from (0, 0) (as Halide's schedule bounds it).
     let (width, height) = output_extent_exprs(&p.input);
     p.output
         .bound(x, 0, width)
@@ -586,44 +586,40 @@ fn manual(p: &CameraPipeFuncs) {
         .vectorize("x", OUTPUT_VECTOR)
         .unroll_loop("c")
         .parallel("yo");
-    let line_buffer = |f: &Func, fold: i32| {
-        f.store_at(&p.output, "yo")
-            .compute_at(&p.output, "yi")
-            .fold_storage(y, fold);
-    };
-    // A tile of one vector by 2 rows, the vector's loop innermost, then the unrolled loops
-    // `unrolled`, then the rows: rounded up, so each 2-row step starts on an even row.
-    let row_pair_tiles = |f: &Func, unrolled: &[&str]| {
-        let order: Vec<DimName> = std::iter::once("xi")
-            .chain(unrolled.iter().copied())
-            .chain(["x", "y"])
-            .map(DimName::from)
-            .collect();
-        f.split_with_tail("x", "x", "xi", VECTOR, TailStrategy::RoundUp)
-            .split_with_tail("y", "y", "yi", 2, TailStrategy::RoundUp)
-            .reorder(&order)
-            .vectorize_loop("xi");
-        for &dim in unrolled {
-            f.unroll_loop(dim);
-        }
-    };
-    for f in [&p.shifted, &p.denoised] {
-        line_buffer(f, 16);
-        row_pair_tiles(f, &["yi"]);
+    for f in [&p.shifted, &p.denoised, &p.g_r, &p.g_b] {
+        f.compute_at(&p.output, "yo")
+            .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
     }
-    line_buffer(&p.deinterleaved, 8);
     p.deinterleaved
+        .compute_at(&p.output, "yo")
         .reorder(&["c".into(), "x".into(), "y".into()])
         .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp)
         .unroll_loop("c");
-    for f in [&p.g_r, &p.g_b] {
-        line_buffer(f, 4);
-        f.vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
-    }
-    for f in [&p.curved, &p.unsharp_y] {
-        line_buffer(f, 4);
-        row_pair_tiles(f, &["c", "yi"]);
-    }
+    // Each vector holds one column parity (x = 2·(base + lane) + x_pair) and each unrolled
+    // row one row parity: the interleaving selects fold, the half-resolution planes load
+    // densely, and the two column parities' strided stores combine into one dense store.
+    p.curved
+        .compute_at(&p.output, "yo")
+        .align_bounds(x, 2)
+        .align_bounds(y, 2)
+        .split_with_tail("x", "x", "x_pair", 2, TailStrategy::RoundUp)
+        .split_with_tail("y", "y", "y_pair", 2, TailStrategy::RoundUp)
+        .reorder(&[
+            "x_pair".into(),
+            "c".into(),
+            "y_pair".into(),
+            "x".into(),
+            "y".into(),
+        ])
+        .vectorize_with_tail("x", VECTOR / 2, TailStrategy::RoundUp)
+        .unroll_loop("x_pair")
+        .unroll_loop("c")
+        .unroll_loop("y_pair");
+    p.unsharp_y
+        .compute_at(&p.output, "yi")
+        .reorder(&["x".into(), "c".into(), "y".into()])
+        .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp)
+        .unroll_loop("c");
 }
 
 /// Every stage at root, parallel over its outermost dimension and vectorized over its
