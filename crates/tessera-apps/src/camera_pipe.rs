@@ -25,16 +25,22 @@
 //! W = ((W_in − 32)/32)·32 and H = ((H_in − 24)/32)·32, so always a multiple of 32 in x and
 //! y; inputs smaller than 64 × 56 are refused.
 //!
-//! Schedules: `manual` (Halide's: the output bounded to the rule's box from (0, 0), in
-//! 32-row strips in parallel, 2 rows at a time, c unrolled; folded line buffers per strip for
-//! shifted, denoised, deinterleaved, g_r, g_b, curved and unsharp_y, computed per 2-row step
-//! in 64-lane vectors; the demosaic and colour matrix inlined into curved; the tone curve at
-//! root) and `root`. Measured at 2560 × 1920 on a loaded 2-CPU machine (medians of 10, three
-//! alternating rounds): `manual` 27–30 ms, `root` 34–37 ms, with 1 or 2 threads alike.
-//! Computing the three demosaicked colours per vector of curved (Halide's hint) or the
-//! half-resolution colour differences as line buffers measured no faster here (19–20 ms each
-//! at best against 19 ms), so `manual` keeps the simplest. The `x % 2` and `y % 2` selects of
-//! the interleaving are not folded away (the lowered code still selects per lane).
+//! Schedules: `manual` and `root`. `manual` is Halide's schedule reworked (see `manual`): the
+//! output bounded to the rule's box from (0, 0), in 32-row strips in parallel, 2 rows at a
+//! time, c unrolled; shifted, denoised, deinterleaved, g_r, g_b and curved computed once per
+//! strip in 64-lane vectors, with curved aligned to quads and unrolled over their parity (the
+//! demosaic and colour matrix inlined into it, the interleaving selects folded away);
+//! unsharp_y per 2-row step; the tone curve at root. Halide computes its line buffers per
+//! 2-row step and slides them down the strip; Tessera never slides a Func whose y split
+//! rounds up, so there each step recomputed the whole window (about 5 times the needed rows
+//! of the early stages): that, and the per-lane parity selects, made the schedule as Halide
+//! writes it 1.5 times Halide's time. Measured at 2560 × 1920 on the 2-CPU machine shared
+//! with another job (`python bench/compare.py --apps camera_pipe --threads 1,2 --runs 10
+//! --rounds 3 --tessera-schedules manual --halide-schedules manual`, medians of per-round
+//! ratios): `manual` / Halide 21 manual 0.60 at 1 thread, 0.74 at 2 (best runs 8.8 ms
+//! against Halide's 13.2 ms). Computing the demosaicked colours per vector of curved
+//! (Halide's hint), inlining shifted, strips of 16 or 64 rows and 16-lane vectors of curved
+//! measured no faster (paired ratios 1.28, 1.06, 1.12, 1.01 and 1.01).
 
 use tessera::eval::value::Value;
 use tessera::lang::param::ParamBinding;
