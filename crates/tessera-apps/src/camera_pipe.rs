@@ -37,8 +37,8 @@
 //! writes it 1.5 times Halide's time. Measured at 2560 × 1920 on the 2-CPU machine shared
 //! with another job (`python bench/compare.py --apps camera_pipe --threads 1,2 --runs 10
 //! --rounds 3 --tessera-schedules manual --halide-schedules manual`, medians of per-round
-//! ratios): `manual` / Halide 21 manual 0.60 at 1 thread, 0.74 at 2 (best runs 8.8 ms
-//! against Halide's 13.2 ms). Computing the demosaicked colours per vector of curved
+//! ratios): `manual` / Halide 21 manual 0.71 at 1 thread (9.3 ms against 13.3 ms) and 0.70
+//! at 2 (8.9 ms against 12.7 ms; the other job held the second CPU, so neither side scaled). Computing the demosaicked colours per vector of curved
 //! (Halide's hint), inlining shifted, strips of 16 or 64 rows and 16-lane vectors of curved
 //! measured no faster (paired ratios 1.28, 1.06, 1.12, 1.01 and 1.01).
 
