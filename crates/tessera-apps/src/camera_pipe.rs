@@ -32,8 +32,8 @@
 //! demosaic and colour matrix inlined into it, the interleaving selects folded away);
 //! unsharp_y per 2-row step; the tone curve at root. Halide computes its line buffers per
 //! 2-row step and slides them down the strip; Tessera never slides a Func whose y split
-//! rounds up, so there each step recomputed the whole window (about 5 times the needed rows
-//! of the early stages): that, and the per-lane parity selects, made the schedule as Halide
+//! rounds up, so there each step recomputed the whole window (5 times the needed rows of
+//! deinterleaved and denoised, 7 of shifted, twice those of curved): that, and the per-lane parity selects, made the schedule as Halide
 //! writes it 1.5 times Halide's time. Measured at 2560 × 1920 on the 2-CPU machine shared
 //! with another job (`python bench/compare.py --apps camera_pipe --threads 1,2 --runs 10
 //! --rounds 3 --tessera-schedules manual --halide-schedules manual`, medians of per-round
