@@ -25,22 +25,24 @@
 //! W = ((W_in − 32)/32)·32 and H = ((H_in − 24)/32)·32, so always a multiple of 32 in x and
 //! y; inputs smaller than 64 × 56 are refused.
 //!
-//! Schedules: `manual` and `root`. `manual` is Halide's schedule reworked (see `manual`): the
-//! output bounded to the rule's box from (0, 0), in 32-row strips in parallel, 2 rows at a
-//! time, c unrolled; shifted, denoised, deinterleaved, g_r, g_b and curved computed once per
-//! strip in 64-lane vectors, with curved aligned to quads and unrolled over their parity (the
-//! demosaic and colour matrix inlined into it, the interleaving selects folded away);
-//! unsharp_y per 2-row step; the tone curve at root. Halide computes its line buffers per
-//! 2-row step and slides them down the strip; Tessera never slides a Func whose y split
-//! rounds up, so there each step recomputed the whole window (5 times the needed rows of
-//! deinterleaved and denoised, 7 of shifted, twice those of curved): that, and the per-lane parity selects, made the schedule as Halide
-//! writes it 1.5 times Halide's time. Measured at 2560 × 1920 on the 2-CPU machine shared
-//! with another job (`python bench/compare.py --apps camera_pipe --threads 1,2 --runs 10
-//! --rounds 3 --tessera-schedules manual --halide-schedules manual`, medians of per-round
-//! ratios): `manual` / Halide 21 manual 0.71 at 1 thread (9.3 ms against 13.3 ms) and 0.70
-//! at 2 (8.9 ms against 12.7 ms; the other job held the second CPU, so neither side scaled). Computing the demosaicked colours per vector of curved
-//! (Halide's hint), inlining shifted, strips of 16 or 64 rows and 16-lane vectors of curved
-//! measured no faster (paired ratios 1.28, 1.06, 1.12, 1.01 and 1.01).
+//! Schedules: `manual` and `root`. `manual` is Halide's schedule reworked (see `manual`):
+//! the output bounded to the rule's box from (0, 0), in 32-row strips in parallel, 2 rows
+//! at a time, c unrolled; shifted, denoised, deinterleaved, g_r, g_b and curved computed
+//! once per strip in 64-lane vectors, with curved aligned to quads and unrolled over their
+//! parity (the demosaic and colour matrix inlined into it, the interleaving selects folded
+//! away); unsharp_y per 2-row step; the tone curve at root. Halide computes its line
+//! buffers per 2-row step and slides them down the strip; Tessera never slides a Func whose
+//! y split rounds up, so there each step recomputed the whole window (5 times the needed
+//! rows of deinterleaved and denoised, 7 times those of shifted, twice those of curved):
+//! that, and the per-lane parity selects, made the schedule as Halide writes it 1.5 times
+//! Halide's time. Measured at 2560 × 1920 on the 2-CPU machine shared with another job
+//! (`python bench/compare.py --apps camera_pipe --threads 1,2 --runs 10 --rounds 3
+//! --tessera-schedules manual --halide-schedules manual`, medians of per-round ratios):
+//! `manual` / Halide 21 manual 0.71 at 1 thread (9.3 ms against 13.3 ms) and 0.70 at 2 (8.9
+//! ms against 12.7 ms; the other job held the second CPU, so neither side scaled).
+//! Computing the demosaicked colours per vector of curved (Halide's hint), inlining shifted
+//! or denoised, strips of 16 or 64 rows and 16-lane vectors of curved measured no faster
+//! (medians of paired ratios 1.28, 1.05, 1.06, 1.12, 1.01 and 1.01).
 
 use tessera::eval::value::Value;
 use tessera::lang::param::ParamBinding;
