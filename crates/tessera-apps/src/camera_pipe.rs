@@ -25,21 +25,28 @@
 //! W = ((W_in − 32)/32)·32 and H = ((H_in − 24)/32)·32, so always a multiple of 32 in x and
 //! y; inputs smaller than 64 × 56 are refused.
 //!
-//! Schedules: `manual` (Halide's: the output bounded to the rule's box from (0, 0), in
-//! 32-row strips in parallel, 2 rows at a time, c unrolled; folded line buffers per strip for
-//! shifted, denoised, deinterleaved, g_r, g_b, curved and unsharp_y, computed per 2-row step
-//! in 64-lane vectors; the demosaic and colour matrix inlined into curved; the tone curve at
-//! root) and `root`. Measured at 2560 × 1920 on a loaded 2-CPU machine (medians of 10, three
-//! alternating rounds): `manual` 27–30 ms, `root` 34–37 ms, with 1 or 2 threads alike.
-//! Computing the three demosaicked colours per vector of curved (Halide's hint) or the
-//! half-resolution colour differences as line buffers measured no faster here (19–20 ms each
-//! at best against 19 ms), so `manual` keeps the simplest. The `x % 2` and `y % 2` selects of
-//! the interleaving are not folded away (the lowered code still selects per lane).
+//! Schedules: `manual` and `root`. `manual` is Halide's schedule reworked (see `manual`):
+//! the output bounded to the rule's box from (0, 0), in 32-row strips in parallel, 2 rows
+//! at a time, c unrolled; shifted, denoised, deinterleaved, g_r, g_b and curved computed
+//! once per strip in 64-lane vectors, with curved aligned to quads and unrolled over their
+//! parity (the demosaic and colour matrix inlined into it, the interleaving selects folded
+//! away); unsharp_y per 2-row step; the tone curve at root. Halide computes its line
+//! buffers per 2-row step and slides them down the strip; Tessera never slides a Func whose
+//! y split rounds up, so there each step recomputed the whole window (5 times the needed
+//! rows of deinterleaved and denoised, 7 times those of shifted, twice those of curved):
+//! that, and the per-lane parity selects, made the schedule as Halide writes it 1.5 times
+//! Halide's time. Measured at 2560 × 1920 on the 2-CPU machine shared with another job
+//! (`python bench/compare.py --apps camera_pipe --threads 1,2 --runs 10 --rounds 3
+//! --tessera-schedules manual --halide-schedules manual`, medians of per-round ratios):
+//! `manual` / Halide 21 manual 0.71 at 1 thread (9.3 ms against 13.3 ms) and 0.70 at 2 (8.9
+//! ms against 12.7 ms; the other job held the second CPU, so neither side scaled).
+//! Computing the demosaicked colours per vector of curved (Halide's hint), inlining shifted
+//! or denoised, strips of 16 or 64 rows and 16-lane vectors of curved measured no faster
+//! (medians of paired ratios 1.28, 1.05, 1.06, 1.12, 1.01 and 1.01).
 
 use tessera::eval::value::Value;
 use tessera::lang::param::ParamBinding;
 use tessera::lang::schedule::TailStrategy;
-use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 use crate::app::{pipeline_functions, AppDefinition, AppPipeline};
@@ -563,18 +570,19 @@ pub const SCHEDULES: &[Schedule<CameraPipeFuncs>] = &[
     },
 ];
 
-/// Halide's schedule: the output in strips of 32 rows in parallel, computed 2 rows at a time
-/// with c unrolled innermost; line buffers per strip (stored at the strip, computed per
-/// 2-row step, folded) for the stages up to the green planes, curved and unsharp_y; the
-/// tone curve at root.
+/// Halide's schedule, reworked: the output in strips of 32 rows in parallel, 2 rows at a time
+/// with c unrolled innermost; every stage up to curved computed once per strip (not per 2-row
+/// step: a split of y that rounds up never slides, so per step each line buffer would
+/// recompute its whole window); curved aligned to quads and unrolled over their parity, so
+/// the demosaic's `x % 2` and `y % 2` selects fold away; unsharp_y per 2-row step; the tone
+/// curve at root.
 fn manual(p: &CameraPipeFuncs) {
     let (x, y, c) = (Var::new("x"), Var::new("y"), Var::new("c"));
     p.curve
         .compute_root()
         .vectorize_with_tail("i", 8, TailStrategy::RoundUp);
     p.sharpen_strength_x32.compute_root();
-    // The output is exactly the rule's box from (0, 0) (as Halide's schedule bounds it): its
-    // row pairs are then even rows of the mosaic, which folding the line buffers relies on.
+    // The output is exactly the rule's box from (0, 0) (as Halide's schedule bounds it).
     let (width, height) = output_extent_exprs(&p.input);
     p.output
         .bound(x, 0, width)
@@ -586,44 +594,40 @@ fn manual(p: &CameraPipeFuncs) {
         .vectorize("x", OUTPUT_VECTOR)
         .unroll_loop("c")
         .parallel("yo");
-    let line_buffer = |f: &Func, fold: i32| {
-        f.store_at(&p.output, "yo")
-            .compute_at(&p.output, "yi")
-            .fold_storage(y, fold);
-    };
-    // A tile of one vector by 2 rows, the vector's loop innermost, then the unrolled loops
-    // `unrolled`, then the rows: rounded up, so each 2-row step starts on an even row.
-    let row_pair_tiles = |f: &Func, unrolled: &[&str]| {
-        let order: Vec<DimName> = std::iter::once("xi")
-            .chain(unrolled.iter().copied())
-            .chain(["x", "y"])
-            .map(DimName::from)
-            .collect();
-        f.split_with_tail("x", "x", "xi", VECTOR, TailStrategy::RoundUp)
-            .split_with_tail("y", "y", "yi", 2, TailStrategy::RoundUp)
-            .reorder(&order)
-            .vectorize_loop("xi");
-        for &dim in unrolled {
-            f.unroll_loop(dim);
-        }
-    };
-    for f in [&p.shifted, &p.denoised] {
-        line_buffer(f, 16);
-        row_pair_tiles(f, &["yi"]);
+    for f in [&p.shifted, &p.denoised, &p.g_r, &p.g_b] {
+        f.compute_at(&p.output, "yo")
+            .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
     }
-    line_buffer(&p.deinterleaved, 8);
     p.deinterleaved
+        .compute_at(&p.output, "yo")
         .reorder(&["c".into(), "x".into(), "y".into()])
         .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp)
         .unroll_loop("c");
-    for f in [&p.g_r, &p.g_b] {
-        line_buffer(f, 4);
-        f.vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
-    }
-    for f in [&p.curved, &p.unsharp_y] {
-        line_buffer(f, 4);
-        row_pair_tiles(f, &["c", "yi"]);
-    }
+    // Each vector holds one column parity (x = 2·(base + lane) + x_pair) and each unrolled
+    // row one row parity: the interleaving selects fold, the half-resolution planes load
+    // densely, and the two column parities' strided stores combine into one dense store.
+    p.curved
+        .compute_at(&p.output, "yo")
+        .align_bounds(x, 2)
+        .align_bounds(y, 2)
+        .split_with_tail("x", "x", "x_pair", 2, TailStrategy::RoundUp)
+        .split_with_tail("y", "y", "y_pair", 2, TailStrategy::RoundUp)
+        .reorder(&[
+            "x_pair".into(),
+            "c".into(),
+            "y_pair".into(),
+            "x".into(),
+            "y".into(),
+        ])
+        .vectorize_with_tail("x", VECTOR / 2, TailStrategy::RoundUp)
+        .unroll_loop("x_pair")
+        .unroll_loop("c")
+        .unroll_loop("y_pair");
+    p.unsharp_y
+        .compute_at(&p.output, "yi")
+        .reorder(&["x".into(), "c".into(), "y".into()])
+        .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp)
+        .unroll_loop("c");
 }
 
 /// Every stage at root, parallel over its outermost dimension and vectorized over its
