@@ -27,11 +27,15 @@
 //!
 //! Schedules: `manual` (see `manual`: the spec's Halide schedule with every upsampling's parity
 //! select folded away, through `align_bounds` and unrolling by two) and `root`. Measured at
-//! 2048 × 2048 on a 2-CPU machine shared with other jobs (load ≈ 11; medians of 10 runs, one
-//! thread): `manual` 135–150 ms, the same schedule without the parity folding 174–180 ms,
-//! `root` 246–272 ms; Halide 21 with the spec's hint schedule 134–177 ms. Two threads gave
-//! no gain on that loaded machine. There is no `inline`: the collapse inlined
-//! would recompute every coarser level per pixel, an exponentially large expression.
+//! 2048 × 2048 on a 2-CPU machine shared with another job (`python bench/compare.py --apps
+//! pyramid_blend --threads 1,2 --runs 10 --rounds 3 --tessera-schedules manual
+//! --halide-schedules manual`, medians): `manual` 34.3 ms at one thread and 17.2 ms at two,
+//! Halide 21 with the same schedule 29.5 and 15.9 ms (ratios 1.16 and 1.13). Loop
+//! partitioning takes every clamped level read out of the steady state (dense and stride-2
+//! loads, not gathers); computing the three channels of a row together (Halide's order), strips
+//! of 64 rows, and the horizontal upsamples slid down the strip instead of computed per strip
+//! measured no faster. There is no `inline`: the collapse inlined would recompute every
+//! coarser level per pixel, an exponentially large expression.
 
 use tessera::lang::schedule::TailStrategy;
 use tessera::prelude::*;

@@ -8,6 +8,7 @@ mod lower_common;
 use lower_common::{check, u16_image, TestInputs};
 use tessera::ir::visit::visit_stmt_exprs;
 use tessera::ir::{BinaryOp, CallKind, ExprKind, Stmt};
+use tessera::lang::schedule::TailStrategy;
 use tessera::prelude::*;
 
 /// Whether some load from `buffer` in `s` has a vector index free of min, max, select and
@@ -324,4 +325,74 @@ fn predicated_vector_tails_leave_the_steady_state_unmasked() {
             run.lowered.stmt
         );
     }
+}
+
+/// A level of `input` repeated at its edges over `[0, extent)`, as a pyramid clamps its
+/// levels: the lower bound is the constant 0, so the simplifier writes the steady state's
+/// condition `0 <= min(x, extent - 1)` with a negation (`-min(x, extent - 1) <= 0`).
+fn level_clamped_at_zero(input: &ImageParam) -> Func {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let level = Func::new("level");
+    level.define((x, y), input.at((x, y))).unwrap();
+    let bounds = [0, 1].map(|d| (Expr::i32(0), input.extent(d)));
+    repeat_edge_with_bounds(&level, &bounds).unwrap()
+}
+
+/// Asserts that the steady state of the loop `name` inside the steady state of the row loop
+/// around it (the middle of 3 x 3 copies) reads `buffer` with clamp-free vector loads only.
+fn assert_steady_state_clean(s: &Stmt, name: &str, buffer: &str) {
+    let mut loops = Vec::new();
+    loops_named(s, name, &mut loops);
+    assert_eq!(loops.len(), 9, "{name}: 3 x 3 parts expected\n{s}");
+    assert_eq!(
+        load_shapes(&loops[4], buffer),
+        (true, false),
+        "{name}: the steady state still clamps its loads of {buffer}\n{s}"
+    );
+}
+
+#[test]
+fn downsampling_reads_of_a_level_clamped_at_zero_are_clean_in_the_steady_state() {
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let bc = level_clamped_at_zero(&input);
+    let down = Func::new("down");
+    let tap = |k: i32| bc.at((2 * x + k, y));
+    down.define((x, y), tap(-2) + tap(-1) * 2 + tap(0) + tap(1) + tap(2))
+        .unwrap();
+    down.vectorize(x, 8);
+    let image = u16_image(&[0, 0], &[80, 6], 11);
+    let run = check(
+        &down,
+        &TestInputs::new().image(&input, image),
+        &[0, -1],
+        &[40, 8],
+    );
+    assert_steady_state_clean(&run.lowered.stmt, "down.s0.x.x", "input");
+}
+
+#[test]
+fn upsampling_reads_at_half_a_column_pair_are_clean_in_the_steady_state() {
+    // Aligned to column pairs and unrolled by two, each lane reads `x / 2` of a vector base
+    // `min + 2 * 8 * v (+ 1)`: the steady state's bounds divide that base by 2.
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let bc = level_clamped_at_zero(&input);
+    let (ux, out) = (Func::new("ux"), Func::new("out"));
+    let tap = |k: i32| bc.at((x / 2 + k, y));
+    ux.define((x, y), tap(-1) + tap(0) * 2 + tap(1)).unwrap();
+    out.define((x, y), ux.at((x, y)) + 1).unwrap();
+    ux.compute_root()
+        .align_bounds(x, 2)
+        .split_with_tail("x", "x", "x_pair", 2, TailStrategy::RoundUp)
+        .unroll_loop("x_pair")
+        .vectorize_with_tail("x", 8, TailStrategy::RoundUp);
+    let image = u16_image(&[0, 0], &[40, 6], 12);
+    let run = check(
+        &out,
+        &TestInputs::new().image(&input, image),
+        &[0, 0],
+        &[80, 12],
+    );
+    assert_steady_state_clean(&run.lowered.stmt, "ux.s0.x.x.x", "input");
 }

@@ -16,7 +16,9 @@
 //!
 //! The steady range is an inner approximation: each site's condition (for vectors, on every
 //! lane) is reduced to bounds on the loop variable of the form `k * v + r <= 0` with a
-//! constant `k`, through `min`/`max` (a `min` needs only one side) and the lets of the body.
+//! constant `k`, through `min`/`max` (a `min` needs only one side), negations (a clamp's
+//! lower bound of 0 simplifies to `-min(x, hi) <= 0`), divisions by a constant that divides
+//! `v`'s coefficient (an upsampling's `x / 2`) and the lets of the body.
 //! A condition it cannot solve leaves its site alone, in all three parts.
 
 // `Expr` keys are sound: hashing and equality are structural and ignore the Func and RDom
@@ -597,6 +599,24 @@ fn lift_min_max(e: &Expr) -> Expr {
                 None => x.broadcast_to(lanes),
             }
         }
+        // The simplifier writes `0 - a` as `-a`: -min(p, q) = max(-p, -q), and the negation
+        // goes into ramps and broadcasts so their lanes can still be bounded.
+        ExprKind::Unary(UnaryOp::Neg, a) => {
+            let neg = |x: &Expr| lift_min_max(&Expr::unary(UnaryOp::Neg, x.clone()));
+            let a = lift_min_max(a);
+            if let Some((m, p, q)) = split(&a) {
+                return Expr::binary(flip(m), neg(&p), neg(&q));
+            }
+            match a.kind() {
+                ExprKind::Ramp(base, stride) => lift_min_max(&Expr::ramp(
+                    Expr::unary(UnaryOp::Neg, base.clone()),
+                    Expr::unary(UnaryOp::Neg, stride.clone()),
+                    a.ty().lanes / base.ty().lanes,
+                )),
+                ExprKind::Broadcast(x) => neg(x).broadcast_to(a.ty().lanes / x.ty().lanes),
+                _ => Expr::unary(UnaryOp::Neg, a),
+            }
+        }
         _ => e.clone(),
     }
 }
@@ -616,6 +636,10 @@ fn affine(e: &Expr, v: Symbol) -> Option<(i32, Expr)> {
     }
     match e.kind() {
         ExprKind::Var(n) if *n == v && e.ty() == Type::i32() => Some((1, Expr::i32(0))),
+        ExprKind::Unary(UnaryOp::Neg, a) => {
+            let (k, r) = affine(a, v)?;
+            Some((k.checked_neg()?, Expr::unary(UnaryOp::Neg, r)))
+        }
         ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
             let ((ka, ra), (kb, rb)) = (affine(a, v)?, affine(b, v)?);
             let k = if *op == BinaryOp::Add {
@@ -637,6 +661,13 @@ fn affine(e: &Expr, v: Symbol) -> Option<(i32, Expr)> {
                 k.checked_mul(c)?,
                 Expr::binary(BinaryOp::Mul, r, Expr::i32(c)),
             ))
+        }
+        // (k v + r) / c = (k / c) v + r / c when c > 0 divides k (division rounds down, so
+        // whole multiples of c pass through it): an upsampling's `x / 2` of a vector base.
+        ExprKind::Binary(BinaryOp::Div, a, b) => {
+            let c = i32::try_from(b.as_int_const()?).ok().filter(|&c| c > 0)?;
+            let (k, r) = affine(a, v)?;
+            (k % c == 0).then(|| (k / c, Expr::binary(BinaryOp::Div, r, Expr::i32(c))))
         }
         _ => None,
     }
