@@ -42,7 +42,7 @@ use tessera::prelude::*;
 
 use tessera::lang::param::ParamBinding;
 
-use crate::app::{pipeline_functions, AppDefinition, AppPipeline};
+use crate::app::{AppDefinition, AppPipeline};
 use crate::description::{
     extents, mins, AppDescription, InputRule, InputSpec, Shape, TYPICAL_EVAL_BYTES,
 };
@@ -378,7 +378,7 @@ pub const SCHEDULES: &[Schedule<PyramidBlendFuncs>] = &[
     Schedule {
         name: "root",
         min_output: (schedule::natural_vector_width(Type::f32()) as i64, 1),
-        apply: root,
+        apply: schedule::root,
     },
 ];
 
@@ -448,16 +448,6 @@ pub fn manual(p: &PyramidBlendFuncs) {
         for up in [&p.up_a[l], &p.up_b[l], &p.up_out[l]] {
             upsample_per_strip(&up.ux, out);
         }
-    }
-}
-
-/// `root`: every Func at root (the level-0 copies and the `repeat_edge` Funcs too), parallel
-/// over its outermost dimension and vectorized over x.
-pub fn root(p: &PyramidBlendFuncs) {
-    for function in pipeline_functions(&p.output) {
-        let f = Func::from_function(function);
-        f.compute_root();
-        schedule::parallel_vectorized(&f);
     }
 }
 
