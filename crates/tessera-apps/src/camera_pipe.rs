@@ -849,6 +849,24 @@ pub fn reference(input: &Buffer<u16>, p: &Parameters) -> Result<Buffer<u8>> {
             at(c, x + b.0, y + b.1),
         )
     };
+    // The colour `c` at a site of the other colour, from the diagonal pair of quads (offsets
+    // `[pa, pb, na, nb]`: the positive diagonal, then the negative) along which `c` changes
+    // less.
+    let diagonal = |green: i16,
+                    gc: &Buffer<i16>,
+                    c: &Buffer<i16>,
+                    x: i64,
+                    y: i64,
+                    [pa, pb, na, nb]: [(i64, i64); 4]| {
+        let change = |a: (i64, i64), b: (i64, i64)| {
+            at(c, x + a.0, y + a.1).abs_diff(at(c, x + b.0, y + b.1))
+        };
+        if change(pa, pb) < change(na, nb) {
+            from(green, gc, c, x, y, pa, pb)
+        } else {
+            from(green, gc, c, x, y, na, nb)
+        }
+    };
     // Demosaicked colour `colour` (0 r, 1 g, 2 b) at site (x, y).
     let demosaic = |x: i64, y: i64, colour: usize| -> i16 {
         let (qx, qy) = (x.div_euclid(2), y.div_euclid(2));
@@ -861,30 +879,22 @@ pub fn reference(input: &Buffer<u16>, p: &Parameters) -> Result<Buffer<u8>> {
             ((0, 0), _) => from(gr, &g_b, &b_b, qx, qy, (0, 0), (0, -1)),
             ((1, 0), 0) => at(&r_r, qx, qy),
             ((1, 0), 1) => at(&g_r, qx, qy),
-            ((1, 0), _) => {
-                let green = at(&g_r, qx, qy);
-                let (pa, pb, na, nb) = ((0, 0), (1, -1), (1, 0), (0, -1));
-                let change = |a: (i64, i64), b: (i64, i64)| {
-                    at(&b_b, qx + a.0, qy + a.1).abs_diff(at(&b_b, qx + b.0, qy + b.1))
-                };
-                if change(pa, pb) < change(na, nb) {
-                    from(green, &g_b, &b_b, qx, qy, pa, pb)
-                } else {
-                    from(green, &g_b, &b_b, qx, qy, na, nb)
-                }
-            }
-            ((0, 1), 0) => {
-                let green = at(&g_b, qx, qy);
-                let (pa, pb, na, nb) = ((0, 0), (-1, 1), (-1, 0), (0, 1));
-                let change = |a: (i64, i64), b: (i64, i64)| {
-                    at(&r_r, qx + a.0, qy + a.1).abs_diff(at(&r_r, qx + b.0, qy + b.1))
-                };
-                if change(pa, pb) < change(na, nb) {
-                    from(green, &g_r, &r_r, qx, qy, pa, pb)
-                } else {
-                    from(green, &g_r, &r_r, qx, qy, na, nb)
-                }
-            }
+            ((1, 0), _) => diagonal(
+                at(&g_r, qx, qy),
+                &g_b,
+                &b_b,
+                qx,
+                qy,
+                [(0, 0), (1, -1), (1, 0), (0, -1)],
+            ),
+            ((0, 1), 0) => diagonal(
+                at(&g_b, qx, qy),
+                &g_r,
+                &r_r,
+                qx,
+                qy,
+                [(0, 0), (-1, 1), (-1, 0), (0, 1)],
+            ),
             ((0, 1), 1) => at(&g_b, qx, qy),
             ((0, 1), _) => at(&b_b, qx, qy),
             (_, 0) => from(gb, &g_r, &r_r, qx, qy, (0, 0), (0, 1)),
