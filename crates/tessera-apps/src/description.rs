@@ -134,3 +134,9 @@ pub fn extents(image: &AnyBuffer) -> Vec<i64> {
 pub fn mins(image: &AnyBuffer) -> Vec<i64> {
     image.dims().iter().map(|d| d.min).collect()
 }
+
+/// Whether every input starts at 0 in every dimension: an `InputRule` for apps whose
+/// algorithm places boundaries or clamps at coordinate 0.
+pub fn all_start_at_zero(inputs: &[AnyBuffer]) -> bool {
+    inputs.iter().all(|i| mins(i).iter().all(|&m| m == 0))
+}

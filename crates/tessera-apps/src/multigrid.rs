@@ -42,7 +42,7 @@ use tessera::lang::param::ParamBinding;
 
 use crate::app::{AppDefinition, AppPipeline};
 use crate::description::{
-    extents, mins, AppDescription, InputRule, InputSpec, Shape, TYPICAL_EVAL_BYTES,
+    all_start_at_zero, extents, AppDescription, InputRule, InputSpec, Shape, TYPICAL_EVAL_BYTES,
 };
 use crate::schedule::{self, AppFuncs, Schedule};
 use crate::synthetic;
@@ -397,11 +397,6 @@ pub fn output_extents(input_extents: [i64; 2]) -> Result<[i64; 2]> {
     check_extents("V", &input_extents)
 }
 
-/// Whether V and F (inputs 0 and 1) start at (0, 0), where the grid's boundary is.
-fn inputs_start_at_zero(inputs: &[AnyBuffer]) -> bool {
-    inputs.iter().all(|i| mins(i) == [0, 0])
-}
-
 /// Whether V's (input 0's) W − 1 and H − 1 are positive multiples of `GRID_MULTIPLE`.
 fn grid_halves(inputs: &[AnyBuffer]) -> bool {
     check_extents("V", &extents(&inputs[0])).is_ok()
@@ -433,7 +428,7 @@ pub const DESCRIPTION: AppDescription = AppDescription {
         InputRule {
             input: "V",
             rule: "V and F must start at (0, 0)",
-            holds: inputs_start_at_zero,
+            holds: all_start_at_zero,
         },
         InputRule {
             input: "V",

@@ -44,7 +44,7 @@ use tessera::lang::param::ParamBinding;
 
 use crate::app::{AppDefinition, AppPipeline};
 use crate::description::{
-    extents, mins, AppDescription, InputRule, InputSpec, Shape, TYPICAL_EVAL_BYTES,
+    all_start_at_zero, extents, AppDescription, InputRule, InputSpec, Shape, TYPICAL_EVAL_BYTES,
 };
 use crate::schedule::{self, AppFuncs, Schedule};
 use crate::synthetic;
@@ -247,11 +247,6 @@ pub fn funcs() -> Result<PyramidBlendFuncs> {
     })
 }
 
-/// Whether every input starts at 0: the levels are clamped to `[0, W_l)`.
-fn inputs_start_at_zero(inputs: &[AnyBuffer]) -> bool {
-    inputs.iter().all(|i| mins(i).iter().all(|&m| m == 0))
-}
-
 /// Whether `img2` (input 1) has `img1`'s extents.
 fn images_match(inputs: &[AnyBuffer]) -> bool {
     extents(&inputs[1]) == extents(&inputs[0])
@@ -289,7 +284,7 @@ pub const DESCRIPTION: AppDescription = AppDescription {
         InputRule {
             input: "img1",
             rule: "every input must start at 0 in every dimension",
-            holds: inputs_start_at_zero,
+            holds: all_start_at_zero,
         },
         InputRule {
             input: "img2",
