@@ -4,12 +4,12 @@
 //! however long the block is — GVN's dependence scan gives up after 100 instructions; combine
 //! instructions, simplify control flow, reassociate integer sums so that the loop-invariant
 //! terms of an address (row and channel offsets) group together and are hoisted — unsharp's
-//! seven-row blur loop drops from 30 to 18 instructions —, rotate loops into bottom-tested form — which is what
-//! lets the register allocator keep a loop's invariant pointers in registers instead of
-//! reloading them every iteration — number values, hoist loop invariants) instead of
+//! seven-row blur loop drops from 30 to 18 instructions —, rotate loops into bottom-tested form
+//! — which is what lets the register allocator keep a loop's invariant pointers in registers
+//! instead of reloading them every iteration — number values, hoist loop invariants) instead of
 //! `default<O3>`, which costs tens of milliseconds and re-vectorizes code that is already
-//! vectorized. Instruction selection (in the JIT or the target machine) still
-//! strength-reduces loop addressing.
+//! vectorized. Instruction selection (in the JIT or the target machine) still strength-reduces
+//! loop addressing.
 
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
