@@ -83,10 +83,12 @@ fn a_tuple_sum_serially() {
 }
 
 #[test]
-#[ignore = "refused (no atomic()): f.update(0).vectorize(r.x, 8): iterations of the reduction loop may write the same point of f; and parallel(r.x) likewise"]
 fn a_tuple_sum_vectorized_and_parallel() {
     let (f, r) = pair_sum();
-    f.update_stage(0).vectorize(r.x(), 8).parallel(r.x());
+    f.update_stage(0)
+        .atomic()
+        .vectorize(r.x(), 8)
+        .parallel(r.x());
     check_pair_sum(&check(&f, &TestInputs::new(), &[], &[]));
 }
 
@@ -97,9 +99,8 @@ fn a_complex_product_serially() {
 }
 
 #[test]
-#[ignore = "refused (no atomic()): f.update(0).vectorize(r.x, 8): iterations of the reduction loop may write the same point of f"]
 fn a_complex_product_vectorized() {
     let (f, r) = complex_product();
-    f.update_stage(0).vectorize(r.x(), 8);
+    f.update_stage(0).atomic().vectorize(r.x(), 8);
     check_complex_product(&check(&f, &TestInputs::new(), &[], &[]));
 }
