@@ -2,9 +2,9 @@
 //! into a zero-dimensional Func, vectorized (and parallelized) over the RDom with
 //! `atomic()`: the sums of `(r, 2r)` for r in [1, 100], and the product of 50 unit complex
 //! numbers `(cos r, sin r)`. Halide checks the values (and, for the sums, that the code has
-//! horizontal vector reductions and atomics without a mutex). Tessera has no `atomic()`
-//! and refuses to vectorize or parallelize a reduction loop whose iterations update one
-//! point; those cases are ignored with the error, and the same reductions are checked serially.
+//! horizontal vector reductions and atomics without a mutex; here the values, the sums'
+//! elements each reduced horizontally, the product's lanes updated in turn since its
+//! elements read each other), and the same reductions are checked serially.
 
 use crate::lower_common::{check, Checked, TestInputs};
 use tessera::prelude::*;
