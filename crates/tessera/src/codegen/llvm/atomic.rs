@@ -112,7 +112,7 @@ impl<'ctx> Codegen<'ctx> {
         let old = self.builder.build_phi(int, "old").built();
         old.add_incoming(&[(&first, entry)]);
         let old_bits = old.as_basic_value();
-        let old_value = self.from_bits(old_bits, ty);
+        let old_value = self.element_of_bits(old_bits, ty);
         let name = Symbol::new(&format!("{buffer}.atomic_old"));
         let recomputed = with_point_as(value, buffer, index, Expr::var(name, ty));
         let new = self.with_name(name, old_value, |cg| cg.expr(&recomputed))?;
@@ -138,7 +138,7 @@ impl<'ctx> Codegen<'ctx> {
     }
 
     /// The element of type `ty` whose stored bits are `bits`.
-    fn from_bits(&self, bits: Value<'ctx>, ty: Type) -> Value<'ctx> {
+    fn element_of_bits(&self, bits: Value<'ctx>, ty: Type) -> Value<'ctx> {
         if ty.is_float() {
             self.builder
                 .build_bit_cast(bits, self.llvm_type(ty), "")
