@@ -162,7 +162,8 @@ impl Interpreter {
                     Err(Error::Runtime(self.assertion_message(message)?))
                 }
             }
-            StmtKind::ProducerConsumer { body, .. } => self.exec(body),
+            // Loops run one iteration at a time here, so every store is already atomic.
+            StmtKind::ProducerConsumer { body, .. } | StmtKind::Atomic { body } => self.exec(body),
             StmtKind::For {
                 name,
                 min,

@@ -75,6 +75,12 @@ pub struct StageSchedule {
     /// Alternative loop structures, each used when its condition holds (the first that
     /// holds wins; this schedule is used when none does).
     pub specializations: Vec<Specialization>,
+    /// `Stage::atomic`: each store of the stage is an atomic read-modify-write of its point,
+    /// so its reduction loops may run in parallel or as vector lanes.
+    pub atomic: bool,
+    /// `Stage::allow_race_conditions`: its reduction loops may run in parallel or as vector
+    /// lanes unchecked (the user promises the races are benign).
+    pub allow_race_conditions: bool,
 }
 
 /// `Stage::specialize`: a loop structure for the runs where `condition` (over Params and
@@ -100,7 +106,7 @@ impl StageSchedule {
         StageSchedule {
             splits: Vec::new(),
             dims,
-            specializations: Vec::new(),
+            ..StageSchedule::default()
         }
     }
 
@@ -154,7 +160,7 @@ impl StageSchedule {
         StageSchedule {
             splits: Vec::new(),
             dims: rdims.chain(pure).collect(),
-            specializations: Vec::new(),
+            ..StageSchedule::default()
         }
     }
 }
@@ -225,6 +231,9 @@ pub struct FuncSchedule {
     pub alignments: Vec<StorageAlignment>,
     /// `align_bounds`: dimensions whose computed region is widened to multiples.
     pub bound_alignments: Vec<BoundAlignment>,
+    /// `Func::allow_race_conditions`: every update's reduction loops may run in parallel or
+    /// as vector lanes unchecked.
+    pub allow_race_conditions: bool,
     /// Mistakes found while scheduling, reported by lowering.
     pub errors: Vec<String>,
 }
@@ -279,6 +288,7 @@ impl Default for FuncSchedule {
             folds: Vec::new(),
             alignments: Vec::new(),
             bound_alignments: Vec::new(),
+            allow_race_conditions: false,
             errors: Vec::new(),
         }
     }

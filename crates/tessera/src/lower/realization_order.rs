@@ -40,8 +40,15 @@ pub fn realization_order(output: &Function) -> Result<Environment> {
     for name in &order {
         let f = &funcs[name];
         let c = f.read();
-        if let Some(first) = c.schedule.errors.first() {
-            let more = c.schedule.errors.len() - 1;
+        let errors: Vec<String> = c
+            .schedule
+            .errors
+            .iter()
+            .cloned()
+            .chain(crate::lang::stage::race_errors(&c))
+            .collect();
+        if let Some(first) = errors.first() {
+            let more = errors.len() - 1;
             let suffix = if more > 0 {
                 format!(" (and {more} more schedule errors in {name})")
             } else {

@@ -58,6 +58,8 @@ impl Layout {
 struct Flattener<'a> {
     env: &'a Environment,
     layouts: HashMap<Symbol, Layout>,
+    /// Inside an atomic update's statement.
+    in_atomic: bool,
 }
 
 impl Flattener<'_> {
@@ -189,6 +191,19 @@ impl Mutator for Flattener<'_> {
                 if values.len() == 1 {
                     return store(0, values[0].clone());
                 }
+                // In an atomic update, elements that do not read each other at the point are
+                // stored straight from their values, so each store is an atomic update of
+                // its own element that reads it.
+                if self.in_atomic
+                    && !elements_read_each_other(&values, |i| {
+                        let buffer = value_buffer(*func, i, values.len());
+                        (buffer, self.layout(*func, buffer, args.len()).index(&args))
+                    })
+                {
+                    return Stmt::block(
+                        values.iter().enumerate().map(|(i, v)| store(i, v.clone())),
+                    );
+                }
                 // A Tuple's values are all computed before any is stored (they may read the
                 // point being overwritten).
                 let temps: Vec<Symbol> = (0..values.len())
@@ -206,9 +221,26 @@ impl Mutator for Flattener<'_> {
                 }
                 body
             }
+            StmtKind::Atomic { .. } => {
+                let outer = std::mem::replace(&mut self.in_atomic, true);
+                let flat = crate::ir::visit::mutate_stmt_children(self, s);
+                self.in_atomic = outer;
+                flat
+            }
             _ => crate::ir::visit::mutate_stmt_children(self, s),
         }
     }
+}
+
+/// Whether some element of a Tuple's flattened `values` reads another element at the point
+/// being stored (`point(j)`: element j's buffer and index there).
+fn elements_read_each_other(values: &[Expr], point: impl Fn(usize) -> (Symbol, Expr)) -> bool {
+    values.iter().enumerate().any(|(i, v)| {
+        (0..values.len()).filter(|&j| j != i).any(|j| {
+            let (buffer, index) = point(j);
+            crate::ir::read_modify_write::reads_point(v, buffer, &index)
+        })
+    })
 }
 
 /// `extent` (never negative) rounded up to a multiple of `alignment`, as
@@ -229,6 +261,7 @@ pub fn storage_flattening(s: &Stmt, env: &Environment) -> Stmt {
     Flattener {
         env,
         layouts: HashMap::new(),
+        in_atomic: false,
     }
     .mutate_stmt(s)
 }

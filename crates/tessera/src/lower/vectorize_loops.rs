@@ -4,12 +4,15 @@
 //! stores. A condition that differs between lanes (a `GuardWithIf` tail, an RDom predicate)
 //! becomes a predicate on the loads and stores it guards — never scalarized; where both of
 //! its branches store to the same place (a `PredicateLoads` tail), one store of a `select`
-//! with predicated loads. A Func computed
+//! with predicated loads. An atomic update (`Stage::atomic`) storing to one point from every
+//! lane becomes a horizontal reduction of its operand and one scalar atomic store; any other
+//! atomic update keeps the loop serial, its lanes updating in turn. A Func computed
 //! inside the loop (an inline reduction) gets one copy of its storage per lane.
 
 use std::collections::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
+use crate::ir::read_modify_write::{identity, reduce_lanes, split_update};
 use crate::ir::visit::mutate_exprs;
 use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol, Type, UnaryOp};
 
@@ -39,8 +42,19 @@ pub fn vectorize_loops(s: &Stmt) -> Result<Stmt> {
                 vector_vars: HashMap::new(),
                 predicate: None,
                 per_lane: HashSet::new(),
+                lanes_in_turn: false,
             };
-            v.stmt(&body)
+            let vectorized = v.stmt(&body)?;
+            if v.lanes_in_turn {
+                return Ok(Stmt::for_loop(
+                    *name,
+                    min.clone(),
+                    extent.clone(),
+                    ForKind::Serial,
+                    body,
+                ));
+            }
+            Ok(vectorized)
         }
         _ => {
             let mut error = None;
@@ -70,6 +84,9 @@ struct Vectorizer {
     /// Buffers allocated inside the loop, one copy per lane: element `i` of lane `l` is at
     /// `i * lanes + l`.
     per_lane: HashSet<Symbol>,
+    /// An atomic update inside is not a horizontal reduction, so the lanes must run one
+    /// after another (as the serial loop), each an atomic update of its own.
+    lanes_in_turn: bool,
 }
 
 impl Vectorizer {
@@ -378,6 +395,13 @@ impl Vectorizer {
             StmtKind::Provide { func, .. } => {
                 return Err(self.error(&format!("internal error: unflattened Provide to {func}")))
             }
+            StmtKind::Atomic { body } => match self.horizontal_reduction(body)? {
+                Some(reduced) => Stmt::new(StmtKind::Atomic { body: reduced }),
+                None => {
+                    self.lanes_in_turn = true;
+                    s.clone()
+                }
+            },
             StmtKind::Assert { .. } => s.clone(),
             StmtKind::Evaluate(e) => Stmt::new(StmtKind::Evaluate(self.expr(e)?)),
             StmtKind::Block(stmts) => Stmt::block(
@@ -396,6 +420,92 @@ impl Vectorizer {
                 body: self.stmt(body)?,
             }),
         })
+    }
+}
+
+impl Vectorizer {
+    /// The stores of an atomic update, each `f[i] = f[i] op e` with `i` the same in every
+    /// lane, as one scalar store of `f[i] op reduce(op, e)` where `e`'s lanes are combined
+    /// by `op` (inactive lanes contributing `op`'s identity); `None` if some store has
+    /// another shape.
+    fn horizontal_reduction(&mut self, body: &Stmt) -> Result<Option<Stmt>> {
+        match body.kind() {
+            StmtKind::Block(stmts) => {
+                let mut reduced = Vec::new();
+                for s in stmts {
+                    match self.horizontal_reduction(s)? {
+                        Some(r) => reduced.push(r),
+                        None => return Ok(None),
+                    }
+                }
+                Ok(Some(Stmt::block(reduced)))
+            }
+            StmtKind::IfThenElse {
+                condition,
+                then_case,
+                else_case: None,
+            } => {
+                let condition = self.expr(condition)?;
+                if condition.ty().is_scalar() {
+                    let then_case = self.horizontal_reduction(then_case)?;
+                    return Ok(then_case.map(|t| Stmt::if_then(condition, t)));
+                }
+                let outer = self.predicate.clone();
+                self.predicate = combine(outer.clone(), Some(condition));
+                let reduced = self.horizontal_reduction(then_case);
+                self.predicate = outer;
+                reduced
+            }
+            StmtKind::Store {
+                buffer,
+                index,
+                value,
+                predicate,
+            } => {
+                let Some((op, operand)) = split_update(value, *buffer, index) else {
+                    return Ok(None);
+                };
+                let Some(identity) = identity(op, value.ty()) else {
+                    return Ok(None);
+                };
+                let index = self.expr(index)?;
+                if index.ty().is_vector() || self.per_lane.contains(buffer) {
+                    return Ok(None);
+                }
+                let predicate = match predicate {
+                    Some(p) => Some(self.expr(p)?),
+                    None => None,
+                };
+                let operand = self.expr(&operand)?;
+                let operand = self.to_vector(operand);
+                let active = match combine(predicate, self.predicate.clone()) {
+                    Some(p) => Expr::select(
+                        self.to_vector(p),
+                        operand,
+                        identity.broadcast_to(self.lanes),
+                    ),
+                    None => operand,
+                };
+                let Some(combined) = reduce_lanes(op, &active) else {
+                    return Ok(None);
+                };
+                let point = Expr::new(
+                    value.ty(),
+                    ExprKind::Load {
+                        buffer: *buffer,
+                        index: index.clone(),
+                        predicate: None,
+                    },
+                );
+                Ok(Some(Stmt::new(StmtKind::Store {
+                    buffer: *buffer,
+                    index,
+                    value: Expr::binary(op, point, combined),
+                    predicate: None,
+                })))
+            }
+            _ => Ok(None),
+        }
     }
 }
 

@@ -48,7 +48,14 @@ impl<'ctx> Codegen<'ctx> {
                 index,
                 value,
                 predicate,
+            } if self.atomic_stores => self.atomic_store(*buffer, index, value, predicate.as_ref()),
+            StmtKind::Store {
+                buffer,
+                index,
+                value,
+                predicate,
             } => self.store(*buffer, index, value, predicate.as_ref()),
+            StmtKind::Atomic { body } => self.atomic(body),
             StmtKind::Allocate {
                 buffer,
                 ty,
