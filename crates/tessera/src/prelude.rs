@@ -16,7 +16,10 @@ pub use crate::lang::inline_reductions::{argmax, argmin, maximum, minimum, produ
 pub use crate::lang::math::*;
 pub use crate::lang::operators::ExprOps;
 pub use crate::lang::param::Param;
+pub use crate::lang::promises::{promise_clamped, unsafe_promise_clamped};
 pub use crate::lang::rdom::{RDom, RVar};
+pub use crate::lang::require::require;
+pub use crate::ir::MessagePart;
 pub use crate::lang::scalar::Scalar;
 pub use crate::lang::undef::{undef, undef_of};
 pub use crate::lang::var::Var;

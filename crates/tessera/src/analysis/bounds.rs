@@ -606,6 +606,16 @@ impl<'a> Bounder<'a> {
             }
             Lerp => self.lerp(args, &x, ty),
             Likely | LikelyIfInnermost => x,
+            // What is promised bounds the value (the promise is checked or trusted, never
+            // assumed wider than the value's own bounds).
+            PromiseClamped => {
+                let (lo, hi) = (self.bounds(&args[1]), self.bounds(&args[2]));
+                x.intersect(&Interval {
+                    min: lo.min,
+                    max: hi.max,
+                })
+            }
+            Require { .. } => self.bounds(&args[1]),
             Interleave => {
                 let mut all = x;
                 for a in &args[1..] {

@@ -18,6 +18,7 @@ use self::memory::Memory;
 use self::random::SplitMix64;
 use crate::error::{Error, Result};
 use crate::eval::expr::{EvalContext, ExprEval};
+use crate::runtime::context::format_value;
 use crate::eval::value::{self, Value};
 use crate::ir::{Expr, ForKind, MessagePart, Range, Stmt, StmtKind, Symbol, Type};
 use crate::lang::buffer::AnyBuffer;
@@ -427,13 +428,3 @@ fn malformed(message: String) -> Error {
     Error::Runtime(format!("malformed statement: {message}"))
 }
 
-/// A value as an assertion message prints it.
-fn format_value(v: Value) -> String {
-    match v {
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::UInt(u) => u.to_string(),
-        Value::F32(f) => f.to_string(),
-        Value::F64(f) => f.to_string(),
-    }
-}
