@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use super::value::{self, Value};
 use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, MessagePart, Symbol, Type};
-use crate::runtime::context::format_value;
 use crate::lang::function::FuncLink;
+use crate::runtime::context::format_value;
 
 /// What an expression may refer to outside itself.
 pub trait EvalContext {

@@ -18,12 +18,12 @@ use self::memory::Memory;
 use self::random::SplitMix64;
 use crate::error::{Error, Result};
 use crate::eval::expr::{EvalContext, ExprEval};
-use crate::runtime::context::format_value;
 use crate::eval::value::{self, Value};
 use crate::ir::{Expr, ForKind, MessagePart, Range, Stmt, StmtKind, Symbol, Type};
 use crate::lang::buffer::AnyBuffer;
 use crate::lang::function::FuncLink;
 use crate::lang::image_param::buffer_field;
+use crate::runtime::context::format_value;
 
 /// What one run did, per Func or buffer name.
 #[derive(Default, Debug, Clone, PartialEq, Eq)]
@@ -427,4 +427,3 @@ fn to_index(v: Value, what: impl Fn() -> String) -> Result<i64> {
 fn malformed(message: String) -> Error {
     Error::Runtime(format!("malformed statement: {message}"))
 }
-

@@ -148,7 +148,9 @@ pub enum Intrinsic {
     /// `require(condition, value, message values..)`: the value where the condition holds;
     /// elsewhere the run fails with the message, whose text (`message`, with
     /// `MESSAGE_VALUE_MARK` where each value goes) is interned (`lang::require`).
-    Require { message: Symbol },
+    Require {
+        message: Symbol,
+    },
     /// `random(tag, seeds..)` of type f32, i32 or u32: a placeholder that `define` and
     /// `update` replace by a hash of the tag, the seeds and the definition's coordinates
     /// (`lang::random`), so nothing evaluates it.

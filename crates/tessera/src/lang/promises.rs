@@ -13,7 +13,11 @@ use super::operators::IntoOperand;
 use crate::ir::{Expr, Intrinsic};
 
 /// `value` clamped to `[min, max]`, the bounds it is known to lie in (`clamp`).
-pub fn promise_clamped(value: impl Into<Expr>, min: impl IntoOperand, max: impl IntoOperand) -> Expr {
+pub fn promise_clamped(
+    value: impl Into<Expr>,
+    min: impl IntoOperand,
+    max: impl IntoOperand,
+) -> Expr {
     clamp(value, min, max)
 }
 
@@ -34,9 +38,14 @@ pub unsafe fn unsafe_promise_clamped(
     let ty = value.ty();
     let end = |bound: Option<Expr>, upper: bool| match bound {
         Some(b) => cast(ty, b),
-        None if ty.is_float() => {
-            Expr::make_float(ty, if upper { f64::INFINITY } else { f64::NEG_INFINITY })
-        }
+        None if ty.is_float() => Expr::make_float(
+            ty,
+            if upper {
+                f64::INFINITY
+            } else {
+                f64::NEG_INFINITY
+            },
+        ),
         None => Expr::make_const(ty, if upper { ty.int_max() } else { ty.int_min() } as i64),
     };
     let (lo, hi) = (end(min, false), end(max, true));

@@ -221,7 +221,9 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     let s = r.run("overflow_checks", s, |s| {
         overflow_checks::add_overflow_checks(s, &size_lets)
     })?;
-    let s = r.run("param_checks", s, |s| Ok(param_checks::add_param_checks(s, &env)))?;
+    let s = r.run("param_checks", s, |s| {
+        Ok(param_checks::add_param_checks(s, &env))
+    })?;
     let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
     let s = r.run("bound_constant_extent_loops", s, |s| {
         Ok(bound_constant_extent_loops::bound_constant_extent_loops(s))

@@ -16,11 +16,17 @@ pub fn add_param_checks(s: &Stmt, env: &Environment) -> Stmt {
     let exprs = definition_exprs(env);
     let checks = declared_ranges(&exprs).into_iter().map(|range| {
         let shown = |e: &crate::ir::Expr| {
-            format_value(Value::from_const(e).expect("internal error: a declared range is constant"))
+            format_value(
+                Value::from_const(e).expect("internal error: a declared range is constant"),
+            )
         };
         let text = broken_promise_message(
             &range.param,
-            [MESSAGE_VALUE_MARK.to_string(), shown(&range.min), shown(&range.max)],
+            [
+                MESSAGE_VALUE_MARK.to_string(),
+                shown(&range.min),
+                shown(&range.max),
+            ],
         );
         let message = MessagePart::from_interned(Symbol::new(&text), &[range.param.clone()]);
         Stmt::new(StmtKind::Assert {

@@ -365,7 +365,10 @@ pub fn errors_of_every_backend(
         let native = pipeline
             .compile_jit(&target)
             .and_then(|c| c.realize(&pipeline_inputs, mins, extents).map(drop));
-        errors.push(expect_error(&format!("native code (checked: {checked})"), native));
+        errors.push(expect_error(
+            &format!("native code (checked: {checked})"),
+            native,
+        ));
     }
     errors
 }

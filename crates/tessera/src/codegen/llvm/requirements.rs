@@ -42,7 +42,8 @@ impl<'ctx> Codegen<'ctx> {
             let shown = [ty, args[1].ty(), args[2].ty()]
                 .map(|t| encode_template(&[TemplatePart::Value(t)]));
             let text = format!("checked mode: {}", broken_promise_message(&args[0], shown));
-            let values: Vec<(Value<'ctx>, Type)> = vec![(v, ty), (lo, args[1].ty()), (hi, args[2].ty())];
+            let values: Vec<(Value<'ctx>, Type)> =
+                vec![(v, ty), (lo, args[1].ty()), (hi, args[2].ty())];
             cg.report_error_values(&text, &values);
             Ok(())
         })?;
