@@ -18,6 +18,7 @@ pub use crate::lang::math::*;
 pub use crate::lang::operators::ExprOps;
 pub use crate::lang::param::Param;
 pub use crate::lang::promises::{promise_clamped, unsafe_promise_clamped};
+pub use crate::lang::random::{random_float, random_int};
 pub use crate::lang::rdom::{RDom, RVar};
 pub use crate::lang::require::require;
 pub use crate::lang::scalar::Scalar;

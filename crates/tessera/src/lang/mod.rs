@@ -14,6 +14,7 @@ pub mod naming;
 pub mod operators;
 pub mod param;
 pub mod promises;
+pub mod random;
 pub mod rdom;
 pub mod require;
 pub mod rfactor;
