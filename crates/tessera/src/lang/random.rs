@@ -31,7 +31,7 @@ fn placeholder(ty: Type, seeds: &[Expr]) -> Expr {
     let identity = NEXT_IDENTITY.fetch_add(1, Ordering::Relaxed);
     if let Some(bad) = seeds
         .iter()
-        .find(|s| !matches!(s.ty(), t if t == Type::i32() || t == Type::u32()))
+        .find(|s| s.ty() != Type::i32() && s.ty() != Type::u32())
     {
         return Expr::invalid(
             ty,
