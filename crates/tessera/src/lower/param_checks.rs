@@ -28,7 +28,8 @@ pub fn add_param_checks(s: &Stmt, env: &Environment) -> Stmt {
                 shown(&range.max),
             ],
         );
-        let message = MessagePart::from_interned(Symbol::new(&text), &[range.param.clone()]);
+        let message =
+            MessagePart::from_interned(Symbol::new(&text), std::slice::from_ref(&range.param));
         Stmt::new(StmtKind::Assert {
             condition: range.holds(),
             message,
