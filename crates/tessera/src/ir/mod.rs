@@ -11,7 +11,9 @@ pub mod symbol;
 pub mod types;
 pub mod visit;
 
-pub use expr::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, MessagePart, UnaryOp};
+pub use expr::{
+    BinaryOp, CallKind, Expr, ExprKind, Intrinsic, MessagePart, UnaryOp, MESSAGE_VALUE_MARK,
+};
 pub use stmt::{ForKind, Range, Stmt, StmtKind};
 pub use symbol::Symbol;
 pub use types::{Type, TypeCode};

@@ -8,6 +8,7 @@ use super::args::{coordinate_args, IntoArgs, IntoVars};
 use super::function::{Definition, Function};
 use super::image_param::{buffer_field, value_buffer};
 use super::implicit::{expand_call, expand_pure_lhs, expand_update};
+use super::random::{coordinates_of, place_random};
 use super::rdom::{RDomLink, ReductionDomain};
 use super::schedule::StageSchedule;
 use super::undef::take_out_undef;
@@ -202,6 +203,8 @@ impl Func {
             }
         }
         check_values(name, "definition", &values)?;
+        let coordinates: Vec<Expr> = vars.iter().map(|v| v.expr()).collect();
+        let values = place_random(name, 0, &coordinates, &values);
         let (stored, guard) = take_out_undef(name, "definition", &[], &values)?;
         // Where nothing is stored the values are never read: they only give the types.
         let values: Vec<Expr> = match stored.iter().flatten().count() {
@@ -263,6 +266,10 @@ impl Func {
         } else {
             (args, values)
         };
+        // The update's coordinates: its pure Vars and reduction variables.
+        let coordinates = coordinates_of(args.iter().chain(&values));
+        let stage = self.update_count() + 1;
+        let values = place_random(self.name(), stage, &coordinates, &values);
         let definition = self.validated_update(args, values)?;
         self.0.write().updates.push(definition);
         Ok(())

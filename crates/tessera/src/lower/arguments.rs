@@ -41,7 +41,9 @@ impl Arguments {
     }
 }
 
-fn definition_exprs(env: &Environment) -> Vec<Expr> {
+/// Every expression of the pipeline's definitions and of the schedules' bounds,
+/// specialization conditions and split factors.
+pub(crate) fn definition_exprs(env: &Environment) -> Vec<Expr> {
     let mut out = Vec::new();
     for name in &env.order {
         // Every expression of each definition, the guard of a select with an undef arm too

@@ -16,6 +16,7 @@
 //! 11. `storage_flattening`   — multi-dimensional storage to flat allocations
 //! 12. `hoist_storage`        — allocations moved out to the loop the schedule hoists them to
 //! 13. `overflow_checks`      — run-time checks that regions and storage sizes fit 32 bits
+//!     `param_checks`         — assertions first of all that Params are in their ranges
 //! 14. `simplify`
 //! 15. `bound_constant_extent_loops` — constant extents for unrolled and vectorized loops
 //! 16. `unroll_loops`
@@ -38,6 +39,7 @@ pub mod inline;
 pub mod interleave_stores;
 pub mod names;
 pub mod overflow_checks;
+pub mod param_checks;
 pub mod partition_loops;
 pub mod realization_order;
 pub mod remove_dead_allocations;
@@ -218,6 +220,9 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     );
     let s = r.run("overflow_checks", s, |s| {
         overflow_checks::add_overflow_checks(s, &size_lets)
+    })?;
+    let s = r.run("param_checks", s, |s| {
+        Ok(param_checks::add_param_checks(s, &env))
     })?;
     let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
     let s = r.run("bound_constant_extent_loops", s, |s| {

@@ -29,6 +29,7 @@ mod intrinsics;
 mod linear;
 mod parity;
 mod passes;
+mod requirements;
 mod stmt;
 mod table_lookup;
 mod values;
