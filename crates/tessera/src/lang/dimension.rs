@@ -160,33 +160,24 @@ impl Dimension {
     }
 
     fn constrain(&self, field: Field, value: Option<Expr>) -> &Self {
-        let value = value.map(|v| self.checked_constraint(field, v));
+        let value = value.map(|v| self.checked_constraint(v));
         let mut constraints = self.constraints.write().expect("constraints poisoned");
         *field.slot(constraints.dim_mut(self.dim)) = value;
         self
     }
 
     /// `value` as an i32 constraint, or an invalid expression saying why it cannot be one
-    /// (lowering reports it). Only constants, Params and buffer bounds may appear: a
+    /// (lowering reports it, naming the buffer, the dimension and the field). Only constants, Params and buffer bounds may appear: a
     /// constraint is evaluated once, before anything runs.
-    fn checked_constraint(&self, field: Field, value: Expr) -> Expr {
-        let what = || {
-            format!(
-                "the constraint on the {} of dimension {} of {} `{}`",
-                field.name(),
-                self.dim,
-                self.role,
-                self.buffer
-            )
-        };
+    fn checked_constraint(&self, value: Expr) -> Expr {
         if let Some(message) = self.missing() {
-            return Expr::invalid(Type::i32(), format!("{}: {message}", what()));
+            return Expr::invalid(Type::i32(), message);
         }
         let ty = value.ty();
         if !(ty.is_scalar() && ty.is_int_or_uint()) {
             return Expr::invalid(
                 Type::i32(),
-                format!("{} must be an integer, but it is {ty}", what()),
+                format!("it must be an integer, but it is {ty}"),
             );
         }
         let not_fixed = any_node(&value, |n| {
@@ -198,10 +189,7 @@ impl Dimension {
         if not_fixed {
             return Expr::invalid(
                 Type::i32(),
-                format!(
-                    "{} may use only constants, Params and buffer bounds, but it is {value}",
-                    what()
-                ),
+                format!("it may use only constants, Params and buffer bounds, but it is {value}"),
             );
         }
         if ty == Type::i32() {
