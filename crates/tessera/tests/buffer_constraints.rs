@@ -230,3 +230,25 @@ fn constraints_that_cannot_hold_are_lowering_errors_naming_the_buffer() {
         "{message}"
     );
 }
+
+#[test]
+fn an_image_used_only_through_its_bounds_is_checked_against_its_constraints() {
+    let input = ImageParam::new(Type::u8(), 1, "bounds_only");
+    input.dim(0).set_bounds(0, 10);
+    let x = Var::new("x");
+    let f = Func::new("f");
+    f.define(x, undef::<u8>()).unwrap();
+    let r = RDom::new([(input.min(0), input.extent(0))]);
+    f.update(r.x(), cast(Type::u8(), 42)).unwrap();
+    let fits = Inputs::new().image(&input, Buffer::<u8>::new(&[10]));
+    let AnyBuffer::U8(out) = run_both(&f, &fits, &[10]).unwrap() else {
+        panic!("f is u8")
+    };
+    out.for_each_coord(|c| assert_eq!(out.get(c), 42, "f{c:?}"));
+    let longer = Inputs::new().image(&input, Buffer::<u8>::new(&[12]));
+    let message = run_both(&f, &longer, &[10]).unwrap_err();
+    assert!(
+        message.contains("input `bounds_only` breaks a constraint: its extent in dimension 0 is 12, but it must be 10"),
+        "{message}"
+    );
+}

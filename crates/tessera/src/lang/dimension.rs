@@ -167,8 +167,9 @@ impl Dimension {
     }
 
     /// `value` as an i32 constraint, or an invalid expression saying why it cannot be one
-    /// (lowering reports it, naming the buffer, the dimension and the field). Only constants, Params and buffer bounds may appear: a
-    /// constraint is evaluated once, before anything runs.
+    /// (lowering reports it, naming the buffer, the dimension and the field). Only
+    /// constants, Params and buffer bounds may appear: a constraint is evaluated once,
+    /// before anything runs.
     fn checked_constraint(&self, value: Expr) -> Expr {
         if let Some(message) = self.missing() {
             return Expr::invalid(Type::i32(), message);

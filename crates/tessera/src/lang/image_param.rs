@@ -133,6 +133,10 @@ impl ImageParam {
     pub fn id(&self) -> InputId {
         self.link.id
     }
+    /// What calls to this image carry: its identity and the constraints on its buffer.
+    pub fn link(&self) -> &ImageLink {
+        &self.link
+    }
     /// Dimension `dim` of the image's buffer: its bounds as expressions, and the constraints
     /// the caller promises about them (Halide's `ImageParam::dim`).
     pub fn dim(&self, dim: usize) -> Dimension {

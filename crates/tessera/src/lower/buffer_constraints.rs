@@ -41,7 +41,7 @@ impl FieldConstraint {
     }
 
     /// The assertion that the buffer passed in meets the constraint.
-    fn check(&self) -> Stmt {
+    pub fn assertion(&self) -> Stmt {
         let actual = i32_var(self.name());
         let text = |t: String| MessagePart::Text(t.into());
         let (role, buffer, d, field) = (self.role, self.buffer, self.dim, self.field.name());
@@ -78,7 +78,7 @@ impl FieldConstraint {
 
 /// The constraints of one buffer of `dims` dimensions, refusing a constraint that could not
 /// be made (the message it carries) or one on a dimension the buffer lacks.
-fn field_constraints(
+pub fn field_constraints(
     role: &'static str,
     buffer: Symbol,
     dims: usize,
@@ -213,5 +213,10 @@ impl Mutator for ReplaceFields {
 /// by their constraints after them.
 pub fn add_buffer_constraints(s: &Stmt, constraints: &[FieldConstraint]) -> Stmt {
     let body = ReplaceFields(substitution(constraints)).mutate_stmt(s);
-    Stmt::block(constraints.iter().map(FieldConstraint::check).chain([body]))
+    Stmt::block(
+        constraints
+            .iter()
+            .map(FieldConstraint::assertion)
+            .chain([body]),
+    )
 }
