@@ -1,8 +1,8 @@
 //! Buffer checks (Halide's AddImageChecks): before anything runs, assert that every input image
 //! covers the region the pipeline reads from it and that the output buffer covers every point
-//! the pipeline writes (the constraints on the buffers' fields, the default stride 1 in
-//! dimension 0 among them, are `buffer_constraints`'), with messages naming the buffer, the dimension, the region
-//! needed and the region given. Generated code never touches memory outside its buffers.
+//! the pipeline writes, with messages naming the buffer, the dimension, the region needed and
+//! the region given (the constraints on the buffers' fields, the default stride 1 in
+//! dimension 0 among them, are `buffer_constraints`'). Generated code never touches memory outside its buffers.
 
 use super::arguments::Arguments;
 use super::bounds_inference::{bounded, func_box, required_box, union_boxes};

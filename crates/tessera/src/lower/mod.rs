@@ -14,8 +14,8 @@
 //! 9. `skip_stages`           — productions skipped where their values are not needed
 //! 10. `image_checks`         — assertions that the input and output buffers are big enough
 //! 11. `storage_flattening`   — multi-dimensional storage to flat allocations
-//! 11a. `buffer_constraints`  — the constraints on the buffers' bounds and strides asserted,
-//!    then substituted (constant loop bounds and strides)
+//!     then `buffer_constraints` — the buffers' constraints asserted, then substituted
+//!     (constant loop bounds and strides)
 //! 12. `hoist_storage`        — allocations moved out to the loop the schedule hoists them to
 //! 13. `overflow_checks`      — run-time checks that regions and storage sizes fit 32 bits
 //! 14. `simplify`
