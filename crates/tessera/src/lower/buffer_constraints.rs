@@ -51,9 +51,10 @@ impl FieldConstraint {
                     "{role} `{buffer}` must be dense in dimension 0 (stride 1), but its stride there is "
                 )),
                 MessagePart::Value(actual.clone()),
-                text(format!(
+                text(
                     "; constrain its stride with `dim(0).set_stride(..)` or `dim(0).remove_stride_constraint()` to accept it"
-                )),
+                        .to_string(),
+                ),
             ]
         } else {
             let required = match self.value.as_int_const() {
