@@ -229,7 +229,7 @@ impl<'a> Bounder<'a> {
             ExprKind::Broadcast(v) => self.bounds(v),
             ExprKind::Load { .. } => Interval::type_range(ty),
             ExprKind::Call { kind, args, .. } => match kind {
-                CallKind::Func(_) | CallKind::Image => Interval::type_range(ty),
+                CallKind::Func(_) | CallKind::Image(_) => Interval::type_range(ty),
                 CallKind::Intrinsic(op) => self.intrinsic(*op, args, ty),
             },
             ExprKind::Invalid(_) => Interval::everything(),

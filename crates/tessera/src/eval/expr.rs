@@ -194,7 +194,7 @@ impl<'a> ExprEval<'a> {
                     let coords = self.coords(args, lane)?;
                     self.ctx.call_func(link, *value_index, &coords)
                 }
-                CallKind::Image => {
+                CallKind::Image(_) => {
                     let coords = self.coords(args, lane)?;
                     self.ctx.call_image(*name, &coords)
                 }

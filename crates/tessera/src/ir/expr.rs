@@ -10,6 +10,7 @@ use std::sync::Arc;
 use super::symbol::Symbol;
 use super::types::{Type, TypeCode};
 use crate::lang::function::FuncLink;
+use crate::lang::image_param::ImageLink;
 use crate::lang::rdom::RDomLink;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -228,7 +229,7 @@ pub enum CallKind {
     /// A value of a Func at multi-dimensional coordinates (before storage flattening).
     Func(FuncLink),
     /// An element of an input image (ImageParam) at multi-dimensional coordinates.
-    Image,
+    Image(ImageLink),
     Intrinsic(Intrinsic),
 }
 

@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::args::{coordinate_args, IntoArgs, IntoVars};
+use super::dimension::OutputBuffer;
 use super::function::{Definition, Function};
 use super::image_param::{buffer_field, value_buffer};
 use super::implicit::{expand_call, expand_pure_lhs, expand_update};
@@ -79,6 +80,19 @@ impl Func {
     /// The largest coordinate in dimension `d` of the output buffer (`output_min`).
     pub fn output_max(&self, d: usize) -> Expr {
         self.output_min(d) + self.output_extent(d) - 1
+    }
+
+    /// The output buffer, to constrain its dimensions (Halide's `output_buffer()`):
+    /// `f.output_buffer().dim(0).set_bounds(0, 10)`. Define the Func first. The constraints
+    /// are checked, and used in lowering, when the Func is a pipeline's output; they apply
+    /// to each of a Tuple's buffers.
+    pub fn output_buffer(&self) -> OutputBuffer {
+        let c = self.0.read();
+        OutputBuffer {
+            buffer: value_buffer(c.name, 0, c.output_types.len()),
+            dims: c.args.len(),
+            constraints: c.output_constraints.clone(),
+        }
     }
 
     fn output_field(&self, field: &str, d: usize) -> Expr {

@@ -4,6 +4,7 @@
 pub mod args;
 pub mod boundary;
 pub mod buffer;
+pub mod dimension;
 pub mod func;
 pub mod function;
 pub mod image_param;

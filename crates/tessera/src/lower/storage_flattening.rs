@@ -2,9 +2,9 @@
 //! `Allocate`/`Store`/`Load`. A Func's storage is laid out densely over its realized box in
 //! storage order (first dimension innermost unless `reorder_storage` says otherwise), each
 //! dimension's extent padded to the multiple `align_storage` asks for; the output and the
-//! input images are addressed through their buffers' `min` and `stride` fields, except that
-//! their first dimension's stride is the constant 1 (as in Halide; the buffer checks assert it
-//! at entry), so that accesses along x stay dense vector loads and stores. Element `i` of a Tuple-valued Func lives in buffer `f.i`.
+//! input images are addressed through their buffers' `min` and `stride` fields (the first
+//! dimension's stride becomes the constant 1 afterwards, where the buffer is constrained to be
+//! dense there: `buffer_constraints`). Element `i` of a Tuple-valued Func lives in buffer `f.i`.
 
 use std::collections::HashMap;
 
@@ -39,18 +39,16 @@ impl Layout {
             .unwrap_or_else(|| Expr::i32(0))
     }
 
-    /// An external buffer's layout (the output, or an input image), dense in dimension 0.
+    /// An external buffer's layout (the output, or an input image): its fields.
     fn of_buffer(name: Symbol, dims: usize) -> Layout {
+        let fields = |field| {
+            (0..dims)
+                .map(|d| i32_var(buffer_field(name, field, d)))
+                .collect()
+        };
         Layout {
-            mins: (0..dims)
-                .map(|d| i32_var(buffer_field(name, "min", d)))
-                .collect(),
-            strides: (0..dims)
-                .map(|d| match d {
-                    0 => Expr::i32(1),
-                    _ => i32_var(buffer_field(name, "stride", d)),
-                })
-                .collect(),
+            mins: fields("min"),
+            strides: fields("stride"),
         }
     }
 }
@@ -93,7 +91,7 @@ impl Flattener<'_> {
             }
             ExprKind::Call {
                 name,
-                kind: CallKind::Image,
+                kind: CallKind::Image(_),
                 args,
                 ..
             } => {
