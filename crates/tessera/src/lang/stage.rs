@@ -235,7 +235,9 @@ impl Stage {
         })
     }
 
-    /// Fuses `inner` and the loop directly outside it, `outer`, into one loop `fused`.
+    /// Fuses loops `inner` and `outer` into one loop `fused` at `inner`'s place, iterating
+    /// `inner` fastest (as Halide, `outer` need not be directly outside `inner`: any two
+    /// loops fuse, reduction loops only where their new order cannot change the result).
     pub fn fuse(
         &self,
         inner: impl Into<DimName>,
@@ -243,8 +245,9 @@ impl Stage {
         fused: impl Into<DimName>,
     ) -> &Stage {
         let (inner, outer, fused) = (inner.into().0, outer.into().0, fused.into().0);
-        self.apply(&format!("fuse({inner}, {outer}, {fused})"), |s, _| {
-            fuse_dims(s, inner, outer, fused)
+        let func = self.func.name();
+        self.apply(&format!("fuse({inner}, {outer}, {fused})"), |s, def| {
+            fuse_dims(s, def, func, (inner, outer, fused))
         })
     }
 
@@ -559,19 +562,21 @@ fn made_from_inner_loop(s: &StageSchedule, name: Symbol) -> bool {
     from_inner.contains(&name)
 }
 
+/// Halide's `fuse`: `inner` and `outer` may be any two loops of the stage; the fused loop
+/// takes `inner`'s place (iterating `inner` fastest) and `outer`'s loop goes away. Where
+/// `outer` was not directly outside `inner`, that moves the iterations of `outer` next to
+/// those of `inner`, which for reduction loops is a reordering and follows `reorder`'s rule.
 fn fuse_dims(
     s: &mut StageSchedule,
-    inner: Symbol,
-    outer: Symbol,
-    fused: Symbol,
+    def: &Definition,
+    func: Symbol,
+    names: (Symbol, Symbol, Symbol),
 ) -> Result<(), String> {
+    let (inner, outer, fused) = names;
     let i = find_dim(&s.dims, inner)?;
     let o = find_dim(&s.dims, outer)?;
-    if o != i + 1 {
-        return Err(format!(
-            "{outer} must be the loop directly outside {inner} to fuse them; the loops are {}",
-            describe_dims(&s.dims)
-        ));
+    if i == o {
+        return Err(format!("cannot fuse the loop {inner} with itself"));
     }
     if s.dims[i].is_rvar != s.dims[o].is_rvar {
         return Err(format!(
@@ -585,6 +590,12 @@ fn fuse_dims(
     {
         return Err(format!("there is already a loop named {fused}"));
     }
+    // The order the fused loop iterates in: `outer` directly outside `inner`.
+    let mut iterated = s.dims.clone();
+    let outer_dim = iterated.remove(o);
+    let at = if o < i { i - 1 } else { i };
+    iterated.insert(at + 1, outer_dim);
+    check_rvar_order(&s.dims, &iterated, def, func)?;
     let name = s.dims[i].name.dot(fused.as_str());
     let dim = LoopDim {
         name,
@@ -597,14 +608,13 @@ fn fuse_dims(
         outer: s.dims[o].name,
         fused: name,
     });
-    s.dims.splice(i..=o, [dim]);
+    iterated.splice(at..=at + 1, [dim]);
+    s.dims = iterated;
     Ok(())
 }
 
-/// Reorders the loops `names` of stage `def` of `func`. Reduction loops change their relative
-/// order only where that cannot change the result (Halide's rule): the update is an exact
-/// associative, commutative reduction (`f(..) = f(..) + e`, integers), or the iterations of
-/// every reduction loop are independent (each writes its own point and reads no other).
+/// Reorders the loops `names` of stage `def` of `func` (reduction loops as
+/// `check_rvar_order` allows).
 fn reorder_dims(
     s: &mut StageSchedule,
     names: &[Symbol],
@@ -626,6 +636,21 @@ fn reorder_dims(
     for (slot, dim) in sorted.iter().zip(dims) {
         reordered[*slot] = dim;
     }
+    check_rvar_order(&s.dims, &reordered, def, func)?;
+    s.dims = reordered;
+    Ok(())
+}
+
+/// Loops `before` may iterate as `after` unless that changes the relative order of the
+/// reduction loops where the order can matter (Halide's rule): the update is an exact
+/// associative, commutative reduction (`f(..) = f(..) + e`, integers), or the iterations of
+/// every reduction loop are independent (each writes its own point and reads no other).
+fn check_rvar_order(
+    before: &[LoopDim],
+    after: &[LoopDim],
+    def: &Definition,
+    func: Symbol,
+) -> Result<(), String> {
     let rvar_order = |d: &[LoopDim]| {
         d.iter()
             .filter(|d| d.is_rvar)
@@ -634,17 +659,16 @@ fn reorder_dims(
     };
     let order_free = || {
         is_exact_reduction(def, func)
-            || rvar_order(&s.dims)
+            || rvar_order(before)
                 .iter()
                 .all(|&l| check_rvar_parallel_safe(def, func, l).is_ok())
     };
-    if rvar_order(&reordered) != rvar_order(&s.dims) && !order_free() {
+    if rvar_order(after) != rvar_order(before) && !order_free() {
         return Err(format!(
             "this changes the order of the reduction loops ({}), which could change the result of the update (it is not an exact associative reduction, and its iterations are not independent); only pure loops may move",
-            rvar_order(&s.dims).iter().rev().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")
+            rvar_order(before).iter().rev().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")
         ));
     }
-    s.dims = reordered;
     Ok(())
 }
 

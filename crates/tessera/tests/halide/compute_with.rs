@@ -188,7 +188,6 @@ fn fuse_compute_at() {
 }
 
 #[test]
-#[ignore = "refused: f.fuse(xoi, xi, t): xi must be the loop directly outside xoi to fuse them; the loops are y, xoo, xoi, xi (Halide fuses a loop with the one inside it)"]
 fn double_split_fuse() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let f = Func::new("f");
