@@ -159,6 +159,9 @@ impl StageSchedule {
     }
 }
 
+/// The name of `Var::outermost()`: the level of a stage outside all its loops.
+pub const OUTERMOST: &str = "__outermost";
+
 /// A place in the loop nest of the pipeline.
 #[derive(Clone, PartialEq, Debug)]
 pub enum LoopLevel {
