@@ -137,6 +137,52 @@ impl Stage {
         }
     }
 
+    /// `compute_with` of stages (Halide's `f.update(0).compute_with(g.update(1), y)`): this
+    /// stage's loops, from the outermost down to `var` (a loop of both, or
+    /// `Var::outermost()` to fuse none), join those of stage `other`, and each iteration
+    /// computes both stages' points there. The other stages of both Funcs keep their order
+    /// around the fused nest. One stage of a Func may be computed with another; both Funcs
+    /// must be computed at the same level and neither may use the other (lowering checks).
+    pub fn compute_with(&self, other: &Stage, var: impl Into<DimName>) -> &Stage {
+        let (name, with, var) = (self.func.name(), other.func.name(), var.into().0);
+        // Identities, not names: two Funcs may share a name until lowering makes names unique.
+        let itself = self.func.id() == other.func.id();
+        let fused = super::schedule::FusedLoops {
+            with,
+            with_id: other.func.id(),
+            var,
+            stage: self.index,
+            with_stage: other.index,
+        };
+        // Names are read before the write lock is taken (see `apply`).
+        let what = format!(
+            "{}.compute_with({}, {var})",
+            self.describe(),
+            other.describe()
+        );
+        let mut contents = self.func.write();
+        let schedule = &mut contents.schedule;
+        let error = if itself {
+            Some("a Func cannot be computed with itself".to_string())
+        } else if !self.specialization.is_empty() || !other.specialization.is_empty() {
+            Some("a specialization cannot be computed with another stage; fuse the stages themselves".to_string())
+        } else {
+            match &schedule.compute_with {
+                Some(earlier) if earlier.stage != self.index => Some(format!(
+                    "stage {} of {name} is already computed with {}; only one stage of a Func may be computed with another",
+                    earlier.stage, earlier.with
+                )),
+                _ => None,
+            }
+        };
+        match error {
+            Some(msg) => schedule.errors.push(format!("{what}: {msg}")),
+            None => schedule.compute_with = Some(fused),
+        }
+        drop(contents);
+        self
+    }
+
     fn record_error(&self, directive: &str, msg: String) {
         let what = format!("{}.{directive}", self.describe());
         self.func
@@ -804,17 +850,8 @@ impl Func {
     /// pixels, are loaded once). Both must be computed at the same loop level, with the same
     /// loops down to `var`, and neither may use the other; lowering reports what does not fit.
     pub fn compute_with(&self, other: &Func, var: impl Into<DimName>) -> &Func {
-        let (name, with, var) = (self.name(), other.name(), var.into().0);
-        let with_id = other.function().id();
-        self.set_placement(|s| {
-            if with == name {
-                s.errors.push(format!(
-                    "{name}.compute_with({with}, {var}): a Func cannot be computed with itself"
-                ));
-            } else {
-                s.compute_with = Some(super::schedule::FusedLoops { with, with_id, var });
-            }
-        })
+        self.pure_stage().compute_with(&other.pure_stage(), var);
+        self
     }
     /// Folds this Func's storage in dimension `var` to `factor` coordinates, stored circularly
     /// (`c mod factor`), as Halide's `fold_storage`: for a Func stored outside a serial loop

@@ -323,7 +323,6 @@ fn rvar_bounds() {
 }
 
 #[test]
-#[ignore = "no API for compute_with of an update stage"]
 fn update_stage_rfactor() {
     let x = Var::new("x");
     let f0 = Func::new("f0");
@@ -342,7 +341,11 @@ fn update_stage_rfactor() {
     let tmp2 = cost.update_stage(1).rfactor(&[]).unwrap();
     tmp1.compute_root();
     tmp2.compute_root();
-    missing_api("tmp1.update().compute_with(tmp2.update(), r.x)");
+    tmp1.update_stage(0)
+        .compute_with(&tmp2.update_stage(0), r.x());
     let run = check(&cost, &TestInputs::new(), &[], &[]);
     assert_eq!(crate::i32_values(&run).get(&[]), 9900);
+    // One loop over r computes both partial sums.
+    assert_eq!(run.stores(&tmp1.name().to_string()), 101);
+    assert_eq!(run.stores(&tmp2.name().to_string()), 101);
 }
