@@ -50,7 +50,9 @@ fn loops_fuse_in_any_order_and_across_others() {
     // (y with x), and of a split's two loops the other way round.
     let input = ImageParam::new(Type::u16(), 3, "input");
     let (x, y, c) = (Var::new("x"), Var::new("y"), Var::new("c"));
-    let schedules: [&dyn Fn(&Func, &Func); 3] = [
+    /// Schedules the consumer and its producer.
+    type Schedule<'a> = &'a dyn Fn(&Func, &Func);
+    let schedules: [Schedule; 3] = [
         &|g, _| {
             g.fuse(x, c, "xc");
         },
