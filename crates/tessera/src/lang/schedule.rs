@@ -165,6 +165,9 @@ impl StageSchedule {
     }
 }
 
+/// The name of `Var::outermost()`: the level of a stage outside all its loops.
+pub const OUTERMOST: &str = "__outermost";
+
 /// A place in the loop nest of the pipeline.
 #[derive(Clone, PartialEq, Debug)]
 pub enum LoopLevel {
@@ -223,7 +226,8 @@ pub struct FuncSchedule {
     pub bounds: Vec<Bound>,
     /// Storage dimension order, innermost first (`reorder_storage`); empty for the default.
     pub storage_order: Vec<Symbol>,
-    /// `compute_with`: the Func whose loops this one's join, and the innermost loop joined.
+    /// `compute_with`: the Func whose loops one stage of this one joins, and the innermost
+    /// loop joined.
     pub compute_with: Option<FusedLoops>,
     /// `fold_storage`: dimensions whose storage is circular, with their fold factors.
     pub folds: Vec<StorageFold>,
@@ -266,14 +270,19 @@ pub struct BoundAlignment {
     pub remainder: Option<i32>,
 }
 
-/// `f.compute_with(g, var)`: the loops of `f`'s and `g`'s pure definitions, from the outermost
-/// to `var`, are one loop nest.
+/// `f.compute_with(g, var)` (or `f.update_stage(i).compute_with(&g.update_stage(j), var)`):
+/// the loops of stage `stage` of `f` and stage `with_stage` of `g`, from the outermost to
+/// `var`, are one loop nest.
 #[derive(Clone, PartialEq, Debug)]
 pub struct FusedLoops {
     pub with: Symbol,
     /// The identity of `with`, which names follow when they are made unique.
     pub with_id: FuncId,
     pub var: Symbol,
+    /// The stage of the Func scheduled (0 = pure, k = update k-1).
+    pub stage: usize,
+    /// The stage of `with` whose loops it joins.
+    pub with_stage: usize,
 }
 
 impl Default for FuncSchedule {

@@ -137,6 +137,52 @@ impl Stage {
         }
     }
 
+    /// `compute_with` of stages (Halide's `f.update(0).compute_with(g.update(1), y)`): this
+    /// stage's loops, from the outermost down to `var` (a loop of both, or
+    /// `Var::outermost()` to fuse none), join those of stage `other`, and each iteration
+    /// computes both stages' points there. The other stages of both Funcs keep their order
+    /// around the fused nest. One stage of a Func may be computed with another; both Funcs
+    /// must be computed at the same level and neither may use the other (lowering checks).
+    pub fn compute_with(&self, other: &Stage, var: impl Into<DimName>) -> &Stage {
+        let (name, with, var) = (self.func.name(), other.func.name(), var.into().0);
+        // Identities, not names: two Funcs may share a name until lowering makes names unique.
+        let itself = self.func.id() == other.func.id();
+        let fused = super::schedule::FusedLoops {
+            with,
+            with_id: other.func.id(),
+            var,
+            stage: self.index,
+            with_stage: other.index,
+        };
+        // Names are read before the write lock is taken (see `apply`).
+        let what = format!(
+            "{}.compute_with({}, {var})",
+            self.describe(),
+            other.describe()
+        );
+        let mut contents = self.func.write();
+        let schedule = &mut contents.schedule;
+        let error = if itself {
+            Some("a Func cannot be computed with itself".to_string())
+        } else if !self.specialization.is_empty() || !other.specialization.is_empty() {
+            Some("a specialization cannot be computed with another stage; fuse the stages themselves".to_string())
+        } else {
+            match &schedule.compute_with {
+                Some(earlier) if earlier.stage != self.index => Some(format!(
+                    "stage {} of {name} is already computed with {}; only one stage of a Func may be computed with another",
+                    earlier.stage, earlier.with
+                )),
+                _ => None,
+            }
+        };
+        match error {
+            Some(msg) => schedule.errors.push(format!("{what}: {msg}")),
+            None => schedule.compute_with = Some(fused),
+        }
+        drop(contents);
+        self
+    }
+
     fn record_error(&self, directive: &str, msg: String) {
         let what = format!("{}.{directive}", self.describe());
         self.func
@@ -234,7 +280,9 @@ impl Stage {
         })
     }
 
-    /// Fuses `inner` and the loop directly outside it, `outer`, into one loop `fused`.
+    /// Fuses loops `inner` and `outer` into one loop `fused` at `inner`'s place, iterating
+    /// `inner` fastest (as Halide, `outer` need not be directly outside `inner`: any two
+    /// loops fuse, reduction loops only where their new order cannot change the result).
     pub fn fuse(
         &self,
         inner: impl Into<DimName>,
@@ -242,8 +290,9 @@ impl Stage {
         fused: impl Into<DimName>,
     ) -> &Stage {
         let (inner, outer, fused) = (inner.into().0, outer.into().0, fused.into().0);
-        self.apply(&format!("fuse({inner}, {outer}, {fused})"), |s, _| {
-            fuse_dims(s, inner, outer, fused)
+        let func = self.func.name();
+        self.apply(&format!("fuse({inner}, {outer}, {fused})"), |s, def| {
+            fuse_dims(s, def, func, (inner, outer, fused))
         })
     }
 
@@ -576,19 +625,21 @@ fn made_from_inner_loop(s: &StageSchedule, name: Symbol) -> bool {
     from_inner.contains(&name)
 }
 
+/// Halide's `fuse`: `inner` and `outer` may be any two loops of the stage; the fused loop
+/// takes `inner`'s place (iterating `inner` fastest) and `outer`'s loop goes away. Where
+/// `outer` was not directly outside `inner`, that moves the iterations of `outer` next to
+/// those of `inner`, which for reduction loops is a reordering and follows `reorder`'s rule.
 fn fuse_dims(
     s: &mut StageSchedule,
-    inner: Symbol,
-    outer: Symbol,
-    fused: Symbol,
+    def: &Definition,
+    func: Symbol,
+    names: (Symbol, Symbol, Symbol),
 ) -> Result<(), String> {
+    let (inner, outer, fused) = names;
     let i = find_dim(&s.dims, inner)?;
     let o = find_dim(&s.dims, outer)?;
-    if o != i + 1 {
-        return Err(format!(
-            "{outer} must be the loop directly outside {inner} to fuse them; the loops are {}",
-            describe_dims(&s.dims)
-        ));
+    if i == o {
+        return Err(format!("cannot fuse the loop {inner} with itself"));
     }
     if s.dims[i].is_rvar != s.dims[o].is_rvar {
         return Err(format!(
@@ -602,6 +653,12 @@ fn fuse_dims(
     {
         return Err(format!("there is already a loop named {fused}"));
     }
+    // The order the fused loop iterates in: `outer` directly outside `inner`.
+    let mut iterated = s.dims.clone();
+    let outer_dim = iterated.remove(o);
+    let at = if o < i { i - 1 } else { i };
+    iterated.insert(at + 1, outer_dim);
+    check_rvar_order(&s.dims, &iterated, def, func)?;
     let name = s.dims[i].name.dot(fused.as_str());
     let dim = LoopDim {
         name,
@@ -614,14 +671,13 @@ fn fuse_dims(
         outer: s.dims[o].name,
         fused: name,
     });
-    s.dims.splice(i..=o, [dim]);
+    iterated.splice(at..=at + 1, [dim]);
+    s.dims = iterated;
     Ok(())
 }
 
-/// Reorders the loops `names` of stage `def` of `func`. Reduction loops change their relative
-/// order only where that cannot change the result (Halide's rule): the update is an exact
-/// associative, commutative reduction (`f(..) = f(..) + e`, integers), or the iterations of
-/// every reduction loop are independent (each writes its own point and reads no other).
+/// Reorders the loops `names` of stage `def` of `func` (reduction loops as
+/// `check_rvar_order` allows).
 fn reorder_dims(
     s: &mut StageSchedule,
     names: &[Symbol],
@@ -643,6 +699,21 @@ fn reorder_dims(
     for (slot, dim) in sorted.iter().zip(dims) {
         reordered[*slot] = dim;
     }
+    check_rvar_order(&s.dims, &reordered, def, func)?;
+    s.dims = reordered;
+    Ok(())
+}
+
+/// Loops `before` may iterate as `after` unless that changes the relative order of the
+/// reduction loops where the order can matter (Halide's rule): the update is an exact
+/// associative, commutative reduction (`f(..) = f(..) + e`, integers), or the iterations of
+/// every reduction loop are independent (each writes its own point and reads no other).
+fn check_rvar_order(
+    before: &[LoopDim],
+    after: &[LoopDim],
+    def: &Definition,
+    func: Symbol,
+) -> Result<(), String> {
     let rvar_order = |d: &[LoopDim]| {
         d.iter()
             .filter(|d| d.is_rvar)
@@ -651,17 +722,16 @@ fn reorder_dims(
     };
     let order_free = || {
         is_exact_reduction(def, func)
-            || rvar_order(&s.dims)
+            || rvar_order(before)
                 .iter()
                 .all(|&l| check_rvar_parallel_safe(def, func, l).is_ok())
     };
-    if rvar_order(&reordered) != rvar_order(&s.dims) && !order_free() {
+    if rvar_order(after) != rvar_order(before) && !order_free() {
         return Err(format!(
             "this changes the order of the reduction loops ({}), which could change the result of the update (it is not an exact associative reduction, and its iterations are not independent); only pure loops may move",
-            rvar_order(&s.dims).iter().rev().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")
+            rvar_order(before).iter().rev().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")
         ));
     }
-    s.dims = reordered;
     Ok(())
 }
 
@@ -945,17 +1015,8 @@ impl Func {
     /// pixels, are loaded once). Both must be computed at the same loop level, with the same
     /// loops down to `var`, and neither may use the other; lowering reports what does not fit.
     pub fn compute_with(&self, other: &Func, var: impl Into<DimName>) -> &Func {
-        let (name, with, var) = (self.name(), other.name(), var.into().0);
-        let with_id = other.function().id();
-        self.set_placement(|s| {
-            if with == name {
-                s.errors.push(format!(
-                    "{name}.compute_with({with}, {var}): a Func cannot be computed with itself"
-                ));
-            } else {
-                s.compute_with = Some(super::schedule::FusedLoops { with, with_id, var });
-            }
-        })
+        self.pure_stage().compute_with(&other.pure_stage(), var);
+        self
     }
     /// Folds this Func's storage in dimension `var` to `factor` coordinates, stored circularly
     /// (`c mod factor`), as Halide's `fold_storage`: for a Func stored outside a serial loop
