@@ -82,6 +82,45 @@ fn sixteen_lane_float_loops_fill_the_targets_vector_registers() {
     saxpy_case().check();
 }
 
+/// `out[x] = in[idx[x]]` over 8-lane vectors: a gather, with indices out of order.
+fn gather_case() -> Case {
+    let i8x = Type::i32().with_lanes(8);
+    let x8 = mul(var("x"), int(8));
+    let indices = load(i8x, "idx", Expr::ramp(x8.clone(), int(1), 8));
+    let value = load(Type::f32().with_lanes(8), "in", indices);
+    let s = serial(
+        "x",
+        int(0),
+        int(8),
+        store("out", Expr::ramp(x8, int(1), 8), value),
+    );
+    Case::new(s)
+        .image(
+            "in",
+            Buffer::<f32>::from_fn(&[0], &[100], |c| c[0] as f32 * 0.5),
+        )
+        .image(
+            "idx",
+            Buffer::<i32>::from_fn(&[0], &[64], |c| ((c[0] * 37) % 100) as i32),
+        )
+        .output("out", Buffer::<f32>::new(&[64]))
+}
+
+#[test]
+fn gathers_are_gather_instructions_or_lane_by_lane_loads_as_the_cpu_prefers() {
+    let features = "+avx,+avx2,+fma,+sse4.2";
+    for (cpu, lane_by_lane) in [("skylake", false), ("znver3", true)] {
+        let target = Target::x86_64(cpu, features);
+        assert_eq!(target.prefers_scalar_gathers(), lane_by_lane);
+        let case = gather_case();
+        let asm =
+            emit_assembly(&case.stmt, &case.signature(), &target, "gather").expect("compiles");
+        assert_eq!(asm.contains("vgatherdps"), !lane_by_lane, "{cpu}:\n{asm}");
+        // Both forms compute what the interpreter computes.
+        case.check_on(&target);
+    }
+}
+
 #[test]
 fn baseline_x86_64_computes_what_the_interpreter_computes() {
     use tessera::ir::{BinaryOp, Intrinsic};

@@ -1,8 +1,8 @@
 //! Loads and stores, chosen by the index's linear form (`linear`): a scalar access; a dense
 //! vector access for stride 1 (`llvm.masked.load`/`store` when predicated); dense loads of the
 //! covering span plus shuffles for small constant strides; a scalar load broadcast for a
-//! uniform index; otherwise gathers as one scalar load per lane (predicated ones as
-//! `llvm.masked.gather`) and scatters (`llvm.masked.scatter`, lanes stored in order, so the
+//! uniform index; otherwise gathers (`llvm.masked.gather`, or one scalar load per lane on CPUs
+//! where that is faster: `Target::prefers_scalar_gathers`) and scatters (`llvm.masked.scatter`, lanes stored in order, so the
 //! last of equal indices wins), but for byte gathers from small tables (`table_lookup`). Predicated-off lanes of a load read as zero, as in the evaluator. Bools
 //! are bytes in memory.
 //!
@@ -270,11 +270,9 @@ impl<'ctx> Codegen<'ctx> {
                         return Ok(self.loaded_value(v, ty));
                     }
                 }
-                if mask.is_none() {
-                    // Lane by lane, as Halide does: on AMD Zen 5 `vgatherdps` is slower than
-                    // scalar loads from 32-bit indices (unsharp's edges -15%, pyramid_blend
-                    // -11%, bilateral_grid -5%; interpolate +4%), and LLVM's own
-                    // scalarization of the gather extracts 64-bit pointers, slower still.
+                if mask.is_none() && self.target.prefers_scalar_gathers() {
+                    // Lane by lane from 32-bit indices, as Halide does; LLVM's own
+                    // scalarization of a gather extracts 64-bit pointers, which is slower.
                     let mut v = mem.const_zero();
                     for lane in 0..ty.lanes as u32 {
                         let i = self.extract(indices, lane);
