@@ -22,10 +22,8 @@ use crate::analysis::bounds::{bounds_of_expr, Scope};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
 use crate::ir::substitute::free_vars;
-use crate::ir::visit::mutate_exprs;
-use crate::ir::{
-    BinaryOp, Expr, ExprKind, ForKind, Intrinsic, Stmt, StmtKind, Symbol, Type, UnaryOp,
-};
+use crate::ir::visit::{mutate_exprs, reads_memory};
+use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, Intrinsic, Stmt, StmtKind, Symbol, UnaryOp};
 use crate::lower::overflow_checks::size_check;
 use crate::simplify::simplify;
 
@@ -79,9 +77,10 @@ struct Vectorizer {
     /// The lets around this point whose values vary between lanes, outermost first, with
     /// their scalar values as written (inner vectorized loops widen them again).
     vector_lets: Vec<(Symbol, Expr)>,
-    /// The name and vector type that each variable of `vector_lets` (and of vector `Let`
-    /// expressions) has at the current lanes.
-    vector_vars: HashMap<Symbol, (Symbol, Type)>,
+    /// What each variable of `vector_lets` (and of vector `Let` expressions) stands for at
+    /// the current lanes: its value itself where that is a pattern of lanes (`lane_pattern`),
+    /// else the variable of the vector let binding it.
+    vector_vars: HashMap<Symbol, Expr>,
     /// The conditions around this point, as written, that vary between lanes: loads and
     /// stores here are predicated on them.
     conditions: Vec<Expr>,
@@ -127,9 +126,14 @@ impl Vectorizer {
         let result = (|| {
             for (let_name, value) in self.vector_lets.clone() {
                 let value = self.expr(&value)?;
-                let new_name = let_name.dot(&format!("widened.{name}"));
-                self.vector_vars.insert(let_name, (new_name, value.ty()));
-                widened.push((new_name, value));
+                if lane_pattern(&value) {
+                    self.vector_vars.insert(let_name, value);
+                } else {
+                    let new_name = let_name.dot(&format!("widened.{name}"));
+                    self.vector_vars
+                        .insert(let_name, Expr::var(new_name, value.ty()));
+                    widened.push((new_name, value));
+                }
             }
             self.stmt(body)
         })();
@@ -206,7 +210,7 @@ impl Vectorizer {
         Ok(match e.kind() {
             ExprKind::Var(n) => match (self.replacements.get(n), self.vector_vars.get(n)) {
                 (Some(r), _) => r.clone(),
-                (None, Some((name, t))) => Expr::var(*name, *t),
+                (None, Some(v)) => v.clone(),
                 (None, None) => e.clone(),
             },
             ExprKind::IntImm(_)
@@ -248,7 +252,11 @@ impl Vectorizer {
                 let previous = self.bind(*n, &v);
                 let b = self.expr(b);
                 self.unbind(*n, previous);
-                Expr::let_in(*n, v, b?)
+                if v.ty().is_vector() && lane_pattern(&v) {
+                    b?
+                } else {
+                    Expr::let_in(*n, v, b?)
+                }
             }
             ExprKind::Load {
                 buffer,
@@ -332,11 +340,7 @@ impl Vectorizer {
             let zero = self.from_zero[&v.name].clone();
             lane = Some(match lane {
                 None => zero,
-                Some(l) => Expr::binary(
-                    BinaryOp::Add,
-                    Expr::binary(BinaryOp::Mul, l, lanes),
-                    zero,
-                ),
+                Some(l) => Expr::binary(BinaryOp::Add, Expr::binary(BinaryOp::Mul, l, lanes), zero),
             });
             copies *= i32::from(v.lanes);
         }
@@ -352,15 +356,22 @@ impl Vectorizer {
         )
     }
 
-    fn bind(&mut self, name: Symbol, value: &Expr) -> Option<(Symbol, Type)> {
+    /// Binds `name` to `value` at the current lanes (substituted where it is a pattern of
+    /// lanes, as Halide does, so loads and stores see their ramps).
+    fn bind(&mut self, name: Symbol, value: &Expr) -> Option<Expr> {
         if value.ty().is_vector() {
-            self.vector_vars.insert(name, (name, value.ty()))
+            let stands_for = if lane_pattern(value) {
+                value.clone()
+            } else {
+                Expr::var(name, value.ty())
+            };
+            self.vector_vars.insert(name, stands_for)
         } else {
             self.vector_vars.remove(&name)
         }
     }
 
-    fn unbind(&mut self, name: Symbol, previous: Option<(Symbol, Type)>) {
+    fn unbind(&mut self, name: Symbol, previous: Option<Expr>) {
         match previous {
             Some(t) => self.vector_vars.insert(name, t),
             None => self.vector_vars.remove(&name),
@@ -413,7 +424,11 @@ impl Vectorizer {
                 if lane_varying {
                     self.vector_lets.pop();
                 }
-                Stmt::let_stmt(*name, widened, body?)
+                if widened.ty().is_vector() && lane_pattern(&widened) {
+                    body?
+                } else {
+                    Stmt::let_stmt(*name, widened, body?)
+                }
             }
             StmtKind::Store {
                 buffer,
@@ -565,7 +580,8 @@ impl Vectorizer {
             return self.inner_loop(offset, &Expr::make_const(ty, 0), extent, kind, &body);
         }
         if self.expr(extent)?.ty().is_vector() {
-            let most = self.upper_bound_over_lanes(extent, &format!("the extent of loop {name}"))?;
+            let most =
+                self.upper_bound_over_lanes(extent, &format!("the extent of loop {name}"))?;
             let end = Expr::binary(BinaryOp::Add, min.clone(), extent.clone());
             let inside = Expr::binary(BinaryOp::Lt, Expr::var(name, ty), end);
             let inside = Expr::intrinsic(inside.ty(), Intrinsic::Likely, vec![inside]);
@@ -666,6 +682,23 @@ fn loads_only_where(e: &Expr, condition: &Expr) -> Expr {
         )),
         _ => None,
     })
+}
+
+/// Whether the vector `e` is a pattern of lanes: ramps and broadcasts of scalars that read
+/// no memory, added, subtracted and multiplied — cheap to repeat, and what loads, stores and
+/// loop partitioning recognise, so a let bound to one is substituted.
+fn lane_pattern(e: &Expr) -> bool {
+    if e.ty().is_scalar() {
+        return !reads_memory(e);
+    }
+    match e.kind() {
+        ExprKind::Ramp(a, b)
+        | ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, a, b) => {
+            lane_pattern(a) && lane_pattern(b)
+        }
+        ExprKind::Broadcast(a) => lane_pattern(a),
+        _ => false,
+    }
 }
 
 /// `a && b` where both are present, after widening scalar to vector as needed.

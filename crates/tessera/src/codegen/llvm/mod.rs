@@ -28,6 +28,7 @@ mod intrinsics;
 mod linear;
 mod parity;
 mod passes;
+mod runs;
 mod stmt;
 mod table_lookup;
 mod values;

@@ -224,6 +224,9 @@ impl<'ctx> Codegen<'ctx> {
         if let Some(v) = self.load_by_parity(ty, buffer, index, predicate)? {
             return Ok(v);
         }
+        if let Some(v) = self.load_by_runs(ty, buffer, index, predicate)? {
+            return Ok(v);
+        }
         let storage = self.typed_storage(buffer, ty, "Load from", index, predicate)?;
         let mem = self.storage_type(ty);
         let elem = self.storage_type(ty.element());
@@ -292,11 +295,26 @@ impl<'ctx> Codegen<'ctx> {
         value: &Expr,
         predicate: Option<&Expr>,
     ) -> Result<()> {
-        let ty = value.ty();
+        if self.store_by_runs(buffer, index, value, predicate)? {
+            return Ok(());
+        }
+        let v = self.expr(value)?;
+        self.store_value(buffer, index, value.ty(), v, predicate)
+    }
+
+    /// Stores the compiled value `v`, of type `ty`, at `buffer[index]` in the lanes where
+    /// `predicate` is true.
+    pub(super) fn store_value(
+        &mut self,
+        buffer: Symbol,
+        index: &Expr,
+        ty: Type,
+        v: Value<'ctx>,
+        predicate: Option<&Expr>,
+    ) -> Result<()> {
         let storage = self.typed_storage(buffer, ty, "Store to", index, predicate)?;
         self.check_access("store to", buffer, &storage, index, predicate)?;
         let elem = self.storage_type(ty.element());
-        let v = self.expr(value)?;
         let v = self.stored_value(v, ty);
         let predicate = match predicate {
             Some(p) => Some(self.expr(p)?),
