@@ -57,13 +57,16 @@ impl<'ctx> Codegen<'ctx> {
         let Some(runs) = runs(index, predicate) else {
             return Ok(false);
         };
+        // The whole store is checked before its value is computed, as `store` does.
+        let storage = self.storage(buffer)?;
+        self.check_access("store to", buffer, &storage, index, predicate)?;
         let v = self.expr(value)?;
         let ty = value.ty().with_lanes(runs.lanes);
         for (i, (index, predicate)) in runs.parts.iter().enumerate() {
             let first = i as u32 * u32::from(runs.lanes);
             let lanes: Vec<u32> = (first..first + u32::from(runs.lanes)).collect();
             let part = self.shuffle(v, v, &lanes);
-            self.store_value(buffer, index, ty, part, predicate.as_ref())?;
+            self.store_value(buffer, index, ty, predicate.as_ref(), |_| Ok(part))?;
         }
         Ok(true)
     }

@@ -298,23 +298,24 @@ impl<'ctx> Codegen<'ctx> {
         if self.store_by_runs(buffer, index, value, predicate)? {
             return Ok(());
         }
-        let v = self.expr(value)?;
-        self.store_value(buffer, index, value.ty(), v, predicate)
+        self.store_value(buffer, index, value.ty(), predicate, |cg| cg.expr(value))
     }
 
-    /// Stores the compiled value `v`, of type `ty`, at `buffer[index]` in the lanes where
-    /// `predicate` is true.
+    /// Stores the value `compute` compiles, of type `ty`, at `buffer[index]` in the lanes
+    /// where `predicate` is true. The store is checked before the value is computed, so a
+    /// store out of bounds is reported before the loads its value makes.
     pub(super) fn store_value(
         &mut self,
         buffer: Symbol,
         index: &Expr,
         ty: Type,
-        v: Value<'ctx>,
         predicate: Option<&Expr>,
+        compute: impl FnOnce(&mut Self) -> Result<Value<'ctx>>,
     ) -> Result<()> {
         let storage = self.typed_storage(buffer, ty, "Store to", index, predicate)?;
         self.check_access("store to", buffer, &storage, index, predicate)?;
         let elem = self.storage_type(ty.element());
+        let v = compute(self)?;
         let v = self.stored_value(v, ty);
         let predicate = match predicate {
             Some(p) => Some(self.expr(p)?),
