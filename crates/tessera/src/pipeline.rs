@@ -14,14 +14,16 @@ use crate::error::{Error, Result};
 use crate::eval::expr::eval_scalar;
 use crate::eval::value::Value;
 use crate::interp::{InterpStats, Interpreter};
-use crate::ir::Symbol;
+use crate::ir::{Stmt, Symbol};
 use crate::lang::buffer::{dense_dims, dense_len, AnyBuffer};
 use crate::lang::func::Func;
+use crate::lang::image_param::ImageLink;
 use crate::lang::image_param::{
     buffer_field, buffer_field_bindings, field_image, value_buffer, ImageParam,
 };
-use crate::lang::param::{same_name_error, InputId, ParamBinding};
+use crate::lang::param::{same_name_error, ParamBinding};
 use crate::lower::arguments::Arguments;
+use crate::lower::buffer_constraints::{field_constraints, FieldConstraint};
 use crate::lower::{lower, LowerOptions, Lowered};
 use crate::runtime::buffer::abi_dims;
 
@@ -30,7 +32,7 @@ use crate::runtime::buffer::abi_dims;
 pub struct Inputs {
     images: Vec<(Symbol, AnyBuffer)>,
     /// Which ImageParam each image was bound for.
-    image_ids: Vec<(Symbol, InputId)>,
+    image_links: Vec<(Symbol, ImageLink)>,
     params: Vec<ParamBinding>,
     /// Two different inputs of one name were bound: reported by `check`.
     conflict: Option<Error>,
@@ -44,9 +46,9 @@ impl Inputs {
     pub fn image(mut self, image: &ImageParam, buffer: impl Into<AnyBuffer>) -> Inputs {
         let name = image.name();
         let other = self
-            .image_ids
+            .image_links
             .iter()
-            .any(|&(n, id)| n == name && id != image.id());
+            .any(|(n, link)| *n == name && link.id() != image.id());
         if other && self.conflict.is_none() {
             self.conflict = Some(same_name_error("image", name));
         }
@@ -57,8 +59,8 @@ impl Inputs {
         self.params.extend(fields);
         self.images.retain(|(n, _)| *n != name);
         self.images.push((name, buffer));
-        self.image_ids.retain(|(n, _)| *n != name);
-        self.image_ids.push((name, image.id()));
+        self.image_links.retain(|(n, _)| *n != name);
+        self.image_links.push((name, image.link().clone()));
         self
     }
     /// Binds a scalar parameter (replacing an earlier value for the same Param).
@@ -119,7 +121,33 @@ impl Inputs {
                 )));
             }
         }
-        Ok(())
+        self.check_unread_image_constraints(args)
+    }
+
+    /// The lowered code checks the constraints of the images it reads; an image used only
+    /// through its bounds (an RDom over `input.min(0)`) is none of its arguments, so its
+    /// constraints are checked here, with the same messages.
+    fn check_unread_image_constraints(&self, args: &Arguments) -> Result<()> {
+        let mut checks = Vec::new();
+        for (name, link) in &self.image_links {
+            if args.images.iter().any(|i| i.name == *name) {
+                continue;
+            }
+            let Some((_, buffer)) = self.images.iter().find(|(n, _)| n == name) else {
+                continue;
+            };
+            let constraints =
+                field_constraints("input", *name, buffer.dims().len(), &link.constraints())?;
+            checks.extend(constraints.iter().map(FieldConstraint::assertion));
+        }
+        if checks.is_empty() {
+            return Ok(());
+        }
+        let mut interp = Interpreter::new();
+        for p in &self.params {
+            interp.bind_param(p.name, p.value);
+        }
+        interp.run(&Stmt::block(checks))
     }
 }
 

@@ -3,6 +3,7 @@
 pub use crate::error::{Error, Result};
 pub use crate::eval::realize::Evaluator;
 pub use crate::eval::value::Value;
+pub use crate::ir::MessagePart;
 pub use crate::ir::{Expr, Type};
 pub use crate::lang::boundary::{
     constant_exterior, constant_exterior_with_bounds, mirror_image, mirror_image_with_bounds,
@@ -16,7 +17,10 @@ pub use crate::lang::inline_reductions::{argmax, argmin, maximum, minimum, produ
 pub use crate::lang::math::*;
 pub use crate::lang::operators::ExprOps;
 pub use crate::lang::param::Param;
+pub use crate::lang::promises::{promise_clamped, unsafe_promise_clamped};
+pub use crate::lang::random::{random_float, random_int};
 pub use crate::lang::rdom::{RDom, RVar};
+pub use crate::lang::require::require;
 pub use crate::lang::scalar::Scalar;
 pub use crate::lang::undef::{undef, undef_of};
 pub use crate::lang::var::Var;

@@ -167,3 +167,51 @@ fn shift_loads(e: &Expr, buffer: Symbol) -> Expr {
         _ => None,
     })
 }
+
+/// A broken `unsafe_promise_clamped`: a lookup table sized by the promise [0, 9], indexed by
+/// data that reaches 12. Checked native code, the interpreter and the evaluator report the
+/// value and the promise instead of reading past the table.
+#[test]
+fn a_broken_unsafe_promise_is_reported_not_read_out_of_bounds() {
+    let input = ImageParam::new(Type::u8(), 1, "in");
+    let lut = ImageParam::new(Type::i32(), 1, "lut");
+    let x = Var::new("x");
+    let f = Func::new("f");
+    // SAFETY: the promise is broken on purpose; only checked native code runs it.
+    let index = unsafe { unsafe_promise_clamped(input.at(x), None, Some(Expr::from(9))) };
+    f.define(x, lut.at(cast_to::<i32>(index))).unwrap();
+    let data = Buffer::<u8>::from_fn(&[0], &[8], |p| (p[0] * 2) as u8);
+    let table = Buffer::<i32>::from_fn(&[0], &[10], |p| p[0] as i32 * 100);
+    let inputs = TestInputs::new().image(&input, data).image(&lut, table);
+    let checked = Target::host().with_bounds_checks(true);
+    let pipeline = Pipeline::new(&f);
+    let native = pipeline
+        .compile_jit(&checked)
+        .and_then(|c| c.realize(&inputs.pipeline_inputs(), &[0], &[8]));
+    let interp = pipeline.realize_interp(&inputs.pipeline_inputs(), &[0], &[8]);
+    let eval = inputs.evaluator().realize(&f, &[0], &[8]);
+    for (backend, error) in [
+        ("native", native.err()),
+        ("interpreter", interp.err()),
+        ("evaluator", eval.err()),
+    ] {
+        let error = error
+            .unwrap_or_else(|| panic!("the {backend} ran"))
+            .to_string();
+        assert!(
+            error.contains("outside the bounds [0, 9] promised of it"),
+            "{backend}: {error}"
+        );
+    }
+    // Kept, the promise is trusted, and the values are the table's.
+    let kept = Buffer::<u8>::from_fn(&[0], &[8], |p| p[0] as u8);
+    let inputs = TestInputs::new().image(&input, kept).image(
+        &lut,
+        Buffer::<i32>::from_fn(&[0], &[10], |p| p[0] as i32 * 100),
+    );
+    let run = check(&f, &inputs, &[0], &[8]);
+    let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
+        panic!("f is i32");
+    };
+    (0..8).for_each(|i| assert_eq!(out.get(&[i]), i as i32 * 100, "f({i})"));
+}

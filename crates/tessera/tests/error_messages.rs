@@ -779,3 +779,67 @@ fn a_diagonal_update_reading_other_points_of_itself() {
         .to_string();
     says(&e, &["diag_g", "pure Var x", "(x, (x - 1))"]);
 }
+
+/// A Param outside its declared range fails the run naming it, before anything is computed
+/// (bounds inference relied on the range); an empty range is refused when declared.
+#[test]
+fn a_param_outside_its_range_is_named() {
+    let mut k = Param::<i32>::new("k");
+    assert!(k
+        .set_range(5, 1)
+        .unwrap_err()
+        .to_string()
+        .contains("parameter k: the range [5, 1] is empty"));
+    k.set_range(1, 4).unwrap();
+    let x = Var::new("x");
+    let table = Func::new("table");
+    table.define(x, x * 3).unwrap();
+    table.compute_root();
+    let out = Func::new("out");
+    out.define(x, table.at(x / k.expr())).unwrap();
+    let inputs = Inputs::new().param(k.bind(0));
+    let error = run_error(&out, &inputs, &[16]);
+    assert!(
+        error.contains("parameter k is 0, outside its range [1, 4]"),
+        "{error}"
+    );
+    // Inside the range, the values are those of plain Rust.
+    let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
+    for kv in 1..=4 {
+        let got = compiled
+            .realize(&Inputs::new().param(k.bind(kv)), &[0], &[16])
+            .unwrap();
+        let AnyBuffer::I32(got) = &got[0] else {
+            panic!("out is i32")
+        };
+        (0..16).for_each(|i| assert_eq!(got.get(&[i]), (i as i32 / kv) * 3, "k = {kv}"));
+    }
+}
+
+/// A failed `require` carries its message, with the values computed where it failed.
+#[test]
+fn a_failed_requirement_carries_its_message() {
+    let limit = Param::<i32>::new("limit");
+    let x = Var::new("x");
+    let out = Func::new("out");
+    out.define(
+        x,
+        require(
+            x.expr().lt(limit.expr()),
+            x * 2,
+            &[
+                "x must stay below".into(),
+                limit.expr().into(),
+                "but is".into(),
+                x.expr().into(),
+            ],
+        ),
+    )
+    .unwrap();
+    let inputs = Inputs::new().param(limit.bind(5));
+    let error = run_error(&out, &inputs, &[8]);
+    assert!(
+        error.contains("requirement failed: x must stay below 5 but is 5"),
+        "{error}"
+    );
+}

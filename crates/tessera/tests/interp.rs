@@ -10,6 +10,7 @@ use tessera::ir::{
     CallKind, Expr, ExprKind, ForKind, MessagePart, Range, Stmt, StmtKind, Symbol, Type,
 };
 use tessera::lang::function::Function;
+use tessera::lang::image_param::ImageLink;
 use tessera::prelude::*;
 
 // ---- statement builders ----------------------------------------------------------------
@@ -95,7 +96,7 @@ fn image(name: &str, ty: Type, args: Vec<Expr>) -> Expr {
         ty.with_lanes(lanes),
         ExprKind::Call {
             name: sym(name),
-            kind: CallKind::Image,
+            kind: CallKind::Image(ImageLink::new()),
             args,
             value_index: 0,
         },

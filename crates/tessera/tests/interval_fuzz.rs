@@ -32,6 +32,7 @@ use tessera::ir::visit::{mutate_exprs, visit_exprs};
 use tessera::ir::{
     BinaryOp, CallKind, Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol, Type, TypeCode,
 };
+use tessera::lang::image_param::ImageLink;
 use tessera::testing::{random_expr_with, random_type, random_value, GenOptions};
 
 const DEFAULT_SEED: u64 = 0x1e7e_5e4a;
@@ -439,7 +440,7 @@ fn image_call(name: &str, args: Vec<Expr>) -> Expr {
         Type::i32(),
         ExprKind::Call {
             name: Symbol::new(name),
-            kind: CallKind::Image,
+            kind: CallKind::Image(ImageLink::new()),
             args,
             value_index: 0,
         },

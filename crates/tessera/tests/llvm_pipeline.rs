@@ -1,5 +1,5 @@
-//! Compiled pipelines end to end: external buffers must be dense in x (a buffer with another
-//! stride in dimension 0 is a clear error, from the JIT and the interpreter alike, never wrong
+//! Compiled pipelines end to end: external buffers must be dense in x unless their stride
+//! constraint there is changed (a buffer with another stride in dimension 0 is a clear error, from the JIT and the interpreter alike, never wrong
 //! results), and compiling the same pipeline again for the same target returns the cached
 //! code without running LLVM; calls LLVM rewrites into other libm functions still link.
 

@@ -411,3 +411,28 @@ fn tuple_valued_funcs() {
         );
     }
 }
+
+#[test]
+fn computed_at_the_outermost_level_of_a_consumer_stage() {
+    // `p` at `Var::outermost()` of g's update: inside g's production, after its pure stage,
+    // outside the update's loops, once per production of g (g computed per row of out).
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let p = Func::new("p");
+    p.define((x, y), input.at((x, y)) + input.at((x + 1, y)))
+        .unwrap();
+    let g = Func::new("g");
+    g.define((x, y), x + y).unwrap();
+    g.update((x, y), g.at((x, y)) + p.at((x, y)) + p.at((x + 1, y)))
+        .unwrap();
+    let out = Func::new("out");
+    out.define((x, y), g.at((x, y)) * 2 + g.at((x, y + 1)))
+        .unwrap();
+    g.compute_at(&out, y);
+    p.compute_at_stage(&g, 1, Var::outermost());
+    let inputs = TestInputs::new().image(&input, u16_image(&[0, 0], &[12, 7], 5));
+    let run = check(&out, &inputs, &[0, 0], &[10, 6]);
+    // Per row of out, two rows of g, so two rows of 11 points of p.
+    assert_eq!(run.allocation("p"), 22);
+    assert_eq!(run.stores("p"), 6 * 22);
+}

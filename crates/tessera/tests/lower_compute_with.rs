@@ -201,7 +201,8 @@ fn mistakes_name_both_funcs() {
 /// types read the input; the consumer reads both at random offsets; both are computed at
 /// root, per row of the output, or per row of a strip with storage for the strip (a sliding
 /// window), with random splits and vector widths of their own inner loops, and fused at y or
-/// at x. Every case must equal the evaluator.
+/// at x or at `Var::outermost()`; below root, each may have an update definition, and
+/// either stage of each is fused. Every case must equal the evaluator.
 #[test]
 fn random_pairs_under_random_schedules_match_the_evaluator() {
     use rand::rngs::SmallRng;
@@ -232,6 +233,21 @@ fn random_pairs_under_random_schedules_match_the_evaluator() {
         )
         .unwrap();
         let level = rng.random_range(0..3);
+        // Below root, and not in a sliding window, each Func may have an update, and the
+        // stage fused is either of its stages.
+        let mut stage_of = |h: &Func, e: i32| {
+            if level == 2 || rng.random_bool(0.5) {
+                return 0;
+            }
+            h.update((x, y), h.at((x, y)) * 2 + input.at((x + e, y)))
+                .unwrap();
+            if rng.random_bool(0.5) {
+                1
+            } else {
+                0
+            }
+        };
+        let (f_stage, g_stage) = (stage_of(&f, a), stage_of(&g, c));
         let fuse_x = rng.random_bool(0.5) && level == 0;
         let mut log = format!("case {} (TESSERA_SEED={}): offsets {a} {b} {c} {d} / {fx} {gx} {gy}, level {level}, fused at {}", seed + case, seed + case, if fuse_x { "x" } else { "y" });
         match level {
@@ -264,17 +280,28 @@ fn random_pairs_under_random_schedules_match_the_evaluator() {
                 }
             }
         }
-        let var = if fuse_x && inner == 0 { "x" } else { "y" };
-        let (first, second) = if rng.random_bool(0.5) {
-            (&f, &g)
+        let var = if rng.random_range(0..6) == 0 {
+            Var::outermost()
+        } else if fuse_x && (inner == 0 || f_stage + g_stage == 2) {
+            x
         } else {
-            (&g, &f)
+            y
         };
-        first.compute_with(second, var);
+        let ((first, first_stage), (second, second_stage)) = if rng.random_bool(0.5) {
+            ((&f, f_stage), (&g, g_stage))
+        } else {
+            ((&g, g_stage), (&f, f_stage))
+        };
+        let stage = |h: &Func, k: usize| match k {
+            0 => h.pure_stage(),
+            _ => h.update_stage(k - 1),
+        };
+        stage(first, first_stage).compute_with(&stage(second, second_stage), var);
         log += &format!(
-            ", inner {inner} width {width}, {}.compute_with({}, {var})",
+            ", inner {inner} width {width}, {}.s{first_stage}.compute_with({}.s{second_stage}, {})",
             first.name(),
-            second.name()
+            second.name(),
+            var.name()
         );
         let (w, h) = (rng.random_range(9..30), rng.random_range(4..14));
         let image = u16_image(&[-4, -4], &[w + 8, h + 8], seed + case);

@@ -42,3 +42,40 @@ fn a_producer_computed_per_fused_tile() {
     assert_eq!(c.allocation("f"), 20);
     assert_eq!(c.stores("f"), 15 * 20);
 }
+
+#[test]
+fn loops_fuse_in_any_order_and_across_others() {
+    // As in Halide, the fused loop takes the inner loop's place and the outer one goes away,
+    // wherever it was: across another loop (x with c, y between), with a loop inside it
+    // (y with x), and of a split's two loops the other way round.
+    let input = ImageParam::new(Type::u16(), 3, "input");
+    let (x, y, c) = (Var::new("x"), Var::new("y"), Var::new("c"));
+    /// Schedules the consumer and its producer.
+    type Schedule<'a> = &'a dyn Fn(&Func, &Func);
+    let schedules: [Schedule; 3] = [
+        &|g, _| {
+            g.fuse(x, c, "xc");
+        },
+        &|g, f| {
+            g.fuse(y, x, "yx");
+            f.compute_at(g, "yx");
+        },
+        &|g, f| {
+            g.split(x, "xo", "xi", 3).fuse("xo", "xi", "t").parallel(y);
+            f.compute_at(g, y);
+        },
+    ];
+    for schedule in schedules {
+        let f = Func::new("f");
+        f.define((x, y, c), input.at((x, y, c)) * 2 + input.at((x + 1, y, c)))
+            .unwrap();
+        let g = Func::new("g");
+        g.define((x, y, c), f.at((x, y, c)) + f.at((x + 1, y, c)))
+            .unwrap();
+        schedule(&g, &f);
+        let image = u16_image(&[0, 0, 0], &[14, 5, 3], 11);
+        let inputs = TestInputs::new().image(&input, image);
+        let run = check(&g, &inputs, &[0, 0, 0], &[12, 5, 3]);
+        assert_eq!(run.stores("g"), 12 * 5 * 3);
+    }
+}

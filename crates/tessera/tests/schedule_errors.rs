@@ -272,14 +272,23 @@ fn unknown_dimension_names() {
 }
 
 #[test]
-fn fuse_non_adjacent_loops() {
-    let (x, y, c) = (Var::new("x"), Var::new("y"), Var::new("c"));
+fn fuse_reordering_reduction_loops() {
+    // Fusing rx's inner loop with ry moves ry inside rx's outer loop: the order of an update
+    // that is neither an exact reduction nor independent per iteration would change.
+    let x = Var::new("x");
     let f = Func::new("f");
-    f.define((x, y, c), x + y + c).unwrap();
-    f.fuse(x, c, "xc");
+    f.define(x, 0).unwrap();
+    let r = RDom::named("r", [(0, 8), (0, 4)]);
+    f.update(r.x(), f.at(r.x()) * 2 + r.y()).unwrap();
+    f.update_stage(0)
+        .split(r.x(), "rxo", "rxi", 2)
+        .fuse("rxi", r.y(), "t");
     assert_mentions(
         &schedule_error(&f),
-        &["f.fuse(x, c, xc)", "directly outside x", "c, y, x"],
+        &[
+            "f.update(0).fuse(rxi, r.y, t)",
+            "order of the reduction loops",
+        ],
     );
 }
 

@@ -229,7 +229,7 @@ impl<'a> Bounder<'a> {
             ExprKind::Broadcast(v) => self.bounds(v),
             ExprKind::Load { .. } => Interval::type_range(ty),
             ExprKind::Call { kind, args, .. } => match kind {
-                CallKind::Func(_) | CallKind::Image => Interval::type_range(ty),
+                CallKind::Func(_) | CallKind::Image(_) => Interval::type_range(ty),
                 CallKind::Intrinsic(op) => self.intrinsic(*op, args, ty),
             },
             ExprKind::Invalid(_) => Interval::everything(),
@@ -606,6 +606,24 @@ impl<'a> Bounder<'a> {
             }
             Lerp => self.lerp(args, &x, ty),
             Likely | LikelyIfInnermost => x,
+            // What is promised bounds the value: intersected with constant bounds of the
+            // value, otherwise the promise alone (a Param with a range is bounded by the
+            // range, not by itself: a symbolic end would need proofs about it the range
+            // alone gives, like a positive divisor).
+            PromiseClamped => {
+                let (lo, hi) = (self.bounds(&args[1]), self.bounds(&args[2]));
+                let promised = Interval {
+                    min: lo.min,
+                    max: hi.max,
+                };
+                let constant = |e: &Option<Expr>| e.as_ref().is_some_and(Expr::is_const);
+                if constant(&x.min) && constant(&x.max) {
+                    x.intersect(&promised)
+                } else {
+                    promised
+                }
+            }
+            Require { .. } => self.bounds(&args[1]),
             Interleave => {
                 let mut all = x;
                 for a in &args[1..] {

@@ -644,7 +644,7 @@ impl<'a> BoxCollector<'a> {
             }
             ExprKind::Call {
                 name,
-                kind: CallKind::Func(_) | CallKind::Image,
+                kind: CallKind::Func(_) | CallKind::Image(_),
                 args,
                 ..
             } => {

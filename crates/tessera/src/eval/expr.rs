@@ -9,8 +9,9 @@ use std::collections::HashMap;
 
 use super::value::{self, Value};
 use crate::error::{Error, Result};
-use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, Symbol, Type};
+use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, MessagePart, Symbol, Type};
 use crate::lang::function::FuncLink;
+use crate::runtime::context::format_value;
 
 /// What an expression may refer to outside itself.
 pub trait EvalContext {
@@ -193,7 +194,7 @@ impl<'a> ExprEval<'a> {
                     let coords = self.coords(args, lane)?;
                     self.ctx.call_func(link, *value_index, &coords)
                 }
-                CallKind::Image => {
+                CallKind::Image(_) => {
                     let coords = self.coords(args, lane)?;
                     self.ctx.call_image(*name, &coords)
                 }
@@ -207,6 +208,37 @@ impl<'a> ExprEval<'a> {
                     let n = args.len();
                     self.eval(&args[lane % n], lane / n)
                 }
+                CallKind::Intrinsic(Intrinsic::Require { message }) => {
+                    if self.eval(&args[0], lane)?.is_true() {
+                        return self.eval(&args[1], lane);
+                    }
+                    let mut text = String::new();
+                    for part in MessagePart::from_interned(*message, &args[2..]) {
+                        match part {
+                            MessagePart::Text(t) => text.push_str(&t),
+                            MessagePart::Value(v) => {
+                                text.push_str(&format_value(self.eval(&v, lane)?))
+                            }
+                        }
+                    }
+                    Err(Error::Runtime(format!("requirement failed: {text}")))
+                }
+                CallKind::Intrinsic(Intrinsic::PromiseClamped) => {
+                    let v = self.eval(&args[0], lane)?;
+                    let (lo, hi) = (self.eval(&args[1], lane)?, self.eval(&args[2], lane)?);
+                    let arg_ty = args[0].ty().element();
+                    let below = value::binary(BinaryOp::Lt, v, lo, arg_ty).is_true();
+                    let above = value::binary(BinaryOp::Gt, v, hi, arg_ty).is_true();
+                    if below || above {
+                        let shown = [v, lo, hi].map(format_value);
+                        Err(Error::Runtime(broken_promise_message(&args[0], shown)))
+                    } else {
+                        Ok(v)
+                    }
+                }
+                CallKind::Intrinsic(Intrinsic::Random) => Err(Error::Runtime(
+                    "random_float and random_int can only be used in a Func's definition".to_string(),
+                )),
                 CallKind::Intrinsic(Intrinsic::Undef) => Err(Error::Runtime(
                     "undef has no value: it can only be a whole value of a definition, or an arm of a select that is one".to_string(),
                 )),
@@ -221,6 +253,18 @@ impl<'a> ExprEval<'a> {
             },
             ExprKind::Invalid(msg) => Err(Error::Type(msg.to_string())),
         }
+    }
+}
+
+/// The error for `e` outside the bounds `[lo, hi]` promised of it — a Param outside its
+/// declared range (`Param::set_range`) or a broken `unsafe_promise_clamped` — with the value
+/// and the bounds as shown (formatted, or the placeholders of a message template).
+pub fn broken_promise_message(e: &Expr, [value, lo, hi]: [String; 3]) -> String {
+    match e.kind() {
+        ExprKind::Param(name) => {
+            format!("parameter {name} is {value}, outside its range [{lo}, {hi}]")
+        }
+        _ => format!("{e} is {value}, outside the bounds [{lo}, {hi}] promised of it"),
     }
 }
 

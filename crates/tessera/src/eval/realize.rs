@@ -427,7 +427,7 @@ impl Evaluator {
                 match n.kind() {
                     ExprKind::Call {
                         name,
-                        kind: CallKind::Image,
+                        kind: CallKind::Image(_),
                         ..
                     } if !self.images.contains_key(name) => {
                         problem = Some(unbound_image(func, *name));

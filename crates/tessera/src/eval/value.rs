@@ -410,7 +410,10 @@ pub fn intrinsic(op: Intrinsic, args: &[Value], arg_types: &[Type], result: Type
             wrap_int(count as i128, result)
         }
         Reinterpret => Value::from_bits(a.to_bits(), result),
-        Likely | LikelyIfInnermost => a,
+        Likely | LikelyIfInnermost | PromiseClamped => a,
+        // The condition is checked by `eval::expr`, which can fail.
+        Require { .. } => args[1],
+        Random => unreachable!("internal error: random is replaced by definitions"),
         Interleave => unreachable!("internal error: interleave is not lane-wise (eval::expr)"),
         Undef => unreachable!("internal error: undef has no value (eval::expr reports it)"),
     }

@@ -23,6 +23,7 @@ use crate::ir::{Expr, ForKind, MessagePart, Range, Stmt, StmtKind, Symbol, Type}
 use crate::lang::buffer::AnyBuffer;
 use crate::lang::function::FuncLink;
 use crate::lang::image_param::buffer_field;
+use crate::runtime::context::format_value;
 
 /// What one run did, per Func or buffer name.
 #[derive(Default, Debug, Clone, PartialEq, Eq)]
@@ -162,7 +163,8 @@ impl Interpreter {
                     Err(Error::Runtime(self.assertion_message(message)?))
                 }
             }
-            StmtKind::ProducerConsumer { body, .. } => self.exec(body),
+            // Loops run one iteration at a time here, so every store is already atomic.
+            StmtKind::ProducerConsumer { body, .. } | StmtKind::Atomic { body } => self.exec(body),
             StmtKind::For {
                 name,
                 min,
@@ -425,15 +427,4 @@ fn to_index(v: Value, what: impl Fn() -> String) -> Result<i64> {
 /// An error for a statement no correct lowering produces.
 fn malformed(message: String) -> Error {
     Error::Runtime(format!("malformed statement: {message}"))
-}
-
-/// A value as an assertion message prints it.
-fn format_value(v: Value) -> String {
-    match v {
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::UInt(u) => u.to_string(),
-        Value::F32(f) => f.to_string(),
-        Value::F64(f) => f.to_string(),
-    }
 }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use super::symbol::Symbol;
 use super::types::{Type, TypeCode};
 use crate::lang::function::FuncLink;
+use crate::lang::image_param::ImageLink;
 use crate::lang::rdom::RDomLink;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -140,7 +141,25 @@ pub enum Intrinsic {
     /// as a whole Tuple element, or an arm of a select that is one, it means "store nothing
     /// there" (`lang::undef`) — so nothing ever evaluates it.
     Undef,
+    /// `promise_clamped(value, min, max)`: the value, which the caller promises lies in
+    /// `[min, max]`; interval analysis takes those bounds. The evaluator, the interpreter and
+    /// checked native code fail the run where the promise is broken; other native code
+    /// trusts it (`lang::promises`).
+    PromiseClamped,
+    /// `require(condition, value, message values..)`: the value where the condition holds;
+    /// elsewhere the run fails with the message, whose text (`message`, with
+    /// `MESSAGE_VALUE_MARK` where each value goes) is interned (`lang::require`).
+    Require {
+        message: Symbol,
+    },
+    /// `random(tag, seeds..)` of type f32, i32 or u32: a placeholder that `define` and
+    /// `update` replace by a hash of the tag, the seeds and the definition's coordinates
+    /// (`lang::random`), so nothing evaluates it.
+    Random,
 }
+
+/// Where a value goes in a `require` message's interned text.
+pub const MESSAGE_VALUE_MARK: char = '\x01';
 
 impl Intrinsic {
     pub fn name(self) -> &'static str {
@@ -180,6 +199,9 @@ impl Intrinsic {
             LikelyIfInnermost => "likely_if_innermost",
             Interleave => "interleave",
             Undef => "undef",
+            PromiseClamped => "promise_clamped",
+            Require { .. } => "require",
+            Random => "random",
         }
     }
 
@@ -188,9 +210,16 @@ impl Intrinsic {
         self != Intrinsic::Interleave
     }
 
-    /// Whether a call has a value to compute or fold: `undef` has none.
+    /// Whether a call has a value to compute or fold: `undef` and `random` (replaced by
+    /// definitions) have none.
     pub fn has_value(self) -> bool {
-        self != Intrinsic::Undef
+        !matches!(self, Intrinsic::Undef | Intrinsic::Random)
+    }
+
+    /// Whether evaluating the call may fail the run (a requirement or a promise checked),
+    /// so that constant arguments must not fold it away.
+    pub fn can_fail(self) -> bool {
+        matches!(self, Intrinsic::PromiseClamped | Intrinsic::Require { .. })
     }
 }
 
@@ -200,7 +229,7 @@ pub enum CallKind {
     /// A value of a Func at multi-dimensional coordinates (before storage flattening).
     Func(FuncLink),
     /// An element of an input image (ImageParam) at multi-dimensional coordinates.
-    Image,
+    Image(ImageLink),
     Intrinsic(Intrinsic),
 }
 
@@ -225,6 +254,42 @@ impl Hash for FloatBits {
 pub enum MessagePart {
     Text(Arc<str>),
     Value(Expr),
+}
+
+impl MessagePart {
+    /// The message as an interned text with `MESSAGE_VALUE_MARK` where each value goes, and
+    /// its values (how a `require` call carries its message).
+    pub fn intern(parts: &[MessagePart]) -> (Symbol, Vec<Expr>) {
+        let mut text = String::new();
+        let mut values = Vec::new();
+        for part in parts {
+            match part {
+                MessagePart::Text(t) => text.extend(t.chars().filter(|&c| c != MESSAGE_VALUE_MARK)),
+                MessagePart::Value(v) => {
+                    text.push(MESSAGE_VALUE_MARK);
+                    values.push(v.clone());
+                }
+            }
+        }
+        (Symbol::new(&text), values)
+    }
+
+    /// The parts of a message `intern` made (its values in order).
+    pub fn from_interned(text: Symbol, values: &[Expr]) -> Vec<MessagePart> {
+        let mut parts = Vec::new();
+        let mut values = values.iter();
+        for (i, piece) in text.as_str().split(MESSAGE_VALUE_MARK).enumerate() {
+            if i > 0 {
+                if let Some(v) = values.next() {
+                    parts.push(MessagePart::Value(v.clone()));
+                }
+            }
+            if !piece.is_empty() {
+                parts.push(MessagePart::Text(piece.into()));
+            }
+        }
+        parts
+    }
 }
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]

@@ -4,13 +4,16 @@
 pub mod expr;
 pub mod lanes;
 pub mod printer;
+pub mod read_modify_write;
 pub mod stmt;
 pub mod substitute;
 pub mod symbol;
 pub mod types;
 pub mod visit;
 
-pub use expr::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, MessagePart, UnaryOp};
+pub use expr::{
+    BinaryOp, CallKind, Expr, ExprKind, Intrinsic, MessagePart, UnaryOp, MESSAGE_VALUE_MARK,
+};
 pub use stmt::{ForKind, Range, Stmt, StmtKind};
 pub use symbol::Symbol;
 pub use types::{Type, TypeCode};

@@ -241,5 +241,9 @@ fn print_stmt(out: &mut String, s: &Stmt, depth: usize) -> fmt::Result {
             Ok(())
         }
         StmtKind::Evaluate(e) => writeln!(out, "{e}"),
+        StmtKind::Atomic { body } => {
+            out.push_str("atomic");
+            print_body(out, body, depth)
+        }
     }
 }

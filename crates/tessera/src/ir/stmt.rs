@@ -89,6 +89,12 @@ pub enum StmtKind {
         body: Stmt,
     },
     Block(Vec<Stmt>),
+    /// The stores in `body` are atomic read-modify-writes of the points they store to
+    /// (`Stage::atomic`): a store's value may read the point it overwrites, and no other
+    /// store to that point, in another thread or vector lane, comes in between.
+    Atomic {
+        body: Stmt,
+    },
     IfThenElse {
         condition: Expr,
         then_case: Stmt,
@@ -235,6 +241,7 @@ impl Stmt {
                 fs(body)
             }
             StmtKind::Block(stmts) => stmts.iter().for_each(fs),
+            StmtKind::Atomic { body } => fs(body),
             StmtKind::IfThenElse {
                 condition,
                 then_case,
@@ -374,6 +381,7 @@ impl Stmt {
                 body: ms(body),
             },
             StmtKind::Block(stmts) => StmtKind::Block(stmts.iter().map(&mut ms).collect()),
+            StmtKind::Atomic { body } => StmtKind::Atomic { body: ms(body) },
             StmtKind::IfThenElse {
                 condition,
                 then_case,

@@ -62,7 +62,7 @@ pub fn reads_memory(e: &Expr) -> bool {
             n.kind(),
             ExprKind::Load { .. }
                 | ExprKind::Call {
-                    kind: CallKind::Func(_) | CallKind::Image,
+                    kind: CallKind::Func(_) | CallKind::Image(_),
                     ..
                 }
         );

@@ -5,9 +5,11 @@
 use std::collections::{HashMap, HashSet};
 
 use super::args::{coordinate_args, IntoArgs, IntoVars};
+use super::dimension::OutputBuffer;
 use super::function::{Definition, Function};
 use super::image_param::{buffer_field, value_buffer};
 use super::implicit::{expand_call, expand_pure_lhs, expand_update};
+use super::random::{coordinates_of, place_random};
 use super::rdom::{RDomLink, ReductionDomain};
 use super::schedule::StageSchedule;
 use super::undef::take_out_undef;
@@ -78,6 +80,19 @@ impl Func {
     /// The largest coordinate in dimension `d` of the output buffer (`output_min`).
     pub fn output_max(&self, d: usize) -> Expr {
         self.output_min(d) + self.output_extent(d) - 1
+    }
+
+    /// The output buffer, to constrain its dimensions (Halide's `output_buffer()`):
+    /// `f.output_buffer().dim(0).set_bounds(0, 10)`. Define the Func first. The constraints
+    /// are checked, and used in lowering, when the Func is a pipeline's output; they apply
+    /// to each of a Tuple's buffers.
+    pub fn output_buffer(&self) -> OutputBuffer {
+        let c = self.0.read();
+        OutputBuffer {
+            buffer: value_buffer(c.name, 0, c.output_types.len()),
+            dims: c.args.len(),
+            constraints: c.output_constraints.clone(),
+        }
     }
 
     fn output_field(&self, field: &str, d: usize) -> Expr {
@@ -202,6 +217,8 @@ impl Func {
             }
         }
         check_values(name, "definition", &values)?;
+        let coordinates: Vec<Expr> = vars.iter().map(|v| v.expr()).collect();
+        let values = place_random(name, 0, &coordinates, &values);
         let (stored, guard) = take_out_undef(name, "definition", &[], &values)?;
         // Where nothing is stored the values are never read: they only give the types.
         let values: Vec<Expr> = match stored.iter().flatten().count() {
@@ -263,6 +280,10 @@ impl Func {
         } else {
             (args, values)
         };
+        // The update's coordinates: its pure Vars and reduction variables.
+        let coordinates = coordinates_of(args.iter().chain(&values));
+        let stage = self.update_count() + 1;
+        let values = place_random(self.name(), stage, &coordinates, &values);
         let definition = self.validated_update(args, values)?;
         self.0.write().updates.push(definition);
         Ok(())

@@ -8,6 +8,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 
+use super::dimension::{BufferConstraints, SharedConstraints};
 use super::rdom::ReductionDomain;
 use super::schedule::{FuncSchedule, StageSchedule};
 use crate::ir::visit::{mutate_exprs, visit_exprs};
@@ -84,6 +85,9 @@ pub struct FunctionContents {
     /// `Func::in_` wrappers: calls to the Func named here read the wrapper instead, in every
     /// definition, later updates included.
     pub wrappers: Vec<(Symbol, Function)>,
+    /// What the caller promises about the output buffer when this Func is a pipeline's
+    /// output (`Func::output_buffer`).
+    pub output_constraints: SharedConstraints,
 }
 
 impl FunctionContents {
@@ -101,6 +105,13 @@ impl FunctionContents {
         } else {
             self.updates.get_mut(stage - 1)
         }
+    }
+    /// The constraints on the output buffer now.
+    pub fn output_constraints(&self) -> BufferConstraints {
+        self.output_constraints
+            .read()
+            .expect("constraints poisoned")
+            .clone()
     }
     /// Number of stages: the pure definition plus the updates.
     pub fn stage_count(&self) -> usize {
@@ -123,6 +134,7 @@ impl Function {
             updates: Vec::new(),
             schedule: FuncSchedule::default(),
             wrappers: Vec::new(),
+            output_constraints: Arc::new(RwLock::new(BufferConstraints::default())),
         })))
     }
     pub fn read(&self) -> RwLockReadGuard<'_, FunctionContents> {

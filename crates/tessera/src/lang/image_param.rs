@@ -2,8 +2,12 @@
 //! when the pipeline runs. Its bounds are available as expressions (`input.width()`) for
 //! boundary conditions and reduction domains.
 
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, RwLock};
+
 use super::args::{coordinate_args, IntoArgs};
 use super::buffer::AnyBuffer;
+use super::dimension::{BufferConstraints, Dimension, SharedConstraints};
 use super::implicit::expand_call;
 use super::param::{InputId, ParamBinding};
 use crate::eval::value::Value;
@@ -12,9 +16,61 @@ use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImageParam {
     name: Symbol,
-    id: InputId,
+    link: ImageLink,
     ty: Type,
     dims: usize,
+}
+
+/// What a call to an input image carries of its ImageParam: the ImageParam's identity and
+/// the constraints on its buffer (`ImageParam::dim`), which lowering asserts and applies.
+/// Two links are equal when they link one ImageParam.
+#[derive(Clone)]
+pub struct ImageLink {
+    id: InputId,
+    constraints: SharedConstraints,
+}
+
+impl ImageLink {
+    /// The link of a new input, with the default constraints (dense in dimension 0).
+    pub fn new() -> ImageLink {
+        ImageLink {
+            id: InputId::next(),
+            constraints: Arc::new(RwLock::new(BufferConstraints::default())),
+        }
+    }
+    pub fn id(&self) -> InputId {
+        self.id
+    }
+    /// The constraints on the image's buffer now.
+    pub fn constraints(&self) -> BufferConstraints {
+        self.constraints
+            .read()
+            .expect("constraints poisoned")
+            .clone()
+    }
+}
+
+impl Default for ImageLink {
+    fn default() -> ImageLink {
+        ImageLink::new()
+    }
+}
+
+impl PartialEq for ImageLink {
+    fn eq(&self, other: &ImageLink) -> bool {
+        self.id == other.id
+    }
+}
+impl Eq for ImageLink {}
+impl Hash for ImageLink {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.id.hash(state)
+    }
+}
+impl std::fmt::Debug for ImageLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ImageLink({:?})", self.id)
+    }
 }
 
 /// Names of the buffer fields an ImageParam exposes as int32 parameters.
@@ -66,7 +122,7 @@ impl ImageParam {
     pub fn new(ty: Type, dims: usize, name: &str) -> ImageParam {
         ImageParam {
             name: Symbol::new(name),
-            id: InputId::next(),
+            link: ImageLink::new(),
             ty: ty.element(),
             dims,
         }
@@ -75,7 +131,22 @@ impl ImageParam {
         self.name
     }
     pub fn id(&self) -> InputId {
-        self.id
+        self.link.id
+    }
+    /// What calls to this image carry: its identity and the constraints on its buffer.
+    pub fn link(&self) -> &ImageLink {
+        &self.link
+    }
+    /// Dimension `dim` of the image's buffer: its bounds as expressions, and the constraints
+    /// the caller promises about them (Halide's `ImageParam::dim`).
+    pub fn dim(&self, dim: usize) -> Dimension {
+        Dimension::new(
+            self.name,
+            "input",
+            self.dims,
+            dim,
+            self.link.constraints.clone(),
+        )
     }
     pub fn ty(&self) -> Type {
         self.ty
@@ -107,7 +178,7 @@ impl ImageParam {
                 self.ty,
                 ExprKind::Call {
                     name: self.name,
-                    kind: CallKind::Image,
+                    kind: CallKind::Image(self.link.clone()),
                     args,
                     value_index: 0,
                 },

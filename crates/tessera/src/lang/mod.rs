@@ -4,6 +4,7 @@
 pub mod args;
 pub mod boundary;
 pub mod buffer;
+pub mod dimension;
 pub mod func;
 pub mod function;
 pub mod image_param;
@@ -13,7 +14,10 @@ pub mod math;
 pub mod naming;
 pub mod operators;
 pub mod param;
+pub mod promises;
+pub mod random;
 pub mod rdom;
+pub mod require;
 pub mod rfactor;
 pub mod scalar;
 pub mod schedule;

@@ -1,11 +1,15 @@
-//! `Param<T>`: a scalar value supplied when the pipeline runs (a threshold, a level count).
+//! `Param<T>`: a scalar value supplied when the pipeline runs (a threshold, a level count),
+//! and its declared range (`set_range`): its expressions promise the range to interval
+//! analysis, and lowering asserts it at entry (`lower::param_checks`).
 
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::scalar::Scalar;
+use crate::error::{Error, Result};
 use crate::eval::value::Value;
-use crate::ir::{Expr, ExprKind, Symbol, Type};
+use crate::ir::visit::visit_exprs;
+use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, Symbol, Type};
 
 /// The identity of a declared input (a `Param` or an `ImageParam`): two inputs declared
 /// with one name are different inputs, which a pipeline cannot tell apart, so binding both
@@ -31,6 +35,9 @@ pub fn same_name_error(what: &str, name: Symbol) -> crate::error::Error {
 pub struct Param<T: Scalar> {
     name: Symbol,
     id: InputId,
+    /// The declared range's ends (Halide's `set_min_value` / `set_max_value`).
+    min: Option<T>,
+    max: Option<T>,
     _t: PhantomData<T>,
 }
 
@@ -39,8 +46,62 @@ impl<T: Scalar> Param<T> {
         Param {
             name: Symbol::new(name),
             id: InputId::next(),
+            min: None,
+            max: None,
             _t: PhantomData,
         }
+    }
+
+    /// Declares that the value lies in `[min, max]` (Halide's `Param::set_range`): bounds
+    /// inference may rely on it (a region indexed by `x / p` is bounded when `p` is), and
+    /// every realization whose value is outside fails with an error naming the Param. The
+    /// range applies to the expressions made from this Param afterwards, so declare it
+    /// before using the Param. An empty range (`min > max`, or NaN) is an error.
+    pub fn set_range(&mut self, min: T, max: T) -> Result<()> {
+        self.set_ends(Some(min), Some(max))
+    }
+
+    /// Declares only the lowest value (see `set_range`).
+    pub fn set_min_value(&mut self, min: T) -> Result<()> {
+        self.set_ends(Some(min), self.max)
+    }
+
+    /// Declares only the highest value (see `set_range`).
+    pub fn set_max_value(&mut self, max: T) -> Result<()> {
+        self.set_ends(self.min, Some(max))
+    }
+
+    /// The declared lowest value, if any.
+    pub fn min_value(&self) -> Option<T> {
+        self.min
+    }
+
+    /// The declared highest value, if any.
+    pub fn max_value(&self) -> Option<T> {
+        self.max
+    }
+
+    fn set_ends(&mut self, min: Option<T>, max: Option<T>) -> Result<()> {
+        let ty = T::TYPE;
+        let empty = |v: Option<T>| v.is_some_and(|v| v.to_value().as_f64().is_nan());
+        let ordered = match (min, max) {
+            (Some(lo), Some(hi)) => matches!(
+                crate::eval::value::binary(BinaryOp::Le, lo.to_value(), hi.to_value(), ty),
+                Value::Bool(true)
+            ),
+            _ => true,
+        };
+        if empty(min) || empty(max) || !ordered {
+            return Err(Error::Definition(format!(
+                "parameter {}: the range [{}, {}] is empty",
+                self.name,
+                min.map_or("-inf".to_string(), |v| format!("{v:?}")),
+                max.map_or("inf".to_string(), |v| format!("{v:?}")),
+            )));
+        }
+        self.min = min;
+        self.max = max;
+        Ok(())
     }
     pub fn name(&self) -> Symbol {
         self.name
@@ -48,8 +109,23 @@ impl<T: Scalar> Param<T> {
     pub fn ty(&self) -> Type {
         T::TYPE
     }
+    /// The parameter as an expression; with a declared range, the value promised to lie in
+    /// it (`promise_clamped(p, min, max)`, which `declared_ranges` finds again).
     pub fn expr(&self) -> Expr {
-        Expr::new(T::TYPE, ExprKind::Param(self.name))
+        let ty = T::TYPE;
+        let param = Expr::new(ty, ExprKind::Param(self.name));
+        if self.min.is_none() && self.max.is_none() {
+            return param;
+        }
+        let end = |v: Option<T>, upper: bool| match v {
+            Some(v) => v.to_value().to_expr(ty),
+            None => type_end(ty, upper),
+        };
+        Expr::intrinsic(
+            ty,
+            Intrinsic::PromiseClamped,
+            vec![param, end(self.min, false), end(self.max, true)],
+        )
     }
     /// The binding of this parameter to `value`, as the evaluator and runners take it.
     pub fn bind(&self, value: T) -> ParamBinding {
@@ -84,4 +160,62 @@ impl ParamBinding {
         self.name == other.name
             && matches!((self.origin, other.origin), (Some(a), Some(b)) if a != b)
     }
+}
+
+/// The lowest (or, `upper`, highest) value of `ty`: an open end of a declared range.
+fn type_end(ty: Type, upper: bool) -> Expr {
+    match (ty.is_float(), upper) {
+        (true, false) => Expr::make_float(ty, f64::NEG_INFINITY),
+        (true, true) => Expr::make_float(ty, f64::INFINITY),
+        (false, false) => Expr::make_const(ty, ty.int_min() as i64),
+        // Wraps to the type's own bits (u64's maximum is -1 as an i64).
+        (false, true) => Expr::make_const(ty, ty.int_max() as i64),
+    }
+}
+
+/// A Param's declared range, as its expressions carry it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DeclaredRange {
+    /// The parameter (an `ExprKind::Param` node).
+    pub param: Expr,
+    pub min: Expr,
+    pub max: Expr,
+}
+
+impl DeclaredRange {
+    /// The condition that the parameter lies in its range.
+    pub fn holds(&self) -> Expr {
+        let at_least = Expr::binary(BinaryOp::Ge, self.param.clone(), self.min.clone());
+        let at_most = Expr::binary(BinaryOp::Le, self.param.clone(), self.max.clone());
+        Expr::binary(BinaryOp::And, at_least, at_most)
+    }
+}
+
+/// The declared ranges of the Params in `exprs` (each once, in order of appearance).
+pub fn declared_ranges<'a>(exprs: impl IntoIterator<Item = &'a Expr>) -> Vec<DeclaredRange> {
+    let mut ranges: Vec<DeclaredRange> = Vec::new();
+    for e in exprs {
+        visit_exprs(e, &mut |n| {
+            if let ExprKind::Call {
+                kind: CallKind::Intrinsic(Intrinsic::PromiseClamped),
+                args,
+                ..
+            } = n.kind()
+            {
+                let range = DeclaredRange {
+                    param: args[0].clone(),
+                    min: args[1].clone(),
+                    max: args[2].clone(),
+                };
+                let declared = matches!(args[0].kind(), ExprKind::Param(_))
+                    && range.min.is_const()
+                    && range.max.is_const();
+                if declared && !ranges.contains(&range) {
+                    ranges.push(range);
+                }
+            }
+            true
+        });
+    }
+    ranges
 }

@@ -75,6 +75,12 @@ pub struct StageSchedule {
     /// Alternative loop structures, each used when its condition holds (the first that
     /// holds wins; this schedule is used when none does).
     pub specializations: Vec<Specialization>,
+    /// `Stage::atomic`: each store of the stage is an atomic read-modify-write of its point,
+    /// so its reduction loops may run in parallel or as vector lanes.
+    pub atomic: bool,
+    /// `Stage::allow_race_conditions`: its reduction loops may run in parallel or as vector
+    /// lanes unchecked (the user promises the races are benign).
+    pub allow_race_conditions: bool,
 }
 
 /// `Stage::specialize`: a loop structure for the runs where `condition` (over Params and
@@ -100,7 +106,7 @@ impl StageSchedule {
         StageSchedule {
             splits: Vec::new(),
             dims,
-            specializations: Vec::new(),
+            ..StageSchedule::default()
         }
     }
 
@@ -154,10 +160,13 @@ impl StageSchedule {
         StageSchedule {
             splits: Vec::new(),
             dims: rdims.chain(pure).collect(),
-            specializations: Vec::new(),
+            ..StageSchedule::default()
         }
     }
 }
+
+/// The name of `Var::outermost()`: the level of a stage outside all its loops.
+pub const OUTERMOST: &str = "__outermost";
 
 /// A place in the loop nest of the pipeline.
 #[derive(Clone, PartialEq, Debug)]
@@ -217,7 +226,8 @@ pub struct FuncSchedule {
     pub bounds: Vec<Bound>,
     /// Storage dimension order, innermost first (`reorder_storage`); empty for the default.
     pub storage_order: Vec<Symbol>,
-    /// `compute_with`: the Func whose loops this one's join, and the innermost loop joined.
+    /// `compute_with`: the Func whose loops one stage of this one joins, and the innermost
+    /// loop joined.
     pub compute_with: Option<FusedLoops>,
     /// `fold_storage`: dimensions whose storage is circular, with their fold factors.
     pub folds: Vec<StorageFold>,
@@ -225,6 +235,9 @@ pub struct FuncSchedule {
     pub alignments: Vec<StorageAlignment>,
     /// `align_bounds`: dimensions whose computed region is widened to multiples.
     pub bound_alignments: Vec<BoundAlignment>,
+    /// `Func::allow_race_conditions`: every update's reduction loops may run in parallel or
+    /// as vector lanes unchecked.
+    pub allow_race_conditions: bool,
     /// Mistakes found while scheduling, reported by lowering.
     pub errors: Vec<String>,
 }
@@ -257,14 +270,19 @@ pub struct BoundAlignment {
     pub remainder: Option<i32>,
 }
 
-/// `f.compute_with(g, var)`: the loops of `f`'s and `g`'s pure definitions, from the outermost
-/// to `var`, are one loop nest.
+/// `f.compute_with(g, var)` (or `f.update_stage(i).compute_with(&g.update_stage(j), var)`):
+/// the loops of stage `stage` of `f` and stage `with_stage` of `g`, from the outermost to
+/// `var`, are one loop nest.
 #[derive(Clone, PartialEq, Debug)]
 pub struct FusedLoops {
     pub with: Symbol,
     /// The identity of `with`, which names follow when they are made unique.
     pub with_id: FuncId,
     pub var: Symbol,
+    /// The stage of the Func scheduled (0 = pure, k = update k-1).
+    pub stage: usize,
+    /// The stage of `with` whose loops it joins.
+    pub with_stage: usize,
 }
 
 impl Default for FuncSchedule {
@@ -279,6 +297,7 @@ impl Default for FuncSchedule {
             folds: Vec::new(),
             alignments: Vec::new(),
             bound_alignments: Vec::new(),
+            allow_race_conditions: false,
             errors: Vec::new(),
         }
     }

@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use super::func::Func;
-use super::function::{Definition, Function};
+use super::function::{Definition, Function, FunctionContents};
 use super::rdom::RVar;
 use super::rfactor::is_exact_reduction;
 use super::schedule::{
@@ -16,7 +16,7 @@ use super::schedule::{
     StageSchedule, TailStrategy,
 };
 use super::var::Var;
-use crate::ir::{Expr, ExprKind, ForKind, Symbol};
+use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, Symbol};
 
 /// A loop dimension named in a directive: a Var, an RVar, or a name.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -137,6 +137,52 @@ impl Stage {
         }
     }
 
+    /// `compute_with` of stages (Halide's `f.update(0).compute_with(g.update(1), y)`): this
+    /// stage's loops, from the outermost down to `var` (a loop of both, or
+    /// `Var::outermost()` to fuse none), join those of stage `other`, and each iteration
+    /// computes both stages' points there. The other stages of both Funcs keep their order
+    /// around the fused nest. One stage of a Func may be computed with another; both Funcs
+    /// must be computed at the same level and neither may use the other (lowering checks).
+    pub fn compute_with(&self, other: &Stage, var: impl Into<DimName>) -> &Stage {
+        let (name, with, var) = (self.func.name(), other.func.name(), var.into().0);
+        // Identities, not names: two Funcs may share a name until lowering makes names unique.
+        let itself = self.func.id() == other.func.id();
+        let fused = super::schedule::FusedLoops {
+            with,
+            with_id: other.func.id(),
+            var,
+            stage: self.index,
+            with_stage: other.index,
+        };
+        // Names are read before the write lock is taken (see `apply`).
+        let what = format!(
+            "{}.compute_with({}, {var})",
+            self.describe(),
+            other.describe()
+        );
+        let mut contents = self.func.write();
+        let schedule = &mut contents.schedule;
+        let error = if itself {
+            Some("a Func cannot be computed with itself".to_string())
+        } else if !self.specialization.is_empty() || !other.specialization.is_empty() {
+            Some("a specialization cannot be computed with another stage; fuse the stages themselves".to_string())
+        } else {
+            match &schedule.compute_with {
+                Some(earlier) if earlier.stage != self.index => Some(format!(
+                    "stage {} of {name} is already computed with {}; only one stage of a Func may be computed with another",
+                    earlier.stage, earlier.with
+                )),
+                _ => None,
+            }
+        };
+        match error {
+            Some(msg) => schedule.errors.push(format!("{what}: {msg}")),
+            None => schedule.compute_with = Some(fused),
+        }
+        drop(contents);
+        self
+    }
+
     fn record_error(&self, directive: &str, msg: String) {
         let what = format!("{}.{directive}", self.describe());
         self.func
@@ -217,8 +263,7 @@ impl Stage {
         inner_kind: Option<ForKind>,
     ) -> &Stage {
         let is_update = self.index > 0;
-        let func = self.func.name();
-        self.apply(&directive.clone(), |s, def| {
+        self.apply(&directive.clone(), |s, _| {
             let split = Split {
                 old,
                 outer,
@@ -229,13 +274,15 @@ impl Stage {
             };
             split_dim(s, split, is_update)?;
             match inner_kind {
-                Some(kind) => set_dim_kind(s, def, func, inner, kind),
+                Some(kind) => set_dim_kind(s, inner, kind),
                 None => Ok(()),
             }
         })
     }
 
-    /// Fuses `inner` and the loop directly outside it, `outer`, into one loop `fused`.
+    /// Fuses loops `inner` and `outer` into one loop `fused` at `inner`'s place, iterating
+    /// `inner` fastest (as Halide, `outer` need not be directly outside `inner`: any two
+    /// loops fuse, reduction loops only where their new order cannot change the result).
     pub fn fuse(
         &self,
         inner: impl Into<DimName>,
@@ -243,8 +290,9 @@ impl Stage {
         fused: impl Into<DimName>,
     ) -> &Stage {
         let (inner, outer, fused) = (inner.into().0, outer.into().0, fused.into().0);
-        self.apply(&format!("fuse({inner}, {outer}, {fused})"), |s, _| {
-            fuse_dims(s, inner, outer, fused)
+        let func = self.func.name();
+        self.apply(&format!("fuse({inner}, {outer}, {fused})"), |s, def| {
+            fuse_dims(s, def, func, (inner, outer, fused))
         })
     }
 
@@ -320,8 +368,33 @@ impl Stage {
     fn set_kind(&self, dim: DimName, kind: ForKind) -> &Stage {
         let name = dim.0;
         let directive = format!("{}({name})", kind_directive(kind));
-        let func = self.func.name();
-        self.apply(&directive, |s, def| set_dim_kind(s, def, func, name, kind))
+        self.apply(&directive, |s, _| set_dim_kind(s, name, kind))
+    }
+
+    /// Makes each store of this update an atomic read-modify-write of the point it writes
+    /// (Halide's `atomic()`), so its reduction loops may run in parallel or as vector lanes
+    /// even where iterations update the same point, as in a histogram: `f(i) = f(i) op e`
+    /// becomes one atomic instruction where the machine has `op`, a compare-and-swap loop
+    /// otherwise; vectorized, lanes storing to one point are reduced first. Lowering refuses
+    /// an update that reads points of the Func other iterations may write (each store is
+    /// atomic, not the whole update), and, with a parallel reduction loop, a Tuple whose
+    /// elements read each other at the point written (Halide's mutex).
+    pub fn atomic(&self) -> &Stage {
+        self.apply("atomic()", |s, _| {
+            s.atomic = true;
+            Ok(())
+        })
+    }
+
+    /// Lets this update's reduction loops run in parallel or as vector lanes without the
+    /// check that no two iterations write the same point or read what another writes
+    /// (Halide's `allow_race_conditions`): the user promises any race is benign, e.g. every
+    /// iteration writing the same value to a point.
+    pub fn allow_race_conditions(&self) -> &Stage {
+        self.apply("allow_race_conditions()", |s, _| {
+            s.allow_race_conditions = true;
+            Ok(())
+        })
     }
 
     /// Runs the iterations of loop `dim` in parallel on the thread pool.
@@ -388,18 +461,11 @@ fn kind_directive(kind: ForKind) -> &'static str {
     }
 }
 
-/// A loop's kind set, checking that a reduction loop made parallel or vectorized is race-free.
-fn set_dim_kind(
-    s: &mut StageSchedule,
-    def: &Definition,
-    func: Symbol,
-    name: Symbol,
-    kind: ForKind,
-) -> Result<(), String> {
+/// A loop's kind set. Whether a parallel or vectorized reduction loop is race-free is
+/// checked when the pipeline is lowered (`race_errors`), once `atomic` and
+/// `allow_race_conditions`, which may come later in the schedule, are known.
+fn set_dim_kind(s: &mut StageSchedule, name: Symbol, kind: ForKind) -> Result<(), String> {
     let i = find_dim(&s.dims, name)?;
-    if s.dims[i].is_rvar && matches!(kind, ForKind::Parallel | ForKind::Vectorized) {
-        check_rvar_parallel_safe(def, func, s.dims[i].name)?;
-    }
     s.dims[i].kind = kind;
     Ok(())
 }
@@ -559,19 +625,21 @@ fn made_from_inner_loop(s: &StageSchedule, name: Symbol) -> bool {
     from_inner.contains(&name)
 }
 
+/// Halide's `fuse`: `inner` and `outer` may be any two loops of the stage; the fused loop
+/// takes `inner`'s place (iterating `inner` fastest) and `outer`'s loop goes away. Where
+/// `outer` was not directly outside `inner`, that moves the iterations of `outer` next to
+/// those of `inner`, which for reduction loops is a reordering and follows `reorder`'s rule.
 fn fuse_dims(
     s: &mut StageSchedule,
-    inner: Symbol,
-    outer: Symbol,
-    fused: Symbol,
+    def: &Definition,
+    func: Symbol,
+    names: (Symbol, Symbol, Symbol),
 ) -> Result<(), String> {
+    let (inner, outer, fused) = names;
     let i = find_dim(&s.dims, inner)?;
     let o = find_dim(&s.dims, outer)?;
-    if o != i + 1 {
-        return Err(format!(
-            "{outer} must be the loop directly outside {inner} to fuse them; the loops are {}",
-            describe_dims(&s.dims)
-        ));
+    if i == o {
+        return Err(format!("cannot fuse the loop {inner} with itself"));
     }
     if s.dims[i].is_rvar != s.dims[o].is_rvar {
         return Err(format!(
@@ -585,6 +653,12 @@ fn fuse_dims(
     {
         return Err(format!("there is already a loop named {fused}"));
     }
+    // The order the fused loop iterates in: `outer` directly outside `inner`.
+    let mut iterated = s.dims.clone();
+    let outer_dim = iterated.remove(o);
+    let at = if o < i { i - 1 } else { i };
+    iterated.insert(at + 1, outer_dim);
+    check_rvar_order(&s.dims, &iterated, def, func)?;
     let name = s.dims[i].name.dot(fused.as_str());
     let dim = LoopDim {
         name,
@@ -597,14 +671,13 @@ fn fuse_dims(
         outer: s.dims[o].name,
         fused: name,
     });
-    s.dims.splice(i..=o, [dim]);
+    iterated.splice(at..=at + 1, [dim]);
+    s.dims = iterated;
     Ok(())
 }
 
-/// Reorders the loops `names` of stage `def` of `func`. Reduction loops change their relative
-/// order only where that cannot change the result (Halide's rule): the update is an exact
-/// associative, commutative reduction (`f(..) = f(..) + e`, integers), or the iterations of
-/// every reduction loop are independent (each writes its own point and reads no other).
+/// Reorders the loops `names` of stage `def` of `func` (reduction loops as
+/// `check_rvar_order` allows).
 fn reorder_dims(
     s: &mut StageSchedule,
     names: &[Symbol],
@@ -626,6 +699,21 @@ fn reorder_dims(
     for (slot, dim) in sorted.iter().zip(dims) {
         reordered[*slot] = dim;
     }
+    check_rvar_order(&s.dims, &reordered, def, func)?;
+    s.dims = reordered;
+    Ok(())
+}
+
+/// Loops `before` may iterate as `after` unless that changes the relative order of the
+/// reduction loops where the order can matter (Halide's rule): the update is an exact
+/// associative, commutative reduction (`f(..) = f(..) + e`, integers), or the iterations of
+/// every reduction loop are independent (each writes its own point and reads no other).
+fn check_rvar_order(
+    before: &[LoopDim],
+    after: &[LoopDim],
+    def: &Definition,
+    func: Symbol,
+) -> Result<(), String> {
     let rvar_order = |d: &[LoopDim]| {
         d.iter()
             .filter(|d| d.is_rvar)
@@ -634,17 +722,16 @@ fn reorder_dims(
     };
     let order_free = || {
         is_exact_reduction(def, func)
-            || rvar_order(&s.dims)
+            || rvar_order(before)
                 .iter()
                 .all(|&l| check_rvar_parallel_safe(def, func, l).is_ok())
     };
-    if rvar_order(&reordered) != rvar_order(&s.dims) && !order_free() {
+    if rvar_order(after) != rvar_order(before) && !order_free() {
         return Err(format!(
             "this changes the order of the reduction loops ({}), which could change the result of the update (it is not an exact associative reduction, and its iterations are not independent); only pure loops may move",
-            rvar_order(&s.dims).iter().rev().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")
+            rvar_order(before).iter().rev().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")
         ));
     }
-    s.dims = reordered;
     Ok(())
 }
 
@@ -685,8 +772,156 @@ fn check_rvar_parallel_safe(
         return Ok(());
     }
     Err(format!(
-        "iterations of the reduction loop {loop_name} may write the same point of {func} or read points other iterations write, so running them in parallel could change the result; keep it serial"
+        "iterations of the reduction loop {loop_name} may write the same point of {func} or read points other iterations write, so running them in parallel could change the result; keep it serial, make the update atomic(), or allow_race_conditions() if the races are benign"
     ))
+}
+
+/// The schedule errors of `f`'s parallel and vectorized reduction loops: without
+/// `allow_race_conditions`, each must be race-free (`check_rvar_parallel_safe`) or its update
+/// `atomic` and fit for it (`check_atomic_update`).
+pub(crate) fn race_errors(f: &FunctionContents) -> Vec<String> {
+    let mut errors = Vec::new();
+    for (k, def) in f.updates.iter().enumerate() {
+        for s in def.schedule.structures() {
+            if f.schedule.allow_race_conditions || s.allow_race_conditions {
+                continue;
+            }
+            let racy = |d: &&LoopDim| {
+                d.is_rvar && matches!(d.kind, ForKind::Parallel | ForKind::Vectorized)
+            };
+            let stage = format!("{}.update({k})", f.name);
+            if s.atomic {
+                let parallel = s
+                    .dims
+                    .iter()
+                    .any(|d| d.is_rvar && d.kind == ForKind::Parallel);
+                if s.dims.iter().any(|d| racy(&d)) {
+                    if let Err(msg) = check_atomic_update(def, f.name, parallel) {
+                        errors.push(format!("{stage}.atomic(): {msg}"));
+                    }
+                }
+                continue;
+            }
+            for d in s.dims.iter().filter(racy) {
+                if let Err(msg) = check_rvar_parallel_safe(def, f.name, d.name) {
+                    let directive = kind_directive(d.kind);
+                    errors.push(format!("{stage}.{directive}({}): {msg}", d.short));
+                }
+            }
+        }
+    }
+    errors
+}
+
+/// An atomic update makes each store atomic, not the whole update, so its iterations may
+/// overlap only on the points they store: every other point of `func` it reads must be one
+/// no iteration writes (`never_written`), its guard may not read `func`, and, when
+/// `parallel`, no Tuple element may read another element of the point being written (that
+/// needs a lock around the stores, Halide's mutex, which Tessera does not have).
+fn check_atomic_update(def: &Definition, func: Symbol, parallel: bool) -> Result<(), String> {
+    let mut problem = None;
+    for (i, v) in def.values.iter().enumerate() {
+        crate::ir::visit::visit_exprs(v, &mut |e| {
+            if let ExprKind::Call {
+                name,
+                kind: crate::ir::CallKind::Func(_),
+                args,
+                value_index,
+            } = e.kind()
+            {
+                if *name != func || problem.is_some() {
+                    return problem.is_none();
+                }
+                let at = args
+                    .iter()
+                    .map(|a| a.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if *args != def.args && !never_written(&def.args, args) {
+                    problem = Some(format!(
+                        "the update reads {func}({at}), a point other iterations may write; atomic() makes each store atomic, not the whole update"
+                    ));
+                } else if *args == def.args && parallel && *value_index != i {
+                    problem = Some(format!(
+                        "element {i} of the Tuple reads element {value_index} of the point it writes, {func}({at}), which needs a lock around the Tuple's stores; Tessera has none, so keep the reduction loops serial or vectorized"
+                    ));
+                }
+            }
+            problem.is_none()
+        });
+    }
+    if let Some(guard) = &def.guard {
+        if reads_func(guard, func) {
+            problem.get_or_insert(format!(
+                "the condition under which it stores ({guard}) reads {func}, outside the atomic store"
+            ));
+        }
+    }
+    problem.map_or(Ok(()), Err)
+}
+
+fn reads_func(e: &Expr, func: Symbol) -> bool {
+    let mut found = false;
+    crate::ir::visit::visit_exprs(e, &mut |n| {
+        found |= matches!(n.kind(), ExprKind::Call { name, kind: crate::ir::CallKind::Func(_), .. } if *name == func);
+        !found
+    });
+    found
+}
+
+/// Whether no point written at `written` (an update's left-hand side) is ever the point
+/// read at `read`, whatever the values of the variables on either side: some coordinate
+/// differs for every integer solution, `a + g * k` never being `b + h * m` when
+/// `gcd(g, h)` does not divide `b - a` (the even and odd rows of `f(x, 2r)` and
+/// `f(x, 2r + 1)`).
+fn never_written(written: &[Expr], read: &[Expr]) -> bool {
+    written.iter().zip(read).any(|(w, r)| {
+        let (Some((gw, cw)), Some((gr, cr))) = (step_and_offset(w), step_and_offset(r)) else {
+            return false;
+        };
+        let g = gcd(gw, gr);
+        let d = cr - cw;
+        if g == 0 {
+            d != 0
+        } else {
+            d % g != 0
+        }
+    })
+}
+
+/// An affine integer expression in variables as `(g, c)`: the values it takes are all
+/// `c + g * k` for integers `k` (g the gcd of the variables' coefficients, 0 for a constant).
+fn step_and_offset(e: &Expr) -> Option<(i64, i64)> {
+    match e.kind() {
+        ExprKind::Var(_) | ExprKind::RVar(..) => Some((1, 0)),
+        ExprKind::IntImm(_) | ExprKind::UIntImm(_) => Some((0, e.as_int_const()?.try_into().ok()?)),
+        ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
+            let ((ga, ca), (gb, cb)) = (step_and_offset(a)?, step_and_offset(b)?);
+            let c = if *op == BinaryOp::Add {
+                ca.checked_add(cb)?
+            } else {
+                ca.checked_sub(cb)?
+            };
+            Some((gcd(ga, gb), c))
+        }
+        ExprKind::Binary(BinaryOp::Mul, a, b) => {
+            let ((ga, ca), (gb, cb)) = (step_and_offset(a)?, step_and_offset(b)?);
+            match (ga, gb) {
+                (_, 0) => Some((ga.checked_mul(cb)?, ca.checked_mul(cb)?)),
+                (0, _) => Some((gb.checked_mul(ca)?, ca.checked_mul(cb)?)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a as i64
 }
 
 /// A specialization condition must be a scalar bool that is the same for the whole run.
@@ -780,17 +1015,8 @@ impl Func {
     /// pixels, are loaded once). Both must be computed at the same loop level, with the same
     /// loops down to `var`, and neither may use the other; lowering reports what does not fit.
     pub fn compute_with(&self, other: &Func, var: impl Into<DimName>) -> &Func {
-        let (name, with, var) = (self.name(), other.name(), var.into().0);
-        let with_id = other.function().id();
-        self.set_placement(|s| {
-            if with == name {
-                s.errors.push(format!(
-                    "{name}.compute_with({with}, {var}): a Func cannot be computed with itself"
-                ));
-            } else {
-                s.compute_with = Some(super::schedule::FusedLoops { with, with_id, var });
-            }
-        })
+        self.pure_stage().compute_with(&other.pure_stage(), var);
+        self
     }
     /// Folds this Func's storage in dimension `var` to `factor` coordinates, stored circularly
     /// (`c mod factor`), as Halide's `fold_storage`: for a Func stored outside a serial loop
@@ -886,6 +1112,12 @@ impl Func {
                 record(s);
             }
         })
+    }
+    /// Lets the reduction loops of every update of this Func run in parallel or as vector
+    /// lanes without the race check (Halide's `Func::allow_race_conditions`); see
+    /// [`Stage::allow_race_conditions`].
+    pub fn allow_race_conditions(&self) -> &Func {
+        self.set_placement(|s| s.allow_race_conditions = true)
     }
     /// Substitutes this Func's definition into every use (the default).
     pub fn compute_inline(&self) -> &Func {

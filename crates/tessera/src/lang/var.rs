@@ -24,6 +24,12 @@ impl Var {
     pub fn implicit(i: usize) -> Var {
         Var::new(&format!("{}{i}", super::implicit::PLACEHOLDER))
     }
+    /// Halide's `Var::outermost()`: in a loop level (`compute_at(g, Var::outermost())`,
+    /// `store_at`) the place just inside `g`'s computation of a stage, outside all its loops
+    /// — wherever `g` itself is computed.
+    pub fn outermost() -> Var {
+        Var::new(super::schedule::OUTERMOST)
+    }
     pub fn name(self) -> Symbol {
         self.0
     }

@@ -9,13 +9,16 @@ use super::realization_order::Environment;
 use crate::error::{Error, Result};
 use crate::ir::visit::visit_exprs;
 use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
-use crate::lang::image_param::{field_image, value_buffer};
+use crate::lang::image_param::{field_image, value_buffer, ImageLink};
+use crate::lang::param::same_name_error;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImageArgument {
     pub name: Symbol,
     pub ty: Type,
     pub dims: usize,
+    /// The ImageParam read, and the constraints on its buffer.
+    pub link: ImageLink,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -41,7 +44,9 @@ impl Arguments {
     }
 }
 
-fn definition_exprs(env: &Environment) -> Vec<Expr> {
+/// Every expression of the pipeline's definitions and of the schedules' bounds,
+/// specialization conditions and split factors.
+pub(crate) fn definition_exprs(env: &Environment) -> Vec<Expr> {
     let mut out = Vec::new();
     for name in &env.order {
         // Every expression of each definition, the guard of a select with an undef arm too
@@ -76,16 +81,21 @@ fn definition_exprs(env: &Environment) -> Vec<Expr> {
     out
 }
 
-pub fn infer_arguments(env: &Environment) -> Result<Arguments> {
-    let mut images: BTreeMap<&'static str, ImageArgument> = BTreeMap::new();
-    let mut params: BTreeMap<&'static str, ParamArgument> = BTreeMap::new();
-    let mut conflict = None;
-    for e in definition_exprs(env) {
-        visit_exprs(&e, &mut |n| {
+/// The images and Params found so far, and the first conflict between two uses of a name.
+#[derive(Default)]
+struct Found {
+    images: BTreeMap<&'static str, ImageArgument>,
+    params: BTreeMap<&'static str, ParamArgument>,
+    conflict: Option<Error>,
+}
+
+impl Found {
+    fn visit(&mut self, e: &Expr) {
+        visit_exprs(e, &mut |n| {
             match n.kind() {
                 ExprKind::Call {
                     name,
-                    kind: CallKind::Image,
+                    kind: CallKind::Image(link),
                     args,
                     ..
                 } => {
@@ -93,13 +103,16 @@ pub fn infer_arguments(env: &Environment) -> Result<Arguments> {
                         name: *name,
                         ty: n.ty(),
                         dims: args.len(),
+                        link: link.clone(),
                     };
-                    if let Some(prev) = images.insert(name.as_str(), arg.clone()) {
-                        if prev != arg {
-                            conflict.get_or_insert(format!(
+                    if let Some(prev) = self.images.insert(name.as_str(), arg.clone()) {
+                        if prev.link != arg.link {
+                            self.conflict.get_or_insert(same_name_error("image", *name));
+                        } else if prev != arg {
+                            self.conflict.get_or_insert(Error::Definition(format!(
                                 "image {name} is used as {} with {} dimensions and as {} with {}",
                                 prev.ty, prev.dims, arg.ty, arg.dims
-                            ));
+                            )));
                         }
                     }
                 }
@@ -108,12 +121,12 @@ pub fn infer_arguments(env: &Environment) -> Result<Arguments> {
                         name: *name,
                         ty: n.ty(),
                     };
-                    if let Some(prev) = params.insert(name.as_str(), arg.clone()) {
+                    if let Some(prev) = self.params.insert(name.as_str(), arg.clone()) {
                         if prev != arg {
-                            conflict.get_or_insert(format!(
+                            self.conflict.get_or_insert(Error::Definition(format!(
                                 "parameter {name} is used as {} and as {}",
                                 prev.ty, arg.ty
-                            ));
+                            )));
                         }
                     }
                 }
@@ -122,8 +135,32 @@ pub fn infer_arguments(env: &Environment) -> Result<Arguments> {
             true
         });
     }
+}
+
+pub fn infer_arguments(env: &Environment) -> Result<Arguments> {
+    let mut found = Found::default();
+    for e in definition_exprs(env) {
+        found.visit(&e);
+    }
+    // The Params the buffers' constraints use are arguments too (constraints hold no calls).
+    let mut constraints: Vec<_> = found
+        .images
+        .values()
+        .map(|i| i.link.constraints())
+        .collect();
+    constraints.push(env.func(env.output).read().output_constraints());
+    for dim in constraints.iter().flat_map(|c| c.dims()) {
+        for e in dim.min.iter().chain(&dim.extent).chain(&dim.stride) {
+            found.visit(e);
+        }
+    }
+    let Found {
+        images,
+        params,
+        conflict,
+    } = found;
     if let Some(c) = conflict {
-        return Err(Error::Definition(c));
+        return Err(c);
     }
     let mut args = Arguments {
         images: images.into_values().collect(),

@@ -19,7 +19,7 @@ use crate::ir::substitute::substitute_map;
 use crate::ir::visit::reads_memory;
 use crate::ir::{BinaryOp, Expr, ForKind, Range, Stmt, StmtKind, Symbol, Type};
 use crate::lang::math::likely;
-use crate::lang::schedule::{find_dim, LoopLevel};
+use crate::lang::schedule::{find_dim, LoopLevel, OUTERMOST};
 
 pub fn compute_with(s: &Stmt, env: &Environment) -> Result<Stmt> {
     let mut out = s.clone();
@@ -27,17 +27,26 @@ pub fn compute_with(s: &Stmt, env: &Environment) -> Result<Stmt> {
         let Some(fused) = env.func(name).read().schedule.compute_with.clone() else {
             continue;
         };
-        let pair = Pair::new(env, name, fused.with, fused.var)?;
+        let pair = Pair::new(
+            env,
+            (name, fused.stage),
+            (fused.with, fused.with_stage),
+            fused.var,
+        )?;
         out = pair.fuse(&out)?;
     }
     Ok(out)
 }
 
-/// The two Funcs and, for each, the names of its loops to fuse, outermost first.
+/// The two Funcs and, for each, the stage fused and the names of its loops to fuse,
+/// outermost first.
 struct Pair {
     f: Symbol,
     g: Symbol,
     var: Symbol,
+    stages: HashMap<Symbol, usize>,
+    /// How many stages each Func has.
+    stage_counts: HashMap<Symbol, usize>,
     loops: HashMap<Symbol, Vec<Symbol>>,
     /// The Funcs each of the two uses, directly or through others.
     uses: HashMap<Symbol, HashSet<Symbol>>,
@@ -45,8 +54,20 @@ struct Pair {
 
 impl Pair {
     /// Checks that `f.compute_with(g, var)` can be done and finds the loops it fuses.
-    fn new(env: &Environment, f: Symbol, g: Symbol, var: Symbol) -> Result<Pair> {
-        let err = |why: String| Error::Schedule(format!("{f}.compute_with({g}, {var}): {why}"));
+    fn new(
+        env: &Environment,
+        (f, f_stage): (Symbol, usize),
+        (g, g_stage): (Symbol, usize),
+        var: Symbol,
+    ) -> Result<Pair> {
+        let stages: HashMap<Symbol, usize> = [(f, f_stage), (g, g_stage)].into();
+        let err = |why: String| {
+            Error::Schedule(format!(
+                "{}.compute_with({}, {var}): {why}",
+                describe_stage(f, f_stage),
+                describe_stage(g, g_stage)
+            ))
+        };
         if !env.funcs.contains_key(&g) {
             return Err(err(format!("{g} is not computed by this pipeline")));
         }
@@ -70,26 +91,47 @@ impl Pair {
                 "{g} is itself computed with another Func; fuse each Func with the same one"
             )));
         }
-        for c in [&fc, &gc] {
-            if !c.updates.is_empty() {
-                return Err(err(format!(
-                    "{} has update definitions; compute_with fuses pure definitions",
-                    c.name
-                )));
-            }
+        // Stages of `g` before the fused one are computed before the fused nest, so a Func
+        // fused with them cannot join a later one too.
+        if env.order.iter().any(|&other| {
+            other != f
+                && env
+                    .func(other)
+                    .read()
+                    .schedule
+                    .compute_with
+                    .as_ref()
+                    .is_some_and(|w| w.with == g && w.with_stage != g_stage)
+        }) {
+            return Err(err(format!(
+                "another Func is computed with a different stage of {g}; fuse every Func with the same stage"
+            )));
         }
         let mut loops: HashMap<Symbol, Vec<Symbol>> = HashMap::new();
         let mut kinds = Vec::new();
         for c in [&fc, &gc] {
-            let def = c.stage(0).expect("a Func in the pipeline is defined");
+            let stage = stages[&c.name];
+            let def = c.stage(stage).ok_or_else(|| {
+                err(format!(
+                    "{} has no update definition {}",
+                    c.name,
+                    stage.saturating_sub(1)
+                ))
+            })?;
             if !def.schedule.specializations.is_empty() {
                 return Err(err(format!(
                     "{} is specialized; compute_with fuses one loop structure",
-                    c.name
+                    describe_stage(c.name, stage)
                 )));
             }
             let dims = &def.schedule.dims;
-            let at = find_dim(dims, var).map_err(|e| err(format!("in {}: {e}", c.name)))?;
+            // `Var::outermost()` fuses no loop: the stages are only computed side by side.
+            let at = if var.as_str() == OUTERMOST {
+                dims.len()
+            } else {
+                find_dim(dims, var)
+                    .map_err(|e| err(format!("in {}: {e}", describe_stage(c.name, stage))))?
+            };
             let outer: Vec<_> = dims[at..].iter().rev().collect();
             if let Some(d) = outer
                 .iter()
@@ -105,7 +147,10 @@ impl Pair {
             kinds.push(outer.iter().map(|d| d.kind).collect::<Vec<_>>());
             loops.insert(
                 c.name,
-                outer.iter().map(|d| stage_var(c.name, 0, d.name)).collect(),
+                outer
+                    .iter()
+                    .map(|d| stage_var(c.name, stage, d.name))
+                    .collect(),
             );
         }
         if kinds[0] != kinds[1] {
@@ -124,10 +169,13 @@ impl Pair {
                 )));
             }
         }
+        let stage_counts = [(f, fc.stage_count()), (g, gc.stage_count())].into();
         Ok(Pair {
             f,
             g,
             var,
+            stages,
+            stage_counts,
             loops,
             uses,
         })
@@ -136,7 +184,9 @@ impl Pair {
     fn err(&self, why: impl std::fmt::Display) -> Error {
         Error::Schedule(format!(
             "{}.compute_with({}, {}): {why}",
-            self.f, self.g, self.var
+            describe_stage(self.f, self.stages[&self.f]),
+            describe_stage(self.g, self.stages[&self.g]),
+            self.var
         ))
     }
 
@@ -179,20 +229,10 @@ impl Pair {
                     let StmtKind::ProducerConsumer { body, .. } = stmts[i].kind() else {
                         unreachable!("is_producer matched a production")
                     };
-                    let fused = self.fuse_loops(
-                        first,
-                        second,
-                        body,
-                        &second_body,
-                        0,
-                        Vec::new(),
-                        Vec::new(),
-                        lets,
-                    )?;
                     let host = Stmt::new(StmtKind::ProducerConsumer {
                         name: first,
                         is_producer: true,
-                        body: fused,
+                        body: self.fuse_productions(first, second, body, &second_body, lets)?,
                     });
                     let tail = moved
                         .into_iter()
@@ -240,6 +280,82 @@ impl Pair {
                 }))
             }
         }
+    }
+
+    /// The body of the fused production: the stages of both Funcs before the fused ones,
+    /// the fused nest, then the stages of both after them (each Func's own stages keep
+    /// their order; the two Funcs do not use each other).
+    fn fuse_productions(
+        &self,
+        first: Symbol,
+        second: Symbol,
+        first_body: &Stmt,
+        second_body: &Stmt,
+        lets: &mut HashMap<Symbol, Expr>,
+    ) -> Result<Stmt> {
+        let (first_lets, first_stages) = self.split_stages(first, first_body)?;
+        let (second_lets, second_stages) = self.split_stages(second, second_body)?;
+        for (name, value) in first_lets.iter().chain(&second_lets) {
+            lets.insert(*name, value.clone());
+        }
+        let nest = if self.loops[&first].is_empty() {
+            Stmt::block([first_stages.fused, second_stages.fused])
+        } else {
+            self.fuse_loops(
+                first,
+                second,
+                &first_stages.fused,
+                &second_stages.fused,
+                0,
+                Vec::new(),
+                Vec::new(),
+                lets,
+            )?
+        };
+        let body = Stmt::block(
+            first_stages
+                .before
+                .into_iter()
+                .chain(second_stages.before)
+                .chain([nest])
+                .chain(first_stages.after)
+                .chain(second_stages.after),
+        );
+        Ok(first_lets
+            .into_iter()
+            .chain(second_lets)
+            .rev()
+            .fold(body, |s, (n, v)| Stmt::let_stmt(n, v, s)))
+    }
+
+    /// The lets at the top of `func`'s production `body` and its statements around the one
+    /// computing the fused stage (found by its loops, or, fusing no loop, by its place).
+    fn split_stages(&self, func: Symbol, body: &Stmt) -> Result<(Vec<(Symbol, Expr)>, Stages)> {
+        let (lets, body) = peel_lets(body);
+        let stmts = match body.kind() {
+            StmtKind::Block(stmts) => stmts.clone(),
+            _ => vec![body.clone()],
+        };
+        let stage = self.stages[&func];
+        let prefix = format!("{func}.s{stage}.");
+        let at = if self.loops[&func].is_empty() {
+            (stmts.len() == self.stage_counts[&func]).then_some(stage)
+        } else {
+            stmts.iter().position(|s| has_loop_named(s, &prefix))
+        };
+        let Some(at) = at else {
+            return Err(self.err(format!(
+                "stage {stage} of {func} is not computed on its own in its production (a sliding window or skipped stage changed it)"
+            )));
+        };
+        Ok((
+            lets,
+            Stages {
+                before: stmts[..at].to_vec(),
+                fused: stmts[at].clone(),
+                after: stmts[at + 1..].to_vec(),
+            },
+        ))
     }
 
     /// Finds the production of `second` in `s` (which follows the production of the host)
@@ -412,6 +528,34 @@ impl Pair {
             .rev()
             .fold(fused, |s, (n, v)| Stmt::let_stmt(n, v, s)))
     }
+}
+
+/// The statements of a production: those before the fused stage, the fused stage's, and
+/// those after it.
+struct Stages {
+    before: Vec<Stmt>,
+    fused: Stmt,
+    after: Vec<Stmt>,
+}
+
+/// `f` or `f.update(k)`, as the user names a stage.
+fn describe_stage(func: Symbol, stage: usize) -> String {
+    match stage {
+        0 => func.to_string(),
+        k => format!("{func}.update({})", k - 1),
+    }
+}
+
+/// Whether `s` holds a loop whose name starts with `prefix`.
+fn has_loop_named(s: &Stmt, prefix: &str) -> bool {
+    if let StmtKind::For { name, .. } = s.kind() {
+        if name.as_str().starts_with(prefix) {
+            return true;
+        }
+    }
+    let mut found = false;
+    s.for_each_child(|_| {}, |c| found = found || has_loop_named(c, prefix));
+    found
 }
 
 /// A let or a storage moved above the host production.

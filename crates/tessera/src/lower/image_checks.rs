@@ -1,9 +1,8 @@
 //! Buffer checks (Halide's AddImageChecks): before anything runs, assert that every input image
-//! and output buffer is dense in its first dimension (stride 1, which storage flattening
-//! assumes so that vector accesses along x are dense loads and stores, not gathers), that every
-//! input image covers the region the pipeline reads from it and that the output buffer covers
-//! every point the pipeline writes, with messages naming the buffer, the dimension, the region
-//! needed and the region given. Generated code never touches memory outside its buffers.
+//! covers the region the pipeline reads from it and that the output buffer covers every point
+//! the pipeline writes, with messages naming the buffer, the dimension, the region needed and
+//! the region given (the constraints on the buffers' fields, the default stride 1 in
+//! dimension 0 among them, are `buffer_constraints`'). Generated code never touches memory outside its buffers.
 
 use super::arguments::Arguments;
 use super::bounds_inference::{bounded, func_box, required_box, union_boxes};
@@ -24,20 +23,6 @@ fn field(buffer: Symbol, name: &str, d: usize) -> Expr {
 
 fn text(t: String) -> MessagePart {
     MessagePart::Text(t.into())
-}
-
-/// Asserts that `buffer`'s innermost dimension has stride 1 (see `storage_flattening`).
-fn dense_check(buffer: Symbol, role: &str) -> Stmt {
-    let stride = field(buffer, "stride", 0);
-    Stmt::new(StmtKind::Assert {
-        condition: Expr::binary(BinaryOp::Eq, stride.clone(), Expr::i32(1)),
-        message: vec![
-            text(format!(
-                "{role} `{buffer}` must be dense in dimension 0 (stride 1), but its stride there is "
-            )),
-            MessagePart::Value(stride),
-        ],
-    })
 }
 
 /// The check that `buffer` covers `[min, max]` in dimension `d` wherever `used` holds
@@ -219,19 +204,6 @@ pub fn add_image_checks(s: &Stmt, env: &Environment, args: &Arguments) -> Result
         .iter()
         .flat_map(|&b| whole_piece_checks(&out, b))
         .collect();
-    // Zero-dimensional buffers have no stride to check.
-    checks.extend(
-        outputs
-            .iter()
-            .filter(|_| !out.args.is_empty())
-            .map(|&b| dense_check(b, "output"))
-            .chain(
-                args.images
-                    .iter()
-                    .filter(|i| i.dims > 0)
-                    .map(|i| dense_check(i.name, "input")),
-            ),
-    );
     // The values of a Tuple are computed over one box, the first buffer's: the others must
     // cover exactly that box (a larger one would keep stale values outside it).
     for &b in outputs.iter().skip(1) {

@@ -14,8 +14,11 @@
 //! 9. `skip_stages`           — productions skipped where their values are not needed
 //! 10. `image_checks`         — assertions that the input and output buffers are big enough
 //! 11. `storage_flattening`   — multi-dimensional storage to flat allocations
+//!     then `buffer_constraints` — the buffers' constraints asserted, then substituted
+//!     (constant loop bounds and strides)
 //! 12. `hoist_storage`        — allocations moved out to the loop the schedule hoists them to
 //! 13. `overflow_checks`      — run-time checks that regions and storage sizes fit 32 bits
+//!     `param_checks`         — assertions first of all that Params are in their ranges
 //! 14. `simplify`
 //! 15. `bound_constant_extent_loops` — constant extents for unrolled and vectorized loops
 //! 16. `unroll_loops`
@@ -30,6 +33,7 @@ pub mod allocation_bounds;
 pub mod arguments;
 pub mod bound_constant_extent_loops;
 pub mod bounds_inference;
+pub mod buffer_constraints;
 pub mod compute_with;
 pub mod hoist_loop_invariants;
 pub mod hoist_storage;
@@ -38,6 +42,7 @@ pub mod inline;
 pub mod interleave_stores;
 pub mod names;
 pub mod overflow_checks;
+pub mod param_checks;
 pub mod partition_loops;
 pub mod realization_order;
 pub mod remove_dead_allocations;
@@ -169,6 +174,7 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     make_func_names_unique(output.function());
     let env = realization_order::realization_order(output.function())?;
     let arguments = arguments::infer_arguments(&env)?;
+    let constraints = buffer_constraints::buffer_constraints(&env, &arguments)?;
     r.records.push(PassRecord {
         name: "realization_order",
         elapsed: start.elapsed(),
@@ -205,6 +211,9 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     let s = r.run("storage_flattening", s, |s| {
         Ok(storage_flattening::storage_flattening(s, &env))
     })?;
+    let s = r.run("buffer_constraints", s, |s| {
+        Ok(buffer_constraints::add_buffer_constraints(s, &constraints))
+    })?;
     // Before simplifying: the simplifier removes loops of one iteration, which may be the
     // loops storage is hoisted to.
     let before_hoisting = overflow_checks::let_names(&s);
@@ -218,6 +227,9 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     );
     let s = r.run("overflow_checks", s, |s| {
         overflow_checks::add_overflow_checks(s, &size_lets)
+    })?;
+    let s = r.run("param_checks", s, |s| {
+        Ok(param_checks::add_param_checks(s, &env))
     })?;
     let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
     let s = r.run("bound_constant_extent_loops", s, |s| {

@@ -40,8 +40,15 @@ pub fn realization_order(output: &Function) -> Result<Environment> {
     for name in &order {
         let f = &funcs[name];
         let c = f.read();
-        if let Some(first) = c.schedule.errors.first() {
-            let more = c.schedule.errors.len() - 1;
+        let errors: Vec<String> = c
+            .schedule
+            .errors
+            .iter()
+            .cloned()
+            .chain(crate::lang::stage::race_errors(&c))
+            .collect();
+        if let Some(first) = errors.first() {
+            let more = errors.len() - 1;
             let suffix = if more > 0 {
                 format!(" (and {more} more schedule errors in {name})")
             } else {
@@ -50,6 +57,7 @@ pub fn realization_order(output: &Function) -> Result<Environment> {
             return Err(Error::Schedule(format!("{first}{suffix}")));
         }
     }
+    keep_fused_funcs_together(&mut order, &funcs);
     let out = output.read();
     match &out.schedule.compute_level {
         LoopLevel::Inlined | LoopLevel::Root => {}
@@ -66,6 +74,44 @@ pub fn realization_order(output: &Function) -> Result<Environment> {
         order,
         output: out.name,
     })
+}
+
+/// Moves each Func computed with another (`compute_with`) next to it in `order` where
+/// producers still come before consumers: the earlier one down past Funcs that do not use
+/// it, or else the later one up past Funcs it does not use. (Where neither can move, the
+/// compute_with pass reports the Func in between.) Inlined Funcs count: they must stay
+/// before the Funcs they are inlined into.
+fn keep_fused_funcs_together(order: &mut Vec<Symbol>, funcs: &HashMap<Symbol, Function>) {
+    let uses = |a: Symbol, b: Symbol| direct_callees(&funcs[&a]).iter().any(|c| c.name() == b);
+    let pairs: Vec<(Symbol, Symbol)> = order
+        .iter()
+        .filter_map(|&f| {
+            let with = funcs[&f].read().schedule.compute_with.as_ref()?.with;
+            funcs.contains_key(&with).then_some((f, with))
+        })
+        .collect();
+    // A Func fused with several others stays where it is: moving it next to one could move
+    // it away from another.
+    let in_one_pair = |n: Symbol| pairs.iter().filter(|(f, g)| *f == n || *g == n).count() == 1;
+    for &(f, g) in &pairs {
+        if !(in_one_pair(f) && in_one_pair(g)) {
+            continue;
+        }
+        let pos = |n: Symbol, order: &[Symbol]| order.iter().position(|&o| o == n);
+        let (Some(a), Some(b)) = (pos(f, order), pos(g, order)) else {
+            continue;
+        };
+        let (i, j) = (a.min(b), a.max(b));
+        let (earlier, later) = (order[i], order[j]);
+        let between = &order[i + 1..j];
+        if between.iter().all(|&h| !uses(h, earlier)) {
+            let moved = order.remove(i);
+            order.insert(j - 1, moved);
+        } else if between.iter().all(|&h| !uses(later, h)) {
+            let moved = order.remove(j);
+            order.insert(i + 1, moved);
+        }
+    }
 }
 
 fn visit(

@@ -9,14 +9,25 @@ use super::realization_order::Environment;
 use super::stage_loops::build_stage;
 use crate::error::{Error, Result};
 use crate::ir::visit::{tree_nodes_within, visit_stmt_exprs, MAX_TREE_NODES};
-use crate::ir::{CallKind, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol};
+use crate::ir::{CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol};
 use crate::lang::func::definition_too_large;
 use crate::lang::function::FunctionContents;
-use crate::lang::schedule::{find_dim, LoopLevel};
+use crate::lang::schedule::{find_dim, LoopLevel, OUTERMOST};
 
-/// The statements computing every stage of `f`, in order, as a producer block.
+/// The statements computing every stage of `f`, in order, as a producer block. Each stage
+/// is inside a loop of one iteration, its `Var::outermost()` level (as in Halide), where
+/// Funcs may be computed; `strip_outermost_loops` removes them once every Func is placed.
 fn build_production(f: &FunctionContents) -> Stmt {
-    let stages = (0..f.stage_count()).map(|k| build_stage(f, k));
+    let stages = (0..f.stage_count()).map(|k| {
+        let outermost = stage_var(f.name, k, Symbol::new(OUTERMOST));
+        Stmt::for_loop(
+            outermost,
+            Expr::i32(0),
+            Expr::i32(1),
+            ForKind::Serial,
+            build_stage(f, k),
+        )
+    });
     Stmt::new(StmtKind::ProducerConsumer {
         name: f.name,
         is_producer: true,
@@ -65,7 +76,22 @@ pub fn schedule_functions(env: &Environment) -> Result<Stmt> {
             _ => inject_realization(&s, &c, env)?,
         };
     }
-    Ok(s)
+    Ok(strip_outermost_loops(&s))
+}
+
+fn is_outermost_loop(name: Symbol) -> bool {
+    name.as_str()
+        .strip_suffix(OUTERMOST)
+        .is_some_and(|rest| rest.ends_with('.'))
+}
+
+/// `s` without the one-iteration loops of the stages' `Var::outermost()` levels (their
+/// variables are used nowhere).
+fn strip_outermost_loops(s: &Stmt) -> Stmt {
+    match s.kind() {
+        StmtKind::For { name, body, .. } if is_outermost_loop(*name) => strip_outermost_loops(body),
+        _ => s.map_children(|e| e.clone(), strip_outermost_loops),
+    }
 }
 
 /// Whether the expressions of `s` have at most `limit` nodes in all (counting stops there).
@@ -208,6 +234,9 @@ pub(super) fn level_loops(
         .into_iter()
         .filter_map(|k| {
             let dims = &consumer.stage(k)?.schedule.dims;
+            if var.as_str() == OUTERMOST {
+                return Some(Ok(stage_var(consumer.name, k, var)));
+            }
             Some(find_dim(dims, var).map(|i| stage_var(consumer.name, k, dims[i].name)))
         })
         .collect()
@@ -229,6 +258,7 @@ fn resolve_level(
     let legal = || {
         let mut names: Vec<String> = sites
             .iter()
+            .filter(|s| !is_outermost_loop(s.loop_name))
             .map(|s| format!("{what}_at({})", describe_site(s.loop_name)))
             .collect();
         names.insert(0, format!("{what}_root()"));

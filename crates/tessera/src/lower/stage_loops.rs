@@ -361,7 +361,9 @@ fn build_loop_nest(
         .collect();
     // An update that leaves its point unchanged where a condition fails runs only where it
     // holds (Halide's trimming of no-ops): what its value reads is read only there.
-    let (values, no_op_unless) = match (stage > 0).then(|| without_no_op(name, def)).flatten() {
+    // Not in an atomic update: the condition would read the point outside its atomic store.
+    let trims = stage > 0 && !schedule.atomic;
+    let (values, no_op_unless) = match trims.then(|| without_no_op(name, def)).flatten() {
         Some((value, condition)) => (vec![value], Some(condition)),
         None => (def.values.clone(), None),
     };
@@ -370,6 +372,9 @@ fn build_loop_nest(
     conditions.extend(def.guard.iter().map(|g| substitute_map(g, &renames)));
     let values: Vec<Expr> = values.iter().map(|v| substitute_map(v, &renames)).collect();
     let mut body = access_guards.guard(name, args, values);
+    if schedule.atomic {
+        body = Stmt::new(StmtKind::Atomic { body });
+    }
 
     // Loops outermost first; each derived let goes right inside the innermost loop it uses,
     // and each guard right inside the innermost loop or let it uses (as Halide places them):

@@ -2,9 +2,9 @@
 //! `Allocate`/`Store`/`Load`. A Func's storage is laid out densely over its realized box in
 //! storage order (first dimension innermost unless `reorder_storage` says otherwise), each
 //! dimension's extent padded to the multiple `align_storage` asks for; the output and the
-//! input images are addressed through their buffers' `min` and `stride` fields, except that
-//! their first dimension's stride is the constant 1 (as in Halide; the buffer checks assert it
-//! at entry), so that accesses along x stay dense vector loads and stores. Element `i` of a Tuple-valued Func lives in buffer `f.i`.
+//! input images are addressed through their buffers' `min` and `stride` fields (the first
+//! dimension's stride becomes the constant 1 afterwards, where the buffer is constrained to be
+//! dense there: `buffer_constraints`). Element `i` of a Tuple-valued Func lives in buffer `f.i`.
 
 use std::collections::HashMap;
 
@@ -39,18 +39,16 @@ impl Layout {
             .unwrap_or_else(|| Expr::i32(0))
     }
 
-    /// An external buffer's layout (the output, or an input image), dense in dimension 0.
+    /// An external buffer's layout (the output, or an input image): its fields.
     fn of_buffer(name: Symbol, dims: usize) -> Layout {
+        let fields = |field| {
+            (0..dims)
+                .map(|d| i32_var(buffer_field(name, field, d)))
+                .collect()
+        };
         Layout {
-            mins: (0..dims)
-                .map(|d| i32_var(buffer_field(name, "min", d)))
-                .collect(),
-            strides: (0..dims)
-                .map(|d| match d {
-                    0 => Expr::i32(1),
-                    _ => i32_var(buffer_field(name, "stride", d)),
-                })
-                .collect(),
+            mins: fields("min"),
+            strides: fields("stride"),
         }
     }
 }
@@ -58,6 +56,8 @@ impl Layout {
 struct Flattener<'a> {
     env: &'a Environment,
     layouts: HashMap<Symbol, Layout>,
+    /// Inside an atomic update's statement.
+    in_atomic: bool,
 }
 
 impl Flattener<'_> {
@@ -91,7 +91,7 @@ impl Flattener<'_> {
             }
             ExprKind::Call {
                 name,
-                kind: CallKind::Image,
+                kind: CallKind::Image(_),
                 args,
                 ..
             } => {
@@ -189,6 +189,19 @@ impl Mutator for Flattener<'_> {
                 if values.len() == 1 {
                     return store(0, values[0].clone());
                 }
+                // In an atomic update, elements that do not read each other at the point are
+                // stored straight from their values, so each store is an atomic update of
+                // its own element that reads it.
+                if self.in_atomic
+                    && !elements_read_each_other(&values, |i| {
+                        let buffer = value_buffer(*func, i, values.len());
+                        (buffer, self.layout(*func, buffer, args.len()).index(&args))
+                    })
+                {
+                    return Stmt::block(
+                        values.iter().enumerate().map(|(i, v)| store(i, v.clone())),
+                    );
+                }
                 // A Tuple's values are all computed before any is stored (they may read the
                 // point being overwritten).
                 let temps: Vec<Symbol> = (0..values.len())
@@ -206,9 +219,26 @@ impl Mutator for Flattener<'_> {
                 }
                 body
             }
+            StmtKind::Atomic { .. } => {
+                let outer = std::mem::replace(&mut self.in_atomic, true);
+                let flat = crate::ir::visit::mutate_stmt_children(self, s);
+                self.in_atomic = outer;
+                flat
+            }
             _ => crate::ir::visit::mutate_stmt_children(self, s),
         }
     }
+}
+
+/// Whether some element of a Tuple's flattened `values` reads another element at the point
+/// being stored (`point(j)`: element j's buffer and index there).
+fn elements_read_each_other(values: &[Expr], point: impl Fn(usize) -> (Symbol, Expr)) -> bool {
+    values.iter().enumerate().any(|(i, v)| {
+        (0..values.len()).filter(|&j| j != i).any(|j| {
+            let (buffer, index) = point(j);
+            crate::ir::read_modify_write::reads_point(v, buffer, &index)
+        })
+    })
 }
 
 /// `extent` (never negative) rounded up to a multiple of `alignment`, as
@@ -229,6 +259,7 @@ pub fn storage_flattening(s: &Stmt, env: &Environment) -> Stmt {
     Flattener {
         env,
         layouts: HashMap::new(),
+        in_atomic: false,
     }
     .mutate_stmt(s)
 }

@@ -15,12 +15,18 @@
 //! sized for the lane that needs most; its loops, whose bounds may differ between lanes, run
 //! from the least min over the most iterations any lane needs, each lane's stores predicated
 //! on its own bounds. An assertion that differs between lanes is checked lane by lane.
+//!
+//! An atomic update (`Stage::atomic`) storing to one point from every lane (of all the nested
+//! loops) becomes a horizontal reduction of its operand and one scalar atomic store; any
+//! other atomic update keeps the outermost vectorized loop serial, its lanes updating in turn
+//! (the vectorized loops inside it are vectorized on their own).
 
 use std::collections::HashMap;
 
 use crate::analysis::bounds::{bounds_of_expr, Scope};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
+use crate::ir::read_modify_write::{identity, reduce_lanes, split_update};
 use crate::ir::substitute::free_vars;
 use crate::ir::visit::{mutate_exprs, reads_memory};
 use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, Intrinsic, Stmt, StmtKind, Symbol, UnaryOp};
@@ -38,7 +44,23 @@ pub fn vectorize_loops(s: &Stmt) -> Result<Stmt> {
             extent,
             kind: ForKind::Vectorized,
             body,
-        } => Vectorizer::default().vectorized_loop(*name, min.clone(), extent, body),
+        } => {
+            let mut v = Vectorizer::default();
+            let vectorized = v.vectorized_loop(*name, min.clone(), extent, body);
+            if v.lanes_in_turn {
+                // An atomic update inside needs its lanes in turn: the loop stays serial (so
+                // an error vectorizing it does not matter).
+                let body = vectorize_loops(body)?;
+                return Ok(Stmt::for_loop(
+                    *name,
+                    min.clone(),
+                    extent.clone(),
+                    ForKind::Serial,
+                    body,
+                ));
+            }
+            vectorized
+        }
         _ => {
             let mut error = None;
             let out = s.map_children(
@@ -87,6 +109,10 @@ struct Vectorizer {
     /// Buffers allocated inside vectorized loops, with how many of `vars` enclose their
     /// allocation: each lane of those loops has its own copy.
     per_lane: HashMap<Symbol, usize>,
+    /// An atomic update inside is not a horizontal reduction, so the lanes must run one
+    /// after another (as the serial loop), each an atomic update of its own: the outermost
+    /// vectorized loop is left serial.
+    lanes_in_turn: bool,
 }
 
 impl Vectorizer {
@@ -539,6 +565,13 @@ impl Vectorizer {
             StmtKind::Provide { func, .. } => {
                 return Err(self.error(&format!("internal error: unflattened Provide to {func}")))
             }
+            StmtKind::Atomic { body } => match self.horizontal_reduction(body)? {
+                Some(reduced) => Stmt::new(StmtKind::Atomic { body: reduced }),
+                None => {
+                    self.lanes_in_turn = true;
+                    s.clone()
+                }
+            },
             StmtKind::Assert { .. } => s.clone(),
             StmtKind::Evaluate(e) => Stmt::new(StmtKind::Evaluate(self.expr(e)?)),
             StmtKind::Block(stmts) => Stmt::block(
@@ -593,6 +626,91 @@ impl Vectorizer {
             return self.vectorized_loop(name, min, &simplify(&extent), body);
         }
         Ok(Stmt::for_loop(name, min, extent, kind, self.stmt(body)?))
+    }
+
+    /// The stores of an atomic update, each `f[i] = f[i] op e` with `i` the same in every
+    /// lane, as one scalar store of `f[i] op reduce(op, e)` where `e`'s lanes are combined
+    /// by `op` (inactive lanes contributing `op`'s identity); `None` if some store has
+    /// another shape.
+    fn horizontal_reduction(&mut self, body: &Stmt) -> Result<Option<Stmt>> {
+        match body.kind() {
+            StmtKind::Block(stmts) => {
+                let mut reduced = Vec::new();
+                for s in stmts {
+                    match self.horizontal_reduction(s)? {
+                        Some(r) => reduced.push(r),
+                        None => return Ok(None),
+                    }
+                }
+                Ok(Some(Stmt::block(reduced)))
+            }
+            StmtKind::IfThenElse {
+                condition,
+                then_case,
+                else_case: None,
+            } => {
+                let widened = self.expr(condition)?;
+                if widened.ty().is_scalar() {
+                    let then_case = self.horizontal_reduction(then_case)?;
+                    return Ok(then_case.map(|t| Stmt::if_then(widened, t)));
+                }
+                self.conditions.push(condition.clone());
+                let reduced = self.horizontal_reduction(then_case);
+                self.conditions.pop();
+                reduced
+            }
+            StmtKind::Store {
+                buffer,
+                index,
+                value,
+                predicate,
+            } => {
+                let Some((op, operand)) = split_update(value, *buffer, index) else {
+                    return Ok(None);
+                };
+                let Some(identity) = identity(op, value.ty()) else {
+                    return Ok(None);
+                };
+                // A buffer with a copy per lane has a point per lane.
+                let index = self.expr(index)?;
+                let index = self.lane_index(*buffer, index);
+                if index.ty().is_vector() {
+                    return Ok(None);
+                }
+                let predicate = match predicate {
+                    Some(p) => Some(self.expr(p)?),
+                    None => None,
+                };
+                let operand = self.expr(&operand)?;
+                let operand = self.to_vector(operand);
+                let active = match combine(predicate, self.lane_predicate()?) {
+                    Some(p) => Expr::select(
+                        self.to_vector(p),
+                        operand,
+                        identity.broadcast_to(self.lanes),
+                    ),
+                    None => operand,
+                };
+                let Some(combined) = reduce_lanes(op, &active) else {
+                    return Ok(None);
+                };
+                let point = Expr::new(
+                    value.ty(),
+                    ExprKind::Load {
+                        buffer: *buffer,
+                        index: index.clone(),
+                        predicate: None,
+                    },
+                );
+                Ok(Some(Stmt::new(StmtKind::Store {
+                    buffer: *buffer,
+                    index,
+                    value: Expr::binary(op, point, combined),
+                    predicate: None,
+                })))
+            }
+            _ => Ok(None),
+        }
     }
 
     /// `s` (as written) run lane by lane: in serial loops over the vectorized variables,

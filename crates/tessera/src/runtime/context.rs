@@ -79,8 +79,8 @@ fn parse_type(s: &str) -> Type {
     scalar.with_lanes(lanes)
 }
 
-/// A value as assertion messages print it (as the interpreter does).
-fn format_value(v: Value) -> String {
+/// A value as assertion messages print it (in every backend).
+pub fn format_value(v: Value) -> String {
     match v {
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),

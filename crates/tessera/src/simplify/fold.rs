@@ -61,7 +61,7 @@ pub(super) fn fold(e: &Expr) -> Option<Expr> {
             kind: CallKind::Intrinsic(op),
             args,
             ..
-        } if op.is_lanewise() && op.has_value() => {
+        } if op.is_lanewise() && op.has_value() && !op.can_fail() => {
             let values = args.iter().map(constant).collect::<Option<Vec<_>>>()?;
             let types: Vec<Type> = args.iter().map(|a| a.ty().element()).collect();
             value::intrinsic(*op, &values, &types, ty.element())

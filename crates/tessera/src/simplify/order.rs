@@ -98,7 +98,7 @@ pub(super) fn compare(a: &Expr, b: &Expr) -> Ordering {
 fn call_kind_rank(k: &CallKind) -> u8 {
     match k {
         CallKind::Func(_) => 0,
-        CallKind::Image => 1,
+        CallKind::Image(_) => 1,
         CallKind::Intrinsic(_) => 2,
     }
 }

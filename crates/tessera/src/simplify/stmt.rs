@@ -109,6 +109,7 @@ impl Simplifier {
                 }
             }
             StmtKind::ProducerConsumer { body, .. }
+            | StmtKind::Atomic { body }
             | StmtKind::Allocate { body, .. }
             | StmtKind::Realize { body, .. } => {
                 let b = self.stmt(body);

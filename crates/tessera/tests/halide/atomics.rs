@@ -5,11 +5,9 @@
 //! each 100 or 1000 times to provoke races; the interpreter runs each pipeline under several
 //! parallel orders.
 //!
-//! Tessera has no `atomic()`, so every case is kept as an ignored test. float16 and the GPU
-//! backends are left out.
+//! float16 and the GPU backends are left out.
 
 use crate::lower_common::{check, TestInputs};
-use crate::missing_api;
 use tessera::prelude::*;
 
 /// `im(x) = x² % bins`, and `hist(im(r)) = update(hist(im(r)))` over `r` in [0, size),
@@ -24,8 +22,7 @@ fn parallel_histogram(ty: Type, size: i32, bins: i32, update: impl Fn(Expr) -> E
     let bin = im.at(r.x());
     hist.update(bin.clone(), update(hist.at(bin))).unwrap();
     hist.compute_root();
-    missing_api("hist.update().atomic()");
-    hist.update_stage(0).parallel(r.x());
+    hist.update_stage(0).atomic().parallel(r.x());
     hist
 }
 
@@ -85,7 +82,6 @@ const TYPES: [Type; 10] = [
 ];
 
 #[test]
-#[ignore = "no API for atomic()"]
 fn parallel_histogram_with_atomic_adds() {
     let (size, bins) = (10000, 7);
     for ty in TYPES {
@@ -96,7 +92,6 @@ fn parallel_histogram_with_atomic_adds() {
 }
 
 #[test]
-#[ignore = "no API for atomic()"]
 fn parallel_update_needing_compare_and_swap() {
     let (size, bins) = (1000, 13);
     for ty in TYPES {

@@ -4,11 +4,11 @@
 //! (`infer_input_bounds`) over a 7 x 8 output at (2, 2): the input must be [-4, 30) x
 //! [1, 11), the output [0, 24) x [2, 10).
 //!
-//! Tessera has neither buffer-bound constraints (`dim(d).set_bounds`) nor bounds queries,
-//! so the case is kept ignored.
+//! Tessera has the constraints (`dim(d).set_bounds`) but no bounds query, so the case is
+//! kept ignored.
 
 #[test]
-#[ignore = "no API to constrain an input's or the output's bounds (in.dim(0).set_bounds, output_buffer().dim(0).set_bounds) or to query the bounds a realization needs (infer_input_bounds)"]
+#[ignore = "no API to query the bounds a realization needs (infer_input_bounds), which resolves the constraints"]
 fn constraints_resolved_by_a_bounds_query() {
     unimplemented!(
         "out(x, y) = in(x + 1, y + 1) + in(x - 1, y - 1); out += 3 vectorized by 4; \

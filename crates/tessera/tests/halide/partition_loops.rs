@@ -3,8 +3,7 @@
 //! 2)` with `g(x, y, 0) = x` inlined into a select), checked against the input read at
 //! `min(2x, W - 1)`; and (issue 7742) a PredicateStores split whose inner loop is fused
 //! with y. Halide's 1024 x 1024 x 3 input is shrunk to 64 x 64 x 3 (its u8 values still
-//! wrap); the second case, which Halide only realizes, is checked with its values, and is
-//! ignored: Tessera refuses to fuse y with a loop inside it.
+//! wrap); the second case, which Halide only realizes, is checked with its values.
 
 use crate::lower_common::{check, TestInputs};
 use tessera::lang::schedule::TailStrategy;
@@ -50,7 +49,6 @@ fn no_partitioning_on_a_func_allocated_inside_the_loop() {
 }
 
 #[test]
-#[ignore = "refused: `f.fuse(y, x_inner, y_x_inner_fused): x_inner must be the loop directly outside y to fuse them; the loops are y, x_outer, x_inner` (Halide fuses a loop with one inside it)"]
 fn a_predicate_stores_split_fused_with_y() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let f = Func::new("f");

@@ -30,7 +30,6 @@ fn a_fused_rvar_split_again() {
 }
 
 #[test]
-#[ignore = "refused: fuse(ro, ri, ..) with ro outside ri (Halide fuses a loop with the one inside it too)"]
 fn a_split_rvar_fused_again() {
     let x = Var::new("x");
     let f = Func::new("f");

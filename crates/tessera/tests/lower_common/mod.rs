@@ -332,6 +332,47 @@ pub fn try_check_on(
     })
 }
 
+/// The error each backend gives realizing `output` over `[mins, mins + extents)`: the
+/// evaluator, the interpreter, and native code unchecked and checked, in that order;
+/// panics where one of them succeeds.
+pub fn errors_of_every_backend(
+    output: &Func,
+    inputs: &TestInputs,
+    mins: &[i64],
+    extents: &[i64],
+) -> Vec<String> {
+    let name = output.name();
+    let expect_error = |backend: &str, r: Result<()>| match r {
+        Ok(()) => panic!("{backend} realized {name} without an error"),
+        Err(e) => e.to_string(),
+    };
+    let pipeline = Pipeline::new(output);
+    let pipeline_inputs = inputs.pipeline_inputs();
+    let mut errors = vec![
+        expect_error(
+            "the evaluator",
+            inputs.evaluator().realize(output, mins, extents).map(drop),
+        ),
+        expect_error(
+            "the interpreter",
+            pipeline
+                .realize_interp(&pipeline_inputs, mins, extents)
+                .map(drop),
+        ),
+    ];
+    for checked in [false, true] {
+        let target = Target::host().with_bounds_checks(checked);
+        let native = pipeline
+            .compile_jit(&target)
+            .and_then(|c| c.realize(&pipeline_inputs, mins, extents).map(drop));
+        errors.push(expect_error(
+            &format!("native code (checked: {checked})"),
+            native,
+        ));
+    }
+    errors
+}
+
 /// Realizes `output` into buffers that already hold `data` (one per value, over one box) —
 /// where it stores nothing (`undef`) the data stays — on the evaluator, on the interpreter
 /// (the final IR) and natively in checked mode; panics unless all three agree, and returns

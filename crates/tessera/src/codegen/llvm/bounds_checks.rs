@@ -138,7 +138,7 @@ impl<'ctx> Codegen<'ctx> {
     }
 
     /// The horizontal reduction `intrinsic` of a vector.
-    fn reduce(&self, intrinsic: &str, v: Value<'ctx>) -> Value<'ctx> {
+    pub(super) fn reduce(&self, intrinsic: &str, v: Value<'ctx>) -> Value<'ctx> {
         self.call_intrinsic(intrinsic, &[v.get_type()], &[v])
     }
 }

@@ -48,8 +48,11 @@ impl<'ctx> Codegen<'ctx> {
         ty: Type,
     ) -> Result<Value<'ctx>> {
         use Intrinsic::*;
-        if op == Interleave {
-            return self.interleave(args, ty);
+        match op {
+            Interleave => return self.interleave(args, ty),
+            Require { message } => return self.require(message, args),
+            PromiseClamped => return self.promise_clamped(args),
+            _ => {}
         }
         if !op.has_value() {
             return Err(Error::Codegen(format!(

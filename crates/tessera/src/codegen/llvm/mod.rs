@@ -17,10 +17,11 @@
 //! `linear` (integer vectors as base + stride * lane), `vector` (loads and stores), `parity`
 //! (loads made as their even and odd lanes where each half is dense), `table_lookup` (byte
 //! gathers from small tables as in-register permutes), `bounds_checks` (checked mode), `stmt`
-//! (control flow, allocations, assertions), `closure` (parallel loop bodies outlined into
+//! (control flow, allocations, assertions), `atomic` (atomic stores), `closure` (parallel loop bodies outlined into
 //! task functions), `passes` (the optimization pipeline).
 
 mod arith;
+mod atomic;
 mod bounds_checks;
 mod closure;
 mod expr;
@@ -28,6 +29,7 @@ mod intrinsics;
 mod linear;
 mod parity;
 mod passes;
+mod requirements;
 mod runs;
 mod stmt;
 mod table_lookup;
@@ -64,6 +66,8 @@ pub(super) struct Codegen<'ctx> {
     f: FunctionState<'ctx>,
     /// Task functions made so far (for unique names).
     tasks: usize,
+    /// Inside an `Atomic` statement: stores are atomic read-modify-writes (`atomic`).
+    atomic_stores: bool,
 }
 
 /// Where a buffer's elements are: flat index 0 at `base`, elements of type `elem`.
@@ -241,6 +245,7 @@ impl<'ctx> Codegen<'ctx> {
             target: target.clone(),
             f: FunctionState::new(entry, block, ctx),
             tasks: 0,
+            atomic_stores: false,
         }
     }
 

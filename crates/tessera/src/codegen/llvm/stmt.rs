@@ -48,7 +48,14 @@ impl<'ctx> Codegen<'ctx> {
                 index,
                 value,
                 predicate,
+            } if self.atomic_stores => self.atomic_store(*buffer, index, value, predicate.as_ref()),
+            StmtKind::Store {
+                buffer,
+                index,
+                value,
+                predicate,
             } => self.store(*buffer, index, value, predicate.as_ref()),
+            StmtKind::Atomic { body } => self.atomic(body),
             StmtKind::Allocate {
                 buffer,
                 ty,
@@ -199,23 +206,26 @@ impl<'ctx> Codegen<'ctx> {
     fn assert(&mut self, condition: &Expr, message: &[MessagePart]) -> Result<()> {
         let ok = self.scalar_condition(condition, "an assertion's condition")?;
         let failed = self.unary(crate::ir::UnaryOp::Not, ok, Type::bool_());
-        self.if_then(failed, |cg| {
-            let parts: Vec<TemplatePart<'_>> = message
-                .iter()
-                .map(|p| match p {
-                    MessagePart::Text(t) => TemplatePart::Text(t),
-                    MessagePart::Value(e) => TemplatePart::Value(e.ty()),
-                })
-                .collect();
-            let values: Vec<&Expr> = message
-                .iter()
-                .filter_map(|p| match p {
-                    MessagePart::Value(e) => Some(e),
-                    MessagePart::Text(_) => None,
-                })
-                .collect();
-            cg.report_error(&encode_template(&parts), &values)
-        })
+        self.if_then(failed, |cg| cg.report_message(message))
+    }
+
+    /// Fails the run with `message`, its values computed here.
+    pub(super) fn report_message(&mut self, message: &[MessagePart]) -> Result<()> {
+        let parts: Vec<TemplatePart<'_>> = message
+            .iter()
+            .map(|p| match p {
+                MessagePart::Text(t) => TemplatePart::Text(t),
+                MessagePart::Value(e) => TemplatePart::Value(e.ty()),
+            })
+            .collect();
+        let values: Vec<&Expr> = message
+            .iter()
+            .filter_map(|p| match p {
+                MessagePart::Value(e) => Some(e),
+                MessagePart::Text(_) => None,
+            })
+            .collect();
+        self.report_error(&encode_template(&parts), &values)
     }
 
     /// Calls `tessera_error` with a message template and its values, then returns its code.

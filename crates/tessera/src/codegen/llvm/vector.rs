@@ -62,7 +62,7 @@ fn gather_index_type(ty: Type) -> Type {
 impl<'ctx> Codegen<'ctx> {
     /// The buffer's storage, checked to hold elements of type `ty`, for an access whose index
     /// and predicate must have `ty`'s lanes.
-    fn typed_storage(
+    pub(super) fn typed_storage(
         &self,
         buffer: Symbol,
         ty: Type,
