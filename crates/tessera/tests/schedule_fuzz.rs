@@ -1262,10 +1262,14 @@ impl Scheduler<'_> {
             return;
         };
         let width = self.rng.random_range(2..=most);
-        if self.default_tail_fits(st, &d, width) {
+        // A second `vectorize` of a loop already split by one would name its inner loop
+        // `_vi` again.
+        let inner = format!("{}_vi", d.short);
+        let inner_free = !dims.iter().any(|e| e.short.as_str() == inner);
+        if inner_free && self.default_tail_fits(st, &d, width) {
             st.handle.vectorize(DimName(d.short), width as i32);
             let _ = writeln!(self.log, "{}.vectorize({}, {width})", st.label, d.short);
-            self.record_split(st, &d, d.short.as_str(), &format!("{}_vi", d.short), width);
+            self.record_split(st, &d, d.short.as_str(), &inner, width);
         } else {
             let (_, inner) = self.split(st, &d, width, Some(TailStrategy::GuardWithIf));
             st.handle.vectorize_loop(inner.as_str());
