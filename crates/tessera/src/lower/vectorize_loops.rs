@@ -27,7 +27,7 @@ use crate::analysis::bounds::{bounds_of_expr, Scope};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
 use crate::ir::read_modify_write::{identity, reduce_lanes, split_update};
-use crate::ir::substitute::free_vars;
+use crate::ir::substitute::{free_vars, substitute};
 use crate::ir::visit::{mutate_exprs, reads_memory};
 use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, Intrinsic, Stmt, StmtKind, Symbol, UnaryOp};
 use crate::lower::overflow_checks::size_check;
@@ -103,6 +103,8 @@ struct Vectorizer {
     /// the current lanes: its value itself where that is a pattern of lanes (`lane_pattern`),
     /// else the variable of the vector let binding it.
     vector_vars: HashMap<Symbol, Expr>,
+    /// The values (widened) of the vector lets kept as lets around this point.
+    let_values: HashMap<Symbol, Expr>,
     /// The conditions around this point, as written, that vary between lanes: loads and
     /// stores here are predicated on them.
     conditions: Vec<Expr>,
@@ -148,22 +150,25 @@ impl Vectorizer {
         });
         self.update_replacements();
         let outer_vars = self.vector_vars.clone();
+        let outer_values = self.let_values.clone();
         let mut widened = Vec::new();
         let result = (|| {
             for (let_name, value) in self.vector_lets.clone() {
                 let value = self.expr(&value)?;
-                if lane_pattern(&value) {
+                if self.substitutes(&value) {
                     self.vector_vars.insert(let_name, value);
                 } else {
                     let new_name = let_name.dot(&format!("widened.{name}"));
                     self.vector_vars
                         .insert(let_name, Expr::var(new_name, value.ty()));
+                    self.let_values.insert(new_name, value.clone());
                     widened.push((new_name, value));
                 }
             }
             self.stmt(body)
         })();
         self.vector_vars = outer_vars;
+        self.let_values = outer_values;
         self.vars.pop();
         self.update_replacements();
         let body = result?;
@@ -278,7 +283,7 @@ impl Vectorizer {
                 let previous = self.bind(*n, &v);
                 let b = self.expr(b);
                 self.unbind(*n, previous);
-                if v.ty().is_vector() && lane_pattern(&v) {
+                if self.substitutes(&v) {
                     b?
                 } else {
                     Expr::let_in(*n, v, b?)
@@ -382,26 +387,71 @@ impl Vectorizer {
         )
     }
 
-    /// Binds `name` to `value` at the current lanes (substituted where it is a pattern of
-    /// lanes, as Halide does, so loads and stores see their ramps).
-    fn bind(&mut self, name: Symbol, value: &Expr) -> Option<Expr> {
+    /// Whether a let of `value` (widened to the current lanes) is substituted rather than
+    /// kept: inside nested vectorized loops, where its value is a pattern of lanes
+    /// (`lane_pattern`), so loads, stores and loop partitioning see the nested ramps the
+    /// simplifier would not take apart. In one vectorized loop the let stays, as written
+    /// (the simplifier splits a let of a ramp into a scalar let of its base).
+    fn substitutes(&self, value: &Expr) -> bool {
+        self.vars.len() > 1 && value.ty().is_vector() && lane_pattern(value)
+    }
+
+    /// Binds `name` to `value` at the current lanes (substituted inside nested vectorized
+    /// loops where it is a pattern of lanes, as Halide does, so loads and stores see their
+    /// ramps; else kept as a let, its value recorded in `let_values`). Returns what `name`
+    /// stood for before.
+    fn bind(&mut self, name: Symbol, value: &Expr) -> (Option<Expr>, Option<Expr>) {
         if value.ty().is_vector() {
-            let stands_for = if lane_pattern(value) {
-                value.clone()
+            let (stands_for, kept) = if self.substitutes(value) {
+                (value.clone(), None)
             } else {
-                Expr::var(name, value.ty())
+                (Expr::var(name, value.ty()), Some(value.clone()))
             };
-            self.vector_vars.insert(name, stands_for)
+            // (A let naming the variable it shadows is not recorded: substituting it would
+            // not end.)
+            let kept = match kept.filter(|v| !free_vars(v).contains(&name)) {
+                Some(v) => self.let_values.insert(name, v),
+                None => self.let_values.remove(&name),
+            };
+            (self.vector_vars.insert(name, stands_for), kept)
         } else {
-            self.vector_vars.remove(&name)
+            (
+                self.vector_vars.remove(&name),
+                self.let_values.remove(&name),
+            )
         }
     }
 
-    fn unbind(&mut self, name: Symbol, previous: Option<Expr>) {
-        match previous {
+    fn unbind(&mut self, name: Symbol, previous: (Option<Expr>, Option<Expr>)) {
+        match previous.0 {
             Some(t) => self.vector_vars.insert(name, t),
             None => self.vector_vars.remove(&name),
         };
+        match previous.1 {
+            Some(v) => self.let_values.insert(name, v),
+            None => self.let_values.remove(&name),
+        };
+    }
+
+    /// `e` (widened) with the vector lets around it that it uses, directly or through
+    /// others, substituted: what `lanes::extract_lanes` can take apart.
+    fn with_lets_substituted(&self, e: Expr) -> Expr {
+        let mut e = e;
+        // Each round substitutes the lets `e` names; their values name lets bound
+        // further out, so this ends.
+        for _ in 0..=self.let_values.len() {
+            let used: Vec<Symbol> = free_vars(&e)
+                .into_iter()
+                .filter(|n| self.let_values.contains_key(n))
+                .collect();
+            if used.is_empty() {
+                break;
+            }
+            for n in used {
+                e = substitute(&e, n, &self.let_values[&n]);
+            }
+        }
+        e
     }
 
     /// The most `e` (an expression as written, here) is over the lanes: an upper bound of
@@ -450,7 +500,7 @@ impl Vectorizer {
                 if lane_varying {
                     self.vector_lets.pop();
                 }
-                if widened.ty().is_vector() && lane_pattern(&widened) {
+                if self.substitutes(&widened) {
                     body?
                 } else {
                     Stmt::let_stmt(*name, widened, body?)
@@ -691,6 +741,7 @@ impl Vectorizer {
                     ),
                     None => operand,
                 };
+                let active = self.with_lets_substituted(active);
                 let Some(combined) = reduce_lanes(op, &active) else {
                     return Ok(None);
                 };
