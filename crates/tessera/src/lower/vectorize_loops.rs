@@ -100,8 +100,8 @@ struct Vectorizer {
     /// their scalar values as written (inner vectorized loops widen them again).
     vector_lets: Vec<(Symbol, Expr)>,
     /// What each variable of `vector_lets` (and of vector `Let` expressions) stands for at
-    /// the current lanes: its value itself where that is a pattern of lanes (`lane_pattern`),
-    /// else the variable of the vector let binding it.
+    /// the current lanes: its value itself where nested vectorized loops substitute it
+    /// (`substitutes`), else the variable of the vector let binding it.
     vector_vars: HashMap<Symbol, Expr>,
     /// The values (widened) of the vector lets kept as lets around this point.
     let_values: HashMap<Symbol, Expr>,
@@ -855,7 +855,8 @@ fn loads_only_where(e: &Expr, condition: &Expr) -> Expr {
 
 /// Whether the vector `e` is a pattern of lanes: ramps and broadcasts of scalars that read
 /// no memory, added, subtracted and multiplied — cheap to repeat, and what loads, stores and
-/// loop partitioning recognise, so a let bound to one is substituted.
+/// loop partitioning recognise, so a let bound to one inside nested vectorized loops is
+/// substituted.
 fn lane_pattern(e: &Expr) -> bool {
     if e.ty().is_scalar() {
         return !reads_memory(e);
