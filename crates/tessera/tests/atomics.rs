@@ -1,6 +1,7 @@
 //! `Stage::atomic` and `allow_race_conditions`, natively at 2 threads against plain Rust:
 //! parallel histograms with repeated bins (exact counts, i32 and f32, several runs), a
-//! vectorized reduction into one point (a horizontal reduction), an update needing a
+//! vectorized reduction into one point (a horizontal reduction, over nested vectorized loops
+//! too, and the loops kept serial where lanes update different points), an update needing a
 //! compare-and-swap loop, and the schedules lowering refuses.
 
 use tessera::codegen::Target;
@@ -92,6 +93,91 @@ fn a_vectorized_reduction_into_one_point_is_horizontal() {
     let want: i64 = (0..1003).map(|i| i * 3).sum();
     for got in runs_at_two_threads(&total, 1) {
         assert_eq!(got, vec![want as f64]);
+    }
+}
+
+/// `f`'s update over the 2-D RDom `r`, atomic, both reduction loops split (tails guarded)
+/// and their inner loops vectorized, in the reduction's order (`ryo`, `ryi`, `rxo`, `rxi`):
+/// vectors of 4 x 8 lanes inside the loop over `rxo`; its lowered loop nest.
+fn in_nested_vectorized_loops(f: &Func, r: &RDom) -> String {
+    f.update_stage(0)
+        .atomic()
+        .split(r.x(), "rxo", "rxi", 8)
+        .split(r.y(), "ryo", "ryi", 4)
+        .vectorize_loop("ryi")
+        .vectorize_loop("rxi");
+    let lowered = Pipeline::new(f)
+        .lower(&LowerOptions::default())
+        .expect("lowers");
+    lowered.stmt.to_string()
+}
+
+#[test]
+fn a_reduction_into_one_point_over_nested_vectorized_loops_is_horizontal() {
+    let x = Var::new("x");
+    let r = RDom::named("r", [(0, 37), (0, 11)]);
+    let total = Func::new("total");
+    total.define(x, 0).unwrap();
+    total
+        .update(0, total.at(0) + r.x() * 3 + r.y() * 100)
+        .unwrap();
+    let printed = in_nested_vectorized_loops(&total, &r);
+    // Both vectorized loops are gone: every lane of both reduced into one store.
+    assert!(printed.contains("atomic"), "{printed}");
+    assert!(
+        !printed.contains("rxi") && !printed.contains("ryi"),
+        "{printed}"
+    );
+    let want: i64 = (0..37)
+        .flat_map(|i| (0..11).map(move |j| i * 3 + j * 100))
+        .sum();
+    for got in runs_at_two_threads(&total, 1) {
+        assert_eq!(got, vec![want as f64]);
+    }
+}
+
+#[test]
+fn an_atomic_update_of_points_the_outer_lanes_differ_in_keeps_that_loop_serial() {
+    // f(r.y) += ...: within one r.y the inner lanes reduce into one point, but the outer
+    // lanes update different points, so the outer loop runs serially.
+    let x = Var::new("x");
+    let r = RDom::named("r", [(0, 37), (0, 11)]);
+    let f = Func::new("rows");
+    f.define(x, 0).unwrap();
+    f.update(r.y(), f.at(r.y()) + r.x() * 3 + r.y()).unwrap();
+    let printed = in_nested_vectorized_loops(&f, &r);
+    assert!(printed.contains("atomic"), "{printed}");
+    assert!(
+        printed.contains("for (rows.s1.r.y.ryi,") && !printed.contains("rxi"),
+        "{printed}"
+    );
+    let want: Vec<f64> = (0..11)
+        .map(|j| (0..37).map(|i| f64::from(i * 3 + j)).sum())
+        .collect();
+    for got in runs_at_two_threads(&f, 11) {
+        assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn a_histogram_over_nested_vectorized_loops_counts_exactly() {
+    // Bins differ between all lanes: both loops run serially, lane by lane.
+    let bins = 5;
+    let x = Var::new("x");
+    let r = RDom::named("r", [(0, 37), (0, 11)]);
+    let hist = Func::new("hist");
+    hist.define(x, 0).unwrap();
+    let at = (r.x() * r.x() + r.y()) % bins;
+    hist.update(at.clone(), hist.at(at) + 1).unwrap();
+    in_nested_vectorized_loops(&hist, &r);
+    let mut want = vec![0.0; bins as usize];
+    for i in 0..37 {
+        for j in 0..11 {
+            want[((i * i + j) % i64::from(bins)) as usize] += 1.0;
+        }
+    }
+    for got in runs_at_two_threads(&hist, bins.into()) {
+        assert_eq!(got, want);
     }
 }
 

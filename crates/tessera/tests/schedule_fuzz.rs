@@ -20,7 +20,8 @@
 //! mirrored here), never inside a vectorized loop, storage never outside a parallel loop its
 //! computation is inside; loops are split (with every tail strategy where it is legal: ShiftInwards and
 //! RoundUp only where the output stays inside its buffer, updates only guarded), tiled,
-//! fused, reordered (reduction loops keep their order), vectorized (widths 2–16), unrolled and
+//! fused, reordered (reduction loops keep their order), vectorized (widths 2–16; sometimes two
+//! loops, nested), unrolled and
 //! parallelized (pure loops, and reduction loops whose iterations are independent); storage is
 //! sometimes hoisted further out (`hoist_storage`, never out of a parallel loop), folded by
 //! a random factor (`fold_storage`) and padded (`align_storage`). A schedule the lowering rejects is therefore a failure,
@@ -986,7 +987,8 @@ impl Scheduler<'_> {
     }
 
     /// Random loop directives on stage `stage` of node `n`: splits, fusions, reorders and
-    /// tiles, then loop kinds (at most one vectorized loop, some unrolled, some parallel).
+    /// tiles, then loop kinds (at most two vectorized loops, nested, some unrolled, some
+    /// parallel).
     fn schedule_stage(&mut self, n: usize, stage: usize) {
         let is_output = n == self.case.output() && stage == 0;
         let args = self.func(n).function().read().args.clone();
@@ -1054,7 +1056,11 @@ impl Scheduler<'_> {
             }
         }
         if self.rng.random_bool(0.35) {
-            self.vectorize_some(&mut st);
+            self.vectorize_some(&mut st, false);
+            // Sometimes a second vectorized loop, nested inside or around the first.
+            if self.rng.random_bool(0.3) {
+                self.vectorize_some(&mut st, true);
+            }
         }
         if self.rng.random_bool(0.2) {
             self.unroll_some(&mut st);
@@ -1227,13 +1233,14 @@ impl Scheduler<'_> {
 
     /// Vectorizes a loop (usually the innermost pure one) by a width of 2–16: a whole
     /// constant-extent loop, a split with the default tail, or, where that would shift
-    /// outside the output, a guarded split.
-    fn vectorize_some(&mut self, st: &mut StageState) {
+    /// outside the output, a guarded split. A `second` vectorized loop is any serial one.
+    fn vectorize_some(&mut self, st: &mut StageState, second: bool) {
         let dims = self.dims(st.n, st.stage);
         let ok: Vec<usize> = (0..dims.len())
             .filter(|&i| !dims[i].is_rvar || st.independent_rvars)
+            .filter(|&i| !second || dims[i].kind == ForKind::Serial)
             .collect();
-        let pick = if self.rng.random_bool(0.7) {
+        let pick = if !second && self.rng.random_bool(0.7) {
             ok.first().copied()
         } else {
             ok.choose(self.rng).copied()
@@ -1255,10 +1262,14 @@ impl Scheduler<'_> {
             return;
         };
         let width = self.rng.random_range(2..=most);
-        if self.default_tail_fits(st, &d, width) {
+        // A second `vectorize` of a loop already split by one would name its inner loop
+        // `_vi` again.
+        let inner = format!("{}_vi", d.short);
+        let inner_free = !dims.iter().any(|e| e.short.as_str() == inner);
+        if inner_free && self.default_tail_fits(st, &d, width) {
             st.handle.vectorize(DimName(d.short), width as i32);
             let _ = writeln!(self.log, "{}.vectorize({}, {width})", st.label, d.short);
-            self.record_split(st, &d, d.short.as_str(), &format!("{}_vi", d.short), width);
+            self.record_split(st, &d, d.short.as_str(), &inner, width);
         } else {
             let (_, inner) = self.split(st, &d, width, Some(TailStrategy::GuardWithIf));
             st.handle.vectorize_loop(inner.as_str());

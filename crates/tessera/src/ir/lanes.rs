@@ -9,7 +9,8 @@ use super::{CallKind, Expr, ExprKind, Symbol};
 
 /// Lanes `start + stride * i` of `e` for `i < count` (`start + stride * (count - 1)` must be
 /// a lane of `e`), or `None` for an expression it cannot take apart: a vector variable bound
-/// outside `e`, a ramp of vectors or of floats, a call to a Func or an image.
+/// outside `e`, a ramp of floats, a call to a Func or an image, lanes of a ramp or broadcast
+/// of vectors (nested vectorization) that span more than one copy of its vector.
 pub fn extract_lanes(e: &Expr, start: u16, stride: u16, count: u16) -> Option<Expr> {
     Extractor {
         start,
@@ -39,9 +40,31 @@ impl Extractor {
         let narrow = ty.with_lanes(self.count);
         Some(match e.kind() {
             ExprKind::Var(name) if self.vector_lets.contains(name) => Expr::var(*name, narrow),
+            ExprKind::Ramp(base, step) if base.ty().is_vector() => {
+                // Lane `m` is `base[m % k] + step[m % k] * (m / k)`: lanes within one copy of
+                // the base are that copy's lanes of `base + step * copy`.
+                let k = base.ty().lanes;
+                let copy = self.within_one_copy(k)?;
+                let (base, step) = (self.copy_lanes(base, k)?, self.copy_lanes(step, k)?);
+                let t = base.ty();
+                Expr::binary(
+                    super::BinaryOp::Add,
+                    base,
+                    Expr::binary(
+                        super::BinaryOp::Mul,
+                        step,
+                        Expr::make_const(t.element(), i64::from(copy)).broadcast_to(t.lanes),
+                    ),
+                )
+            }
+            ExprKind::Broadcast(v) if v.ty().is_vector() => {
+                let k = v.ty().lanes;
+                self.within_one_copy(k)?;
+                self.copy_lanes(v, k)?
+            }
             ExprKind::Ramp(base, step) => {
                 let t = base.ty();
-                if t.is_vector() || !t.is_int_or_uint() {
+                if !t.is_int_or_uint() {
                     return None;
                 }
                 let scaled = |k: u16| {
@@ -101,5 +124,23 @@ impl Extractor {
             }
             _ => return None,
         })
+    }
+
+    /// Which copy of a `k`-lane vector repeated (by a ramp or broadcast of it) the lanes
+    /// taken lie in, if all lie in one.
+    fn within_one_copy(&self, k: u16) -> Option<u16> {
+        let last = self.start + self.stride * (self.count - 1);
+        (self.start / k == last / k).then_some(self.start / k)
+    }
+
+    /// The lanes taken, as lanes of `e` (of `k` lanes, repeated around them).
+    fn copy_lanes(&self, e: &Expr, k: u16) -> Option<Expr> {
+        Extractor {
+            start: self.start % k,
+            stride: self.stride,
+            count: self.count,
+            vector_lets: self.vector_lets.clone(),
+        }
+        .lanes(e)
     }
 }

@@ -71,28 +71,23 @@ pub fn identity(op: BinaryOp, ty: Type) -> Option<Expr> {
 }
 
 /// The lanes of the vector `v` combined by `op` (associative and commutative) into one
-/// scalar, halving the vector at each step; `None` where `lanes::extract_lanes` cannot take
-/// `v` apart.
+/// scalar: `v` cut into the widest equal parts `lanes::extract_lanes` can take apart (its two
+/// halves, unless nested vectorization repeats an inner vector: that vector's copies), the
+/// parts combined lane by lane, and so on down to one lane; `None` where not even single
+/// lanes can be taken apart.
 pub fn reduce_lanes(op: BinaryOp, v: &Expr) -> Option<Expr> {
-    let mut v = v.clone();
-    let mut lanes = v.ty().lanes;
-    let mut leftover: Option<Expr> = None;
-    while lanes > 1 {
-        let half = lanes / 2;
-        if lanes % 2 == 1 {
-            let last = extract_lanes(&v, lanes - 1, 1, 1)?;
-            leftover = Some(match leftover {
-                Some(l) => Expr::binary(op, l, last),
-                None => last,
-            });
-        }
-        let low = extract_lanes(&v, 0, 1, half)?;
-        let high = extract_lanes(&v, half, 1, half)?;
-        v = Expr::binary(op, low, high);
-        lanes = half;
+    let lanes = v.ty().lanes;
+    if lanes == 1 {
+        return Some(v.clone());
     }
-    Some(match leftover {
-        Some(l) => Expr::binary(op, v, l),
-        None => v,
-    })
+    let parts = (1..lanes)
+        .rev()
+        .filter(|&width| lanes.is_multiple_of(width))
+        .find_map(|width| {
+            (0..lanes / width)
+                .map(|i| extract_lanes(v, i * width, 1, width))
+                .collect::<Option<Vec<_>>>()
+        })?;
+    let combined = parts.into_iter().reduce(|a, b| Expr::binary(op, a, b))?;
+    reduce_lanes(op, &combined)
 }

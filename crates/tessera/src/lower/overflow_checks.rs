@@ -171,7 +171,7 @@ fn fits_checks<'a>(lets: impl Iterator<Item = &'a (Symbol, Expr)>) -> Vec<Stmt> 
 
 /// The assertion that an allocation of `extents` holds at most `MAX_ALLOCATION_ELEMENTS`
 /// (none where that is proven); an error when it is known at compile time to hold more.
-fn size_check(buffer: Symbol, extents: &[Expr]) -> Result<Option<Stmt>> {
+pub(crate) fn size_check(buffer: Symbol, extents: &[Expr]) -> Result<Option<Stmt>> {
     // Extents computed from others (padded by `align_storage`) are recomputed in 64 bits.
     let elements = extents
         .iter()

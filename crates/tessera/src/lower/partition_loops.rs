@@ -502,7 +502,8 @@ fn non_positive(e: &Expr, v: Symbol) -> Option<Steady> {
         }
         // The lanes of a ramp are linear: the first and last are the extremes.
         ExprKind::Ramp(base, stride) => {
-            let lanes = e.ty().lanes as i32;
+            // A ramp of vectors (nested vectorization) has `lanes` steps of its base's lanes.
+            let lanes = (e.ty().lanes / base.ty().lanes) as i32;
             let last = Expr::binary(
                 BinaryOp::Add,
                 base.clone(),

@@ -7,7 +7,6 @@ use crate::lower_common::{check, TestInputs};
 use tessera::prelude::*;
 
 #[test]
-#[ignore = "refused: cannot vectorize loop g.s0.x.xi: f is computed inside it with a size that is not a small constant"]
 fn a_producer_with_a_region_varying_across_lanes() {
     let x = Var::new("x");
     let f = Func::new("f");

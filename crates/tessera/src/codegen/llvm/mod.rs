@@ -30,6 +30,7 @@ mod linear;
 mod parity;
 mod passes;
 mod requirements;
+mod runs;
 mod stmt;
 mod table_lookup;
 mod values;

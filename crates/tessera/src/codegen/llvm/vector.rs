@@ -224,6 +224,9 @@ impl<'ctx> Codegen<'ctx> {
         if let Some(v) = self.load_by_parity(ty, buffer, index, predicate)? {
             return Ok(v);
         }
+        if let Some(v) = self.load_by_runs(ty, buffer, index, predicate)? {
+            return Ok(v);
+        }
         let storage = self.typed_storage(buffer, ty, "Load from", index, predicate)?;
         let mem = self.storage_type(ty);
         let elem = self.storage_type(ty.element());
@@ -303,11 +306,27 @@ impl<'ctx> Codegen<'ctx> {
         value: &Expr,
         predicate: Option<&Expr>,
     ) -> Result<()> {
-        let ty = value.ty();
+        if self.store_by_runs(buffer, index, value, predicate)? {
+            return Ok(());
+        }
+        self.store_value(buffer, index, value.ty(), predicate, |cg| cg.expr(value))
+    }
+
+    /// Stores the value `compute` compiles, of type `ty`, at `buffer[index]` in the lanes
+    /// where `predicate` is true. The store is checked before the value is computed, so a
+    /// store out of bounds is reported before the loads its value makes.
+    pub(super) fn store_value(
+        &mut self,
+        buffer: Symbol,
+        index: &Expr,
+        ty: Type,
+        predicate: Option<&Expr>,
+        compute: impl FnOnce(&mut Self) -> Result<Value<'ctx>>,
+    ) -> Result<()> {
         let storage = self.typed_storage(buffer, ty, "Store to", index, predicate)?;
         self.check_access("store to", buffer, &storage, index, predicate)?;
         let elem = self.storage_type(ty.element());
-        let v = self.expr(value)?;
+        let v = compute(self)?;
         let v = self.stored_value(v, ty);
         let predicate = match predicate {
             Some(p) => Some(self.expr(p)?),
