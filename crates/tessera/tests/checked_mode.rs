@@ -177,7 +177,8 @@ fn a_broken_unsafe_promise_is_reported_not_read_out_of_bounds() {
     let lut = ImageParam::new(Type::i32(), 1, "lut");
     let x = Var::new("x");
     let f = Func::new("f");
-    // SAFETY: the promise is broken on purpose; only checked native code runs it.
+    // SAFETY: the promise is broken on purpose; it runs only on backends that check it: native
+    // code compiled with `with_bounds_checks(true)`, the interpreter and the evaluator.
     let index = unsafe { unsafe_promise_clamped(input.at(x), None, Some(Expr::from(9))) };
     f.define(x, lut.at(cast_to::<i32>(index))).unwrap();
     let data = Buffer::<u8>::from_fn(&[0], &[8], |p| (p[0] * 2) as u8);

@@ -28,7 +28,11 @@ pub fn promise_clamped(
 ///
 /// Every value must lie inside the bounds. Native code compiled without bounds checks
 /// trusts the promise: a value outside it may read or write outside a buffer sized from
-/// it. The evaluator, the interpreter and checked native code report a broken promise.
+/// it. The evaluator, the interpreter and checked native code report a broken promise
+/// (`Intrinsic::PromiseClamped` is checked against `[min, max]` in each: see
+/// `tests/checked_mode.rs`, `a_broken_unsafe_promise_is_reported_not_read_out_of_bounds`).
+/// Building the expression itself touches no memory; the danger is only in what unchecked
+/// native code later reads, which is why the function, not its body, is `unsafe`.
 pub unsafe fn unsafe_promise_clamped(
     value: impl Into<Expr>,
     min: Option<Expr>,

@@ -24,7 +24,8 @@ where
     let lut = ImageParam::new(Type::f32(), 1, "lut");
     let x = Var::new("x");
     let f = Func::new("f");
-    // SAFETY: every test's data lies inside its promise (and the tests run in checked mode).
+    // SAFETY: every test's data lies inside its promise, and `check` compiles with
+    // `with_bounds_checks(true)`, so a broken promise would be reported, not read past `lut`.
     let index =
         unsafe { unsafe_promise_clamped(input.at(x), lo.map(Expr::from), hi.map(Expr::from)) };
     f.define(x, lut.at(cast_to::<i32>(index))).unwrap();

@@ -59,9 +59,13 @@ impl<'ctx> Codegen<'ctx> {
         match rmw {
             Some((op, operand)) => {
                 let operand = self.expr(&operand)?;
-                // SAFETY: `ptr` addresses an element of `buffer` of the operand's type (the
-                // store's own address, bounds-checked like any store), and `op` is one LLVM
-                // defines for that type (`rmw_op`).
+                // SAFETY: an FFI call on this function's live builder with two values of its
+                // context: `ptr` is a pointer (`element_ptr`) to elements of the operand's
+                // type (`storage_type(ty)`, `ty` being the operand's type), and `op` is one
+                // LLVM defines for that type (`rmw_op` returns `None` for any other, which
+                // takes the compare-and-swap path). The address the generated code touches
+                // is the store's own: `check_access` above asserts it in checked mode, and
+                // bounds inference sizes `buffer` to cover it otherwise, as for every store.
                 unsafe {
                     inkwell::llvm_sys::core::LLVMBuildAtomicRMW(
                         self.builder.as_mut_ptr(),

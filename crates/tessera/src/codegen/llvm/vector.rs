@@ -272,17 +272,18 @@ impl<'ctx> Codegen<'ctx> {
                     if let Some(v) = self.table_lookup(ty, &storage, index, indices, access) {
                         return Ok(self.loaded_value(v, ty));
                     }
-                }
-                if mask.is_none() && self.target.prefers_scalar_gathers() {
-                    // Lane by lane from 32-bit indices, as Halide does; LLVM's own
-                    // scalarization of a gather extracts 64-bit pointers, which is slower.
-                    let mut v = mem.const_zero();
-                    for lane in 0..ty.lanes as u32 {
-                        let i = self.extract(indices, lane);
-                        let x = self.load_scalar(elem, storage.base, i, access);
-                        v = self.insert(v, x, lane);
+                    if self.target.prefers_scalar_gathers() {
+                        // Lane by lane from 32-bit indices, as Halide does; LLVM's own
+                        // scalarization of a gather extracts 64-bit pointers, which is
+                        // slower. (Not `map_lanes`: the lanes are of the storage type.)
+                        let mut v = mem.const_zero();
+                        for lane in 0..ty.lanes as u32 {
+                            let i = self.extract(indices, lane);
+                            let x = self.load_scalar(elem, storage.base, i, access);
+                            v = self.insert(v, x, lane);
+                        }
+                        return Ok(self.loaded_value(v, ty));
                     }
-                    return Ok(self.loaded_value(v, ty));
                 }
                 let ptrs = self.element_ptrs(elem, storage.base, indices);
                 let mask =
