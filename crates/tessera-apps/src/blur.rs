@@ -116,9 +116,11 @@ const SCHEDULES: &[Schedule<BlurFuncs>] = &[
     },
 ];
 
-/// Halide's best: strips of 32 rows in parallel, each a sliding window over its rows.
+/// Halide's best: strips of 32 rows in parallel, each a sliding window over its rows; the
+/// output, larger than the caches, written past them.
 fn manual(p: &BlurFuncs) {
     sliding_window_in_strips(p, MANUAL_STRIP);
+    p.blur_y.store_nontemporal();
 }
 
 /// blur_x inlined into blur_y: each output recomputes the three blur_x values it reads.

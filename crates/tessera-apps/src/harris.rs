@@ -196,9 +196,10 @@ const SCHEDULES: &[Schedule<HarrisFuncs>] = &[
 /// the strip and computed one row at a time as the output's rows need them (a sliding
 /// window: each gradient row is computed once per strip), both in one loop over x
 /// (`compute_with`), which loads the input pixels they share once; everything else is
-/// inlined.
+/// inlined. The output, larger than the caches, is written past them.
 pub fn manual(p: &HarrisFuncs) {
     p.output
+        .store_nontemporal()
         .split("y", "yo", "yi", STRIP)
         .parallel("yo")
         .vectorize("x", VECTOR);

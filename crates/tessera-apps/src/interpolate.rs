@@ -192,7 +192,8 @@ fn parallel_rows(f: &Func, rows: i32) -> &Func {
 /// strided stores are next to each other and combine into one dense store (lowering's
 /// `interleave_stores`; Halide's channels innermost keep them apart, stored lane by lane).
 /// The first level, which reads the (planar) input, computes its four channels together per
-/// pixel, so each input plane is read once and alpha is loaded once for all of them.
+/// pixel, so each input plane is read once and alpha is loaded once for all of them. The
+/// output, larger than the caches, is written past them.
 pub fn manual(p: &InterpolateFuncs) {
     let levels = p.downsampled.len();
     for l in 1..levels.saturating_sub(1) {
@@ -210,6 +211,7 @@ pub fn manual(p: &InterpolateFuncs) {
     }
     let tile = p
         .output
+        .store_nontemporal()
         .bound(Var::new("c"), 0, 3)
         .reorder(&["c".into(), "x".into(), "y".into()])
         .tile_in_place("x", "y", "xi", "yi", 2, 2)

@@ -119,9 +119,11 @@ const SCHEDULES: &[Schedule<UnsharpFuncs>] = &[
 ];
 
 /// Halide's schedule: strips of 32 rows in parallel, each strip channel by channel; each row of
-/// blur_y computed as the output's row needs it (blur_x and sharpen inlined).
+/// blur_y computed as the output's row needs it (blur_x and sharpen inlined); the output,
+/// larger than the caches, written past them.
 pub fn manual(p: &UnsharpFuncs) {
     p.output
+        .store_nontemporal()
         .split("y", "yo", "yi", STRIP)
         .reorder(&["x".into(), "yi".into(), "c".into(), "yo".into()])
         .parallel("yo")

@@ -335,6 +335,7 @@ pub fn signature(lowered: &Lowered) -> Signature {
             name: value_buffer(out.name, i, n),
             ty: *ty,
             dims: out.args.len(),
+            nontemporal: out.schedule.nontemporal_stores,
         })
         .collect();
     let images = lowered
@@ -345,6 +346,7 @@ pub fn signature(lowered: &Lowered) -> Signature {
             name: i.name,
             ty: i.ty,
             dims: i.dims,
+            nontemporal: false,
         })
         .collect();
     let params = lowered

@@ -1387,6 +1387,10 @@ fn schedule(rng: &mut SmallRng, case: &Case) -> (String, Vec<[i64; 2]>) {
     for stage in 0..s.stage_count(out) {
         s.schedule_stage(out, stage);
     }
+    if s.rng.random_bool(0.25) {
+        case.nodes[out].func.store_nontemporal();
+        let _ = writeln!(s.log, "{}.store_nontemporal()", case.nodes[out].func.name());
+    }
     for n in (0..out).rev() {
         s.place(n);
         if matches!(s.placed[n], Placed::At(_)) {

@@ -11,6 +11,8 @@ pub struct BufferArgument {
     /// The element type (scalar).
     pub ty: Type,
     pub dims: usize,
+    /// Stores of whole vectors bypass the caches (`Func::store_nontemporal`; outputs only).
+    pub nontemporal: bool,
 }
 
 /// A scalar parameter.

@@ -238,6 +238,8 @@ pub struct FuncSchedule {
     /// `Func::allow_race_conditions`: every update's reduction loops may run in parallel or
     /// as vector lanes unchecked.
     pub allow_race_conditions: bool,
+    /// `store_nontemporal`: the output's whole-vector stores bypass the caches.
+    pub nontemporal_stores: bool,
     /// Mistakes found while scheduling, reported by lowering.
     pub errors: Vec<String>,
 }
@@ -298,6 +300,7 @@ impl Default for FuncSchedule {
             alignments: Vec::new(),
             bound_alignments: Vec::new(),
             allow_race_conditions: false,
+            nontemporal_stores: false,
             errors: Vec::new(),
         }
     }

@@ -1119,6 +1119,15 @@ impl Func {
     pub fn allow_race_conditions(&self) -> &Func {
         self.set_placement(|s| s.allow_race_conditions = true)
     }
+    /// Writes this Func, an output of the pipeline, with non-temporal stores that bypass the
+    /// caches, wherever a whole vector is stored at an address aligned to it (the others are
+    /// normal stores). Faster for an output larger than the last-level cache that is written
+    /// once and not read back soon: a normal store first reads each line from memory. Slower
+    /// when the output is read back while cached (by its own updates, or a caller). Results
+    /// are unchanged; an error when the Func is not the pipeline's output.
+    pub fn store_nontemporal(&self) -> &Func {
+        self.set_placement(|s| s.nontemporal_stores = true)
+    }
     /// Substitutes this Func's definition into every use (the default).
     pub fn compute_inline(&self) -> &Func {
         self.set_placement(|s| {

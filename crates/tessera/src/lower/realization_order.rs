@@ -59,6 +59,15 @@ pub fn realization_order(output: &Function) -> Result<Environment> {
     }
     keep_fused_funcs_together(&mut order, &funcs);
     let out = output.read();
+    if let Some(f) = order
+        .iter()
+        .find(|n| **n != out.name && funcs[*n].read().schedule.nontemporal_stores)
+    {
+        return Err(Error::Schedule(format!(
+            "{f}.store_nontemporal(): only the pipeline's output can bypass the caches, and {f} is computed inside the pipeline of {}",
+            out.name
+        )));
+    }
     match &out.schedule.compute_level {
         LoopLevel::Inlined | LoopLevel::Root => {}
         other => {

@@ -126,6 +126,7 @@ impl Case {
             name: *name,
             ty: b.ty(),
             dims: b.dims().len(),
+            nontemporal: false,
         };
         Signature {
             outputs: self.outputs.iter().map(buffer).collect(),

@@ -217,6 +217,7 @@ impl<'ctx> Codegen<'ctx> {
             self.f.buffers.push((*name, Storage { base, valid, ..*s }));
         }
         self.with_name(loop_var, index, |cg| cg.stmt(body))?;
+        self.fence_streams();
         self.builder
             .build_return(Some(&self.ctx.i32_type().const_zero()))
             .built();

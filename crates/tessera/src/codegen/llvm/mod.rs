@@ -17,7 +17,8 @@
 //! `linear` (integer vectors as base + stride * lane), `vector` (loads and stores), `parity`
 //! (loads made as their even and odd lanes where each half is dense), `table_lookup` (byte
 //! gathers from small tables as in-register permutes), `bounds_checks` (checked mode), `stmt`
-//! (control flow, allocations, assertions), `atomic` (atomic stores), `closure` (parallel loop bodies outlined into
+//! (control flow, allocations, assertions), `atomic` (atomic stores), `streaming`
+//! (non-temporal stores), `closure` (parallel loop bodies outlined into
 //! task functions), `passes` (the optimization pipeline).
 
 mod arith;
@@ -32,6 +33,7 @@ mod passes;
 mod requirements;
 mod runs;
 mod stmt;
+mod streaming;
 mod table_lookup;
 mod values;
 mod vector;
@@ -80,6 +82,8 @@ struct Storage<'ctx> {
     entries: Option<u64>,
     /// In checked mode, the flat indices `[first, end)` an access may touch (i64 values).
     valid: Option<(values::Value<'ctx>, values::Value<'ctx>)>,
+    /// Whether full vector stores bypass the caches (an output's `store_nontemporal`).
+    nontemporal: bool,
 }
 
 /// A name in scope: its value; for an integer vector `base + stride * [0, 1, ...]`, that
@@ -119,6 +123,8 @@ struct FunctionState<'ctx> {
     /// Heap allocations live at the current point, innermost last: freed when an error
     /// returns early.
     heap: Vec<PointerValue<'ctx>>,
+    /// Whether the function made a non-temporal store, which it must fence (`streaming`).
+    streamed: bool,
 }
 
 impl<'ctx> FunctionState<'ctx> {
@@ -132,6 +138,7 @@ impl<'ctx> FunctionState<'ctx> {
             names: Vec::new(),
             buffers: Vec::new(),
             heap: Vec::new(),
+            streamed: false,
         }
     }
 }
@@ -183,6 +190,7 @@ pub fn compile_module<'ctx>(
     let mut cg = Codegen::new(ctx, module, target, entry);
     cg.bind_arguments(signature)?;
     cg.stmt(stmt)?;
+    cg.fence_streams();
     cg.builder
         .build_return(Some(&ctx.i32_type().const_zero()))
         .built();
@@ -314,6 +322,7 @@ impl<'ctx> Codegen<'ctx> {
                     elem: b.ty,
                     entries: None,
                     valid,
+                    nontemporal: b.nontemporal,
                 },
             ));
         }

@@ -117,7 +117,7 @@ impl<'ctx> Codegen<'ctx> {
         Ok(())
     }
 
-    fn if_then_else(
+    pub(super) fn if_then_else(
         &mut self,
         condition: Value<'ctx>,
         then: impl FnOnce(&mut Self) -> Result<()>,
@@ -371,6 +371,7 @@ impl<'ctx> Codegen<'ctx> {
                 elem: ty,
                 entries: constant,
                 valid,
+                nontemporal: false,
             },
         ));
         let result = self.stmt(body);

@@ -27,7 +27,7 @@ use crate::ir::{BinaryOp, Expr, ExprKind, Symbol, Type};
 #[derive(Clone, Copy)]
 pub(super) struct Access<'ctx> {
     pub(super) align: u32,
-    tag: MetadataValue<'ctx>,
+    pub(super) tag: MetadataValue<'ctx>,
 }
 
 /// Largest constant stride loaded densely and shuffled, and the largest span loaded so.
@@ -349,7 +349,7 @@ impl<'ctx> Codegen<'ctx> {
             }
             (Layout::Dense(base), None) => {
                 let ptr = self.element_ptr(elem, storage.base, base);
-                self.aligned_store(v, ptr, access);
+                self.dense_store(v, ty, ptr, access, storage.nontemporal)?;
             }
             (Layout::Dense(base), Some(mask)) => {
                 let ptr = self.element_ptr(elem, storage.base, base);
@@ -445,19 +445,28 @@ impl<'ctx> Codegen<'ctx> {
         v
     }
 
-    fn aligned_store(&self, v: Value<'ctx>, ptr: PointerValue<'ctx>, access: Access<'ctx>) {
+    pub(super) fn aligned_store(
+        &self,
+        v: Value<'ctx>,
+        ptr: PointerValue<'ctx>,
+        access: Access<'ctx>,
+    ) {
         let store = self.builder.build_store(ptr, v).built();
         self.describe_access(store, access);
     }
 
-    fn describe_access(&self, i: inkwell::values::InstructionValue<'ctx>, access: Access<'ctx>) {
+    pub(super) fn describe_access(
+        &self,
+        i: inkwell::values::InstructionValue<'ctx>,
+        access: Access<'ctx>,
+    ) {
         i.set_alignment(access.align)
             .expect("internal error: a load or store takes an alignment");
         i.set_metadata(access.tag, self.ctx.get_kind_id("tbaa"))
             .expect("internal error: a load or store takes metadata");
     }
 
-    fn call_intrinsic_void(
+    pub(super) fn call_intrinsic_void(
         &self,
         name: &str,
         overloads: &[BasicTypeEnum<'ctx>],
