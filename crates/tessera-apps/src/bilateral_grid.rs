@@ -182,8 +182,11 @@ const SCHEDULES: &[Schedule<BilateralGridFuncs>] = &[
     },
 ];
 
-/// Halide's schedule. The histogram is computed for one row of grid cells at a time, as
-/// blurz needs it (the scatter of a row's blocks, c unrolled); the blurs are computed at root,
+/// Halide's schedule, but for the histogram's loop order. The histogram is computed for one
+/// row of grid cells at a time, as blurz needs it: the scatter of a row's blocks, c unrolled,
+/// with the cells innermost (Halide: each block's pixels innermost), so consecutive
+/// read-modify-writes go to different cells instead of waiting on each other through the
+/// same bin (0.90 of the time). The blurs are computed at root,
 /// rows (blurz) or intensity planes (blurx, blury) in parallel, vectorized over x with c
 /// unrolled; the output in parallel rows, vectorized, with the trilinear slice inlined. The
 /// grid's rows are rounded up to whole vectors (computing a few cells past the end, which
@@ -196,9 +199,9 @@ fn manual(p: &BilateralGridFuncs) {
         .update_stage(0)
         .reorder(&[
             "c".into(),
+            "x".into(),
             "r.x".into(),
             "r.y".into(),
-            "x".into(),
             "y".into(),
         ])
         .unroll("c", 2);

@@ -79,6 +79,19 @@ impl Memory {
     pub(super) fn free(&mut self, buffer: Symbol) {
         pop_innermost(&mut self.allocations, buffer);
     }
+    /// Releases the innermost allocation of `buffer` before its `Allocate` ends (a `Free`):
+    /// it becomes empty, so an access after the `Free` is an error, not a read of stale data.
+    pub(super) fn free_early(&mut self, buffer: Symbol) -> Result<()> {
+        let storage = self
+            .allocations
+            .get_mut(&buffer)
+            .and_then(|stack| stack.last_mut())
+            .ok_or_else(|| {
+                Error::Runtime(format!("Free of {buffer}, which is not allocated here"))
+            })?;
+        *storage = AnyBuffer::with_mins(storage.ty(), &[0], &[0])?;
+        Ok(())
+    }
 
     /// Value `element` of `func` at `coords` (a Func call before storage flattening).
     pub(super) fn read_func(&self, func: Symbol, element: usize, coords: &[i64]) -> Result<Value> {

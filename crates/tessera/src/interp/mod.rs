@@ -218,6 +218,7 @@ impl Interpreter {
                 }
             }
             StmtKind::Evaluate(e) => self.eval_lanes(e).map(drop),
+            StmtKind::Free { buffer } => self.state.memory.free_early(*buffer),
         }
     }
 

@@ -241,6 +241,7 @@ fn print_stmt(out: &mut String, s: &Stmt, depth: usize) -> fmt::Result {
             Ok(())
         }
         StmtKind::Evaluate(e) => writeln!(out, "{e}"),
+        StmtKind::Free { buffer } => writeln!(out, "free {buffer}"),
         StmtKind::Atomic { body } => {
             out.push_str("atomic");
             print_body(out, body, depth)

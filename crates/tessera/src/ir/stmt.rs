@@ -89,6 +89,12 @@ pub enum StmtKind {
         body: Stmt,
     },
     Block(Vec<Stmt>),
+    /// Releases the allocation of `buffer` before its `Allocate` ends: the buffer is not
+    /// accessed after this point (`lower::early_free`). Once, on the `Allocate`'s straight-line
+    /// path (never inside a loop or a branch below it).
+    Free {
+        buffer: Symbol,
+    },
     /// The stores in `body` are atomic read-modify-writes of the points they store to
     /// (`Stage::atomic`): a store's value may read the point it overwrites, and no other
     /// store to that point, in another thread or vector lane, comes in between.
@@ -254,6 +260,7 @@ impl Stmt {
                 }
             }
             StmtKind::Evaluate(e) => fe(e),
+            StmtKind::Free { .. } => {}
         }
     }
 
@@ -392,6 +399,7 @@ impl Stmt {
                 else_case: else_case.as_ref().map(&mut ms),
             },
             StmtKind::Evaluate(e) => StmtKind::Evaluate(me(e)),
+            StmtKind::Free { buffer } => StmtKind::Free { buffer: *buffer },
         };
         if !changed && !stmt_changed {
             return self.clone();

@@ -28,6 +28,7 @@
 //! 20. `simplify`
 //! 21. `interleave_stores`    — strided stores filling a dense span become one dense store
 //! 22. `hoist_loop_invariants`, `remove_dead_allocations`
+//! 23. `early_free`           — each allocation released after its last access
 
 pub mod allocation_bounds;
 pub mod arguments;
@@ -35,6 +36,7 @@ pub mod bound_constant_extent_loops;
 pub mod bounds_inference;
 pub mod buffer_constraints;
 pub mod compute_with;
+pub mod early_free;
 pub mod hoist_loop_invariants;
 pub mod hoist_storage;
 pub mod image_checks;
@@ -251,6 +253,7 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     let s = r.run("remove_dead_allocations", s, |s| {
         Ok(remove_dead_allocations::remove_dead_allocations(s))
     })?;
+    let s = r.run("early_free", s, |s| Ok(early_free::early_free(s)))?;
     Ok(Lowered {
         stmt: s,
         env,

@@ -622,7 +622,7 @@ impl Vectorizer {
                     s.clone()
                 }
             },
-            StmtKind::Assert { .. } => s.clone(),
+            StmtKind::Assert { .. } | StmtKind::Free { .. } => s.clone(),
             StmtKind::Evaluate(e) => Stmt::new(StmtKind::Evaluate(self.expr(e)?)),
             StmtKind::Block(stmts) => Stmt::block(
                 stmts

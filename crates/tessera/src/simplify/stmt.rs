@@ -93,6 +93,7 @@ impl Simplifier {
             StmtKind::Block(stmts) => {
                 Stmt::block(stmts.iter().map(|c| self.stmt(c)).collect::<Vec<_>>())
             }
+            StmtKind::Free { .. } => s.clone(),
             StmtKind::Evaluate(e) => {
                 let e = self.expr(e);
                 if e.is_const() {

@@ -56,6 +56,7 @@ impl<'ctx> Codegen<'ctx> {
                 predicate,
             } => self.store(*buffer, index, value, predicate.as_ref()),
             StmtKind::Atomic { body } => self.atomic(body),
+            StmtKind::Free { buffer } => self.free_early(*buffer),
             StmtKind::Allocate {
                 buffer,
                 ty,
@@ -376,11 +377,23 @@ impl<'ctx> Codegen<'ctx> {
         ));
         let result = self.stmt(body);
         self.f.buffers.pop();
-        if on_heap {
-            self.f.heap.pop();
+        // Unless a `Free` in the body released it already.
+        if let Some(at) = self.f.heap.iter().rposition(|p| *p == base) {
+            self.f.heap.remove(at);
             self.free(base);
         }
         result
+    }
+
+    /// A `Free`: releases the heap allocation of `buffer` now (a stack one lives on until
+    /// its function returns), so its `Allocate` does not release it again.
+    fn free_early(&mut self, buffer: Symbol) -> Result<()> {
+        let base = self.storage(buffer)?.base;
+        if let Some(at) = self.f.heap.iter().rposition(|p| *p == base) {
+            self.f.heap.remove(at);
+            self.free(base);
+        }
+        Ok(())
     }
 
     /// `tessera_malloc` of `product(extents)` elements, failing on a negative extent or when
