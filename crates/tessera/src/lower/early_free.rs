@@ -92,26 +92,27 @@ fn with_free(s: &Stmt, buffer: Symbol) -> Option<Stmt> {
 
 /// Whether `s` loads from, stores to or frees `buffer`.
 fn accesses(s: &Stmt, buffer: Symbol) -> bool {
-    let mut finder = AccessFinder {
-        buffer,
-        found: false,
-    };
-    finder.visit_stmt(s);
-    finder.found
+    AccessFinder::search(buffer, |f| f.visit_stmt(s))
 }
 
 fn expr_accesses(e: &Expr, buffer: Symbol) -> bool {
-    let mut finder = AccessFinder {
-        buffer,
-        found: false,
-    };
-    finder.visit_expr(e);
-    finder.found
+    AccessFinder::search(buffer, |f| f.visit_expr(e))
 }
 
 struct AccessFinder {
     buffer: Symbol,
     found: bool,
+}
+
+impl AccessFinder {
+    fn search(buffer: Symbol, visit: impl FnOnce(&mut AccessFinder)) -> bool {
+        let mut finder = AccessFinder {
+            buffer,
+            found: false,
+        };
+        visit(&mut finder);
+        finder.found
+    }
 }
 
 impl Visitor for AccessFinder {
