@@ -175,6 +175,15 @@ impl Function {
             ptr: LinkPtr::Weak(Arc::downgrade(&self.0)),
         }
     }
+    /// The Func back to having no definition (a compound update that gave it its pure
+    /// definition and was then refused undoes it).
+    pub(crate) fn clear_definitions(&self) {
+        let mut c = self.write();
+        c.args.clear();
+        c.output_types.clear();
+        c.pure = None;
+        c.updates.clear();
+    }
     /// Every definition in order: the pure one, then the updates.
     pub fn definitions(&self) -> Vec<Definition> {
         let c = self.read();
