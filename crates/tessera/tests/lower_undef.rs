@@ -1,7 +1,8 @@
 //! Halide's implicit definitions and `undef`, on the evaluator, the interpreter and native
 //! code (`lower_common::check`), against plain Rust loops: compound updates (`update_add`,
 //! `update_sub`, `update_mul`, `update_div`) of Funcs with no pure definition, which start
-//! from the operator's identity.
+//! from the operator's identity; `undef` inside expressions, which makes the whole value
+//! undef, or — through a select's arm — the store conditional on the select's condition.
 
 mod lower_common;
 
@@ -113,4 +114,45 @@ fn a_refused_compound_update_leaves_the_func_undefined() {
     let g = Func::new("plain");
     let err = g.update(x, 1).unwrap_err();
     assert!(err.to_string().contains("no pure definition"), "{err}");
+}
+
+#[test]
+fn undef_inside_a_sum_stores_only_where_the_select_chooses_a_value() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define((x, y), Tuple(vec![x + y, x * y])).unwrap();
+    // f[0] += select(x % 3 == 0, y, undef) * 2; f[1] is undef + 1, so never stored.
+    let old = |i| f.value_at((x, y), i);
+    f.update(
+        (x, y),
+        Tuple(vec![
+            old(0) + select((x % 3).eq_(0), y.expr(), undef::<i32>()) * 2,
+            old(1) + undef::<i32>() + 1,
+        ]),
+    )
+    .unwrap();
+    // A scatter whose coordinate is undef for the later iterations: g(min(select(r < 3,
+    // 2r, undef), 5)) += r stores for r in 0..3 only.
+    let r = RDom::new([(0, 8)]);
+    let g = Func::new("g");
+    let at = min(select(r.x().lt(3), 2 * r.x(), undef::<i32>()), 5);
+    g.update_add(at, r.x() + 1).unwrap();
+    let out = Func::new("out");
+    out.define(
+        (x, y),
+        Tuple(vec![f.value_at((x, y), 0) + g.at(x), f.value_at((x, y), 1)]),
+    )
+    .unwrap();
+    f.compute_root().update_stage(0).vectorize(x, 4);
+    g.compute_root();
+    let run = check(&out, &TestInputs::new(), &[0, 0], &[12, 5]);
+    for yy in 0..5i32 {
+        for xx in 0..12i32 {
+            let scattered = if xx % 2 == 0 && xx < 6 { xx / 2 + 1 } else { 0 };
+            let first = xx + yy + if xx % 3 == 0 { 2 * yy } else { 0 };
+            let at = [i64::from(xx), i64::from(yy)];
+            assert_eq!(i32_values(&run, 0).get(&at), first + scattered, "at {at:?}");
+            assert_eq!(i32_values(&run, 1).get(&at), xx * yy, "at {at:?}");
+        }
+    }
 }

@@ -219,7 +219,7 @@ impl Func {
         check_values(name, "definition", &values)?;
         let coordinates: Vec<Expr> = vars.iter().map(|v| v.expr()).collect();
         let values = place_random(name, 0, &coordinates, &values);
-        let (stored, guard) = take_out_undef(name, "definition", &[], &values)?;
+        let (_, stored, guard) = take_out_undef(name, "definition", &[], &values)?;
         // Where nothing is stored the values are never read: they only give the types.
         let values: Vec<Expr> = match stored.iter().flatten().count() {
             0 => values.iter().map(|v| Expr::zero(v.ty())).collect(),
@@ -329,7 +329,7 @@ impl Func {
             )));
         }
         check_values(name, "update", &values)?;
-        let (stored, guard) = take_out_undef(name, "update", &args, &values)?;
+        let (args, stored, guard) = take_out_undef(name, "update", &args, &values)?;
         // An undef element keeps the value it had: the update stores it back.
         let values = stored
             .into_iter()

@@ -34,7 +34,6 @@ fn updates_of_one_element_over_an_undef_element() {
 }
 
 #[test]
-#[ignore = "refused: the update of f uses undef inside (f(x, y)[1] + select(x < 20, 20 * x, undef)); undef can only be a whole value of a definition, or an arm of a select that is one"]
 fn an_update_of_one_element_with_an_undef_select_arm() {
     one_element_with_an_undef_arm(|x, old| old + select(x.lt(20), 20 * x, undef::<i32>()));
 }
