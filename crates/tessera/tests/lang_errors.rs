@@ -542,16 +542,6 @@ fn a_coordinate_undef_everywhere() {
 }
 
 #[test]
-fn a_pure_definition_with_one_tuple_element_undef() {
-    let x = Var::new("x");
-    let f = Func::new("half_undef");
-    assert_error(
-        f.define(x, Tuple(vec![undef::<f32>(), x.expr()])),
-        &["half_undef", "undef", "Tuple"],
-    );
-}
-
-#[test]
 fn tuple_elements_undef_under_different_conditions() {
     let x = Var::new("x");
     let f = Func::new("two_guards");

@@ -2,7 +2,8 @@
 //! code (`lower_common::check`), against plain Rust loops: compound updates (`update_add`,
 //! `update_sub`, `update_mul`, `update_div`) of Funcs with no pure definition, which start
 //! from the operator's identity; `undef` inside expressions, which makes the whole value
-//! undef, or — through a select's arm — the store conditional on the select's condition.
+//! undef, or — through a select's arm — the store conditional on the select's condition;
+//! pure definitions leaving a Tuple element undef for updates to write.
 
 mod lower_common;
 
@@ -153,6 +154,43 @@ fn undef_inside_a_sum_stores_only_where_the_select_chooses_a_value() {
             let at = [i64::from(xx), i64::from(yy)];
             assert_eq!(i32_values(&run, 0).get(&at), first + scattered, "at {at:?}");
             assert_eq!(i32_values(&run, 1).get(&at), xx * yy, "at {at:?}");
+        }
+    }
+}
+
+#[test]
+fn an_intermediate_pure_definition_leaving_an_element_for_its_updates() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("pair");
+    f.define((x, y), Tuple(vec![x * 3 + y, undef::<i32>()]))
+        .unwrap();
+    // Element 1 is written by the first update, element 0 left as it was.
+    f.update(
+        (x, y),
+        Tuple(vec![undef::<i32>(), f.value_at((x, y), 0) - 7]),
+    )
+    .unwrap();
+    f.update(
+        (x, y),
+        Tuple(vec![
+            f.value_at((x, y), 0) * 2,
+            f.value_at((x, y), 1) + undef::<i32>(),
+        ]),
+    )
+    .unwrap();
+    let out = Func::new("out");
+    out.define((x, y), f.value_at((x, y), 0) + 100 * f.value_at((x, y), 1))
+        .unwrap();
+    f.compute_at(&out, y).vectorize(x, 4);
+    f.update_stage(0).vectorize(x, 4);
+    out.parallel(y);
+    let run = check(&out, &TestInputs::new(), &[-2, 1], &[11, 6]);
+    for yy in 1..7i32 {
+        for xx in -2..9i32 {
+            let first = xx * 3 + yy;
+            let want = first * 2 + 100 * (first - 7);
+            let at = [i64::from(xx), i64::from(yy)];
+            assert_eq!(i32_values(&run, 0).get(&at), want, "at {at:?}");
         }
     }
 }

@@ -11,6 +11,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 use super::dimension::{BufferConstraints, SharedConstraints};
 use super::rdom::ReductionDomain;
 use super::schedule::{FuncSchedule, StageSchedule};
+use super::undef::keeps_element;
 use crate::ir::visit::{mutate_exprs, visit_exprs};
 use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
 
@@ -112,6 +113,15 @@ impl FunctionContents {
             .read()
             .expect("constraints poisoned")
             .clone()
+    }
+    /// Whether the pure definition leaves some points (a guard) or Tuple elements (undef)
+    /// unstored, so that storage may be read where nothing wrote it.
+    pub fn pure_leaves_points_unstored(&self) -> bool {
+        self.pure.as_ref().is_some_and(|d| {
+            d.guard.is_some()
+                || (d.values.iter().enumerate())
+                    .any(|(i, v)| keeps_element(self.name, &d.args, i, v))
+        })
     }
     /// Number of stages: the pure definition plus the updates.
     pub fn stage_count(&self) -> usize {
