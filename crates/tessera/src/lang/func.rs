@@ -12,7 +12,7 @@ use super::implicit::{expand_call, expand_pure_lhs, expand_update};
 use super::random::{coordinates_of, place_random};
 use super::rdom::{RDomLink, ReductionDomain};
 use super::schedule::StageSchedule;
-use super::undef::take_out_undef;
+use super::undef::{take_out_undef, WithoutUndef};
 use super::var::Var;
 use super::wrapper::redirect_definition;
 use crate::error::{Error, Result};
@@ -219,7 +219,11 @@ impl Func {
         check_values(name, "definition", &values)?;
         let coordinates: Vec<Expr> = vars.iter().map(|v| v.expr()).collect();
         let values = place_random(name, 0, &coordinates, &values);
-        let (_, stored, guard) = take_out_undef(name, "definition", &[], &values)?;
+        let WithoutUndef {
+            values: stored,
+            guard,
+            ..
+        } = take_out_undef(name, "definition", &[], &values)?;
         // Where nothing is stored the values are never read: they only give the types.
         let stores_nothing = stored.iter().all(Option::is_none);
         for value in stored.iter().flatten().chain(&guard) {
@@ -344,7 +348,11 @@ impl Func {
             )));
         }
         check_values(name, "update", &values)?;
-        let (args, stored, guard) = take_out_undef(name, "update", &args, &values)?;
+        let WithoutUndef {
+            args,
+            values: stored,
+            guard,
+        } = take_out_undef(name, "update", &args, &values)?;
         // An undef element keeps the value it had: the update stores it back.
         let values = stored
             .into_iter()

@@ -151,10 +151,18 @@ fn take_out_of_arms(c: &Expr, a: &Expr, b: &Expr) -> Stored {
     }
 }
 
+/// A definition's coordinates and values with their undefs taken out.
+pub(crate) struct WithoutUndef {
+    pub args: Vec<Expr>,
+    /// Per Tuple element, the value to store (`None`: the element is undef).
+    pub values: Vec<Option<Expr>>,
+    /// The condition under which the definition stores (`Some(false)` when every element is
+    /// undef).
+    pub guard: Option<Expr>,
+}
+
 /// The coordinates and values of a definition (the `what` of Func `name`) with their undefs
-/// taken out: the coordinates, per Tuple element the value to store (`None`: the element is
-/// undef), and the condition under which the definition stores (`Some(false)` when every
-/// element is undef). A coordinate's undefs make the definition store only where they are
+/// taken out. A coordinate's undefs make the definition store only where they are
 /// not chosen; a coordinate undef everywhere, or Tuple elements stored under different
 /// conditions, are errors.
 pub(crate) fn take_out_undef(
@@ -162,7 +170,7 @@ pub(crate) fn take_out_undef(
     what: &str,
     args: &[Expr],
     values: &[Expr],
-) -> Result<(Vec<Expr>, Vec<Option<Expr>>, Option<Expr>)> {
+) -> Result<WithoutUndef> {
     let mut coordinates = Vec::new();
     let mut coordinate_guard = None;
     for (i, a) in args.iter().enumerate() {
@@ -198,7 +206,11 @@ pub(crate) fn take_out_undef(
         Some(guard) => and(coordinate_guard, guard),
         None => Some(Expr::bool_(false)),
     };
-    Ok((coordinates, stored, guard))
+    Ok(WithoutUndef {
+        args: coordinates,
+        values: stored,
+        guard,
+    })
 }
 
 /// Whether `value`, stored as Tuple element `index` of Func `func` at `args`, is the element

@@ -2,9 +2,8 @@
 //! Func (`f(x, y)[0] += 3`), which leave the other elements as they are (Halide writes them
 //! `undef`, as here). First over a pure definition `Tuple(x + y, undef)` whose second element
 //! is only set by a later update, then over `Tuple(x, y)` with an update adding a `select`
-//! with an `undef` arm (no store where `x >= 20`); Tessera refuses `undef` inside a sum, so
-//! that update is also checked with the `select` outside the sum. 64 x 64 instead of
-//! 1024 x 1024.
+//! with an `undef` arm (no store where `x >= 20`: undef spreads out of the sum), also checked
+//! with the `select` outside the sum. 64 x 64 instead of 1024 x 1024.
 
 use crate::lower_common::{check, TestInputs};
 use tessera::prelude::*;
