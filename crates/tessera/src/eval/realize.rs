@@ -54,9 +54,12 @@ use crate::lang::image_param::{buffer_field, buffer_field_bindings, value_buffer
 use crate::lang::naming::{make_func_names_unique, reachable};
 use crate::lang::param::{same_name_error, InputId, ParamBinding};
 use crate::lang::scalar::Scalar;
+use crate::lang::undef::keeps_element;
 
 /// The values (one per Tuple element) at each point an update wrote, for one slice.
-type Written = FastMap<Vec<i64>, Vec<Value>>;
+/// The points an update wrote, per Tuple element its value (`None`: the element was left as
+/// it was, undef).
+type Written = FastMap<Vec<i64>, Vec<Option<Value>>>;
 
 /// The memo tables are keyed by small integer vectors and symbols, and SipHash (the std
 /// default) took a third of the evaluator's time; FxHash (as in rustc) is plenty here.
@@ -103,7 +106,7 @@ pub struct Evaluator {
     /// The first inconsistent binding, reported by the next evaluation.
     binding_error: Option<Error>,
     funcs: FastMap<Symbol, Arc<FuncDefs>>,
-    pure_values: FastMap<Symbol, FastMap<Vec<i64>, Vec<Value>>>,
+    pure_values: FastMap<Symbol, FastMap<Vec<i64>, Vec<Option<Value>>>>,
     /// For each (Func, update number from 1), the points each slice wrote.
     update_slices: FastMap<(Symbol, usize), FastMap<Vec<i64>, Written>>,
     /// How many simulations of each Func's updates are in progress: reading such a Func's
@@ -468,11 +471,19 @@ impl Evaluator {
                 f.name, f.name
             )));
         }
-        self.stage_values(f, f.updates.len(), p)
+        (0..f.types.len())
+            .map(|i| self.stage_value(f, f.updates.len(), p, i))
+            .collect()
     }
 
-    /// The values of `f` at `p` after definition `stage` (0 is the pure definition).
-    fn stage_values(&mut self, f: &Arc<FuncDefs>, stage: usize, p: &[i64]) -> Result<Vec<Value>> {
+    /// Element `index` of `f` at `p` after definition `stage` (0 is the pure definition).
+    fn stage_value(
+        &mut self,
+        f: &Arc<FuncDefs>,
+        stage: usize,
+        p: &[i64],
+        index: usize,
+    ) -> Result<Value> {
         for k in (1..=stage).rev() {
             let update = &f.updates[k - 1];
             let key: Vec<i64> = update.slice_vars.iter().map(|&(i, _)| p[i]).collect();
@@ -483,14 +494,21 @@ impl Evaluator {
             if !done {
                 self.simulate_update(f, k, &key)?;
             }
-            if let Some(v) = self.update_slices[&(f.name, k)][&key].get(p) {
-                return Ok(v.clone());
+            if let Some(Some(v)) = self.update_slices[&(f.name, k)][&key]
+                .get(p)
+                .map(|values| values[index])
+            {
+                return Ok(v);
             }
         }
-        self.pure_values(f, p)
+        match self.pure_values(f, p)?[index] {
+            Some(v) => Ok(v),
+            None => self.unstored_value(f, p, index),
+        }
     }
 
-    fn pure_values(&mut self, f: &Arc<FuncDefs>, p: &[i64]) -> Result<Vec<Value>> {
+    /// The values `f`'s pure definition stores at `p` (`None` where it stores nothing).
+    fn pure_values(&mut self, f: &Arc<FuncDefs>, p: &[i64]) -> Result<Vec<Option<Value>>> {
         if let Some(v) = self.pure_values.get(&f.name).and_then(|m| m.get(p)) {
             return Ok(v.clone());
         }
@@ -511,15 +529,18 @@ impl Evaluator {
             Some(guard) => eval.eval(guard, 0)?.is_true(),
             None => true,
         };
-        let values = if stored {
-            f.pure
-                .values
-                .iter()
-                .map(|e| eval.eval(e, 0))
-                .collect::<Result<Vec<_>>>()?
-        } else {
-            self.unstored_values(f, p)?
-        };
+        let values = f
+            .pure
+            .values
+            .iter()
+            .enumerate()
+            .map(
+                |(i, e)| match stored && !keeps_element(f.name, &f.pure.args, i, e) {
+                    true => eval.eval(e, 0).map(Some),
+                    false => Ok(None),
+                },
+            )
+            .collect::<Result<Vec<_>>>()?;
         self.pure_values
             .entry(f.name)
             .or_default()
@@ -527,13 +548,13 @@ impl Evaluator {
         Ok(values)
     }
 
-    /// The values of `f` at a point its pure definition does not store (`undef`): what the
-    /// buffers `realize_into` was given held there. Anything else reads a value no definition
-    /// wrote, which is an error rather than an arbitrary value.
-    fn unstored_values(&self, f: &FuncDefs, p: &[i64]) -> Result<Vec<Value>> {
+    /// Element `index` of `f` at a point no definition stored it (`undef`): what the buffer
+    /// `realize_into` was given held there. Anything else reads a value no definition wrote,
+    /// which is an error rather than an arbitrary value.
+    fn unstored_value(&self, f: &FuncDefs, p: &[i64], index: usize) -> Result<Value> {
         match &self.prior {
-            Some((name, buffers)) if *name == f.name && buffers[0].contains(p) => {
-                Ok(buffers.iter().map(|b| b.get_value(p)).collect())
+            Some((name, buffers)) if *name == f.name && buffers[index].contains(p) => {
+                Ok(buffers[index].get_value(p))
             }
             _ => Err(Error::Definition(format!(
                 "Func {} is read at {p:?}, where its pure definition is undef and no update wrote it; the value is undefined (realize into a buffer holding the values, or define them)",
@@ -621,7 +642,13 @@ impl Evaluator {
                     .def
                     .values
                     .iter()
-                    .map(|e| eval.eval(e, 0))
+                    .enumerate()
+                    .map(
+                        |(i, e)| match keeps_element(f.name, &update.def.args, i, e) {
+                            true => Ok(None),
+                            false => eval.eval(e, 0).map(Some),
+                        },
+                    )
                     .collect::<Result<Vec<_>>>()?;
                 Ok(Some((target, values)))
             })();
@@ -734,14 +761,17 @@ impl EvalContext for Frame<'_> {
     }
 
     fn call_func(&mut self, func: &FuncLink, value_index: usize, coords: &[i64]) -> Result<Value> {
-        let values = match &self.stage {
-            Some(view) if view.func.name == func.name() => match view.written.get(coords) {
-                Some(v) => v.clone(),
-                None => self.ev.stage_values(view.func, view.stage - 1, coords)?,
-            },
-            _ => self.ev.call_value(func, coords)?,
-        };
-        Ok(values[value_index])
+        match &self.stage {
+            Some(view) if view.func.name == func.name() => {
+                match view.written.get(coords).and_then(|v| v[value_index]) {
+                    Some(v) => Ok(v),
+                    None => self
+                        .ev
+                        .stage_value(view.func, view.stage - 1, coords, value_index),
+                }
+            }
+            _ => Ok(self.ev.call_value(func, coords)?[value_index]),
+        }
     }
 
     fn call_image(&mut self, image: Symbol, coords: &[i64]) -> Result<Value> {

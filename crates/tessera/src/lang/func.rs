@@ -12,7 +12,7 @@ use super::implicit::{expand_call, expand_pure_lhs, expand_update};
 use super::random::{coordinates_of, place_random};
 use super::rdom::{RDomLink, ReductionDomain};
 use super::schedule::StageSchedule;
-use super::undef::take_out_undef;
+use super::undef::{take_out_undef, WithoutUndef};
 use super::var::Var;
 use super::wrapper::redirect_definition;
 use crate::error::{Error, Result};
@@ -219,16 +219,14 @@ impl Func {
         check_values(name, "definition", &values)?;
         let coordinates: Vec<Expr> = vars.iter().map(|v| v.expr()).collect();
         let values = place_random(name, 0, &coordinates, &values);
-        let (stored, guard) = take_out_undef(name, "definition", &[], &values)?;
+        let WithoutUndef {
+            values: stored,
+            guard,
+            ..
+        } = take_out_undef(name, "definition", &[], &values)?;
         // Where nothing is stored the values are never read: they only give the types.
-        let values: Vec<Expr> = match stored.iter().flatten().count() {
-            0 => values.iter().map(|v| Expr::zero(v.ty())).collect(),
-            n if n == values.len() => stored.into_iter().flatten().collect(),
-            _ => return Err(Error::Definition(format!(
-                "the pure definition of {name} leaves some Tuple elements undef and defines others; Tessera cannot leave one element of a pure definition unstored yet (define every element, or make them all undef)"
-            ))),
-        };
-        for value in values.iter().chain(&guard) {
+        let stores_nothing = stored.iter().all(Option::is_none);
+        for value in stored.iter().flatten().chain(&guard) {
             for free in free_var_names(value) {
                 if !seen.contains(&free) {
                     let args: Vec<String> = vars.iter().map(|v| v.name().to_string()).collect();
@@ -248,12 +246,33 @@ impl Func {
                 return Err(Error::Definition(format!("the pure definition of {name} calls {name} itself; recursion needs an update definition")));
             }
         }
+        let coordinates: Vec<Expr> = vars.iter().map(|v| v.expr()).collect();
+        // An undef element keeps what its storage held: its value is the element itself
+        // at the point (`lang::undef::keeps_element`), a store lowering leaves out.
+        let values: Vec<Expr> = stored
+            .into_iter()
+            .zip(&values)
+            .enumerate()
+            .map(|(i, (v, given))| match v {
+                Some(v) => v,
+                None if stores_nothing => Expr::zero(given.ty()),
+                None => Expr::new(
+                    given.ty(),
+                    ExprKind::Call {
+                        name,
+                        kind: CallKind::Func(self.0.weak_link()),
+                        args: coordinates.clone(),
+                        value_index: i,
+                    },
+                ),
+            })
+            .collect();
         let mut c = self.0.write();
         c.args = vars.iter().map(|v| v.name()).collect();
         c.output_types = values.iter().map(|v| v.ty()).collect();
         let schedule = StageSchedule::for_pure(&c.args);
         c.pure = Some(Definition {
-            args: vars.iter().map(|v| v.expr()).collect(),
+            args: coordinates,
             values,
             rdom: None,
             guard,
@@ -329,7 +348,11 @@ impl Func {
             )));
         }
         check_values(name, "update", &values)?;
-        let (stored, guard) = take_out_undef(name, "update", &args, &values)?;
+        let WithoutUndef {
+            args,
+            values: stored,
+            guard,
+        } = take_out_undef(name, "update", &args, &values)?;
         // An undef element keeps the value it had: the update stores it back.
         let values = stored
             .into_iter()

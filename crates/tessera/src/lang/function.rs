@@ -11,6 +11,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 use super::dimension::{BufferConstraints, SharedConstraints};
 use super::rdom::ReductionDomain;
 use super::schedule::{FuncSchedule, StageSchedule};
+use super::undef::keeps_element;
 use crate::ir::visit::{mutate_exprs, visit_exprs};
 use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
 
@@ -113,6 +114,15 @@ impl FunctionContents {
             .expect("constraints poisoned")
             .clone()
     }
+    /// Whether the pure definition leaves some points (a guard) or Tuple elements (undef)
+    /// unstored, so that storage may be read where nothing wrote it.
+    pub fn pure_leaves_points_unstored(&self) -> bool {
+        self.pure.as_ref().is_some_and(|d| {
+            d.guard.is_some()
+                || (d.values.iter().enumerate())
+                    .any(|(i, v)| keeps_element(self.name, &d.args, i, v))
+        })
+    }
     /// Number of stages: the pure definition plus the updates.
     pub fn stage_count(&self) -> usize {
         self.pure.is_some() as usize + self.updates.len()
@@ -174,6 +184,15 @@ impl Function {
             name: self.name(),
             ptr: LinkPtr::Weak(Arc::downgrade(&self.0)),
         }
+    }
+    /// The Func back to having no definition (a compound update that gave it its pure
+    /// definition and was then refused undoes it).
+    pub(crate) fn clear_definitions(&self) {
+        let mut c = self.write();
+        c.args.clear();
+        c.output_types.clear();
+        c.pure = None;
+        c.updates.clear();
     }
     /// Every definition in order: the pure one, then the updates.
     pub fn definitions(&self) -> Vec<Definition> {

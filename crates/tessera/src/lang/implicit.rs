@@ -119,23 +119,30 @@ fn check_bound(name: Symbol, what: &str, lhs: &[Expr], values: &[Expr]) -> Resul
 /// The pure Vars of a definition of `name`, the placeholder expanded to the implicit Vars its
 /// values use (`f(x, _) = g(x, _)` with a 3-D `g` is `f(x, _0, _1)`).
 pub(crate) fn expand_pure_lhs(name: Symbol, vars: Vec<Var>, values: &[Expr]) -> Result<Vec<Var>> {
-    check_values(name, "definition", values)?;
-    let lhs: Vec<Expr> = vars.iter().map(|v| v.expr()).collect();
-    let at = placeholder_position(&format!("the left-hand side of {name}'s definition"), &lhs)
-        .map_err(Error::Definition)?;
-    let lhs = match at {
-        Some(at) => splice(
-            lhs,
-            at,
-            (0..implicit_count(values.iter())).map(|i| Var::implicit(i).expr()),
-        ),
-        None => lhs,
-    };
-    check_bound(name, "definition", &lhs, values)?;
+    let lhs = expand_lhs(name, vars.iter().map(|v| v.expr()).collect(), values)?;
     Ok(lhs
         .iter()
         .map(|a| Var::new(a.as_var().expect("pure arguments are Vars").as_str()))
         .collect())
+}
+
+/// A left-hand side of `name` that will be its pure one (a definition's, or that of the
+/// update that gives a Func its first definition), the placeholder expanded to the implicit
+/// Vars the values and the coordinates other than Vars (calls with a `_`) use.
+pub(crate) fn expand_lhs(name: Symbol, lhs: Vec<Expr>, values: &[Expr]) -> Result<Vec<Expr>> {
+    check_values(name, "definition", values)?;
+    let at = placeholder_position(&format!("the left-hand side of {name}'s definition"), &lhs)
+        .map_err(Error::Definition)?;
+    let lhs = match at {
+        Some(at) => {
+            let computed = lhs.iter().filter(|a| a.as_var().is_none());
+            let count = implicit_count(values.iter().chain(computed));
+            splice(lhs, at, (0..count).map(|i| Var::implicit(i).expr()))
+        }
+        None => lhs,
+    };
+    check_bound(name, "definition", &lhs, values)?;
+    Ok(lhs)
 }
 
 /// The coordinates and values of an update of `name` (whose pure Vars are `pure_args`), the

@@ -4,6 +4,7 @@
 pub mod args;
 pub mod boundary;
 pub mod buffer;
+pub mod compound_updates;
 pub mod dimension;
 pub mod func;
 pub mod function;

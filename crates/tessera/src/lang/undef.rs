@@ -1,13 +1,15 @@
-//! Halide's `undef`: a value that is not there. As a whole value of a definition it stores
-//! nothing — an update keeps that Tuple element as it was, a pure definition leaves its
-//! storage as it was (for the output, what the buffer held) — and as an arm of a select that
-//! is a whole value it makes the definition store only where the other arm is chosen.
-//! Anywhere else it is an error. This module takes the undefs out of a definition's values,
-//! leaving the values stored and the condition under which they are.
+//! Halide's `undef`: a value that is not there. It spreads outwards through every operation
+//! (`f(x)[0] + undef` is undef), so a Tuple element whose value is undef stores nothing — an
+//! update keeps that element as it was, a pure definition leaves its storage as it was (for
+//! the output, what the buffer held) — except through a select's arm, where it makes the
+//! definition store only where the other arm is chosen (`select(x < 20, 20 * x, undef)`; in
+//! a coordinate too). This module takes the undefs out of a definition's coordinates and
+//! values, leaving what is stored and the condition under which it is.
 
 use super::math::select;
 use super::scalar::Scalar;
 use crate::error::{Error, Result};
+use crate::ir::substitute::substitute;
 use crate::ir::visit::any_node;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, Symbol, Type, UnaryOp};
 
@@ -44,38 +46,83 @@ enum Stored {
     Value { value: Expr, guard: Option<Expr> },
 }
 
-fn and(a: Expr, b: Option<Expr>) -> Option<Expr> {
-    Some(match b {
-        Some(b) => Expr::binary(BinaryOp::And, a, b),
-        None => a,
-    })
+/// `a && b`, where a missing condition always holds.
+fn and(a: Option<Expr>, b: Option<Expr>) -> Option<Expr> {
+    match (a, b) {
+        (Some(a), Some(b)) if a == b => Some(a),
+        (Some(a), Some(b)) => Some(Expr::binary(BinaryOp::And, a, b)),
+        (a, b) => a.or(b),
+    }
 }
 
+/// `e` with its undefs taken out, as Halide's `RemoveUndef`: undef spreads outwards through
+/// every operation, making the whole value undef, except through a select's arm, where it
+/// makes the value stored only where the other arm is chosen.
 fn take_out(e: &Expr) -> Stored {
+    if !contains_undef(e) {
+        return Stored::Value {
+            value: e.clone(),
+            guard: None,
+        };
+    }
     if is_undef(e) {
         return Stored::Nothing;
     }
-    let ExprKind::Select(c, a, b) = e.kind() else {
-        return Stored::Value {
-            value: e.clone(),
-            guard: None,
-        };
-    };
-    if !contains_undef(a) && !contains_undef(b) {
-        return Stored::Value {
-            value: e.clone(),
-            guard: None,
-        };
+    match e.kind() {
+        ExprKind::Select(c, a, b) => {
+            let Stored::Value {
+                value: c,
+                guard: condition_guard,
+            } = take_out(c)
+            else {
+                return Stored::Nothing;
+            };
+            match take_out_of_arms(&c, a, b) {
+                Stored::Value { value, guard } => Stored::Value {
+                    value,
+                    guard: and(condition_guard, guard),
+                },
+                Stored::Nothing => Stored::Nothing,
+            }
+        }
+        // The bound value's undefs belong where it is used.
+        ExprKind::Let(name, value, body) => take_out(&substitute(body, *name, value)),
+        _ => {
+            let mut undefined = false;
+            let mut guard = None;
+            let value = e.map_children(|child| match take_out(child) {
+                Stored::Nothing => {
+                    undefined = true;
+                    child.clone()
+                }
+                Stored::Value {
+                    value,
+                    guard: child_guard,
+                } => {
+                    guard = and(guard.take(), child_guard);
+                    value
+                }
+            });
+            if undefined {
+                Stored::Nothing
+            } else {
+                Stored::Value { value, guard }
+            }
+        }
     }
+}
+
+/// `select(c, a, b)` with the undefs of its arms taken out (`c` has none).
+fn take_out_of_arms(c: &Expr, a: &Expr, b: &Expr) -> Stored {
     match (take_out(a), take_out(b)) {
         (Stored::Nothing, Stored::Nothing) => Stored::Nothing,
         (Stored::Value { value, guard }, Stored::Nothing) => Stored::Value {
             value,
-            guard: and(c.clone(), guard),
+            guard: and(Some(c.clone()), guard),
         },
         (Stored::Nothing, Stored::Value { value, guard }) => Stored::Value {
             value,
-            guard: and(Expr::unary(UnaryOp::Not, c.clone()), guard),
+            guard: and(Some(Expr::unary(UnaryOp::Not, c.clone())), guard),
         },
         (
             Stored::Value {
@@ -87,6 +134,7 @@ fn take_out(e: &Expr) -> Stored {
                 guard: gb,
             },
         ) => {
+            // Each arm stores where its own undefs allow, so the guard follows the choice.
             let always = || Expr::bool_(true);
             let guard = (ga.is_some() || gb.is_some()).then(|| {
                 select(
@@ -103,16 +151,41 @@ fn take_out(e: &Expr) -> Stored {
     }
 }
 
-/// The values of a definition (the `what` of Func `name`) with their undefs taken out: per
-/// Tuple element the value to store (`None`: the element is undef), and the condition under
-/// which the definition stores (`Some(false)` when every element is undef). The coordinates
-/// `args` may not use undef.
+/// A definition's coordinates and values with their undefs taken out.
+pub(crate) struct WithoutUndef {
+    pub args: Vec<Expr>,
+    /// Per Tuple element, the value to store (`None`: the element is undef).
+    pub values: Vec<Option<Expr>>,
+    /// The condition under which the definition stores (`Some(false)` when every element is
+    /// undef).
+    pub guard: Option<Expr>,
+}
+
+/// The coordinates and values of a definition (the `what` of Func `name`) with their undefs
+/// taken out. A coordinate's undefs make the definition store only where they are
+/// not chosen; a coordinate undef everywhere, or Tuple elements stored under different
+/// conditions, are errors.
 pub(crate) fn take_out_undef(
     name: Symbol,
     what: &str,
     args: &[Expr],
     values: &[Expr],
-) -> Result<(Vec<Option<Expr>>, Option<Expr>)> {
+) -> Result<WithoutUndef> {
+    let mut coordinates = Vec::new();
+    let mut coordinate_guard = None;
+    for (i, a) in args.iter().enumerate() {
+        match take_out(a) {
+            Stored::Nothing => {
+                return Err(Error::Definition(format!(
+                    "coordinate {i} of the {what} of {name} is {a}, undef wherever it is evaluated; a coordinate may be undef only under a select's condition"
+                )))
+            }
+            Stored::Value { value, guard } => {
+                coordinates.push(value);
+                coordinate_guard = and(coordinate_guard, guard);
+            }
+        }
+    }
     let mut stored = Vec::new();
     let mut guards: Vec<Option<Expr>> = Vec::new();
     for v in values {
@@ -130,18 +203,20 @@ pub(crate) fn take_out_undef(
         )));
     }
     let guard = match guards.into_iter().next() {
-        Some(guard) => guard,
+        Some(guard) => and(coordinate_guard, guard),
         None => Some(Expr::bool_(false)),
     };
-    let left = args
-        .iter()
-        .chain(stored.iter().flatten())
-        .chain(&guard)
-        .find(|e| contains_undef(e));
-    if let Some(e) = left {
-        return Err(Error::Definition(format!(
-            "the {what} of {name} uses undef inside {e}; undef can only be a whole value of a definition, or an arm of a select that is one"
-        )));
-    }
-    Ok((stored, guard))
+    Ok(WithoutUndef {
+        args: coordinates,
+        values: stored,
+        guard,
+    })
+}
+
+/// Whether `value`, stored as Tuple element `index` of Func `func` at `args`, is the element
+/// as it was there — how a definition's undef element is represented: a store of it changes
+/// nothing, so the evaluator and storage flattening leave it out.
+pub(crate) fn keeps_element(func: Symbol, args: &[Expr], index: usize, value: &Expr) -> bool {
+    matches!(value.kind(), ExprKind::Call { name, kind: CallKind::Func(_), args: at, value_index }
+        if *name == func && *value_index == index && at == args)
 }

@@ -59,9 +59,9 @@ pub fn schedule_functions(env: &Environment) -> Result<Stmt> {
     for &name in env.order.iter().rev().skip(1) {
         let f = env.func(name);
         let c = f.read();
-        // A definition that stores only some points (undef) needs storage, like updates.
-        let substitutable =
-            c.updates.is_empty() && c.pure.as_ref().is_some_and(|d| d.guard.is_none());
+        // A definition that stores only some points or elements (undef) needs storage, like
+        // updates.
+        let substitutable = c.updates.is_empty() && !c.pure_leaves_points_unstored();
         s = match (&c.schedule.compute_level, substitutable) {
             (LoopLevel::Inlined, true) => {
                 let inlined = inline_in_stmt(&s, &c);

@@ -11,8 +11,9 @@ use std::collections::HashMap;
 use super::names::i32_var;
 use super::realization_order::Environment;
 use crate::ir::visit::{mutate_exprs, Mutator};
-use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Stmt, StmtKind, Symbol};
+use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol, Type};
 use crate::lang::image_param::{buffer_field, value_buffer};
+use crate::lang::undef::keeps_element;
 
 /// How one Func's coordinates map to a flat index: `Σ (c_d - min_d) * stride_d`.
 #[derive(Clone)]
@@ -156,6 +157,7 @@ impl Mutator for Flattener<'_> {
                 let mins = bounds.iter().map(|r| r.min.clone()).collect();
                 let extents: Vec<Expr> =
                     order.iter().map(|&d| storage_extents[d].clone()).collect();
+                let zero_filled = f.pure_leaves_points_unstored();
                 drop(f);
                 let previous = self.layouts.insert(*func, Layout { mins, strides });
                 let mut body = self.mutate_stmt(body);
@@ -163,6 +165,9 @@ impl Mutator for Flattener<'_> {
                     Some(p) => self.layouts.insert(*func, p),
                     None => self.layouts.remove(func),
                 };
+                if zero_filled {
+                    body = Stmt::block([zero_fill(*func, types, &extents), body]);
+                }
                 for (i, ty) in types.iter().enumerate().rev() {
                     let buffer = value_buffer(*func, i, types.len());
                     body = Stmt::new(StmtKind::Allocate {
@@ -174,11 +179,22 @@ impl Mutator for Flattener<'_> {
                 }
                 body
             }
-            StmtKind::Provide { func, args, values } => {
-                let args: Vec<Expr> = args.iter().map(|a| self.flatten_expr(a)).collect();
-                let values: Vec<Expr> = values.iter().map(|v| self.flatten_expr(v)).collect();
+            StmtKind::Provide {
+                func,
+                args: coordinates,
+                values: given,
+            } => {
+                let count = given.len();
+                let args: Vec<Expr> = coordinates.iter().map(|a| self.flatten_expr(a)).collect();
+                // An undef element stores nothing (its value is itself at the point).
+                let values: Vec<(usize, Expr)> = given
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, v)| !keeps_element(*func, coordinates, i, v))
+                    .map(|(i, v)| (i, self.flatten_expr(v)))
+                    .collect();
                 let store = |i: usize, value: Expr| {
-                    let buffer = value_buffer(*func, i, values.len());
+                    let buffer = value_buffer(*func, i, count);
                     Stmt::new(StmtKind::Store {
                         buffer,
                         index: self.layout(*func, buffer, args.len()).index(&args),
@@ -186,35 +202,33 @@ impl Mutator for Flattener<'_> {
                         predicate: None,
                     })
                 };
-                if values.len() == 1 {
-                    return store(0, values[0].clone());
+                if let [(i, value)] = values.as_slice() {
+                    return store(*i, value.clone());
                 }
                 // In an atomic update, elements that do not read each other at the point are
                 // stored straight from their values, so each store is an atomic update of
                 // its own element that reads it.
                 if self.in_atomic
                     && !elements_read_each_other(&values, |i| {
-                        let buffer = value_buffer(*func, i, values.len());
+                        let buffer = value_buffer(*func, i, count);
                         (buffer, self.layout(*func, buffer, args.len()).index(&args))
                     })
                 {
-                    return Stmt::block(
-                        values.iter().enumerate().map(|(i, v)| store(i, v.clone())),
-                    );
+                    return Stmt::block(values.iter().map(|(i, v)| store(*i, v.clone())));
                 }
                 // A Tuple's values are all computed before any is stored (they may read the
                 // point being overwritten).
-                let temps: Vec<Symbol> = (0..values.len())
-                    .map(|i| func.dot(&format!("value{i}")))
+                let temps: Vec<Symbol> = values
+                    .iter()
+                    .map(|(i, _)| func.dot(&format!("value{i}")))
                     .collect();
                 let mut body = Stmt::block(
                     temps
                         .iter()
                         .zip(&values)
-                        .enumerate()
-                        .map(|(i, (t, v))| store(i, Expr::var(*t, v.ty()))),
+                        .map(|(t, (i, v))| store(*i, Expr::var(*t, v.ty()))),
                 );
-                for (t, v) in temps.iter().zip(&values).rev() {
+                for (t, (_, v)) in temps.iter().zip(&values).rev() {
                     body = Stmt::let_stmt(*t, v.clone(), body);
                 }
                 body
@@ -230,15 +244,45 @@ impl Mutator for Flattener<'_> {
     }
 }
 
-/// Whether some element of a Tuple's flattened `values` reads another element at the point
-/// being stored (`point(j)`: element j's buffer and index there).
-fn elements_read_each_other(values: &[Expr], point: impl Fn(usize) -> (Symbol, Expr)) -> bool {
-    values.iter().enumerate().any(|(i, v)| {
-        (0..values.len()).filter(|&j| j != i).any(|j| {
+/// Whether some element of a Tuple's flattened `values` (each with its element's index)
+/// reads another stored element at the point being stored (`point(j)`: element j's buffer
+/// and index there).
+fn elements_read_each_other(
+    values: &[(usize, Expr)],
+    point: impl Fn(usize) -> (Symbol, Expr),
+) -> bool {
+    values.iter().any(|(i, v)| {
+        values.iter().filter(|(j, _)| j != i).any(|&(j, _)| {
             let (buffer, index) = point(j);
             crate::ir::read_modify_write::reads_point(v, buffer, &index)
         })
     })
+}
+
+/// Stores of zero to every element of `func`'s fresh storage (flat, `extents` elements per
+/// dimension): a point its pure definition leaves undef and no update writes reads 0, never
+/// uninitialised memory, which LLVM may treat as undefined behaviour.
+fn zero_fill(func: Symbol, types: &[Type], extents: &[Expr]) -> Stmt {
+    let size = extents
+        .iter()
+        .cloned()
+        .reduce(|a, b| Expr::binary(BinaryOp::Mul, a, b))
+        .unwrap_or_else(|| Expr::i32(1));
+    let index = func.dot("zero_fill");
+    Stmt::for_loop(
+        index,
+        Expr::i32(0),
+        size,
+        ForKind::Serial,
+        Stmt::block(types.iter().enumerate().map(|(i, &ty)| {
+            Stmt::new(StmtKind::Store {
+                buffer: value_buffer(func, i, types.len()),
+                index: i32_var(index),
+                value: Expr::zero(ty),
+                predicate: None,
+            })
+        })),
+    )
 }
 
 /// `extent` (never negative) rounded up to a multiple of `alignment`, as
