@@ -23,7 +23,6 @@ use crate::lang::image_param::{buffer_field, value_buffer, ImageParam};
 use crate::lower::buffer_constraints::{
     buffer_constraints, replace_fields, substitution, FieldConstraint,
 };
-use crate::lower::image_checks::RequiredRegion;
 use crate::lower::Lowered;
 use crate::pipeline::Inputs;
 
@@ -275,9 +274,7 @@ pub fn infer_bounds(
             name: image.name,
             buffers: vec![image.name],
             ty: image.ty,
-            region: region.map(|r: &RequiredRegion| {
-                ConstrainedRegion::new(&r.bounds, r.used.as_ref(), &fields)
-            }),
+            region: region.map(|r| ConstrainedRegion::new(&r.bounds, r.used.as_ref(), &fields)),
             constraints: of(image.name),
             bounds: vec![(0, 0); image.dims],
         });
@@ -306,6 +303,7 @@ pub fn infer_bounds(
             q.bounds = p;
         }
         if settled {
+            check_constraints_met(&queried, &given_params)?;
             return Ok(result(&queried));
         }
     }
@@ -318,6 +316,38 @@ pub fn infer_bounds(
             .collect::<Vec<_>>()
             .join(", ")
     )))
+}
+
+/// Checks that the bounds settled on meet every constraint on min and extent (a
+/// constraint that no bounds meet, such as an extent one more than itself, settles
+/// anyway, since proposals are evaluated at what is required).
+fn check_constraints_met(queried: &[Queried], given: &HashMap<Symbol, Value>) -> Result<()> {
+    let mut params = given.clone();
+    for q in queried {
+        q.bind(&mut params, &q.bounds);
+    }
+    for q in queried {
+        for c in &q.constraints {
+            let (min, extent) = q.bounds[c.dim];
+            let actual = match c.field {
+                Field::Min => min,
+                Field::Extent => extent,
+                Field::Stride => continue,
+            };
+            let wanted = evaluate(c, &mut params)?;
+            if wanted != actual {
+                return Err(Error::Buffer(format!(
+                    "no bounds of {} `{}` meet its constraints: the query settles on {} {actual} in dimension {}, but the constraint {} asks for {wanted} there",
+                    q.role,
+                    q.name,
+                    c.field.name(),
+                    c.dim,
+                    c.value
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn result(queried: &[Queried]) -> InferredBounds {

@@ -1,7 +1,8 @@
 //! Bounds queries (`Pipeline::infer_input_bounds`, `infer_input_buffers`): the region of each
 //! input image a run reads, checked against regions computed by hand (stencils,
 //! downsampling, a clamped access, a Param offset), through the images' constraints (a
-//! constrained min, an extent rounded up, bounds that cannot cover the region), and the
+//! constrained min, an extent rounded up, bounds that cannot cover the region, constraints
+//! no bounds meet), and the
 //! buffers allocated over them running the pipeline to the values plain Rust computes.
 
 use tessera::pipeline::{Inputs, Pipeline};
@@ -136,6 +137,21 @@ fn constraints_that_cannot_cover_the_region_are_an_error() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("`in`") && err.contains("[2, 11]"), "{err}");
+}
+
+#[test]
+fn constraints_no_bounds_meet_are_an_error() {
+    let (out, input) = shifted();
+    // No extent is one more than itself.
+    input.dim(0).set_extent(input.dim(0).extent() + 1);
+    let err = Pipeline::new(&out)
+        .infer_input_bounds(&Inputs::new(), &[0], &[10])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("meet its constraints") && err.contains("`in`"),
+        "{err}"
+    );
 }
 
 #[test]
