@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 
+use crate::bounds_query::{bind_dense_fields, infer_bounds, InferredBounds, InputBounds};
 use crate::codegen::jit::{compile_jit, CompiledPipeline};
 use crate::codegen::signature::{BufferArgument, ScalarArgument, Signature};
 use crate::codegen::target::Target;
@@ -18,9 +19,7 @@ use crate::ir::{Stmt, Symbol};
 use crate::lang::buffer::{dense_dims, dense_len, AnyBuffer};
 use crate::lang::func::Func;
 use crate::lang::image_param::ImageLink;
-use crate::lang::image_param::{
-    buffer_field, buffer_field_bindings, field_image, value_buffer, ImageParam,
-};
+use crate::lang::image_param::{buffer_field_bindings, field_image, value_buffer, ImageParam};
 use crate::lang::param::{same_name_error, ParamBinding};
 use crate::lower::arguments::Arguments;
 use crate::lower::buffer_constraints::{field_constraints, FieldConstraint};
@@ -43,16 +42,18 @@ impl Inputs {
         Inputs::default()
     }
     /// Binds `image` to `buffer` (replacing an earlier buffer for the same ImageParam).
-    pub fn image(mut self, image: &ImageParam, buffer: impl Into<AnyBuffer>) -> Inputs {
-        let name = image.name();
+    pub fn image(self, image: &ImageParam, buffer: impl Into<AnyBuffer>) -> Inputs {
+        self.linked_image(image.name(), image.link(), buffer.into())
+    }
+    /// `image`, for the image `name` whose calls carry `link`.
+    fn linked_image(mut self, name: Symbol, link: &ImageLink, buffer: AnyBuffer) -> Inputs {
         let other = self
             .image_links
             .iter()
-            .any(|(n, link)| *n == name && link.id() != image.id());
+            .any(|(n, l)| *n == name && l.id() != link.id());
         if other && self.conflict.is_none() {
             self.conflict = Some(same_name_error("image", name));
         }
-        let buffer = buffer.into();
         let fields = buffer_field_bindings(name, &buffer);
         self.params
             .retain(|p| fields.iter().all(|f| f.name != p.name));
@@ -60,7 +61,7 @@ impl Inputs {
         self.images.retain(|(n, _)| *n != name);
         self.images.push((name, buffer));
         self.image_links.retain(|(n, _)| *n != name);
-        self.image_links.push((name, image.link().clone()));
+        self.image_links.push((name, link.clone()));
         self
     }
     /// Binds a scalar parameter (replacing an earlier value for the same Param).
@@ -192,6 +193,66 @@ impl Pipeline {
         Ok(Compiled { lowered, jit })
     }
 
+    /// The bounds a run over the output box `[mins, mins + extents)` needs (Halide's
+    /// `infer_input_bounds`): of every input image `inputs` does not give, the region the run
+    /// reads, honouring the image's constraints; and the output box, changed by the output's
+    /// constraints. The scalar parameters the regions depend on must be in `inputs`.
+    pub fn infer_input_bounds(
+        &self,
+        inputs: &Inputs,
+        mins: &[i64],
+        extents: &[i64],
+    ) -> Result<InferredBounds> {
+        let lowered = self.lower(&LowerOptions::default())?;
+        infer_bounds(&lowered, inputs, mins, extents)
+    }
+
+    /// `inputs` with every input image it does not give bound to a buffer over the bounds
+    /// `infer_input_bounds` finds, made by `make` (`InputBounds::zeroed` for zeros), which
+    /// must cover those bounds.
+    pub fn infer_input_buffers(
+        &self,
+        inputs: Inputs,
+        mins: &[i64],
+        extents: &[i64],
+        mut make: impl FnMut(&InputBounds) -> Result<AnyBuffer>,
+    ) -> Result<Inputs> {
+        let lowered = self.lower(&LowerOptions::default())?;
+        let inferred = infer_bounds(&lowered, &inputs, mins, extents)?;
+        let mut inputs = inputs;
+        for bounds in &inferred.inputs {
+            let buffer = make(bounds)?;
+            let covers = buffer.ty() == bounds.ty
+                && buffer.dims().len() == bounds.mins.len()
+                && buffer
+                    .dims()
+                    .iter()
+                    .zip(bounds.mins.iter().zip(&bounds.extents))
+                    .all(|(dim, (&min, &extent))| {
+                        extent == 0 || (dim.min <= min && dim.min + dim.extent >= min + extent)
+                    });
+            if !covers {
+                return Err(Error::Buffer(format!(
+                    "the buffer made for input {} ({} over {:?}) does not cover the {} bounds it needs, mins {:?} and extents {:?}",
+                    bounds.image,
+                    buffer.ty(),
+                    buffer.dims(),
+                    bounds.ty,
+                    bounds.mins,
+                    bounds.extents
+                )));
+            }
+            let image = lowered
+                .arguments
+                .images
+                .iter()
+                .find(|i| i.name == bounds.image)
+                .expect("inferred bounds are of the pipeline's images");
+            inputs = inputs.linked_image(image.name, &image.link, buffer);
+        }
+        Ok(inputs)
+    }
+
     /// Runs the lowered pipeline on the interpreter over the box `[mins, mins + extents)`.
     pub fn realize_interp(
         &self,
@@ -236,16 +297,9 @@ pub fn computed_box(
         mins.iter().zip(extents).map(|(m, e)| m + e - 1).collect(),
     );
     for _ in 0..4 {
-        let mut stride = 1;
-        for d in 0..lo.len() {
-            let extent = hi[d] - lo[d] + 1;
-            for v in 0..values {
-                let buffer = value_buffer(out.name, v, values);
-                for (field, value) in [("min", lo[d]), ("extent", extent), ("stride", stride)] {
-                    params.insert(buffer_field(buffer, field, d), Value::Int(value));
-                }
-            }
-            stride *= extent;
+        let bounds: Vec<(i64, i64)> = lo.iter().zip(&hi).map(|(l, h)| (*l, h - l + 1)).collect();
+        for v in 0..values {
+            bind_dense_fields(&mut params, value_buffer(out.name, v, values), &bounds);
         }
         let mut grew = false;
         for (d, (min, max)) in region.iter().enumerate() {

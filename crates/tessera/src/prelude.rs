@@ -6,9 +6,11 @@ pub use crate::eval::value::Value;
 pub use crate::ir::MessagePart;
 pub use crate::ir::{Expr, Type};
 pub use crate::lang::boundary::{
-    constant_exterior, constant_exterior_with_bounds, mirror_image, mirror_image_with_bounds,
-    mirror_interior, mirror_interior_with_bounds, repeat_edge, repeat_edge_with_bounds,
-    repeat_image, repeat_image_with_bounds,
+    constant_exterior, constant_exterior_with_bounds, constant_exterior_with_optional_bounds,
+    mirror_image, mirror_image_with_bounds, mirror_image_with_optional_bounds, mirror_interior,
+    mirror_interior_with_bounds, mirror_interior_with_optional_bounds, repeat_edge,
+    repeat_edge_with_bounds, repeat_edge_with_optional_bounds, repeat_image,
+    repeat_image_with_bounds, repeat_image_with_optional_bounds,
 };
 pub use crate::lang::buffer::{AnyBuffer, Buffer, Dim};
 pub use crate::lang::func::{Func, Tuple};

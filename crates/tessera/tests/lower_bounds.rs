@@ -1,6 +1,6 @@
 //! Bounds inference and placement against the evaluator (Halide's bounds_inference,
 //! bounds_inference_chunk, bounds_inference_outer_split, compute_at_innermost,
-//! compute_outermost, realize_over_shifted_domain, bound, reorder_storage, tuple tests):
+//! compute_outermost, realize_over_shifted_domain, bound (and bound_extent), reorder_storage, tuple tests):
 //! chains of ±1 stencils, regions through splits and nested compute_at, every placement from
 //! innermost to outermost, boxes at negative and positive mins, explicit bounds, storage
 //! orders and alignments, aligned bounds (`align_bounds`), up/downsampling and Tuple-valued Funcs. Allocation sizes show the regions inferred.
@@ -159,6 +159,43 @@ fn explicit_bounds() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("h.bound(x, ..)"), "{err}");
+}
+
+#[test]
+fn bounded_extents() {
+    // g computed per row of h needs 3 rows of g, at a min that moves with the row; a
+    // bound_extent of 4 computes 4 rows from that min, in an allocation of constant size.
+    let c = chain();
+    c.g.compute_at(&c.h, c.y).bound_extent(c.y, 4);
+    c.f.compute_root();
+    let run = run_chain(&c, [0, 0], [10, 6]);
+    assert_eq!(run.allocation("g"), 10 * 4);
+    assert_eq!(run.allocations("g"), 6);
+    assert_eq!(run.stores("g"), 6 * 10 * 4);
+    // It replaces an earlier bound of the dimension, and is replaced by a later one.
+    let c = chain();
+    c.g.compute_root().bound(c.y, -1, 12).bound_extent(c.y, 9);
+    c.f.compute_root();
+    assert_eq!(run_chain(&c, [0, 3], [10, 7]).allocation("g"), 10 * 9);
+    // Fewer points than the consumers need is an error at run time, naming the directive.
+    let c = chain();
+    c.g.compute_root().bound_extent(c.y, 2);
+    let err = Pipeline::new(&c.h)
+        .realize_interp(&Inputs::new(), &[0, 0], &[4, 4])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("g.bound_extent(y, ..)") && err.contains("is needed"),
+        "{err}"
+    );
+    // A Var that is no dimension of the Func is refused when lowering.
+    let c = chain();
+    c.g.compute_root().bound_extent(Var::new("z"), 2);
+    let err = Pipeline::new(&c.h)
+        .lower_to_string()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("g.bound_extent(z, ..)"), "{err}");
 }
 
 #[test]

@@ -9,7 +9,8 @@
 //!
 //! The image versions take the box from the image's own `min`/`extent` Params; the
 //! `_with_bounds` versions take any Func and one `(min, extent)` pair per leading dimension
-//! (dimensions beyond the list pass through unchanged). Coordinates use the language's
+//! (dimensions beyond the list pass through unchanged), the `_with_optional_bounds` versions
+//! an optional pair per dimension (`None` passes through: Halide's `{Expr(), Expr()}`). Coordinates use the language's
 //! Euclidean `%`, so far-away coordinates work. As in Halide, the in-box case is written as a
 //! `likely` clamp, which later lets loop partitioning produce clamp-free steady-state loops;
 //! it never reads outside the box, even where both arms of a select are computed.
@@ -47,11 +48,23 @@ pub fn mirror_interior(image: &ImageParam) -> Func {
 /// element type and a float literal needs a float image; an expression must have exactly the
 /// image's element type (and may use only Params).
 pub fn constant_exterior(image: &ImageParam, value: impl IntoOperand) -> Result<Func> {
-    exterior(Source::Image(image), value.into_operand(), &image.bounds())
+    exterior(
+        Source::Image(image),
+        value.into_operand(),
+        &all_bounded(&image.bounds()),
+    )
 }
 
 /// `repeat_edge` of any Func over explicit bounds.
 pub fn repeat_edge_with_bounds(source: &Func, bounds: &[(Expr, Expr)]) -> Result<Func> {
+    repeat_edge_with_optional_bounds(source, &all_bounded(bounds))
+}
+
+/// `repeat_edge` of any Func over explicit bounds in the dimensions given `Some`.
+pub fn repeat_edge_with_optional_bounds(
+    source: &Func,
+    bounds: &[Option<(Expr, Expr)>],
+) -> Result<Func> {
     remapped(
         Source::Func(source),
         "repeat_edge",
@@ -62,6 +75,14 @@ pub fn repeat_edge_with_bounds(source: &Func, bounds: &[(Expr, Expr)]) -> Result
 
 /// `repeat_image` of any Func over explicit bounds.
 pub fn repeat_image_with_bounds(source: &Func, bounds: &[(Expr, Expr)]) -> Result<Func> {
+    repeat_image_with_optional_bounds(source, &all_bounded(bounds))
+}
+
+/// `repeat_image` of any Func over explicit bounds in the dimensions given `Some`.
+pub fn repeat_image_with_optional_bounds(
+    source: &Func,
+    bounds: &[Option<(Expr, Expr)>],
+) -> Result<Func> {
     remapped(
         Source::Func(source),
         "repeat_image",
@@ -72,6 +93,14 @@ pub fn repeat_image_with_bounds(source: &Func, bounds: &[(Expr, Expr)]) -> Resul
 
 /// `mirror_image` of any Func over explicit bounds.
 pub fn mirror_image_with_bounds(source: &Func, bounds: &[(Expr, Expr)]) -> Result<Func> {
+    mirror_image_with_optional_bounds(source, &all_bounded(bounds))
+}
+
+/// `mirror_image` of any Func over explicit bounds in the dimensions given `Some`.
+pub fn mirror_image_with_optional_bounds(
+    source: &Func,
+    bounds: &[Option<(Expr, Expr)>],
+) -> Result<Func> {
     remapped(
         Source::Func(source),
         "mirror_image",
@@ -82,6 +111,14 @@ pub fn mirror_image_with_bounds(source: &Func, bounds: &[(Expr, Expr)]) -> Resul
 
 /// `mirror_interior` of any Func over explicit bounds.
 pub fn mirror_interior_with_bounds(source: &Func, bounds: &[(Expr, Expr)]) -> Result<Func> {
+    mirror_interior_with_optional_bounds(source, &all_bounded(bounds))
+}
+
+/// `mirror_interior` of any Func over explicit bounds in the dimensions given `Some`.
+pub fn mirror_interior_with_optional_bounds(
+    source: &Func,
+    bounds: &[Option<(Expr, Expr)>],
+) -> Result<Func> {
     remapped(
         Source::Func(source),
         "mirror_interior",
@@ -97,7 +134,22 @@ pub fn constant_exterior_with_bounds(
     value: impl IntoOperand,
     bounds: &[(Expr, Expr)],
 ) -> Result<Func> {
+    constant_exterior_with_optional_bounds(source, value, &all_bounded(bounds))
+}
+
+/// `constant_exterior` of any Func over explicit bounds in the dimensions given `Some`:
+/// `value` where a coordinate of those dimensions is outside its bounds.
+pub fn constant_exterior_with_optional_bounds(
+    source: &Func,
+    value: impl IntoOperand,
+    bounds: &[Option<(Expr, Expr)>],
+) -> Result<Func> {
     exterior(Source::Func(source), value.into_operand(), bounds)
+}
+
+/// Bounds for the leading dimensions, each bounded.
+fn all_bounded(bounds: &[(Expr, Expr)]) -> Vec<Option<(Expr, Expr)>> {
+    bounds.iter().cloned().map(Some).collect()
 }
 
 /// What a boundary condition reads.
@@ -150,8 +202,13 @@ impl Source<'_> {
 
 /// The image conditions cannot fail: the bounds are the image's own int32 Params.
 fn image_condition(image: &ImageParam, condition: &str, coord: CoordMap) -> Func {
-    remapped(Source::Image(image), condition, &image.bounds(), coord)
-        .unwrap_or_else(|e| panic!("internal error: {condition} of image {}: {e}", image.name()))
+    remapped(
+        Source::Image(image),
+        condition,
+        &all_bounded(&image.bounds()),
+        coord,
+    )
+    .unwrap_or_else(|e| panic!("internal error: {condition} of image {}: {e}", image.name()))
 }
 
 /// How a condition maps an outside coordinate `x` into `[min, min + extent)`.
@@ -204,8 +261,8 @@ fn mirror_interior_coord(x: Expr, min: Expr, extent: Expr) -> Expr {
 fn int32_bounds(
     source: Source,
     condition: &str,
-    bounds: &[(Expr, Expr)],
-) -> Result<Vec<(Expr, Expr)>> {
+    bounds: &[Option<(Expr, Expr)>],
+) -> Result<Vec<Option<(Expr, Expr)>>> {
     source.check_defined(condition)?;
     let dims = source.vars().len();
     if bounds.len() > dims {
@@ -235,7 +292,12 @@ fn int32_bounds(
     bounds
         .iter()
         .enumerate()
-        .map(|(d, (min, extent))| Ok((as_int32(d, min)?, as_int32(d, extent)?)))
+        .map(|(d, bound)| {
+            bound
+                .as_ref()
+                .map(|(min, extent)| Ok((as_int32(d, min)?, as_int32(d, extent)?)))
+                .transpose()
+        })
         .collect()
 }
 
@@ -248,7 +310,7 @@ fn bounded_func(source: Source, condition: &str) -> Func {
 fn remapped(
     source: Source,
     condition: &str,
-    bounds: &[(Expr, Expr)],
+    bounds: &[Option<(Expr, Expr)>],
     coord: CoordMap,
 ) -> Result<Func> {
     let bounds = int32_bounds(source, condition, bounds)?;
@@ -256,8 +318,8 @@ fn remapped(
     let coords = vars
         .iter()
         .enumerate()
-        .map(|(d, v)| match bounds.get(d) {
-            Some((min, extent)) => coord(v.expr(), min.clone(), extent.clone()),
+        .map(|(d, v)| match bounds.get(d).cloned().flatten() {
+            Some((min, extent)) => coord(v.expr(), min, extent),
             None => v.expr(),
         })
         .collect();
@@ -266,7 +328,7 @@ fn remapped(
     Ok(f)
 }
 
-fn exterior(source: Source, value: Operand, bounds: &[(Expr, Expr)]) -> Result<Func> {
+fn exterior(source: Source, value: Operand, bounds: &[Option<(Expr, Expr)>]) -> Result<Func> {
     let condition = "constant_exterior";
     let bounds = int32_bounds(source, condition, bounds)?;
     let vars = source.vars();
@@ -274,7 +336,7 @@ fn exterior(source: Source, value: Operand, bounds: &[(Expr, Expr)]) -> Result<F
     let mut coords = Vec::with_capacity(vars.len());
     for (d, v) in vars.iter().enumerate() {
         let x = v.expr();
-        match bounds.get(d) {
+        match bounds.get(d).and_then(Option::as_ref) {
             Some((min, extent)) => {
                 out_of_bounds = out_of_bounds.or(outside(&x, min, extent));
                 coords.push(clamped(&x, min, extent));

@@ -215,6 +215,14 @@ pub struct Bound {
     pub extent: Expr,
 }
 
+/// `bound_extent(var, extent)`: the region computed in that dimension is `extent` points
+/// from the min its consumers need (the min stays inferred).
+#[derive(Clone, PartialEq, Debug)]
+pub struct ExtentBound {
+    pub var: Symbol,
+    pub extent: Expr,
+}
+
 /// Where a Func is computed and stored, and constraints on its storage.
 #[derive(Clone, PartialEq, Debug)]
 pub struct FuncSchedule {
@@ -224,6 +232,8 @@ pub struct FuncSchedule {
     /// `hoist_storage`: where the storage is allocated, when outside the store level.
     pub hoist_level: Option<LoopLevel>,
     pub bounds: Vec<Bound>,
+    /// `bound_extent`: dimensions whose computed extent is fixed (none also in `bounds`).
+    pub extent_bounds: Vec<ExtentBound>,
     /// Storage dimension order, innermost first (`reorder_storage`); empty for the default.
     pub storage_order: Vec<Symbol>,
     /// `compute_with`: the Func whose loops one stage of this one joins, and the innermost
@@ -294,6 +304,7 @@ impl Default for FuncSchedule {
             store_level: None,
             hoist_level: None,
             bounds: Vec::new(),
+            extent_bounds: Vec::new(),
             storage_order: Vec::new(),
             compute_with: None,
             folds: Vec::new(),

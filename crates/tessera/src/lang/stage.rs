@@ -12,11 +12,12 @@ use super::function::{Definition, Function, FunctionContents};
 use super::rdom::RVar;
 use super::rfactor::is_exact_reduction;
 use super::schedule::{
-    describe_dims, find_dim, Bound, LoopDim, LoopLevel, Specialization, SplitDirective,
-    StageSchedule, TailStrategy,
+    describe_dims, find_dim, Bound, ExtentBound, FuncSchedule, LoopDim, LoopLevel, Specialization,
+    SplitDirective, StageSchedule, TailStrategy,
 };
 use super::var::Var;
-use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, Symbol};
+use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, Symbol, Type};
+use crate::lang::math::cast;
 
 /// A loop dimension named in a directive: a Var, an RVar, or a name.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -1171,28 +1172,49 @@ impl Func {
     /// needed).
     pub fn bound(&self, var: Var, min: impl Into<Expr>, extent: impl Into<Expr>) -> &Func {
         let (min, extent) = (min.into(), extent.into());
+        let directive = format!("bound({}, ..)", var.name());
+        self.set_bound(var, &directive, &[&min, &extent], |s| {
+            s.bounds.push(Bound {
+                var: var.name(),
+                min: cast(Type::i32(), min.clone()),
+                extent: cast(Type::i32(), extent.clone()),
+            })
+        })
+    }
+    /// Computes `extent` points of dimension `var` from the min its consumers need (Halide's
+    /// `bound_extent`), asserting that covers what is needed: a constant extent gives the
+    /// Func a constant-size allocation however the consumers' region varies.
+    pub fn bound_extent(&self, var: Var, extent: impl Into<Expr>) -> &Func {
+        let extent = extent.into();
+        let directive = format!("bound_extent({}, ..)", var.name());
+        self.set_bound(var, &directive, &[&extent], |s| {
+            s.extent_bounds.push(ExtentBound {
+                var: var.name(),
+                extent: cast(Type::i32(), extent.clone()),
+            })
+        })
+    }
+    /// Records a bound of dimension `var` (`add`), replacing any earlier `bound` or
+    /// `bound_extent` of it, once `var` and the integer `values` are checked.
+    fn set_bound(
+        &self,
+        var: Var,
+        directive: &str,
+        values: &[&Expr],
+        add: impl FnOnce(&mut FuncSchedule),
+    ) -> &Func {
         let name = self.name();
         let args = self.function().read().args.clone();
         self.set_placement(|s| {
             if !args.contains(&var.name()) {
-                s.errors.push(not_a_dimension(
-                    name,
-                    &format!("bound({}, ..)", var.name()),
-                    var,
-                    &args,
-                ));
-            } else if !(min.ty().is_int_or_uint() && extent.ty().is_int_or_uint()) {
-                s.errors.push(format!(
-                    "{name}.bound({}, {min}, {extent}): the bounds must be integers",
-                    var.name()
-                ));
+                s.errors.push(not_a_dimension(name, directive, var, &args));
+            } else if !values.iter().all(|v| v.ty().is_int_or_uint()) {
+                s.errors
+                    .push(format!("{name}.{directive}: the bounds must be integers"));
             } else {
                 s.bounds.retain(|b| b.var != var.name());
-                s.bounds.push(Bound {
-                    var: var.name(),
-                    min: crate::lang::math::cast(crate::ir::Type::i32(), min),
-                    extent: crate::lang::math::cast(crate::ir::Type::i32(), extent),
-                });
+                s.extent_bounds.retain(|b| b.var != var.name());
+                add(s);
             }
         })
     }

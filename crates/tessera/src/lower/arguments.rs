@@ -61,6 +61,7 @@ pub(crate) fn definition_exprs(env: &Environment) -> Vec<Expr> {
                 .iter()
                 .flat_map(|b| [b.min.clone(), b.extent.clone()]),
         );
+        out.extend(c.schedule.extent_bounds.iter().map(|b| b.extent.clone()));
         for def in c.pure.iter().chain(&c.updates) {
             let structures = def.schedule.structures();
             for structure in &structures {

@@ -227,26 +227,37 @@ pub fn bounds_inference(s: &Stmt, env: &Environment) -> Result<Stmt> {
     ))
 }
 
-/// Replaces the `required` region of `f` by its explicit bounds (`f.bound(x, min, extent)`),
-/// returning the assertions that each bound covers what was required.
+/// Replaces the `required` region of `f` by its explicit bounds (`f.bound(x, min, extent)`,
+/// or `f.bound_extent(x, extent)` from the required min), returning the assertions that
+/// each bound covers what was required.
 fn apply_explicit_bounds(f: &FunctionContents, required: &mut [(Expr, Expr)]) -> Vec<Stmt> {
-    let func = f.name;
-    let mut checks = Vec::new();
-    for b in &f.schedule.bounds {
-        let d = f
-            .args
+    let dimension = |var: Symbol| {
+        f.args
             .iter()
-            .position(|a| *a == b.var)
-            .expect("validated bound");
-        let (min, max) = (
-            b.min.clone(),
-            simplify(&Expr::binary(
-                BinaryOp::Sub,
-                Expr::binary(BinaryOp::Add, b.min.clone(), b.extent.clone()),
-                Expr::i32(1),
-            )),
+            .position(|a| *a == var)
+            .expect("validated bound")
+    };
+    let bounds = f
+        .schedule
+        .bounds
+        .iter()
+        .map(|b| (b.var, Some(&b.min), &b.extent, "bound"))
+        .chain(
+            f.schedule
+                .extent_bounds
+                .iter()
+                .map(|b| (b.var, None, &b.extent, "bound_extent")),
         );
+    let mut checks = Vec::new();
+    for (var, min, extent, directive) in bounds {
+        let d = dimension(var);
         let (req_min, req_max) = required[d].clone();
+        let min = min.cloned().unwrap_or_else(|| req_min.clone());
+        let max = simplify(&Expr::binary(
+            BinaryOp::Sub,
+            Expr::binary(BinaryOp::Add, min.clone(), extent.clone()),
+            Expr::i32(1),
+        ));
         let covers = Expr::binary(
             BinaryOp::And,
             Expr::binary(BinaryOp::Le, min.clone(), req_min.clone()),
@@ -255,7 +266,7 @@ fn apply_explicit_bounds(f: &FunctionContents, required: &mut [(Expr, Expr)]) ->
         checks.push(Stmt::new(StmtKind::Assert {
             condition: covers,
             message: vec![
-                MessagePart::Text(format!("{func}.bound({}, ..) gives [", b.var).into()),
+                MessagePart::Text(format!("{}.{directive}({var}, ..) gives [", f.name).into()),
                 MessagePart::Value(min.clone()),
                 MessagePart::Text(", ".into()),
                 MessagePart::Value(max.clone()),

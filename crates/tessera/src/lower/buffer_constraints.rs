@@ -166,7 +166,7 @@ pub fn buffer_constraints(env: &Environment, args: &Arguments) -> Result<Vec<Fie
 }
 
 /// `e` with the fields in `map` replaced by their values.
-fn replace_fields(e: &Expr, map: &HashMap<Symbol, Expr>) -> Expr {
+pub(crate) fn replace_fields(e: &Expr, map: &HashMap<Symbol, Expr>) -> Expr {
     mutate_exprs(e, &mut |n| match n.kind() {
         ExprKind::Var(name) | ExprKind::Param(name) => map.get(name).cloned(),
         _ => None,
@@ -177,7 +177,7 @@ fn replace_fields(e: &Expr, map: &HashMap<Symbol, Expr>) -> Expr {
 /// constraint, with the other constrained fields it uses replaced in turn, so that a chain
 /// (an output bounded by an input bounded by constants) ends in constants. A field whose
 /// constraint uses the field itself (an extent rounded down to a multiple of 8) keeps it.
-fn substitution(constraints: &[FieldConstraint]) -> HashMap<Symbol, Expr> {
+pub(crate) fn substitution(constraints: &[FieldConstraint]) -> HashMap<Symbol, Expr> {
     let mut map: HashMap<Symbol, Expr> = constraints
         .iter()
         .map(|c| (c.name(), c.value.clone()))

@@ -157,6 +157,18 @@ fn whole_piece_checks(out: &FunctionContents, buffer: Symbol) -> Vec<Stmt> {
     checks
 }
 
+/// `e` with the top-level `lets` it uses bound around it, so it stands on its own: in terms
+/// of the buffers' fields and the parameters.
+fn closed_over(lets: &[(Symbol, Expr)], e: Expr) -> Expr {
+    lets.iter().rev().fold(e, |e, (name, value)| {
+        if uses_var(&e, *name) {
+            Expr::let_in(*name, value.clone(), e)
+        } else {
+            e
+        }
+    })
+}
+
 /// What the pipeline writes and reads of its output, per dimension `(min, max)`, closed
 /// over the lets at the top of `s` (in terms of the output buffer's fields and the
 /// parameters), or `None` if it touches none of it. A run over a box smaller than that — a
@@ -167,33 +179,91 @@ pub fn output_region(s: &Stmt, env: &Environment) -> Result<Option<Vec<(Expr, Ex
     let Some(region) = union_boxes(func_box(body, out, true), func_box(body, out, false)) else {
         return Ok(None);
     };
-    let close = |e: Expr| {
-        lets.iter().rev().fold(e, |e, (name, value)| {
-            if uses_var(&e, *name) {
-                Expr::let_in(*name, value.clone(), e)
-            } else {
-                e
-            }
-        })
-    };
     region
         .iter()
         .enumerate()
         .map(|(d, i)| {
             let (min, max) = bounded(i, || format!("output {out} in dimension {d}"))?;
-            Ok((close(min), close(max)))
+            Ok((closed_over(&lets, min), closed_over(&lets, max)))
         })
         .collect::<Result<Vec<_>>>()
         .map(Some)
 }
 
+/// What a run reads of one input image: the region `image_checks` asserts the image covers,
+/// standing on its own like `output_region`, for bounds queries.
+#[derive(Clone, Debug)]
+pub struct RequiredRegion {
+    pub image: Symbol,
+    /// `(min, max)` per dimension.
+    pub bounds: Vec<(Expr, Expr)>,
+    /// `Some(c)`: the image is read only where `c` holds (a specialization's branch).
+    pub used: Option<Expr>,
+}
+
+/// The region of each input image that the body of `s` (inside its top-level lets) reads,
+/// in terms of those lets; images it never reads are left out.
+pub fn read_regions(s: &Stmt, args: &Arguments) -> Result<Vec<RequiredRegion>> {
+    let (_, body) = s.let_chain();
+    let mut regions = Vec::new();
+    for image in &args.images {
+        let Some(region) = required_box(body, image.name) else {
+            continue;
+        };
+        let bounds = region
+            .bounds
+            .iter()
+            .enumerate()
+            .map(|(d, i)| bounded(i, || format!("input image {} in dimension {d}", image.name)))
+            .collect::<Result<Vec<_>>>()?;
+        regions.push(RequiredRegion {
+            image: image.name,
+            bounds,
+            used: region.used,
+        });
+    }
+    Ok(regions)
+}
+
+/// `regions` (from `read_regions(s, ..)`) closed over the top-level lets of `s`.
+pub fn closed_regions(s: &Stmt, regions: &[RequiredRegion]) -> Vec<RequiredRegion> {
+    let (lets, _) = s.let_chain();
+    regions
+        .iter()
+        .map(|r| RequiredRegion {
+            image: r.image,
+            bounds: r
+                .bounds
+                .iter()
+                .map(|(min, max)| {
+                    (
+                        closed_over(&lets, min.clone()),
+                        closed_over(&lets, max.clone()),
+                    )
+                })
+                .collect(),
+            used: r.used.clone().map(|c| closed_over(&lets, c)),
+        })
+        .collect()
+}
+
+/// The checks that the buffers cover what `s` reads and writes of them, around `s`.
 pub fn add_image_checks(s: &Stmt, env: &Environment, args: &Arguments) -> Result<Stmt> {
+    add_checks_of_regions(s, env, &read_regions(s, args)?)
+}
+
+/// `add_image_checks` with the input images' `regions` already analysed (`read_regions`).
+pub fn add_checks_of_regions(
+    s: &Stmt,
+    env: &Environment,
+    regions: &[RequiredRegion],
+) -> Result<Stmt> {
     // The output's region lets stay outside: the checks are expressed in terms of them.
     if let StmtKind::LetStmt { name, value, body } = s.kind() {
         return Ok(Stmt::let_stmt(
             *name,
             value.clone(),
-            add_image_checks(body, env, args)?,
+            add_checks_of_regions(body, env, regions)?,
         ));
     }
     let out = env.func(env.output).read();
@@ -213,17 +283,13 @@ pub fn add_image_checks(s: &Stmt, env: &Environment, args: &Arguments) -> Result
     }
     // An image is checked where it is read: an input only a branch not taken reads (a
     // specialization) need not cover anything.
-    for image in &args.images {
-        let Some(region) = required_box(s, image.name) else {
-            continue;
-        };
-        for (d, i) in region.bounds.iter().enumerate() {
-            let ends = bounded(i, || format!("input image {} in dimension {d}", image.name))?;
+    for region in regions {
+        for (d, ends) in region.bounds.iter().enumerate() {
             checks.push(bounds_check(
-                image.name,
+                region.image,
                 "input",
                 d,
-                ends,
+                ends.clone(),
                 region.used.clone(),
             ));
         }

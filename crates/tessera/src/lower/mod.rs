@@ -95,6 +95,9 @@ pub struct Lowered {
     /// (`image_checks::output_region`): a run over a smaller box computes into a buffer
     /// this big and crops it.
     pub output_region: Option<Vec<(Expr, Expr)>>,
+    /// What the pipeline reads of each input image, in the same terms
+    /// (`image_checks::closed_regions`), for bounds queries (`bounds_query`).
+    pub input_regions: Vec<image_checks::RequiredRegion>,
 }
 
 impl Lowered {
@@ -207,8 +210,10 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     let s = r.run("compute_with", s, |s| compute_with::compute_with(s, &env))?;
     let s = r.run("skip_stages", s, |s| Ok(skip_stages::skip_stages(s, &env)))?;
     let output_region = image_checks::output_region(&s, &env)?;
+    let read_regions = image_checks::read_regions(&s, &arguments)?;
+    let input_regions = image_checks::closed_regions(&s, &read_regions);
     let s = r.run("image_checks", s, |s| {
-        image_checks::add_image_checks(s, &env, &arguments)
+        image_checks::add_checks_of_regions(s, &env, &read_regions)
     })?;
     let s = r.run("storage_flattening", s, |s| {
         Ok(storage_flattening::storage_flattening(s, &env))
@@ -260,5 +265,6 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
         arguments,
         passes: r.records,
         output_region,
+        input_regions,
     })
 }

@@ -2,14 +2,15 @@
 //! of its Params and image (Halide's `ParamMap`, which overrides some and keeps the values
 //! set before for the others; here every run binds all of them): `f(x, y) = img(x, y) +
 //! u8(p_int / p_float)` with (42, 1.0, in1), (22, 2.0, in2), (12, 1.0, in1) and (16, 1.0,
-//! in2). Halide then queries the input bounds a 20 x 20 output needs through a ParamMap;
-//! Tessera has no bounds query, so that case is ignored.
+//! in2). Halide then queries the input bounds a 20 x 20 output needs through a ParamMap
+//! (`Pipeline::infer_input_bounds`, with the image left out of the inputs).
 
 use crate::lower_common::{check, TestInputs};
+use tessera::pipeline::{Inputs, Pipeline};
 use tessera::prelude::*;
 
-#[test]
-fn one_pipeline_realized_with_different_bindings() {
+/// `f(x, y) = p_img(x, y) + u8(p_int / p_float)`.
+fn added_to_image() -> (Func, Param<i32>, Param<f32>, ImageParam) {
     let p_int = Param::<i32>::new("p_int");
     let p_float = Param::<f32>::new("p_float");
     let p_img = ImageParam::new(Type::u8(), 2, "p_img");
@@ -20,6 +21,12 @@ fn one_pipeline_realized_with_different_bindings() {
         p_img.at((x, y)) + cast(Type::u8(), p_int.expr() / p_float.expr()),
     )
     .unwrap();
+    (f, p_int, p_float, p_img)
+}
+
+#[test]
+fn one_pipeline_realized_with_different_bindings() {
+    let (f, p_int, p_float, p_img) = added_to_image();
     let in1 = Buffer::<u8>::from_fn(&[0, 0], &[10, 10], |p| (p[0] + p[1] * 10) as u8);
     let in2 = Buffer::<u8>::from_fn(&[0, 0], &[10, 10], |p| (p[0] * 10 + p[1]) as u8);
     let runs = [
@@ -42,9 +49,33 @@ fn one_pipeline_realized_with_different_bindings() {
 }
 
 #[test]
-#[ignore = "no API to query the input bounds a realization needs (infer_input_bounds)"]
 fn the_input_bounds_of_a_larger_output() {
-    unimplemented!(
-        "f.infer_input_bounds(20, 20) with p_img bound to an empty buffer gives it 20 x 20"
-    );
+    let (f, p_int, p_float, p_img) = added_to_image();
+    let inputs = Inputs::new().param(p_int.bind(42)).param(p_float.bind(1.0));
+    let pipeline = Pipeline::new(&f);
+    let bounds = pipeline
+        .infer_input_bounds(&inputs, &[0, 0], &[20, 20])
+        .unwrap();
+    let found = bounds.input(&p_img).expect("p_img is not given");
+    assert_eq!(found.extents, [20, 20]);
+    assert_eq!(found.mins, [0, 0]);
+    // The image given before keeps its bounds: a query proposes bounds only for the images
+    // it is not given.
+    let in1 = Buffer::<u8>::new(&[10, 10]);
+    let given = inputs.clone().image(&p_img, in1);
+    let with_in1 = pipeline
+        .infer_input_bounds(&given, &[0, 0], &[20, 20])
+        .unwrap();
+    assert!(with_in1.inputs.is_empty(), "{with_in1:?}");
+    // The buffers allocated over the bounds found serve a run of the larger output.
+    let zeroed = pipeline
+        .infer_input_buffers(inputs, &[0, 0], &[20, 20], |b| b.zeroed())
+        .unwrap();
+    let run = pipeline
+        .realize_interp(&zeroed, &[0, 0], &[20, 20])
+        .unwrap();
+    let AnyBuffer::U8(out) = &run.buffers[0] else {
+        panic!("f is u8");
+    };
+    out.for_each_coord(|p| assert_eq!(out.get(p), 42, "f{p:?}"));
 }
