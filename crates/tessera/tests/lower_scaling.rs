@@ -43,13 +43,14 @@ fn ir_lengths(output: &Func) -> (usize, usize) {
 fn a_deep_vectorized_chain_lowers_to_ir_linear_in_its_depth() {
     let (bounds_10, final_10) = ir_lengths(&vectorized_chain(10));
     let (bounds_20, final_20) = ir_lengths(&vectorized_chain(20));
-    // About 1 200 (bounds) and 1 800 (final) characters per stage; a geometric growth would
-    // exceed these bounds by orders of magnitude.
+    // About 1 200 (bounds) and 4 000 (final, each stage's allocation nesting the rest and
+    // freed after its consumer) characters per stage; a geometric growth would exceed these
+    // bounds by orders of magnitude.
     for (n, len) in [(10, bounds_10), (20, bounds_20)] {
         assert!(len < 2_500 * (n + 1), "{n} stages: {len} characters");
     }
     for (n, len) in [(10, final_10), (20, final_20)] {
-        assert!(len < 4_000 * (n + 1), "{n} stages: {len} characters");
+        assert!(len < 4_500 * (n + 1), "{n} stages: {len} characters");
     }
     assert!(
         final_20 < 3 * final_10,
