@@ -67,7 +67,6 @@ fn scheduled_through_stages(as_halide: bool) {
 }
 
 #[test]
-#[ignore = "refused: `f.update(1).parallel(r.x): iterations of the reduction loop r.x may write the same point of f or read points other iterations write, so running them in parallel could change the result; keep it serial` (and 4 more schedule errors in f: each update's r.x vectorized, though r * 2, r * 4, 3r, 2r and 5r never write one point twice)"]
 fn updates_scheduled_through_their_stages() {
     scheduled_through_stages(true);
 }

@@ -48,7 +48,6 @@ fn reference() -> Vec<Vec<i64>> {
 }
 
 #[test]
-#[ignore = "refused: `f.update(1).parallel(r.x): iterations of the reduction loop r.x may write the same point of f or read points other iterations write, so running them in parallel could change the result; keep it serial` (and 3 more schedule errors in f: every update's reduction loop made parallel or vectorized is refused)"]
 fn parallel_and_vectorized_reduction_variables() {
     let (f, r, r2) = updated("f");
     f.update_stage(0)
