@@ -22,8 +22,7 @@ use crate::simplify::LinearForm;
 /// The reduction variables whose values loop `loop_name` of `s` iterates: the RVar it was
 /// split from, or every RVar fused into it. Empty if it is not a reduction loop.
 pub(crate) fn loop_rvars(s: &StageSchedule, def: &Definition, loop_name: Symbol) -> Vec<Symbol> {
-    let mut origins: HashMap<Symbol, Vec<Symbol>> =
-        rdom_vars(def).map(|v| (v, vec![v])).collect();
+    let mut origins: HashMap<Symbol, Vec<Symbol>> = rdom_vars(def).map(|v| (v, vec![v])).collect();
     for directive in &s.splits {
         match directive {
             SplitDirective::Split {
@@ -148,12 +147,9 @@ fn never_meet(stored: &Expr, accessed: &Expr, rvar: Symbol, max_step: i128) -> b
         return false;
     }
     match s.minus(&a) {
-        Some(difference) if difference.terms.is_empty() => !has_nonzero_step(
-            coefficient(&s),
-            difference.constant,
-            ty.bits,
-            max_step,
-        ),
+        Some(difference) if difference.terms.is_empty() => {
+            !has_nonzero_step(coefficient(&s), difference.constant, ty.bits, max_step)
+        }
         _ => false,
     }
 }
@@ -227,9 +223,7 @@ mod tests {
     /// Brute force over every step, for small moduli where that is cheap.
     fn brute(c: i128, d: i128, bits: u8, max_step: i128) -> bool {
         let m = 1i128 << bits;
-        (1..=max_step).any(|s| {
-            (c * s - d).rem_euclid(m) == 0 || (-c * s - d).rem_euclid(m) == 0
-        })
+        (1..=max_step).any(|s| (c * s - d).rem_euclid(m) == 0 || (-c * s - d).rem_euclid(m) == 0)
     }
 
     #[test]

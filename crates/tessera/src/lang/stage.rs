@@ -746,7 +746,9 @@ fn check_rvar_parallel_safe(
 ) -> Result<(), String> {
     let rvars = loop_rvars(s, def, loop_name);
     if rvars.is_empty() {
-        return Err(format!("internal error: {loop_name} is not a reduction loop"));
+        return Err(format!(
+            "internal error: {loop_name} is not a reduction loop"
+        ));
     }
     check_independent(def, func, &rvars).map_err(|why| format!(
         "iterations of the reduction loop {loop_name} may write the same point of {func} or read points other iterations write ({why}), so running them in parallel could change the result; keep it serial, make the update atomic(), or allow_race_conditions() if the races are benign"
