@@ -708,8 +708,8 @@ fn reorder_dims(
 
 /// Loops `before` may iterate as `after` unless that changes the relative order of the
 /// reduction loops where the order can matter (Halide's rule): the update is an exact
-/// associative, commutative reduction (`f(..) = f(..) + e`, integers), or the iterations of
-/// every reduction loop are independent (each writes its own point and reads no other).
+/// associative, commutative reduction (`f(..) = f(..) + e`, integers), or iterations that
+/// differ in any one RVar are independent (`independent_iterations`).
 fn check_rvar_order(
     before: &[LoopDim],
     after: &[LoopDim],

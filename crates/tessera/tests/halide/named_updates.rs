@@ -2,10 +2,8 @@
 //! through handles to its stages (Halide keeps the `Stage` each definition returns; here
 //! `pure_stage()` and `update_stage(k)`), each update parallelized or vectorized over its
 //! reduction variable (one left unscheduled), and the result must equal the same
-//! definitions unscheduled — here computed by plain Rust. Tessera refuses to parallelize
-//! or vectorize these reduction variables (it does not prove `f(k * r) = c` race-free), so
-//! Halide's schedule is ignored; the same handles with the reduction loops unrolled instead
-//! are checked.
+//! definitions unscheduled — here computed by plain Rust. The same handles with the
+//! reduction loops unrolled instead are checked too.
 
 use crate::realize;
 use tessera::prelude::*;

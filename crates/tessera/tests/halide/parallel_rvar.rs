@@ -2,8 +2,6 @@
 //! parallel (tiled and fused, unrolled, split by 4), vectorized and unrolled — every one
 //! safe because no iteration reads or writes what another writes — must match the same
 //! Func unscheduled. Here the reference is plain Rust, over Halide's 20 x 20 check window.
-//! Tessera cannot prove these updates race-free and refuses each schedule; the case is
-//! ignored.
 
 use crate::realize;
 use tessera::prelude::*;
