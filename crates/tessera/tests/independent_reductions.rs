@@ -52,9 +52,11 @@ fn strided_update() -> (Func, RDom) {
 
 fn strided_reference() -> Vec<Vec<i64>> {
     let mut f: Vec<Vec<i64>> = (0..170).map(|x| (0..3).map(|y| x + y).collect()).collect();
-    for y in 0..3 {
-        for r in 0..40 {
-            f[4 * r + 1][y] = 3 * f[4 * r + 1][y] + f[4 * r][y] + r as i64;
+    // Each column y is updated alone, so the order of y and r does not matter.
+    for r in 0..40 {
+        let below = f[4 * r].clone();
+        for (v, b) in f[4 * r + 1].iter_mut().zip(&below) {
+            *v = 3 * *v + b + r as i64;
         }
     }
     f
