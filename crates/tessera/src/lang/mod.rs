@@ -10,6 +10,7 @@ pub mod func;
 pub mod function;
 pub mod image_param;
 pub mod implicit;
+pub(crate) mod independent_iterations;
 pub mod inline_reductions;
 pub mod math;
 pub mod naming;

@@ -9,6 +9,7 @@ use std::collections::HashSet;
 
 use super::func::Func;
 use super::function::{Definition, Function, FunctionContents};
+use super::independent_iterations::{check_independent, loop_rvars, rdom_vars};
 use super::rdom::RVar;
 use super::rfactor::is_exact_reduction;
 use super::schedule::{
@@ -707,8 +708,8 @@ fn reorder_dims(
 
 /// Loops `before` may iterate as `after` unless that changes the relative order of the
 /// reduction loops where the order can matter (Halide's rule): the update is an exact
-/// associative, commutative reduction (`f(..) = f(..) + e`, integers), or the iterations of
-/// every reduction loop are independent (each writes its own point and reads no other).
+/// associative, commutative reduction (`f(..) = f(..) + e`, integers), or iterations that
+/// differ in any one RVar are independent (`independent_iterations`).
 fn check_rvar_order(
     before: &[LoopDim],
     after: &[LoopDim],
@@ -723,9 +724,7 @@ fn check_rvar_order(
     };
     let order_free = || {
         is_exact_reduction(def, func)
-            || rvar_order(before)
-                .iter()
-                .all(|&l| check_rvar_parallel_safe(def, func, l).is_ok())
+            || rdom_vars(def).all(|v| check_independent(def, func, &[v]).is_ok())
     };
     if rvar_order(after) != rvar_order(before) && !order_free() {
         return Err(format!(
@@ -736,44 +735,23 @@ fn check_rvar_order(
     Ok(())
 }
 
-/// A reduction loop may run in parallel (or as vector lanes) only when each iteration writes
-/// its own point and reads nothing another iteration writes: the RVar it iterates stands alone
-/// in some coordinate of the left-hand side and every read of the Func is at the point being
-/// written.
+/// A reduction loop may run in parallel (or as vector lanes) only when its iterations are
+/// independent (`independent_iterations`): different values of the RVars it iterates never
+/// store to one point of `func`, and none reads a point another stores.
 fn check_rvar_parallel_safe(
+    s: &StageSchedule,
     def: &Definition,
     func: Symbol,
     loop_name: Symbol,
 ) -> Result<(), String> {
-    let rdom_vars = def.rdom.iter().flat_map(|r| r.vars.iter().map(|v| v.name));
-    let rvar = rdom_vars
-        .into_iter()
-        .find(|v| loop_name == *v || loop_name.as_str().starts_with(&format!("{v}.")))
-        .ok_or_else(|| format!("internal error: {loop_name} is not a reduction loop"))?;
-    let written_alone = def
-        .args
-        .iter()
-        .any(|a| matches!(a.kind(), ExprKind::RVar(r, _) if *r == rvar));
-    let mut reads_elsewhere = false;
-    for v in &def.values {
-        crate::ir::visit::visit_exprs(v, &mut |e| {
-            if let ExprKind::Call {
-                name,
-                kind: crate::ir::CallKind::Func(_),
-                args,
-                ..
-            } = e.kind()
-            {
-                reads_elsewhere |= *name == func && *args != def.args;
-            }
-            true
-        });
+    let rvars = loop_rvars(s, def, loop_name);
+    if rvars.is_empty() {
+        return Err(format!(
+            "internal error: {loop_name} is not a reduction loop"
+        ));
     }
-    if written_alone && !reads_elsewhere {
-        return Ok(());
-    }
-    Err(format!(
-        "iterations of the reduction loop {loop_name} may write the same point of {func} or read points other iterations write, so running them in parallel could change the result; keep it serial, make the update atomic(), or allow_race_conditions() if the races are benign"
+    check_independent(def, func, &rvars).map_err(|why| format!(
+        "iterations of the reduction loop {loop_name} may write the same point of {func} or read points other iterations write ({why}), so running them in parallel could change the result; keep it serial, make the update atomic(), or allow_race_conditions() if the races are benign"
     ))
 }
 
@@ -804,7 +782,7 @@ pub(crate) fn race_errors(f: &FunctionContents) -> Vec<String> {
                 continue;
             }
             for d in s.dims.iter().filter(racy) {
-                if let Err(msg) = check_rvar_parallel_safe(def, f.name, d.name) {
+                if let Err(msg) = check_rvar_parallel_safe(s, def, f.name, d.name) {
                     let directive = kind_directive(d.kind);
                     errors.push(format!("{stage}.{directive}({}): {msg}", d.short));
                 }

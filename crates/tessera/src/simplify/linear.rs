@@ -19,7 +19,7 @@ use super::{mul, order, vector};
 use crate::ir::{BinaryOp, Expr, ExprKind, Type, UnaryOp};
 
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct LinearForm {
+pub(crate) struct LinearForm {
     /// Atoms with nonzero coefficients, in canonical order, each at most once.
     pub terms: Vec<(Expr, i128)>,
     pub constant: i128,
@@ -60,7 +60,7 @@ impl LinearForm {
 
     /// A form whose unbounded value is the value of `e`: the full form when `e` is
     /// linear-exact, else `e` as a single atom.
-    pub fn exact(s: &mut Simplifier, e: &Expr) -> LinearForm {
+    pub(super) fn exact(s: &mut Simplifier, e: &Expr) -> LinearForm {
         if s.info(e).linear_exact {
             if let Some(form) = LinearForm::of(e) {
                 return form;
@@ -213,7 +213,7 @@ impl LinearForm {
     }
 
     /// Bounds of the form's unbounded value, given the bounds of its atoms.
-    pub fn bounds(&self, s: &mut Simplifier) -> (i128, i128) {
+    pub(super) fn bounds(&self, s: &mut Simplifier) -> (i128, i128) {
         let (mut lo, mut hi) = (self.constant, self.constant);
         for (t, c) in &self.terms {
             let i = s.info(t);

@@ -37,6 +37,7 @@ use std::collections::HashMap;
 
 use crate::ir::{BinaryOp, Expr, ExprKind, Stmt, Symbol, UnaryOp};
 use info::{Info, Origin};
+pub(crate) use linear::LinearForm;
 
 /// `e` simplified.
 pub fn simplify(e: &Expr) -> Expr {

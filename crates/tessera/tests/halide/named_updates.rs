@@ -2,10 +2,8 @@
 //! through handles to its stages (Halide keeps the `Stage` each definition returns; here
 //! `pure_stage()` and `update_stage(k)`), each update parallelized or vectorized over its
 //! reduction variable (one left unscheduled), and the result must equal the same
-//! definitions unscheduled — here computed by plain Rust. Tessera refuses to parallelize
-//! or vectorize these reduction variables (it does not prove `f(k * r) = c` race-free), so
-//! Halide's schedule is ignored; the same handles with the reduction loops unrolled instead
-//! are checked.
+//! definitions unscheduled — here computed by plain Rust. The same handles with the
+//! reduction loops unrolled instead are checked too.
 
 use crate::realize;
 use tessera::prelude::*;
@@ -67,7 +65,6 @@ fn scheduled_through_stages(as_halide: bool) {
 }
 
 #[test]
-#[ignore = "refused: `f.update(1).parallel(r.x): iterations of the reduction loop r.x may write the same point of f or read points other iterations write, so running them in parallel could change the result; keep it serial` (and 4 more schedule errors in f: each update's r.x vectorized, though r * 2, r * 4, 3r, 2r and 5r never write one point twice)"]
 fn updates_scheduled_through_their_stages() {
     scheduled_through_stages(true);
 }

@@ -2,8 +2,6 @@
 //! parallel (tiled and fused, unrolled, split by 4), vectorized and unrolled — every one
 //! safe because no iteration reads or writes what another writes — must match the same
 //! Func unscheduled. Here the reference is plain Rust, over Halide's 20 x 20 check window.
-//! Tessera cannot prove these updates race-free and refuses each schedule; the case is
-//! ignored.
 
 use crate::realize;
 use tessera::prelude::*;
@@ -48,7 +46,6 @@ fn reference() -> Vec<Vec<i64>> {
 }
 
 #[test]
-#[ignore = "refused: `f.update(1).parallel(r.x): iterations of the reduction loop r.x may write the same point of f or read points other iterations write, so running them in parallel could change the result; keep it serial` (and 3 more schedule errors in f: every update's reduction loop made parallel or vectorized is refused)"]
 fn parallel_and_vectorized_reduction_variables() {
     let (f, r, r2) = updated("f");
     f.update_stage(0)
