@@ -1,87 +1,101 @@
 //! Constant upper bounds of integer expressions (Halide's `find_constant_bound`), for loops
 //! that must run a constant number of iterations. Interval analysis alone bounds
 //! `min(x + 7, n) - x + 1` by itself: it bounds `min` and `-` separately and loses that both
-//! `x`s are the same value. So a `min` added to the rest of a sum is first replaced by each of
-//! its operands in turn (each replacement is an upper bound of the whole, assuming, as the
-//! overflow contract does, that signed 32/64-bit sums do not overflow), and the correlated
-//! terms then cancel when each form is simplified: `(x + 7) - x + 1` is 8.
+//! `x`s are the same value. So the expression is split on each `min` and `max` in its sums:
+//! it equals itself with the `min` replaced by one operand or by the other, and the
+//! correlated terms of each replacement cancel when it is simplified (`(x + 7) - x + 1` is
+//! 8). Signed 32/64-bit sums are assumed not to overflow, as the overflow contract does.
 
 use super::bounds::{bounds_of_expr, Scope};
 use super::fold::wraps;
 use crate::ir::{BinaryOp, Expr, ExprKind};
 use crate::simplify::simplify;
 
-/// The most forms of one expression tried: each `min` in a sum doubles them.
-const MAX_FORMS: usize = 16;
+/// The most forms of one expression bounded: each split doubles them.
+const MAX_FORMS: usize = 64;
 
 /// The smallest constant the analysis proves `e` never exceeds when each variable in `scope`
 /// lies in its interval (variables not in it are fixed but unknown); `None` if none is found.
 pub fn constant_upper_bound(e: &Expr, scope: &Scope) -> Option<i128> {
     let ty = e.ty();
     if !ty.is_scalar() || !ty.is_int() || wraps(ty) {
-        // Replacing a term of a sum that may wrap by a bigger one does not bound the sum.
+        // Splitting a sum that may wrap does not keep its terms' order.
         return None;
     }
-    std::iter::once(e.clone())
-        .chain(bounding_forms(e, Side::Upper))
-        .filter_map(|form| bounds_of_expr(&simplify(&form), scope).max?.as_int_const())
-        .min()
+    let mut forms_left = MAX_FORMS;
+    upper_bound(e, scope, &mut forms_left)
 }
 
-/// Which way a form bounds the expression it was made from.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Side {
-    /// The form is never smaller.
-    Upper,
-    /// The form is never larger.
-    Lower,
-}
-
-impl Side {
-    fn opposite(self) -> Side {
-        match self {
-            Side::Upper => Side::Lower,
-            Side::Lower => Side::Upper,
-        }
-    }
-}
-
-/// Forms of `e` bounding it on `side`, with the `min`s (for an upper bound; `max`s for a
-/// lower one) of its sums replaced by one of their operands; just `e` when there are none
-/// or the forms would be more than `MAX_FORMS`.
-fn bounding_forms(e: &Expr, side: Side) -> Vec<Expr> {
-    let forms = match e.kind() {
-        ExprKind::Binary(BinaryOp::Min, a, b) if side == Side::Upper => {
-            [bounding_forms(a, side), bounding_forms(b, side)].concat()
-        }
-        ExprKind::Binary(BinaryOp::Max, a, b) if side == Side::Lower => {
-            [bounding_forms(a, side), bounding_forms(b, side)].concat()
-        }
-        ExprKind::Binary(op @ BinaryOp::Add, a, b) => {
-            combinations(*op, &bounding_forms(a, side), &bounding_forms(b, side))
-        }
-        ExprKind::Binary(op @ BinaryOp::Sub, a, b) => combinations(
-            *op,
-            &bounding_forms(a, side),
-            &bounding_forms(b, side.opposite()),
-        ),
-        _ => Vec::new(),
+/// `constant_upper_bound` of `e`, bounding at most `forms_left` more forms of it.
+fn upper_bound(e: &Expr, scope: &Scope, forms_left: &mut usize) -> Option<i128> {
+    *forms_left = forms_left.saturating_sub(1);
+    let direct = bounds_of_expr(&simplify(e), scope)
+        .max
+        .and_then(|m| m.as_int_const());
+    let Some(split) = split(e, false).filter(|_| *forms_left >= 2) else {
+        return direct;
     };
-    if forms.is_empty() || forms.len() > MAX_FORMS {
-        vec![e.clone()]
-    } else {
-        forms
-    }
+    let first = upper_bound(&split.first, scope, forms_left);
+    let second = upper_bound(&split.second, scope, forms_left);
+    let by_split = match split.bounds {
+        // `e` is at most either form: the smaller bound holds.
+        Bounds::Both => first.into_iter().chain(second).min(),
+        // `e` is one form or the other: only the larger bound holds for both.
+        Bounds::OneOf => first.zip(second).map(|(a, b)| a.max(b)),
+    };
+    direct.into_iter().chain(by_split).min()
 }
 
-/// `a op b` for every pair of forms.
-fn combinations(op: BinaryOp, a: &[Expr], b: &[Expr]) -> Vec<Expr> {
-    a.iter()
-        .flat_map(|a| {
-            b.iter()
-                .map(move |b| Expr::binary(op, a.clone(), b.clone()))
-        })
-        .collect()
+/// An expression split on one of its `min`s or `max`s.
+struct Split {
+    /// The expression with the `min` or `max` replaced by its first operand.
+    first: Expr,
+    /// ... and by its second.
+    second: Expr,
+    bounds: Bounds,
+}
+
+/// How the two forms of a split relate to the expression split.
+#[derive(Clone, Copy)]
+enum Bounds {
+    /// Each form is at least the expression (a `min` added, or a `max` subtracted).
+    Both,
+    /// The expression equals one form or the other (a `max` added, or a `min` subtracted).
+    OneOf,
+}
+
+/// `e` split on the first `min` or `max` among the terms of its sum (`negated`: `e` is
+/// itself subtracted from the sum); `None` if there is none.
+fn split(e: &Expr, negated: bool) -> Option<Split> {
+    let ExprKind::Binary(op, a, b) = e.kind() else {
+        return None;
+    };
+    let rebuild = |split: Split, form: &dyn Fn(Expr) -> Expr| Split {
+        first: form(split.first),
+        second: form(split.second),
+        bounds: split.bounds,
+    };
+    match op {
+        BinaryOp::Min | BinaryOp::Max => Some(Split {
+            first: a.clone(),
+            second: b.clone(),
+            bounds: if (*op == BinaryOp::Min) != negated {
+                Bounds::Both
+            } else {
+                Bounds::OneOf
+            },
+        }),
+        BinaryOp::Add | BinaryOp::Sub => {
+            let b_negated = negated != (*op == BinaryOp::Sub);
+            if let Some(s) = split(a, negated) {
+                Some(rebuild(s, &|a| Expr::binary(*op, a, b.clone())))
+            } else {
+                let s = split(b, b_negated)?;
+                Some(rebuild(s, &|b| Expr::binary(*op, a.clone(), b)))
+            }
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -109,6 +123,26 @@ mod tests {
         let end = Expr::binary(BinaryOp::Min, add(x.clone(), Expr::i32(7)), var("n"));
         let extent = add(sub(end, x), Expr::i32(1));
         assert_eq!(constant_upper_bound(&extent, &Scope::new()), Some(8));
+    }
+
+    #[test]
+    fn a_max_added_is_bounded_by_both_operands() {
+        // A stencil's piece: max(min(x + 6, n), min(x + 8, m)) - x + 2 <= 10.
+        let x = var("x");
+        let min = |a: Expr, b: &str| Expr::binary(BinaryOp::Min, a, var(b));
+        let end = Expr::binary(
+            BinaryOp::Max,
+            min(add(x.clone(), Expr::i32(6)), "n"),
+            min(add(x.clone(), Expr::i32(8)), "m"),
+        );
+        let extent = add(sub(end, x.clone()), Expr::i32(2));
+        assert_eq!(constant_upper_bound(&extent, &Scope::new()), Some(10));
+        // max(x + 3, n) - x is unbounded when n is.
+        let e = sub(
+            Expr::binary(BinaryOp::Max, add(x.clone(), Expr::i32(3)), var("n")),
+            x,
+        );
+        assert_eq!(constant_upper_bound(&e, &Scope::new()), None);
     }
 
     #[test]
