@@ -29,10 +29,14 @@ pub fn constant_upper_bound(e: &Expr, scope: &Scope) -> Option<i128> {
 /// `constant_upper_bound` of `e`, bounding at most `forms_left` more forms of it.
 fn upper_bound(e: &Expr, scope: &Scope, forms_left: &mut usize) -> Option<i128> {
     *forms_left = forms_left.saturating_sub(1);
-    let direct = bounds_of_expr(&simplify(e), scope)
-        .max
-        .and_then(|m| m.as_int_const());
-    let Some(split) = split(e, false).filter(|_| *forms_left >= 2) else {
+    // The variables' ranges can also lose a correlation the form has not cancelled (`x` in
+    // `min(x, n) - x`, bounded over x's range), so the form is bounded without them too.
+    let e = simplify(e);
+    let direct = [scope, &Scope::new()]
+        .into_iter()
+        .filter_map(|scope| bounds_of_expr(&e, scope).max?.as_int_const())
+        .min();
+    let Some(split) = split(&e, false).filter(|_| *forms_left >= 2) else {
         return direct;
     };
     let first = upper_bound(&split.first, scope, forms_left);
