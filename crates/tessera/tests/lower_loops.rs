@@ -1,6 +1,7 @@
 //! Loop-structure directives against the evaluator: vectorize (with widths that do not
-//! divide the extent), unroll, fuse, reorder, tile and parallel (each parallel schedule run
-//! under several iteration orders), and the boundary conditions under vectorized and
+//! divide the extent), unroll (also of loops whose extent is only bounded by a constant),
+//! fuse, reorder, tile and parallel (each parallel schedule run under several iteration
+//! orders), and the boundary conditions under vectorized and
 //! parallel schedules (Halide's boundary_conditions, vectorize_nested, vector_cast); `mux`
 //! and fixed-point `lerp` vectorized, against plain Rust.
 
@@ -110,6 +111,33 @@ fn unroll_with_and_without_tails() {
         .unroll_loop("xi")
         .vectorize(s.x, 2);
     run(&s);
+}
+
+#[test]
+fn unroll_and_vectorize_a_producer_over_the_guarded_pieces_of_a_split() {
+    // g, computed per 8-wide piece of a GuardWithIf split of out, needs 10 points per piece
+    // but fewer in the last one: its loop's extent is not a constant, only bounded by 10.
+    // Widths below, at, and past one piece, with a short last piece or none.
+    for unroll in [true, false] {
+        for width in [1, 5, 8, 13, 16, 19] {
+            let s = stencil();
+            s.out
+                .split_with_tail(s.x, "xo", "xi", 8, TailStrategy::GuardWithIf);
+            let g = s.g.compute_at(&s.out, "xo");
+            if unroll {
+                g.unroll_loop(s.x);
+            } else {
+                g.vectorize_loop(s.x);
+            }
+            let image = u16_image(&[-5, 7], &[width + 2, 7], 3);
+            check(
+                &s.out,
+                &TestInputs::new().image(&s.input, image),
+                &[-4, 7],
+                &[width, 6],
+            );
+        }
+    }
 }
 
 #[test]

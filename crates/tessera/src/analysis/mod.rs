@@ -1,9 +1,11 @@
-//! Program analyses over the IR: interval analysis of expressions (`bounds`), the regions
+//! Program analyses over the IR: interval analysis of expressions (`bounds`) and the
+//! constant upper bounds it proves (`constant_bound`), the regions
 //! of Funcs and buffers that expressions and statements read or write (`boxes`), which drive
 //! bounds inference, and when the values read of a Func matter (`values_needed`).
 
 pub mod bounds;
 pub mod boxes;
+pub mod constant_bound;
 mod fold;
 pub mod interval;
 pub mod monotonic;

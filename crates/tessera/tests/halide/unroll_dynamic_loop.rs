@@ -9,7 +9,6 @@ use tessera::lang::schedule::TailStrategy;
 use tessera::prelude::*;
 
 #[test]
-#[ignore = "refused: cannot unroll loop f.s0.x: its extent ((f.s0.x.max - f.s0.x.min) + 1) is not a constant"]
 fn a_producer_unrolled_over_a_guarded_piece() {
     let input = ImageParam::new(Type::f32(), 1, "in");
     let x = Var::new("x");
