@@ -1,11 +1,13 @@
 //! The Rust side of compiled pipelines: the buffer ABI generated code reads, and the
-//! `extern "C"` functions it calls — parallel loops on a rayon pool (`parallel`), scratch
+//! `extern "C"` functions it calls — parallel loops on a rayon pool (`parallel`, each worker
+//! on its own CPU: `affinity`), scratch
 //! allocation with reuse across runs (`memory`, large blocks on huge pages: `huge_pages`), and
 //! error reporting (`context`).
 //!
 //! Generated code calls exactly the functions of `RUNTIME_FUNCTIONS`; the JIT maps their
 //! names to these implementations, and AOT users link their own (or call through the JIT).
 
+pub mod affinity;
 pub mod buffer;
 pub mod context;
 pub mod huge_pages;

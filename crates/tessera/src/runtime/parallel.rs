@@ -78,9 +78,24 @@ pub fn shared_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
     if let Some(pool) = pools.get(&threads).and_then(Weak::upgrade) {
         return Ok(pool);
     }
+    // A pool of several workers using all the process's CPUs puts each on its own
+    // (`affinity`). A single worker, or a pool that leaves CPUs free, is left to the
+    // scheduler: pinning it would pile up separate processes on the first CPUs.
+    let cpus = super::affinity::allowed_cpus();
+    let workers = if threads == 0 {
+        rayon::current_num_threads()
+    } else {
+        threads
+    };
+    let placement = (workers >= 2 && workers == cpus.len()).then_some(cpus);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("tessera-worker-{i}"))
+        .start_handler(move |i| {
+            if let Some(cpu) = placement.as_ref().and_then(|cpus| cpus.get(i)) {
+                super::affinity::pin_current_thread(*cpu);
+            }
+        })
         .build()
         .map_err(|e| Error::Runtime(format!("cannot start {threads} worker threads: {e}")))?;
     let pool = Arc::new(pool);
