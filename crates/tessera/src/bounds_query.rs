@@ -237,15 +237,13 @@ pub fn infer_bounds(
 ) -> Result<InferredBounds> {
     let env = &lowered.env;
     let out = env.func(env.output).read();
-    if mins.len() != out.args.len() || extents.len() != out.args.len() {
-        return Err(Error::Buffer(format!(
-            "{} has {} dimensions but the box of the bounds query has {} mins and {} extents",
-            out.name,
-            out.args.len(),
-            mins.len(),
-            extents.len()
-        )));
-    }
+    crate::pipeline::check_box_dimensions(
+        out.name,
+        out.args.len(),
+        "box of the bounds query",
+        mins,
+        extents,
+    )?;
     let constraints = buffer_constraints(env, &lowered.arguments)?;
     let fields = substitution(&constraints);
     let of = |buffer: Symbol| constraints.iter().filter(|c| c.buffer == buffer).collect();

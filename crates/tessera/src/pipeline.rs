@@ -339,15 +339,7 @@ pub fn run_interp(
 ) -> Result<Realization> {
     inputs.check(&lowered.arguments)?;
     let out = lowered.env.func(lowered.env.output).read();
-    if mins.len() != out.args.len() || extents.len() != out.args.len() {
-        return Err(Error::Buffer(format!(
-            "{} has {} dimensions but the output box has {} mins and {} extents",
-            out.name,
-            out.args.len(),
-            mins.len(),
-            extents.len()
-        )));
-    }
+    check_box_dimensions(out.name, out.args.len(), "output box", mins, extents)?;
     let mut interp = Interpreter::new().with_parallel_seed(parallel_seed);
     for (name, buffer) in &inputs.images {
         interp.bind_buffer(*name, buffer.clone());
@@ -522,4 +514,23 @@ impl Compiled {
         let mut refs: Vec<&mut AnyBuffer> = outputs.iter_mut().collect();
         self.jit.run(&mut refs, &images, inputs.params())
     }
+}
+
+/// An error naming `func` unless the box (`what`) has one min and one extent for each of its
+/// `dims` dimensions.
+pub(crate) fn check_box_dimensions(
+    func: Symbol,
+    dims: usize,
+    what: &str,
+    mins: &[i64],
+    extents: &[i64],
+) -> Result<()> {
+    if mins.len() != dims || extents.len() != dims {
+        return Err(Error::Buffer(format!(
+            "{func} has {dims} dimensions but the {what} has {} mins and {} extents",
+            mins.len(),
+            extents.len()
+        )));
+    }
+    Ok(())
 }
