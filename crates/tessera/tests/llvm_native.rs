@@ -121,6 +121,61 @@ fn gathers_are_gather_instructions_or_lane_by_lane_loads_as_the_cpu_prefers() {
     }
 }
 
+/// `out[x] = Σ in[(idx[x] + k) * 3 + x - 2]` over three offsets k: gathers whose indices
+/// differ only by uniform terms. Lane by lane, they share one extraction of the varying
+/// part's lanes instead of extracting each index vector's own.
+#[test]
+fn lane_by_lane_gathers_share_the_lanes_of_a_common_varying_index() {
+    use tessera::ir::BinaryOp;
+    let target = Target::x86_64("znver3", "+avx,+avx2,+fma,+sse4.2");
+    let x8 = mul(var("x"), int(8));
+    let indices = load(
+        Type::i32().with_lanes(8),
+        "idx",
+        Expr::ramp(x8.clone(), int(1), 8),
+    );
+    let broadcast = |e: Expr| e.broadcast_to(8);
+    let corner = |k: i32| {
+        let shifted = add(indices.clone(), broadcast(int(k)));
+        let scaled = mul(shifted, broadcast(int(3)));
+        let index = bin(
+            BinaryOp::Sub,
+            add(scaled, broadcast(var("x"))),
+            broadcast(int(2)),
+        );
+        load(Type::f32().with_lanes(8), "in", index)
+    };
+    let value = add(add(corner(0), corner(1)), corner(-1));
+    let s = serial(
+        "x",
+        int(0),
+        int(8),
+        store("out", Expr::ramp(x8, int(1), 8), value),
+    );
+    let case = Case::new(s)
+        .image(
+            "in",
+            Buffer::<f32>::from_fn(&[0], &[400], |c| c[0] as f32 * 0.25 - 7.0),
+        )
+        .image(
+            "idx",
+            Buffer::<i32>::from_fn(&[0], &[64], |c| (2 + (c[0] * 37) % 118) as i32),
+        )
+        .output("out", Buffer::<f32>::new(&[64]));
+    let asm = emit_assembly(&case.stmt, &case.signature(), &target, "gathers").expect("compiles");
+    let extractions = asm
+        .lines()
+        .filter(|l| {
+            l.trim_start().starts_with("vpextrd") || l.trim_start().starts_with("vmovd\t%xmm")
+        })
+        .count();
+    assert!(
+        extractions <= 8,
+        "{extractions} lane extractions for 3 gathers of 8 lanes sharing one varying index:\n{asm}"
+    );
+    case.check_on(&target);
+}
+
 #[test]
 fn baseline_x86_64_computes_what_the_interpreter_computes() {
     use tessera::ir::{BinaryOp, Intrinsic};

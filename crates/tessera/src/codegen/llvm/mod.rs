@@ -70,6 +70,9 @@ pub(super) struct Codegen<'ctx> {
     tasks: usize,
     /// Inside an `Atomic` statement: stores are atomic read-modify-writes (`atomic`).
     atomic_stores: bool,
+    /// The varying parts of gather indices that several gathers of the store being made
+    /// share (`vector::scalar_gather`).
+    shared_gather_indices: std::collections::HashSet<crate::ir::Expr>,
 }
 
 /// Where a buffer's elements are: flat index 0 at `base`, elements of type `elem`.
@@ -254,6 +257,7 @@ impl<'ctx> Codegen<'ctx> {
             f: FunctionState::new(entry, block, ctx),
             tasks: 0,
             atomic_stores: false,
+            shared_gather_indices: Default::default(),
         }
     }
 
