@@ -6,8 +6,10 @@
 //! in terms of its consumers' region names and the lets stay small however deep the
 //! pipeline; the names interval analysis gives the bounds of big lets inside the consumers
 //! (`analysis::boxes`) become lets `f.<name>` just before f's. The pure stage also covers
-//! every point its updates write or read, so they update initialized values. The output's
-//! regions come from the output buffer (or its explicit bounds, which must cover it).
+//! every point its updates write or read, so they update initialized values. An update
+//! writing a pure Var at several positions (`g(x, x)`) loops over the points it writes inside
+//! its region. The output's regions come from the output buffer (or its explicit bounds,
+//! which must cover it).
 
 use std::collections::HashMap;
 
