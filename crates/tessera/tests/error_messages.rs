@@ -768,18 +768,6 @@ fn the_evaluator_refuses_a_box_of_the_wrong_dimensionality() {
     says(&e, &["eval_box", "2"]);
 }
 
-#[test]
-fn a_diagonal_update_reading_other_points_of_itself() {
-    let (x, y) = (Var::new("x"), Var::new("y"));
-    let g = Func::new("diag_g");
-    g.define((x, y), 0).unwrap();
-    let e = g
-        .update((x, x), g.at((x, x - 1)) + 1)
-        .unwrap_err()
-        .to_string();
-    says(&e, &["diag_g", "pure Var x", "(x, (x - 1))"]);
-}
-
 /// A Param outside its declared range fails the run naming it, before anything is computed
 /// (bounds inference relied on the range); an empty range is refused when declared.
 #[test]

@@ -651,7 +651,11 @@ fn check_update_vars<'a>(
 }
 
 /// In an update, a call to the Func itself must read each pure dimension at the same Var the
-/// left-hand side writes, which keeps pure dimensions independent (and parallelizable).
+/// left-hand side writes, which keeps pure dimensions independent (and parallelizable). Its
+/// other coordinates may read any point, also where the left-hand side writes a pure Var
+/// off its position (the diagonal `g(x, x) = g(x, x - 1) + ..`): each iteration of `x`
+/// still reads and writes only its own slice, `g(x, _)`, and bounds inference has the earlier
+/// stages compute the points read.
 fn check_self_calls<'a>(
     name: Symbol,
     f: &Function,
@@ -669,11 +673,6 @@ fn check_self_calls<'a>(
                 .map(|v| (i, v))
         })
         .collect();
-    // A pure Var written at another position (`g(x, x)`) as well.
-    let elsewhere = args
-        .iter()
-        .enumerate()
-        .find_map(|(i, a)| a.as_var().filter(|v| pure_args.get(i) != Some(v)));
     for v in values {
         let mut problem = None;
         visit_exprs(v, &mut |n| {
@@ -684,12 +683,6 @@ fn check_self_calls<'a>(
             } = n.kind()
             {
                 if link.calls(f) {
-                    if let Some(v) = elsewhere.filter(|_| call_args != args) {
-                        problem.get_or_insert(format!(
-                            "the update of {name} writes the pure Var {v} at a position other than its own, and reads {name} at ({}) rather than at the point it writes; reading other points of itself is not supported in such an update yet",
-                            call_args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
-                        ));
-                    }
                     for (&i, &var) in &pure_positions {
                         if call_args[i].as_var() != Some(var) && problem.is_none() {
                             problem = Some(format!(

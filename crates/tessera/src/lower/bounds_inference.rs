@@ -6,8 +6,10 @@
 //! in terms of its consumers' region names and the lets stay small however deep the
 //! pipeline; the names interval analysis gives the bounds of big lets inside the consumers
 //! (`analysis::boxes`) become lets `f.<name>` just before f's. The pure stage also covers
-//! every point its updates write or read, so they update initialized values. The output's
-//! regions come from the output buffer (or its explicit bounds, which must cover it).
+//! every point its updates write or read, so they update initialized values. An update
+//! writing a pure Var at several positions (`g(x, x)`) loops over the points it writes inside
+//! its region. The output's regions come from the output buffer (or its explicit bounds,
+//! which must cover it).
 
 use std::collections::HashMap;
 
@@ -213,10 +215,8 @@ pub fn bounds_inference(s: &Stmt, env: &Environment) -> Result<Stmt> {
     checks.extend(output_alignment_checks(&out, &region));
     let mut lets = Vec::new();
     for k in 0..out.stage_count() {
-        for (&arg, (min, max)) in out.args.iter().zip(&region) {
-            lets.push((region_min(out.name, k, arg), min.clone()));
-            lets.push((region_max(out.name, k, arg), max.clone()));
-        }
+        let def = out.stage(k).expect("stage exists");
+        lets.extend(stage_region_lets(out.name, k, &def.args, &region));
     }
     // The regions of the Funcs computed at root follow the output's, outside its checks
     // (the image checks go below all of them).
@@ -225,6 +225,63 @@ pub fn bounds_inference(s: &Stmt, env: &Environment) -> Result<Stmt> {
         lets,
         Stmt::block(checks.into_iter().chain([body])),
     ))
+}
+
+/// The lets `f.s<k>.<v>.min/max` bounding each pure Var `v` of stage `k` of `func`, whose
+/// left-hand side is `args`, given the region the stage must compute in each dimension. A Var
+/// written at several positions (the diagonal `g(x, x)`, or shifted, `g(x, x + 1)`) ranges
+/// over the points whose writes land inside the region in all of them: the points outside are
+/// needed neither by the consumers nor by the later stages, whose reads the region covers. (A
+/// coordinate that is not the Var plus a constant does not narrow it: its writes may land
+/// outside the region, which storage covers since it spans every point a stage writes.)
+fn stage_region_lets(func: Symbol, k: usize, args: &[Expr], region: &[(Expr, Expr)]) -> Lets {
+    let mut ranges: Vec<(Symbol, Expr, Expr)> = Vec::new();
+    for (arg, (min, max)) in args.iter().zip(region) {
+        let Some((v, offset)) = var_plus_constant(arg) else {
+            continue;
+        };
+        let (min, max) = match offset {
+            None => (min.clone(), max.clone()),
+            Some(c) => (
+                simplify(&Expr::binary(BinaryOp::Sub, min.clone(), c.clone())),
+                simplify(&Expr::binary(BinaryOp::Sub, max.clone(), c)),
+            ),
+        };
+        match ranges.iter_mut().find(|(var, ..)| *var == v) {
+            Some((_, lo, hi)) => {
+                *lo = simplify(&Expr::binary(BinaryOp::Max, lo.clone(), min));
+                *hi = simplify(&Expr::binary(BinaryOp::Min, hi.clone(), max));
+            }
+            None => ranges.push((v, min, max)),
+        }
+    }
+    ranges
+        .into_iter()
+        .flat_map(|(v, min, max)| [(region_min(func, k, v), min), (region_max(func, k, v), max)])
+        .collect()
+}
+
+/// `arg` as a Var `v` (`(v, None)`) or `v + c` with `c` a constant (`(v, Some(c))`).
+fn var_plus_constant(arg: &Expr) -> Option<(Symbol, Option<Expr>)> {
+    if let Some(v) = arg.as_var() {
+        return Some((v, None));
+    }
+    let mut vars = Vec::new();
+    visit_exprs(arg, &mut |n| {
+        if let ExprKind::Var(v) = n.kind() {
+            vars.push(*v);
+        }
+        true
+    });
+    let &[v] = vars.as_slice() else {
+        return None;
+    };
+    let offset = simplify(&Expr::binary(
+        BinaryOp::Sub,
+        arg.clone(),
+        Expr::var(v, arg.ty()),
+    ));
+    offset.as_int_const().is_some().then_some((v, Some(offset)))
 }
 
 /// Replaces the `required` region of `f` by its explicit bounds (`f.bound(x, min, extent)`,
@@ -641,19 +698,7 @@ fn define_regions(
                 .collect(),
         };
         let def = f.stage(k).expect("stage exists");
-        let stage_lets: Vec<(Symbol, Expr)> = def
-            .args
-            .iter()
-            .zip(&region)
-            .filter_map(|(arg, (min, max))| {
-                let v = arg.as_var()?;
-                Some([
-                    (region_min(func, k, v), min.clone()),
-                    (region_max(func, k, v), max.clone()),
-                ])
-            })
-            .flatten()
-            .collect();
+        let stage_lets = stage_region_lets(func, k, &def.args, &region);
         if k > 0 {
             if let Some(stage) = stages.get(k) {
                 let with_lets = wrap_lets(stage_lets.clone(), stage.clone());

@@ -8,8 +8,6 @@ use crate::lower_common::{check, TestInputs};
 use tessera::prelude::*;
 
 #[test]
-#[ignore = "refused: an update writing g(x, x) that reads other points of g (allowing it gave a \
-            region missing those reads: the interpreter caught a load outside g's storage)"]
 fn updates_along_the_diagonal() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let (f0, f1, f2) = (Func::new("f0"), Func::new("f1"), Func::new("f2"));

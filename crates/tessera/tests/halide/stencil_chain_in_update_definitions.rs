@@ -4,8 +4,9 @@
 //! y) + g(y + 1, y)) / 3`. Each update needs a different region of the pure Var (the region
 //! shrinks by 2 per iteration, a trapezoid). Halide counts the stores into g (traced) for a
 //! 19-point output and asks for exactly the trapezoid's; here the interpreter's count of
-//! points stored into g must be at most that, and the output is checked against the blur
-//! computed in plain Rust.
+//! points g's definitions stored (before storage flattening: g's storage is zero-filled
+//! first, as its pure definition is undef, and Halide's trace has no such stores) must be
+//! at most that, and the output is checked against the blur computed in plain Rust.
 
 use crate::lower_common::{check, TestInputs};
 use tessera::prelude::*;
@@ -14,7 +15,6 @@ const ITERS: i64 = 27;
 const OUTPUT: i64 = 19;
 
 #[test]
-#[ignore = "refused: the update g(y, y) = (g(y, y) + g(y - 1, y) + g(y + 1, y)) / 3 writes the pure Var y at a position other than its own and reads other points of g, which is not supported in such an update yet"]
 fn an_iterated_stencil_on_a_diagonal() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let f = Func::new("f");
@@ -59,7 +59,7 @@ fn an_iterated_stencil_on_a_diagonal() {
         + ITERS * (last + 2 + first) / 2
         + ITERS * (last + 2 + first) / 2
         + ITERS * (last + first - 2) / 2;
-    let stores = run.stores("g");
+    let stores = run.provides("g");
     assert!(
         stores <= halide as u64,
         "g stored {stores} points, Halide {halide}"
