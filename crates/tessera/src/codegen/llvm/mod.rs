@@ -26,6 +26,7 @@ mod atomic;
 mod bounds_checks;
 mod closure;
 mod expr;
+mod gathers;
 mod intrinsics;
 mod linear;
 mod parity;
@@ -70,9 +71,8 @@ pub(super) struct Codegen<'ctx> {
     tasks: usize,
     /// Inside an `Atomic` statement: stores are atomic read-modify-writes (`atomic`).
     atomic_stores: bool,
-    /// The varying parts of gather indices that several gathers of the store being made
-    /// share (`vector::scalar_gather`).
-    shared_gather_indices: std::collections::HashSet<crate::ir::Expr>,
+    /// The gathers of the store being made that can share work (`gathers`).
+    gather_groups: gathers::GatherGroups<'ctx>,
 }
 
 /// Where a buffer's elements are: flat index 0 at `base`, elements of type `elem`.
@@ -257,7 +257,7 @@ impl<'ctx> Codegen<'ctx> {
             f: FunctionState::new(entry, block, ctx),
             tasks: 0,
             atomic_stores: false,
-            shared_gather_indices: Default::default(),
+            gather_groups: Default::default(),
         }
     }
 

@@ -12,12 +12,6 @@
 //! Rust API guarantees it (output buffers are borrowed mutably, inputs own their data); the
 //! AOT header states it as a requirement.
 
-// `Expr` keys are sound: hashing and equality are structural and ignore the Func and RDom
-// links (the interior mutability clippy sees).
-#![allow(clippy::mutable_key_type)]
-
-use std::collections::{HashMap, HashSet};
-
 use inkwell::basic_block::BasicBlock;
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{BasicValue, MetadataValue, PointerValue};
@@ -26,7 +20,6 @@ use super::linear::Linear;
 use super::values::{Built, Value};
 use super::{Codegen, Storage};
 use crate::error::{Error, Result};
-use crate::ir::visit::visit_exprs;
 use crate::ir::{BinaryOp, Expr, ExprKind, Symbol, Type};
 
 /// How a plain load or store is made: its alignment (the element's size) and the TBAA tag
@@ -58,67 +51,12 @@ pub(super) enum Layout<'ctx> {
 
 /// The type vector indices of type `ty` address memory in: themselves, or i64 for unsigned
 /// indices (addressing sign-extends narrower integers).
-fn gather_index_type(ty: Type) -> Type {
+pub(super) fn gather_index_type(ty: Type) -> Type {
     if ty.is_uint() {
         Type::i64().with_lanes(ty.lanes)
     } else {
         ty
     }
-}
-
-/// The integer vector `e` as a varying part plus a uniform scalar offset, each absent when
-/// it is zero: sums, differences and products by broadcasts are distributed, which is exact
-/// in wrapping arithmetic. Anything else is varying as a whole.
-fn uniform_offset(e: &Expr) -> (Option<Expr>, Option<Expr>) {
-    let combine = |op: BinaryOp, a: Option<Expr>, b: Option<Expr>| match (a, b) {
-        (Some(a), Some(b)) => Some(Expr::binary(op, a, b)),
-        (Some(a), None) => Some(a),
-        (None, Some(b)) if op == BinaryOp::Sub => {
-            Some(Expr::binary(BinaryOp::Sub, Expr::zero(b.ty()), b))
-        }
-        (None, b) => b,
-    };
-    match e.kind() {
-        ExprKind::Broadcast(s) if s.ty().is_scalar() => (None, Some(s.clone())),
-        ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
-            let ((av, ao), (bv, bo)) = (uniform_offset(a), uniform_offset(b));
-            (combine(*op, av, bv), combine(*op, ao, bo))
-        }
-        ExprKind::Binary(BinaryOp::Mul, a, b) => {
-            let (factor, other) = match (a.kind(), b.kind()) {
-                (_, ExprKind::Broadcast(k)) if k.ty().is_scalar() => (k, a),
-                (ExprKind::Broadcast(k), _) if k.ty().is_scalar() => (k, b),
-                _ => return (Some(e.clone()), None),
-            };
-            let (varying, offset) = uniform_offset(other);
-            let lanes = e.ty().lanes;
-            (
-                varying.map(|v| Expr::binary(BinaryOp::Mul, v, factor.clone().broadcast_to(lanes))),
-                offset.map(|o| Expr::binary(BinaryOp::Mul, o, factor.clone())),
-            )
-        }
-        _ => (Some(e.clone()), None),
-    }
-}
-
-/// The varying parts (`uniform_offset`) of vector load indices in `e` that two or more of
-/// its loads share.
-fn shared_varying_indices(e: &Expr) -> HashSet<Expr> {
-    let mut uses: HashMap<Expr, usize> = HashMap::new();
-    visit_exprs(e, &mut |node| {
-        if let ExprKind::Load { index, .. } = node.kind() {
-            if index.ty().is_vector() {
-                if let (Some(varying), Some(_)) = uniform_offset(index) {
-                    *uses.entry(varying).or_default() += 1;
-                }
-            }
-        }
-        true
-    });
-    uses.into_iter()
-        .filter(|&(_, n)| n >= 2)
-        .map(|(varying, _)| varying)
-        .collect()
 }
 
 impl<'ctx> Codegen<'ctx> {
@@ -335,7 +273,8 @@ impl<'ctx> Codegen<'ctx> {
                         return Ok(self.loaded_value(v, ty));
                     }
                     if self.target.prefers_scalar_gathers() {
-                        let v = self.scalar_gather(ty, storage.base, index, indices, access)?;
+                        let v =
+                            self.scalar_gather(ty, buffer, storage.base, index, indices, access)?;
                         return Ok(self.loaded_value(v, ty));
                     }
                 }
@@ -364,12 +303,9 @@ impl<'ctx> Codegen<'ctx> {
         if self.store_by_runs(buffer, index, value, predicate)? {
             return Ok(());
         }
-        let shared = std::mem::replace(
-            &mut self.shared_gather_indices,
-            shared_varying_indices(value),
-        );
+        let groups = self.enter_gather_groups(value);
         let stored = self.store_value(buffer, index, value.ty(), predicate, |cg| cg.expr(value));
-        self.shared_gather_indices = shared;
+        self.gather_groups = groups;
         stored
     }
 
@@ -480,50 +416,7 @@ impl<'ctx> Codegen<'ctx> {
         picked
     }
 
-    /// A gather as one scalar load per lane, from 32-bit indices as Halide does: LLVM's own
-    /// scalarization extracts 64-bit pointers, which is slower. An index `v + x(s)` with a
-    /// uniform part `s` whose `v` other gathers of the same store share (the corners of a
-    /// grid cell, the channels of a pixel) takes the lanes of `v`, extracted once for all of
-    /// them, and adds `s` to each as a scalar: moving a lane out of a vector takes the same
-    /// shuffle unit as putting the loaded value into one, and the two together are what a
-    /// gather lane costs. (A gather alone keeps the vector sum: a scalar add per lane would
-    /// cost more than it saves.) The scalar add wraps in the index's own type, exactly as
-    /// the vector sum it replaces. (Not `map_lanes`: the lanes are of the storage type.)
-    fn scalar_gather(
-        &mut self,
-        ty: Type,
-        base: PointerValue<'ctx>,
-        index: &Expr,
-        indices: Value<'ctx>,
-        access: Access<'ctx>,
-    ) -> Result<Value<'ctx>> {
-        let mem = self.storage_type(ty);
-        let elem = self.storage_type(ty.element());
-        let index_ty = index.ty().element();
-        let split = match uniform_offset(index) {
-            (Some(varying), Some(offset)) if self.shared_gather_indices.contains(&varying) => {
-                let v = self.expr(&varying)?;
-                Some((v, self.expr(&offset)?))
-            }
-            _ => None,
-        };
-        let mut v = mem.const_zero();
-        for lane in 0..ty.lanes as u32 {
-            let i = match split {
-                Some((varying, offset)) => {
-                    let lane_index = self.extract(varying, lane);
-                    let i = self.binary(BinaryOp::Add, lane_index, offset, index_ty, None);
-                    self.cast(i, index_ty, gather_index_type(index_ty))
-                }
-                None => self.extract(indices, lane),
-            };
-            let x = self.load_scalar(elem, base, i, access);
-            v = self.insert(v, x, lane);
-        }
-        Ok(v)
-    }
-
-    fn load_scalar(
+    pub(super) fn load_scalar(
         &self,
         elem: BasicTypeEnum<'ctx>,
         base: PointerValue<'ctx>,
