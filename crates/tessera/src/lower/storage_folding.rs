@@ -11,6 +11,8 @@ use std::collections::{HashMap, HashSet};
 use super::bounds_inference::{touching, union_boxes};
 use super::realization_order::Environment;
 use crate::analysis::bounds::Scope;
+use crate::analysis::constant_bound::constant_upper_bound;
+use crate::analysis::monotonic::monotonicity;
 use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt, Box};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
@@ -351,9 +353,17 @@ fn window_extent(
         (min, max) = (inline_lets(&min), inline_lets(&max));
         extent = extent_of(&min, &max);
     }
-    let e = extent.as_int_const().ok_or_else(|| {
-        format!("the extent of its region in one iteration of {v}, {extent}, is not a constant")
-    })? as i64;
+    // An extent that varies (a `GuardWithIf` tail's last window is shorter) folds by its
+    // constant upper bound, as Halide's: each iteration's window, moving only forward,
+    // still fits in the fold.
+    let e = extent
+        .as_int_const()
+        .or_else(|| constant_upper_bound(&extent, &Scope::new()))
+        .ok_or_else(|| {
+            format!(
+                "the extent of its region in one iteration of {v}, {extent}, has no constant upper bound"
+            )
+        })? as i64;
     let v_expr = Expr::var(v, Type::i32());
     let next = |x: &Expr| {
         substitute(
@@ -362,7 +372,12 @@ fn window_extent(
             &Expr::binary(BinaryOp::Add, v_expr.clone(), Expr::i32(1)),
         )
     };
-    let moves_forward = |x: &Expr| can_prove(&Expr::binary(BinaryOp::Ge, next(x), x.clone()));
+    // The comparison proves shifts (`y - 1` to `y`); the structure, clamps the simplifier
+    // does not compare (`min(y, max)` never decreasing as `y` grows).
+    let moves_forward = |x: &Expr| {
+        monotonicity(x, v, &HashMap::new()).never_decreases()
+            || can_prove(&Expr::binary(BinaryOp::Ge, next(x), x.clone()))
+    };
     if !(1..=1 << 20).contains(&e) {
         return Err(format!("its region in one iteration of {v} has extent {e}"));
     }
