@@ -690,15 +690,24 @@ fn a_root_producer_of_guarded_tiles_is_allocated_what_they_read() {
         let g = Func::new("g");
         g.define(x, f.at(x) * 2).unwrap();
         g.split_with_tail(x, "xo", "xi", outer as i32, TailStrategy::GuardWithIf);
-        f.compute_at(&g, "xo")
-            .split_with_tail(x, "xo", "xi", inner as i32, TailStrategy::GuardWithIf);
+        f.compute_at(&g, "xo").split_with_tail(
+            x,
+            "xo",
+            "xi",
+            inner as i32,
+            TailStrategy::GuardWithIf,
+        );
         let run = check(&g, &TestInputs::new(), &[0], &[size]);
         let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
             panic!("g is i32");
         };
         for i in 0..size {
             let want = ((i * 3 + 1) - 2) * 2;
-            assert_eq!(out.get(&[i]) as i64, want, "{size} by {outer}, {inner}: g({i})");
+            assert_eq!(
+                out.get(&[i]) as i64,
+                want,
+                "{size} by {outer}, {inner}: g({i})"
+            );
         }
         assert_eq!(
             run.allocation("in"),
@@ -736,7 +745,11 @@ fn a_producer_folds_over_the_rows_of_a_guarded_strip() {
         for yy in 0..height {
             for xx in 0..width {
                 let want = e(xx, yy - 1) + e(xx, yy) * 2 + e(xx, yy + 1);
-                assert_eq!(out.get(&[xx, yy]) as i64, want, "{width}x{height} by {strip}");
+                assert_eq!(
+                    out.get(&[xx, yy]) as i64,
+                    want,
+                    "{width}x{height} by {strip}"
+                );
             }
         }
         assert_eq!(run.allocation("expensive"), 4 * width as u64);

@@ -638,9 +638,7 @@ impl<'a> BoxCollector<'a> {
             _ => self.expand(e, &self.narrowed_lets),
         };
         match condition.kind() {
-            ExprKind::Binary(op, a, b) if op.is_comparison() => {
-                Expr::binary(*op, side(a), side(b))
-            }
+            ExprKind::Binary(op, a, b) if op.is_comparison() => Expr::binary(*op, side(a), side(b)),
             ExprKind::Binary(op @ (BinaryOp::And | BinaryOp::Or), a, b) => Expr::binary(
                 *op,
                 self.comparands_expanded(a),

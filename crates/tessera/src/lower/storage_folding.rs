@@ -1,5 +1,5 @@
 //! Storage folding (Halide §4.3): when every access to a Func happens inside one serial loop,
-//! each iteration touches a window of constant extent E in some dimension, and that window
+//! each iteration touches a window of extent at most a constant E in some dimension, and that window
 //! only moves forward, the storage in that dimension is folded to F (the power of two ≥ E,
 //! or the factor `fold_storage` asks for): coordinate c is stored at c mod F. Sliding-window
 //! schedules thereby keep just a few rows. A fold the schedule asks for that cannot be proven
@@ -11,10 +11,10 @@ use std::collections::{HashMap, HashSet};
 use super::bounds_inference::{touching, union_boxes};
 use super::realization_order::Environment;
 use crate::analysis::bounds::Scope;
-use crate::analysis::constant_bound::constant_upper_bound;
-use crate::analysis::monotonic::monotonicity;
 use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt, Box};
+use crate::analysis::constant_bound::constant_upper_bound;
 use crate::analysis::interval::Interval;
+use crate::analysis::monotonic::monotonicity;
 use crate::error::{Error, Result};
 use crate::ir::substitute::{inline_lets, substitute, substitute_map, uses_var};
 use crate::ir::visit::{mutate_exprs, visit_exprs};
@@ -404,7 +404,7 @@ fn let_count(e: &Expr) -> usize {
 
 /// The fold factor for dimension `d` of `func` when the schedule does not choose one, and
 /// the loop it folds over: the outermost serial loop containing every access to `func`
-/// along which the window has a constant extent, starting at `outer`. A loop inside another
+/// along which the window has an extent bounded by a constant, starting at `outer`. A loop inside another
 /// is passed over when the Func may reuse, in one iteration of an enclosing loop, points
 /// of its previous iteration (it slides there), since folding inside would have overwritten
 /// them: when its window along the enclosing loop overlaps the previous iteration's in
