@@ -17,7 +17,7 @@ use crate::analysis::interval::Interval;
 use crate::analysis::monotonic::monotonicity;
 use crate::error::{Error, Result};
 use crate::ir::substitute::{inline_lets, substitute, substitute_map, uses_var};
-use crate::ir::visit::{mutate_exprs, visit_exprs};
+use crate::ir::visit::{mutate_exprs, node_count, visit_exprs};
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol, Type};
 use crate::lang::func::calls_func_named;
 use crate::simplify::{can_prove, simplify};
@@ -355,10 +355,15 @@ fn window_extent(
     }
     // An extent that varies (a `GuardWithIf` tail's last window is shorter) folds by its
     // constant upper bound, as Halide's: each iteration's window, moving only forward,
-    // still fits in the fold.
+    // still fits in the fold. Only a small extent is searched for one: the search splits
+    // every min and max, and a deep cascade's windows nest dozens of them.
     let e = extent
         .as_int_const()
-        .or_else(|| constant_upper_bound(&extent, &Scope::new()))
+        .or_else(|| {
+            (node_count(&extent) <= BOUNDED_EXTENT_NODES)
+                .then(|| constant_upper_bound(&extent, &Scope::new()))
+                .flatten()
+        })
         .ok_or_else(|| {
             format!(
                 "the extent of its region in one iteration of {v}, {extent}, has no constant upper bound"
@@ -388,6 +393,9 @@ fn window_extent(
     }
     Ok(e)
 }
+
+/// The largest extent (in nodes) `window_extent` searches for a constant upper bound.
+const BOUNDED_EXTENT_NODES: usize = 48;
 
 /// The most lets `window_extent` inlines into a window's bounds.
 const INLINED_LETS: usize = 6;
