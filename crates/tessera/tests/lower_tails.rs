@@ -657,3 +657,101 @@ fn predicate_on_an_update() {
         }
     }
 }
+
+/// Output sizes and split factors for the guarded-tile cases below: sizes that are mostly
+/// not multiples of the factors, from a seeded generator (`TESSERA_SEED`).
+fn guarded_cases(what: &str, default_seed: u64) -> Vec<(i64, i64, i64)> {
+    use rand::{Rng, SeedableRng};
+    let (seed, cases) = lower_common::fuzz_seeds(what, default_seed, 8);
+    (seed..seed + cases)
+        .map(|s| {
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(s);
+            let outer = rng.random_range(2..=24);
+            let inner = rng.random_range(1..=outer + 3);
+            let size = rng.random_range(1..=5 * outer);
+            (size, outer, inner)
+        })
+        .collect()
+}
+
+#[test]
+fn a_root_producer_of_guarded_tiles_is_allocated_what_they_read() {
+    // in -> f -> g, g split GuardWithIf, f computed per tile of g and split GuardWithIf
+    // itself: the last tile and f's last piece in it stop at g's end, so `in` holds exactly
+    // g's points, whatever the factors (the tail's narrowing and f's region both come from
+    // g's tile, whose ends cancel only when correlated).
+    for (size, outer, inner) in guarded_cases("guarded tiles", 7100) {
+        let x = Var::new("x");
+        let input = Func::new("in");
+        input.define(x, x * 3 + 1).unwrap();
+        input.compute_root();
+        let f = Func::new("f");
+        f.define(x, input.at(x) - 2).unwrap();
+        let g = Func::new("g");
+        g.define(x, f.at(x) * 2).unwrap();
+        g.split_with_tail(x, "xo", "xi", outer as i32, TailStrategy::GuardWithIf);
+        f.compute_at(&g, "xo").split_with_tail(
+            x,
+            "xo",
+            "xi",
+            inner as i32,
+            TailStrategy::GuardWithIf,
+        );
+        let run = check(&g, &TestInputs::new(), &[0], &[size]);
+        let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
+            panic!("g is i32");
+        };
+        for i in 0..size {
+            let want = ((i * 3 + 1) - 2) * 2;
+            assert_eq!(
+                out.get(&[i]) as i64,
+                want,
+                "{size} by {outer}, {inner}: g({i})"
+            );
+        }
+        assert_eq!(
+            run.allocation("in"),
+            size as u64,
+            "{size} split by {outer} then {inner}"
+        );
+    }
+}
+
+#[test]
+fn a_producer_folds_over_the_rows_of_a_guarded_strip() {
+    // A 3-row stencil over `expensive`, stored per strip of a GuardWithIf row split and
+    // computed per row, folds to 4 rows: the window of the strip's last rows is shorter,
+    // but never more than 3 rows, and only moves down.
+    for (height, strip, width) in guarded_cases("guarded folds", 7200) {
+        let (x, y) = (Var::new("x"), Var::new("y"));
+        let expensive = Func::new("expensive");
+        expensive.define((x, y), x * 3 + y * 5).unwrap();
+        let dst = Func::new("dst");
+        dst.define(
+            (x, y),
+            expensive.at((x, y - 1)) + expensive.at((x, y)) * 2 + expensive.at((x, y + 1)),
+        )
+        .unwrap();
+        dst.split_with_tail(y, "yo", "yi", strip as i32, TailStrategy::GuardWithIf);
+        expensive
+            .compute_at(&dst, "yi")
+            .store_at(&dst, "yo")
+            .fold_storage(y, 4);
+        let run = check(&dst, &TestInputs::new(), &[0, 0], &[width, height]);
+        let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
+            panic!("dst is i32");
+        };
+        let e = |x: i64, y: i64| x * 3 + y * 5;
+        for yy in 0..height {
+            for xx in 0..width {
+                let want = e(xx, yy - 1) + e(xx, yy) * 2 + e(xx, yy + 1);
+                assert_eq!(
+                    out.get(&[xx, yy]) as i64,
+                    want,
+                    "{width}x{height} by {strip}"
+                );
+            }
+        }
+        assert_eq!(run.allocation("expensive"), 4 * width as u64);
+    }
+}

@@ -22,7 +22,7 @@ use super::fold;
 use super::interval::Interval;
 use crate::ir::substitute::{free_vars, substitute, uses_var};
 use crate::ir::visit::{node_count, reads_memory};
-use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Stmt, StmtKind, Symbol, UnaryOp};
+use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, Stmt, StmtKind, Symbol, UnaryOp};
 use crate::simplify::simplify;
 
 /// A varying let whose expansion has at most this many nodes is expanded where it is used;
@@ -594,6 +594,8 @@ impl<'a> BoxCollector<'a> {
         narrow: Narrow,
         f: impl FnOnce(&mut Self),
     ) {
+        let original = condition;
+        let condition = &self.comparands_expanded(condition);
         let c = self.bounder.bounds(condition);
         let possible = if truth {
             c.max
@@ -612,7 +614,7 @@ impl<'a> BoxCollector<'a> {
         let outer_guard = std::mem::replace(&mut self.guard, guard);
         let pushed = self.bounder.restrict(condition, truth, narrow);
         let outer_narrowed = self.narrowed_lets.len();
-        let narrowed = free_vars(condition)
+        let narrowed = free_vars(original)
             .into_iter()
             .filter(|v| self.varying_lets.iter().any(|l| l.name == *v));
         self.narrowed_lets.extend(narrowed);
@@ -622,6 +624,40 @@ impl<'a> BoxCollector<'a> {
             self.bounder.pop();
         }
         self.guard = outer_guard;
+    }
+
+    /// `condition` with each side of its comparisons that is not a variable expanded through
+    /// the varying lets (but those a condition already narrows) and simplified, so the
+    /// variable on the other side is narrowed by a bound in which correlated lets cancel: a
+    /// `GuardWithIf` tail's `x < x.min + ((x.max - x.min) + 1)` narrows `x` to `x.max`, not to
+    /// the sum of the widest ranges of the region's min and max over the loops outside.
+    fn comparands_expanded(&self, condition: &Expr) -> Expr {
+        let side = |e: &Expr| match e.kind() {
+            ExprKind::Var(_) | ExprKind::RVar(..) | ExprKind::Param(_) => e.clone(),
+            ExprKind::Broadcast(v) if matches!(v.kind(), ExprKind::Var(_)) => e.clone(),
+            _ => self.expand(e, &self.narrowed_lets),
+        };
+        match condition.kind() {
+            ExprKind::Binary(op, a, b) if op.is_comparison() => Expr::binary(*op, side(a), side(b)),
+            ExprKind::Binary(op @ (BinaryOp::And | BinaryOp::Or), a, b) => Expr::binary(
+                *op,
+                self.comparands_expanded(a),
+                self.comparands_expanded(b),
+            ),
+            ExprKind::Unary(UnaryOp::Not, a) => {
+                Expr::unary(UnaryOp::Not, self.comparands_expanded(a))
+            }
+            ExprKind::Call {
+                kind: CallKind::Intrinsic(op @ (Intrinsic::Likely | Intrinsic::LikelyIfInnermost)),
+                args,
+                ..
+            } => Expr::intrinsic(
+                condition.ty(),
+                *op,
+                vec![self.comparands_expanded(&args[0])],
+            ),
+            _ => condition.clone(),
+        }
     }
 
     /// Runs `f` with `name` ranging over `interval`.

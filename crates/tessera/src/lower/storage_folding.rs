@@ -1,5 +1,5 @@
 //! Storage folding (Halide §4.3): when every access to a Func happens inside one serial loop,
-//! each iteration touches a window of constant extent E in some dimension, and that window
+//! each iteration touches a window of extent at most a constant E in some dimension, and that window
 //! only moves forward, the storage in that dimension is folded to F (the power of two ≥ E,
 //! or the factor `fold_storage` asks for): coordinate c is stored at c mod F. Sliding-window
 //! schedules thereby keep just a few rows. A fold the schedule asks for that cannot be proven
@@ -12,10 +12,12 @@ use super::bounds_inference::{touching, union_boxes};
 use super::realization_order::Environment;
 use crate::analysis::bounds::Scope;
 use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt, Box};
+use crate::analysis::constant_bound::constant_upper_bound;
 use crate::analysis::interval::Interval;
+use crate::analysis::monotonic::monotonicity;
 use crate::error::{Error, Result};
 use crate::ir::substitute::{inline_lets, substitute, substitute_map, uses_var};
-use crate::ir::visit::{mutate_exprs, visit_exprs};
+use crate::ir::visit::{mutate_exprs, node_count, visit_exprs};
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol, Type};
 use crate::lang::func::calls_func_named;
 use crate::simplify::{can_prove, simplify};
@@ -351,9 +353,22 @@ fn window_extent(
         (min, max) = (inline_lets(&min), inline_lets(&max));
         extent = extent_of(&min, &max);
     }
-    let e = extent.as_int_const().ok_or_else(|| {
-        format!("the extent of its region in one iteration of {v}, {extent}, is not a constant")
-    })? as i64;
+    // An extent that varies (a `GuardWithIf` tail's last window is shorter) folds by its
+    // constant upper bound, as Halide's: each iteration's window, moving only forward,
+    // still fits in the fold. Only a small extent is searched for one: the search splits
+    // every min and max, and a deep cascade's windows nest dozens of them.
+    let e = extent
+        .as_int_const()
+        .or_else(|| {
+            (node_count(&extent) <= BOUNDED_EXTENT_NODES)
+                .then(|| constant_upper_bound(&extent, &Scope::new()))
+                .flatten()
+        })
+        .ok_or_else(|| {
+            format!(
+                "the extent of its region in one iteration of {v}, {extent}, has no constant upper bound"
+            )
+        })? as i64;
     let v_expr = Expr::var(v, Type::i32());
     let next = |x: &Expr| {
         substitute(
@@ -362,7 +377,12 @@ fn window_extent(
             &Expr::binary(BinaryOp::Add, v_expr.clone(), Expr::i32(1)),
         )
     };
-    let moves_forward = |x: &Expr| can_prove(&Expr::binary(BinaryOp::Ge, next(x), x.clone()));
+    // The comparison proves shifts (`y - 1` to `y`); the structure, clamps the simplifier
+    // does not compare (`min(y, max)` never decreasing as `y` grows).
+    let moves_forward = |x: &Expr| {
+        monotonicity(x, v, &HashMap::new()).never_decreases()
+            || can_prove(&Expr::binary(BinaryOp::Ge, next(x), x.clone()))
+    };
     if !(1..=1 << 20).contains(&e) {
         return Err(format!("its region in one iteration of {v} has extent {e}"));
     }
@@ -373,6 +393,9 @@ fn window_extent(
     }
     Ok(e)
 }
+
+/// The largest extent (in nodes) `window_extent` searches for a constant upper bound.
+const BOUNDED_EXTENT_NODES: usize = 48;
 
 /// The most lets `window_extent` inlines into a window's bounds.
 const INLINED_LETS: usize = 6;
@@ -389,7 +412,7 @@ fn let_count(e: &Expr) -> usize {
 
 /// The fold factor for dimension `d` of `func` when the schedule does not choose one, and
 /// the loop it folds over: the outermost serial loop containing every access to `func`
-/// along which the window has a constant extent, starting at `outer`. A loop inside another
+/// along which the window has an extent bounded by a constant, starting at `outer`. A loop inside another
 /// is passed over when the Func may reuse, in one iteration of an enclosing loop, points
 /// of its previous iteration (it slides there), since folding inside would have overwritten
 /// them: when its window along the enclosing loop overlaps the previous iteration's in

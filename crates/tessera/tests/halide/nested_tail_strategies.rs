@@ -86,8 +86,7 @@ fn check_sizes(out: &Func, tails: &[TailStrategy]) {
 use TailStrategy::{GuardWithIf, RoundUp};
 
 /// The compositions for which Tessera allocates more of `in` than Halide allows.
-const TWO_STAGES_TOO_LARGE: [[TailStrategy; 2]; 2] =
-    [[GuardWithIf, RoundUp], [GuardWithIf, GuardWithIf]];
+const TWO_STAGES_TOO_LARGE: [[TailStrategy; 2]; 1] = [[GuardWithIf, RoundUp]];
 const THREE_STAGES_TOO_LARGE: [[TailStrategy; 3]; 2] = [
     [RoundUp, GuardWithIf, RoundUp],
     [RoundUp, GuardWithIf, GuardWithIf],
@@ -106,9 +105,9 @@ fn two_stages_one_computed_in_tiles_of_the_other() {
 }
 
 #[test]
-#[ignore = "in is allocated 448 elements for a 256-point output (258 for 130) vs Halide's at \
-            most 260 (134), with g split by 64 GuardWithIf and f by 8 GuardWithIf or RoundUp"]
-fn two_stages_guarded_then_guarded_or_rounded_up() {
+#[ignore = "in is allocated 448 elements for a 256-point output vs Halide's at most 260, with g \
+            split by 64 GuardWithIf and f by 8 RoundUp"]
+fn two_stages_guarded_then_rounded_up() {
     for [t1, t2] in TWO_STAGES_TOO_LARGE {
         two_stages(t1, t2);
     }

@@ -47,7 +47,6 @@ fn slide_over(tail: TailStrategy) {
 }
 
 #[test]
-#[ignore = "refused: expensive.fold_storage(y, 4): the extent of its region in one iteration of dst's inner row loop (min(dst.s0.y.max, ...) - ... + 3, under the GuardWithIf split) is not a constant"]
 fn slides_over_a_guard_with_if_split() {
     slide_over(TailStrategy::GuardWithIf);
 }
