@@ -10,13 +10,6 @@ mod lower_common;
 use lower_common::{check, u8_image, TestInputs};
 use tessera::prelude::*;
 
-fn i32_values(run: &lower_common::Checked, index: usize) -> &Buffer<i32> {
-    match &run.realization.buffers[index] {
-        AnyBuffer::I32(b) => b,
-        other => panic!("i32 expected, got {:?}", other.ty()),
-    }
-}
-
 #[test]
 fn a_histogram_with_no_pure_definition_starts_from_zero() {
     let input = ImageParam::new(Type::u8(), 2, "input");
@@ -43,11 +36,7 @@ fn a_histogram_with_no_pure_definition_starts_from_zero() {
         reference[usize::from(*v / 16)] += 1;
     }
     for (bin, count) in reference.iter().enumerate() {
-        assert_eq!(
-            i32_values(&run, 0).get(&[bin as i64]),
-            3 * count,
-            "bin {bin}"
-        );
+        assert_eq!(run.i32_values(0).get(&[bin as i64]), 3 * count, "bin {bin}");
     }
 }
 
@@ -95,7 +84,7 @@ fn compound_updates_from_each_identity() {
             // 1 / 2 is 0 in Euclidean division, then x - y is added.
             let h = xx - yy;
             let at = [i64::from(xx), i64::from(yy)];
-            assert_eq!(i32_values(&run, 0).get(&at), d + p + h, "at {at:?}");
+            assert_eq!(run.i32_values(0).get(&at), d + p + h, "at {at:?}");
             assert_eq!(floats.get(&at), f, "at {at:?}");
         }
     }
@@ -152,8 +141,8 @@ fn undef_inside_a_sum_stores_only_where_the_select_chooses_a_value() {
             let scattered = if xx % 2 == 0 && xx < 6 { xx / 2 + 1 } else { 0 };
             let first = xx + yy + if xx % 3 == 0 { 2 * yy } else { 0 };
             let at = [i64::from(xx), i64::from(yy)];
-            assert_eq!(i32_values(&run, 0).get(&at), first + scattered, "at {at:?}");
-            assert_eq!(i32_values(&run, 1).get(&at), xx * yy, "at {at:?}");
+            assert_eq!(run.i32_values(0).get(&at), first + scattered, "at {at:?}");
+            assert_eq!(run.i32_values(1).get(&at), xx * yy, "at {at:?}");
         }
     }
 }
@@ -190,7 +179,7 @@ fn an_intermediate_pure_definition_leaving_an_element_for_its_updates() {
             let first = xx * 3 + yy;
             let want = first * 2 + 100 * (first - 7);
             let at = [i64::from(xx), i64::from(yy)];
-            assert_eq!(i32_values(&run, 0).get(&at), want, "at {at:?}");
+            assert_eq!(run.i32_values(0).get(&at), want, "at {at:?}");
         }
     }
 }

@@ -30,13 +30,6 @@ fn vectorized_tiles(f: &Func, x: Var, y: Var, fx: i32, fy: i32, tail: TailStrate
         .vectorize_loop("yi");
 }
 
-fn i32_output(run: &lower_common::Checked) -> &Buffer<i32> {
-    match &run.realization.buffers[0] {
-        AnyBuffer::I32(b) => b,
-        _ => panic!("the output is i32"),
-    }
-}
-
 #[test]
 fn a_vectorized_tile_reads_and_writes_its_rows_densely() {
     let input = ImageParam::new(Type::i32(), 2, "input");
@@ -48,7 +41,7 @@ fn a_vectorized_tile_reads_and_writes_its_rows_densely() {
     let image = input_image(42, 23);
     let inputs = TestInputs::new().image(&input, image.clone());
     let run = check(&f, &inputs, &[0, 0], &[41, 23]);
-    let out = i32_output(&run);
+    let out = run.i32_values(0);
     out.for_each_coord(|p| {
         let want = image.get(&[p[0], p[1]]) * 2 + image.get(&[p[0] + 1, p[1]]);
         assert_eq!(out.get(p), want, "{p:?}");
@@ -88,7 +81,7 @@ fn producer_inside_vectorized_tiles(tail: TailStrategy) {
     let image = input_image(40, 12);
     let inputs = TestInputs::new().image(&input, image.clone());
     let run = check(&g, &inputs, &[0, 0], &[13, 11]);
-    let out = i32_output(&run);
+    let out = run.i32_values(0);
     out.for_each_coord(|p| {
         let fv = |x: i64, y: i64| image.get(&[x, y]) + image.get(&[x, y + 1]);
         let want: i32 = (0..3).map(|r| fv(p[0] + r * (p[0] % 3), p[1])).sum();

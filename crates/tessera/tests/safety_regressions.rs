@@ -359,7 +359,8 @@ fn a_buffer_past_32_bit_coordinates_is_refused() {
 /// reads must be in bounds wherever the select runs, not only where its condition picks
 /// that value: both the input checks and the storage of a Func read by one side cover the
 /// whole range. (Bounds inference once narrowed each side to its condition, and the JIT
-/// read `im(10..99)` from a 10-element image.)
+/// read `im(10..99)` from a 10-element image.) The Func computes only the points whose
+/// values are used (`lower_select_regions.rs`); its storage still holds every point read.
 #[test]
 fn what_either_side_of_a_select_reads_is_in_bounds_everywhere() {
     let im = ImageParam::new(Type::f32(), 1, "im");
@@ -392,7 +393,11 @@ fn what_either_side_of_a_select_reads_is_in_bounds_everywhere() {
     let h = Func::new("h");
     h.define(x, select(x.lt(10), g.at(x), -1)).unwrap();
     let run = check(&h, &TestInputs::new(), &[0], &[100]);
-    assert_eq!(run.provides("g"), 100, "g covers what the select reads");
+    assert!(
+        run.allocation("g") >= 100,
+        "g's storage covers what the select reads"
+    );
+    assert_eq!(run.provides("g"), 10, "g computes what the select uses");
 }
 
 /// Two inline reductions of one kind in one pipeline (a local variance from two `sum`s):

@@ -763,6 +763,32 @@ impl<'a> Bounder<'a> {
     }
 }
 
+/// Whether `Bounder::restrict` can narrow a variable under some truth of `condition`: a
+/// scalar condition with a comparison (under `&&`, `||`, `!` and `likely`) of which one side
+/// is an integer variable or parameter. Everything else narrows nothing.
+pub fn may_narrow(condition: &Expr) -> bool {
+    let variable = |e: &Expr| {
+        matches!(
+            e.kind(),
+            ExprKind::Var(_) | ExprKind::RVar(..) | ExprKind::Param(_)
+        ) && !e.ty().is_float()
+    };
+    if condition.ty().lanes != 1 {
+        return false;
+    }
+    match condition.kind() {
+        ExprKind::Binary(BinaryOp::And | BinaryOp::Or, a, b) => may_narrow(a) || may_narrow(b),
+        ExprKind::Unary(UnaryOp::Not, a) => may_narrow(a),
+        ExprKind::Call {
+            kind: CallKind::Intrinsic(Intrinsic::Likely | Intrinsic::LikelyIfInnermost),
+            args,
+            ..
+        } => may_narrow(&args[0]),
+        ExprKind::Binary(op, a, b) if op.is_comparison() => variable(a) || variable(b),
+        _ => false,
+    }
+}
+
 /// Which variables a condition narrows (`Bounder::restrict`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Narrow {

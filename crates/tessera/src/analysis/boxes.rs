@@ -17,11 +17,11 @@ use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 
-use super::bounds::{simplified, Bounder, Narrow, Scope};
+use super::bounds::{may_narrow, simplified, Bounder, Narrow, Scope};
 use super::fold;
 use super::interval::Interval;
 use crate::ir::substitute::{free_vars, substitute, uses_var};
-use crate::ir::visit::{node_count, reads_memory};
+use crate::ir::visit::{node_count, reads_memory, visit_exprs};
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, Stmt, StmtKind, Symbol, UnaryOp};
 use crate::simplify::simplify;
 
@@ -170,10 +170,13 @@ pub fn boxes_required_stmt(s: &Stmt, scope: &Scope) -> HashMap<Symbol, Box> {
     c.finish()
 }
 
-/// `boxes_required_stmt` where each let named in `within` ranges only over the part of its
-/// value's interval inside the given one (whose ends may use the lets of `s` around it), and
-/// is bounded by name where used, not expanded: what the code reads for those values of the
-/// let alone.
+/// The regions whose values `s` uses, for bounds inference: `boxes_required_stmt` where each
+/// let named in `within` ranges only over the part of its value's interval inside the given
+/// one (whose ends may use the lets of `s` around it), and is bounded by name where used, not
+/// expanded: what the code reads for those values of the let alone. Each arm of a `select`
+/// whose condition may narrow a variable, and whose arms read nothing in common
+/// (`narrows_arms`), is analysed under its truth of the condition, as an `if`'s branches are (`h(x) = select(x < 100, f(x), g(x))` uses f only below 100, Halide's
+/// concat): native code reads the other arm too, but throws what it read away.
 pub fn boxes_required_stmt_within(
     s: &Stmt,
     scope: &Scope,
@@ -181,15 +184,18 @@ pub fn boxes_required_stmt_within(
 ) -> HashMap<Symbol, Box> {
     let mut c = BoxCollector::new(scope, Regions::Required);
     c.within = Some(within);
+    c.select_arms = SelectArms::TakenOnly;
     c.visit_stmt(s);
     c.finish()
 }
 
 /// `boxes_required_stmt`, leaving out each Func's reads by the code consuming it directly:
 /// a read inside the Func's `consume` node counts only inside a production nested there of
-/// a Func other than `output`. What remains is what the Func's storage must hold beyond the
-/// region bounds inference gave it: its consumers read inside that region, but the points
-/// the consumers produced there compute beyond their own regions may read outside it.
+/// a Func other than `output`, or inside an arm of a `select` its condition narrows
+/// (`narrows_arms`). What remains is what the Func's storage must hold beyond the region bounds
+/// inference gave it: its consumers read inside that region, but for the arms of such
+/// selects (the region covers each arm only where it is taken, native code reads both) and
+/// the points the consumers produced there compute beyond their own regions.
 pub fn boxes_required_stmt_by_producers(
     s: &Stmt,
     scope: &Scope,
@@ -201,6 +207,7 @@ pub fn boxes_required_stmt_by_producers(
         depth: 0,
         producing: Vec::new(),
         consuming: HashMap::new(),
+        narrowed_arms: 0,
     });
     c.visit_stmt(s);
     c.finish()
@@ -215,12 +222,17 @@ struct ProducerReads {
     producing: Vec<usize>,
     /// The depths of the consumptions of each Func, innermost last.
     consuming: HashMap<Symbol, Vec<usize>>,
+    /// How many arms of selects narrowed by their conditions are around the visited code.
+    narrowed_arms: usize,
 }
 
 impl ProducerReads {
     /// Whether a read of `func` here is made by a producer rather than the code consuming
     /// `func` directly.
     fn counts(&self, func: Symbol) -> bool {
+        if self.narrowed_arms > 0 {
+            return true;
+        }
         match self.consuming.get(&func).and_then(|c| c.last()) {
             Some(consumed) => self.producing.last().is_some_and(|p| p > consumed),
             None => true,
@@ -253,10 +265,46 @@ pub fn boxes_provided_stmt(s: &Stmt, scope: &Scope) -> HashMap<Symbol, Box> {
     c.finish()
 }
 
+/// Whether the arms of `select(condition, t, f)` are narrowed by its condition where only
+/// the values taken matter: the condition may narrow a variable (`may_narrow`), and no Func,
+/// image or buffer is read in both arms. Where one is, its region spans both arms anyway:
+/// narrowing would only trim a stencil's margin at the condition's edge, while making its
+/// region's ends grow at every level of a pyramid (multigrid's Jacobi steps,
+/// `select(interior, stencil(u), u)`, lowered 3 times slower).
+fn narrows_arms(condition: &Expr, t: &Expr, f: &Expr) -> bool {
+    let read = |e: &Expr| {
+        let mut names = HashSet::new();
+        visit_exprs(e, &mut |n| {
+            if let ExprKind::Call {
+                name,
+                kind: CallKind::Func(_) | CallKind::Image(_),
+                ..
+            }
+            | ExprKind::Load { buffer: name, .. } = n.kind()
+            {
+                names.insert(*name);
+            }
+            true
+        });
+        names
+    };
+    may_narrow(condition) && read(t).is_disjoint(&read(f))
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Regions {
     Required,
     Provided,
+}
+
+/// What is read in the arms of a `select` its condition narrows (`narrows_arms`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SelectArms {
+    /// Both arms, wherever the select is evaluated (native code evaluates both): the memory
+    /// touched.
+    BothRead,
+    /// Each arm where it is taken: the values used.
+    TakenOnly,
 }
 
 /// A let whose value varies inside the analysed code.
@@ -289,6 +337,7 @@ struct BoxCollector<'a> {
     named_ends: Vec<(Symbol, Expr)>,
     /// Lets restricted to an interval (`boxes_required_stmt_within`).
     within: Option<&'a HashMap<Symbol, Interval>>,
+    select_arms: SelectArms,
     /// Set for `boxes_required_stmt_by_producers`.
     producers_only: Option<ProducerReads>,
     /// The names bound inside the analysed code around the visited code (loop variables
@@ -307,6 +356,7 @@ impl<'a> BoxCollector<'a> {
             narrowed_lets: Vec::new(),
             named_ends: Vec::new(),
             within: None,
+            select_arms: SelectArms::BothRead,
             producers_only: None,
             inner: Vec::new(),
         }
@@ -526,20 +576,21 @@ impl<'a> BoxCollector<'a> {
         }
     }
 
-    /// Visits the two branches of an `if`. Where the condition is fixed for the whole
-    /// analysed code (it reads no memory and uses no name bound inside it: a
-    /// specialization's), only one branch
-    /// ever runs, so what both touch is `select(condition, then, else)` rather than the union
-    /// (Halide's boxes do the same).
-    fn visit_branches(&mut self, condition: &Expr, then_case: &Stmt, else_case: Option<&Stmt>) {
+    /// Visits the two branches of an `if` (or the two arms of a `select` whose values are
+    /// what matters), each under its truth of `condition`. Where the condition is fixed for
+    /// the whole analysed code (it reads no memory and uses no name bound inside it: a
+    /// specialization's), only one branch ever runs, so what both touch is
+    /// `select(condition, then, else)` rather than the union (Halide's boxes do the same).
+    fn visit_branches(
+        &mut self,
+        condition: &Expr,
+        then_case: impl FnOnce(&mut Self),
+        else_case: impl FnOnce(&mut Self),
+    ) {
         let outer = std::mem::take(&mut self.boxes);
-        self.guarded(condition, true, Narrow::AlsoFixed, |c| {
-            c.visit_stmt(then_case)
-        });
+        self.guarded(condition, true, Narrow::AlsoFixed, then_case);
         let then_boxes = std::mem::take(&mut self.boxes);
-        if let Some(e) = else_case {
-            self.guarded(condition, false, Narrow::AlsoFixed, |c| c.visit_stmt(e));
-        }
+        self.guarded(condition, false, Narrow::AlsoFixed, else_case);
         let mut else_boxes = std::mem::replace(&mut self.boxes, outer);
         let fixed = !reads_memory(condition)
             && free_vars(condition).iter().all(|v| !self.inner.contains(v));
@@ -572,6 +623,25 @@ impl<'a> BoxCollector<'a> {
         }
         for (name, else_box) in else_boxes {
             self.add(name, else_box);
+        }
+    }
+
+    /// The arms of a select on `condition`, which narrows them (`narrows_arms`).
+    fn visit_narrowing_arms(&mut self, condition: &Expr, t: &Expr, f: &Expr) {
+        match self.select_arms {
+            SelectArms::TakenOnly => {
+                self.visit_branches(condition, |c| c.visit_expr(t), |c| c.visit_expr(f))
+            }
+            SelectArms::BothRead => {
+                if let Some(p) = &mut self.producers_only {
+                    p.narrowed_arms += 1;
+                }
+                self.visit_expr(t);
+                self.visit_expr(f);
+                if let Some(p) = &mut self.producers_only {
+                    p.narrowed_arms -= 1;
+                }
+            }
         }
     }
 
@@ -702,6 +772,10 @@ impl<'a> BoxCollector<'a> {
                     self.record_flat(*buffer, index, predicate);
                 }
             }
+            ExprKind::Select(condition, t, f) if narrows_arms(condition, t, f) => {
+                self.visit_expr(condition);
+                self.visit_narrowing_arms(condition, t, f);
+            }
             _ => e.for_each_child(|child| self.visit_expr(child)),
         }
     }
@@ -743,7 +817,15 @@ impl<'a> BoxCollector<'a> {
                 else_case,
             } => {
                 self.visit_expr(condition);
-                self.visit_branches(condition, then_case, else_case.as_ref());
+                self.visit_branches(
+                    condition,
+                    |c| c.visit_stmt(then_case),
+                    |c| {
+                        if let Some(e) = else_case {
+                            c.visit_stmt(e)
+                        }
+                    },
+                );
             }
             StmtKind::ProducerConsumer {
                 name,
@@ -842,6 +924,57 @@ mod tests {
         let required = boxes_required(&e, &s);
         assert_eq!(region(&required, "f"), "[0, 99]");
         assert_eq!(region(&required, "g"), "[0, 198]");
+    }
+
+    #[test]
+    fn the_values_used_of_each_side_of_a_select_are_where_it_is_taken() {
+        // for x in [0, 100): out(x) = select(x < 10, f(x), g(x * 2)) + select(x < 5, h(x), h(-x))
+        let x = Var::new("x");
+        let (f, g, h) = (Func::new("f"), Func::new("g"), Func::new("h"));
+        for func in [&f, &g, &h] {
+            func.define(x, x.expr()).unwrap();
+        }
+        let select = crate::lang::math::select;
+        let value = select(x.lt(10), f.at([x.expr()]), g.at([x * 2]))
+            + select(x.lt(5), h.at([x.expr()]), h.at([-x]));
+        let out = Symbol::new("out");
+        let provide = Stmt::new(StmtKind::Provide {
+            func: out,
+            args: vec![x.expr()],
+            values: vec![value],
+        });
+        let node = |name: Symbol, is_producer: bool, body: Stmt| {
+            Stmt::new(StmtKind::ProducerConsumer {
+                name,
+                is_producer,
+                body,
+            })
+        };
+        let produce = node(
+            out,
+            true,
+            Stmt::for_loop(
+                x.name(),
+                Expr::i32(0),
+                Expr::i32(100),
+                ForKind::Serial,
+                provide,
+            ),
+        );
+        let consume = [&f, &g, &h]
+            .into_iter()
+            .fold(produce.clone(), |body, func| node(func.name(), false, body));
+        // The values used: each arm where it is taken, but for arms reading the same Func.
+        let used = boxes_required_stmt_within(&produce, &Scope::new(), &HashMap::new());
+        assert_eq!(region(&used, "f"), "[0, 9]");
+        assert_eq!(region(&used, "g"), "[20, 198]");
+        assert_eq!(region(&used, "h"), "[-99, 99]");
+        // The memory read: both arms everywhere, also by the output consuming the Funcs
+        // directly, since the regions of f and g no longer cover what it reads.
+        let read = boxes_required_stmt_by_producers(&consume, &Scope::new(), out);
+        assert_eq!(region(&read, "f"), "[0, 99]");
+        assert_eq!(region(&read, "g"), "[0, 198]");
+        assert!(!read.contains_key(&h.name()));
     }
 
     #[test]

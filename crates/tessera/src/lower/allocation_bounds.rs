@@ -1,6 +1,7 @@
 //! Allocation bounds: each `Realize` gets lets sizing its storage, `f.<x>.min_realized` and
 //! `f.<x>.extent_realized`: the union of every point its producer writes and reads (which
-//! covers what its consumers read: the region bounds inference gives it), with the loops
+//! covers what its consumers read: the region bounds inference gives it) and of what its
+//! consumers read in the arms of selects that region was narrowed by, with the loops
 //! between the storage and the compute level ranging over all their iterations (so with
 //! `store_root`, storage spans what all iterations of the sliding loop touch). Names the
 //! interval analysis gives big bounds become lets `f.storage.<name>` before them.
@@ -51,8 +52,9 @@ fn size_nest(s: &Stmt, env: &Environment, lets: &mut Scope) -> Result<Stmt> {
     }
     // What each Func's producer writes and reads covers what its consumers read (they read
     // inside the region bounds inference made it compute), but for the points outside their
-    // own regions that consumers produced here compute (bounds inference): the reads of the
-    // producers of every Func but the output count. Lets outside are looked through one step
+    // own regions that consumers produced here compute (bounds inference), and the arms of
+    // selects that region is narrowed by: the reads of the producers of every Func but the
+    // output count, and any read in such an arm. Lets outside are looked through one step
     // (to their values in terms of the enclosing names), so that an extent cancels to a
     // constant where the region's ends are correlated (a tile and its halo).
     let provided = boxes_provided_stmt(inside, lets);

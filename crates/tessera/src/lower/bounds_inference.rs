@@ -1,7 +1,8 @@
 //! Pass 3, bounds inference (Halide §4.2): defines the region each stage of each Func must
 //! compute, as lets `f.s<k>.<x>.min/max` = the union, over every use of `f` in the code that
 //! consumes it, of the coordinates used (by interval analysis, with the loops inside ranging
-//! over their bounds). The lets of every Func computed at a loop level sit together at the
+//! over their bounds, and a use in an arm of a `select` comparing a variable counted only
+//! where the arm is taken). The lets of every Func computed at a loop level sit together at the
 //! top of that loop's body (or of the pipeline), consumers first, so each region is written
 //! in terms of its consumers' region names and the lets stay small however deep the
 //! pipeline; the names interval analysis gives the bounds of big lets inside the consumers

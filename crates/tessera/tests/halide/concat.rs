@@ -8,8 +8,6 @@ use crate::{i32_values, realize};
 use tessera::prelude::*;
 
 #[test]
-#[ignore = "computes f and g over all 200 points each vs Halide's 100: the region of a Func \
-            called under a select is not restricted to the select's condition"]
 fn each_side_of_a_select_computed_where_it_is_used() {
     let x = Var::new("x");
     let f = Func::new("f");

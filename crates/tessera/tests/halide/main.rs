@@ -254,18 +254,12 @@ fn realize_split_producer_stored_at_root(f: &Func) -> Checked {
 
 /// The output of `run`, which is i32.
 fn i32_values(run: &Checked) -> &Buffer<i32> {
-    match &run.realization.buffers[0] {
-        AnyBuffer::I32(b) => b,
-        _ => panic!("the output is i32"),
-    }
+    run.i32_values(0)
 }
 
 /// Value `index` of the output of `run`, which is i32.
 fn i32_output(run: &Checked, index: usize) -> &Buffer<i32> {
-    match &run.realization.buffers[index] {
-        AnyBuffer::I32(b) => b,
-        other => panic!("output {index} is {}, not i32", other.ty()),
-    }
+    run.i32_values(index)
 }
 
 /// Asserts every point `p` of the i32 output value `index` of `run` is `expected(p)`.

@@ -210,6 +210,13 @@ impl Checked {
             .copied()
             .unwrap_or(0)
     }
+    /// Value `index` of the output, which is i32.
+    pub fn i32_values(&self, index: usize) -> &Buffer<i32> {
+        match &self.realization.buffers[index] {
+            AnyBuffer::I32(b) => b,
+            other => panic!("output {index} is {}, not i32", other.ty()),
+        }
+    }
     /// How many times `buffer` was allocated by the final IR.
     pub fn allocations(&self, buffer: &str) -> u64 {
         let s = Symbol::new(buffer);
