@@ -26,6 +26,11 @@ use crate::ir::visit::visit_exprs;
 use crate::ir::{BinaryOp, Expr, ExprKind, Symbol, Type};
 use crate::simplify::simplify;
 
+/// The most lanes whose indices are extracted once for several gathers: they stay live in
+/// general registers across all of those gathers, and x86-64 has 16 (unsharp's 16-lane
+/// clamped row reads spilled and ran 7% slower).
+const MAX_SHARED_LANES: u16 = 8;
+
 /// A gather, by its buffer and index.
 type GatherKey = (Symbol, Expr);
 
@@ -203,36 +208,24 @@ impl<'ctx> Codegen<'ctx> {
             }
         }
         let elem = self.storage_type(ty.element());
-        let index_ty = index.ty().element();
-        let (varying, offset) = match uniform_offset(index) {
-            (Some(v), Some(o)) if self.gather_groups.shared.contains(&v) => (v, o),
-            _ => {
-                let mut v = self.storage_type(ty).const_zero();
-                for lane in 0..ty.lanes as u32 {
-                    let i = self.extract(indices, lane);
-                    let x = self.load_scalar(elem, base, i, access);
-                    v = self.insert(v, x, lane);
-                }
-                return Ok(v);
+        let shared = match uniform_offset(index) {
+            (Some(v), Some(_))
+                if ty.lanes <= MAX_SHARED_LANES && self.gather_groups.shared.contains(&v) =>
+            {
+                Some(v)
             }
-        };
-        let varying = self.expr(&varying)?;
-        let lane_index = |cg: &mut Self, offset: Value<'ctx>, lane: u32| {
-            let i = cg.extract(varying, lane);
-            let i = cg.binary(BinaryOp::Add, i, offset, index_ty, None);
-            cg.cast(i, index_ty, gather_index_type(index_ty))
+            _ => None,
         };
         let partner = self.gather_groups.partners.get(&key).cloned();
         match (partner, block) {
             (Some((other, is_low)), Some(block)) if ty.lanes.is_power_of_two() => {
-                // The lower of the two supplies the offset; the pair loads from there.
+                // The pair loads from the lower one's index.
                 let low_index = if is_low { index } else { &other.1 };
-                let (_, low_offset) = uniform_offset(low_index);
-                let low_offset = self.expr(&low_offset.expect("paired gathers have offsets"))?;
+                let lanes = self.gather_lane_indices(low_index, shared.as_ref(), None)?;
                 let pair_ty = self.vector_of(elem, 2);
-                let pairs: Vec<Value<'ctx>> = (0..ty.lanes as u32)
-                    .map(|lane| {
-                        let i = lane_index(self, low_offset, lane);
+                let pairs: Vec<Value<'ctx>> = lanes
+                    .into_iter()
+                    .map(|i| {
                         let ptr = self.element_ptr(elem, base, i);
                         self.aligned_load(pair_ty, ptr, access)
                     })
@@ -243,16 +236,49 @@ impl<'ctx> Codegen<'ctx> {
                 Ok(mine)
             }
             _ => {
-                let offset = self.expr(&offset)?;
+                let lanes = self.gather_lane_indices(index, shared.as_ref(), Some(indices))?;
                 let mut v = self.storage_type(ty).const_zero();
-                for lane in 0..ty.lanes as u32 {
-                    let i = lane_index(self, offset, lane);
+                for (lane, i) in lanes.into_iter().enumerate() {
                     let x = self.load_scalar(elem, base, i, access);
-                    v = self.insert(v, x, lane);
+                    v = self.insert(v, x, lane as u32);
                 }
                 Ok(v)
             }
         }
+    }
+
+    /// The lanes of the gather index `index` (in the type addressing takes): the lanes of its
+    /// `shared` varying part, if given, plus its uniform offset, added as scalars in the
+    /// index's own type (so they wrap exactly as the vector sum would); else the lanes of
+    /// the index vector (`made`, or made now).
+    fn gather_lane_indices(
+        &mut self,
+        index: &Expr,
+        shared: Option<&Expr>,
+        made: Option<Value<'ctx>>,
+    ) -> Result<Vec<Value<'ctx>>> {
+        let ty = index.ty();
+        let element = ty.element();
+        let lanes = 0..ty.lanes as u32;
+        if let (Some(varying), (_, Some(offset))) = (shared, uniform_offset(index)) {
+            let varying = self.expr(varying)?;
+            let offset = self.expr(&offset)?;
+            return Ok(lanes
+                .map(|lane| {
+                    let i = self.extract(varying, lane);
+                    let i = self.binary(BinaryOp::Add, i, offset, element, None);
+                    self.cast(i, element, gather_index_type(element))
+                })
+                .collect());
+        }
+        let vector = match made {
+            Some(v) => v,
+            None => {
+                let v = self.expr(index)?;
+                self.cast(v, ty, gather_index_type(ty))
+            }
+        };
+        Ok(lanes.map(|lane| self.extract(vector, lane)).collect())
     }
 
     /// Two-element vectors, one per lane (a power of two of them), as the vector of their
