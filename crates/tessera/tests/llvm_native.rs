@@ -235,6 +235,75 @@ fn lane_by_lane_gathers_of_adjacent_elements_load_both_at_once() {
     case.check_on(&target);
 }
 
+/// `out[x] = in[max(min(r, hi), lo) + off] + 2 in[min(max(r, lo), hi) + off]` over 8-lane
+/// ramps `r` of x: boundary-condition reads, loaded as a dense load of the lanes inside
+/// `[lo, hi]` blended with the edge elements, never lane by lane; lanes all inside, all
+/// outside, straddling either edge, and `lo > hi`.
+#[test]
+fn loads_at_clamped_ramps_are_dense_loads_blended_with_their_edges() {
+    use tessera::eval::value::Value;
+    use tessera::ir::{BinaryOp, ExprKind};
+    let param = |name: &str| Expr::new(Type::i32(), ExprKind::Param(sym(name)));
+    let x8 = mul(var("x"), int(8));
+    let ramp = Expr::ramp(add(x8.clone(), param("s")), int(1), 8);
+    let (lo, hi) = (param("lo").broadcast_to(8), param("hi").broadcast_to(8));
+    let off = param("off").broadcast_to(8);
+    let f8 = Type::f32().with_lanes(8);
+    let min_then_max = bin(
+        BinaryOp::Max,
+        bin(BinaryOp::Min, ramp.clone(), hi.clone()),
+        lo.clone(),
+    );
+    let max_then_min = bin(BinaryOp::Min, bin(BinaryOp::Max, ramp, lo), hi);
+    let value = add(
+        load(f8, "in", add(min_then_max, off.clone())),
+        mul(
+            load(f8, "in", add(max_then_min, off)),
+            Expr::f32(2.0).broadcast_to(8),
+        ),
+    );
+    let s = serial(
+        "x",
+        int(0),
+        int(8),
+        store("out", Expr::ramp(x8, int(1), 8), value),
+    );
+    let target = Target::x86_64("znver3", "+avx,+avx2,+fma,+sse4.2");
+    for (lo, hi, start, off) in [
+        (10, 40, 0, 5),
+        (10, 40, 20, 5),
+        (50, 20, 0, 100),
+        (0, 100, 30, 0),
+        (70, 90, -30, 50),
+        (7, 7, 3, 0),
+    ] {
+        let case = Case::new(s.clone())
+            .image(
+                "in",
+                Buffer::<f32>::from_fn(&[0], &[200], |c| ((c[0] * 7) % 31) as f32 - 3.5),
+            )
+            .param("lo", Type::i32(), Value::Int(lo))
+            .param("hi", Type::i32(), Value::Int(hi))
+            .param("s", Type::i32(), Value::Int(start))
+            .param("off", Type::i32(), Value::Int(off))
+            .output("out", Buffer::<f32>::new(&[64]));
+        case.check_on(&target);
+        case.check();
+    }
+    let case = Case::new(s)
+        .image("in", Buffer::<f32>::new(&[200]))
+        .param("lo", Type::i32(), Value::Int(0))
+        .param("hi", Type::i32(), Value::Int(0))
+        .param("s", Type::i32(), Value::Int(0))
+        .param("off", Type::i32(), Value::Int(0))
+        .output("out", Buffer::<f32>::new(&[64]));
+    let asm = emit_assembly(&case.stmt, &case.signature(), &target, "clamped").expect("compiles");
+    assert!(
+        !asm.contains("vinsertps") && !asm.contains("vgatherdps"),
+        "a clamped ramp loaded lane by lane:\n{asm}"
+    );
+}
+
 #[test]
 fn baseline_x86_64_computes_what_the_interpreter_computes() {
     use tessera::ir::{BinaryOp, Intrinsic};

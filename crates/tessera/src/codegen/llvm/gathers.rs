@@ -50,7 +50,7 @@ pub(super) struct GatherGroups<'ctx> {
 /// The integer vector `e` as a varying part plus a uniform scalar offset, each absent when
 /// it is zero: sums, differences and products by broadcasts are distributed, which is exact
 /// in wrapping arithmetic. Anything else is varying as a whole.
-fn uniform_offset(e: &Expr) -> (Option<Expr>, Option<Expr>) {
+pub(super) fn uniform_offset(e: &Expr) -> (Option<Expr>, Option<Expr>) {
     let combine = |op: BinaryOp, a: Option<Expr>, b: Option<Expr>| match (a, b) {
         (Some(a), Some(b)) => Some(Expr::binary(op, a, b)),
         (Some(a), None) => Some(a),

@@ -24,6 +24,7 @@
 mod arith;
 mod atomic;
 mod bounds_checks;
+mod clamped;
 mod closure;
 mod expr;
 mod gathers;

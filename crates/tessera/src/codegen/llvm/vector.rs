@@ -227,6 +227,11 @@ impl<'ctx> Codegen<'ctx> {
         if let Some(v) = self.load_by_runs(ty, buffer, index, predicate)? {
             return Ok(v);
         }
+        if predicate.is_none() {
+            if let Some(v) = self.load_clamped_ramp(ty, buffer, index)? {
+                return Ok(v);
+            }
+        }
         let storage = self.typed_storage(buffer, ty, "Load from", index, predicate)?;
         let mem = self.storage_type(ty);
         let elem = self.storage_type(ty.element());
