@@ -1532,3 +1532,18 @@ fn random_pipelines_under_random_schedules_match_the_evaluator() {
         );
     }
 }
+
+/// Cases that once failed, replayed with this generator: 9200020 (commit 2aad67a) made loop
+/// partitioning bound a condition on a ramp of vectors by its last lane with a scalar lane
+/// count times the vector stride, and lowering panicked ("operands of Mul differ in type:
+/// x6(1) vs 4").
+const SEEDS_FOUND_FAILING: &[u64] = &[9_200_020];
+
+#[test]
+fn cases_that_once_failed_match_the_evaluator() {
+    for &seed in SEEDS_FOUND_FAILING {
+        if let Err(e) = run_case(seed) {
+            panic!("{e}");
+        }
+    }
+}

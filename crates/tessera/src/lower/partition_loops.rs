@@ -507,7 +507,11 @@ fn non_positive(e: &Expr, v: Symbol) -> Option<Steady> {
             let last = Expr::binary(
                 BinaryOp::Add,
                 base.clone(),
-                Expr::binary(BinaryOp::Mul, stride.clone(), Expr::i32(lanes - 1)),
+                Expr::binary(
+                    BinaryOp::Mul,
+                    stride.clone(),
+                    Expr::make_const(stride.ty(), i64::from(lanes - 1)),
+                ),
             );
             let mut s = non_positive(base, v)?;
             s.extend(non_positive(&simplify(&last), v)?);
