@@ -121,6 +121,11 @@ fn gathers_are_gather_instructions_or_lane_by_lane_loads_as_the_cpu_prefers() {
     }
 }
 
+/// How many lines of the assembly `asm` (leading whitespace removed) satisfy `pred`.
+fn instructions_where(asm: &str, pred: impl Fn(&str) -> bool) -> usize {
+    asm.lines().map(str::trim_start).filter(|l| pred(l)).count()
+}
+
 /// `out[x] = Σ in[(idx[x] + k) * 3 + x - 2]` over three offsets k: gathers whose indices
 /// differ only by uniform terms. Lane by lane, they share one extraction of the varying
 /// part's lanes instead of extracting each index vector's own.
@@ -163,12 +168,9 @@ fn lane_by_lane_gathers_share_the_lanes_of_a_common_varying_index() {
         )
         .output("out", Buffer::<f32>::new(&[64]));
     let asm = emit_assembly(&case.stmt, &case.signature(), &target, "gathers").expect("compiles");
-    let extractions = asm
-        .lines()
-        .filter(|l| {
-            l.trim_start().starts_with("vpextrd") || l.trim_start().starts_with("vmovd\t%xmm")
-        })
-        .count();
+    let extractions = instructions_where(&asm, |l| {
+        l.starts_with("vpextrd") || l.starts_with("vmovd\t%xmm")
+    });
     assert!(
         extractions <= 8,
         "{extractions} lane extractions for 3 gathers of 8 lanes sharing one varying index:\n{asm}"
@@ -221,11 +223,9 @@ fn lane_by_lane_gathers_of_adjacent_elements_load_both_at_once() {
         )
         .output("out", Buffer::<f32>::new(&[64]));
     let asm = emit_assembly(&case.stmt, &case.signature(), &target, "pairs").expect("compiles");
-    let single_loads = asm
-        .lines()
-        .map(str::trim_start)
-        .filter(|l| (l.starts_with("vmovss") || l.starts_with("vinsertps")) && l.contains('('))
-        .count();
+    let single_loads = instructions_where(&asm, |l| {
+        (l.starts_with("vmovss") || l.starts_with("vinsertps")) && l.contains('(')
+    });
     // The let-bound gathers load an element at a time (2 × 2 × 8), the others in pairs
     // (2 × 8 single loads unpaired).
     assert!(
