@@ -8,10 +8,10 @@
 pub fn allowed_cpus() -> Vec<usize> {
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: `cpu_set_t` is plain bits, valid zeroed; `sched_getaffinity` writes at most
-        // the size passed, which is the set's own size.
+        // SAFETY: `cpu_set_t` is plain bits, valid zeroed.
         let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
         let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: `sched_getaffinity` writes at most the size passed, the set's own size.
         if unsafe { libc::sched_getaffinity(0, size, &mut set) } != 0 {
             return Vec::new();
         }
