@@ -181,9 +181,14 @@ impl<'ctx> GatherGroups<'ctx> {
 
 impl<'ctx> Codegen<'ctx> {
     /// Makes `value`'s gather groups current, returning the enclosing ones to restore.
+    /// (Only lane-by-lane gathers consult them: elsewhere none are looked for.)
     pub(super) fn enter_gather_groups(&mut self, value: &Expr) -> GatherGroups<'ctx> {
-        let pairs = self.target.prefers_scalar_gathers() && !self.target.bounds_checks;
-        std::mem::replace(&mut self.gather_groups, GatherGroups::of(value, pairs))
+        let groups = if self.target.prefers_scalar_gathers() {
+            GatherGroups::of(value, !self.target.bounds_checks)
+        } else {
+            GatherGroups::default()
+        };
+        std::mem::replace(&mut self.gather_groups, groups)
     }
 
     /// `buffer[index]` as one scalar load per lane, from 32-bit indices as Halide does:
