@@ -1,5 +1,6 @@
 //! The definition-level evaluator on pure Funcs: stencils over shifted domains, 4-D Funcs,
-//! Tuples (and `mux` of Tuples), Params, the types the language's coercions produce, and every boundary condition
+//! Tuples (and `mux` of Tuples), Params, the types the language's coercions produce (with
+//! `pow` of constant integer exponents and compound assignment), and every boundary condition
 //! over several element types, all checked against plain Rust loops.
 
 mod eval_common;
@@ -224,6 +225,22 @@ fn types_produced_by_coercion() {
         ("u8 - u16 wraps in u16", &av - &cv, Type::u16()),
         ("f64 literal makes f32 of int", &dv + 0.25, Type::f32()),
         ("abs of i8 is u8", abs(&bv), Type::u8()),
+        ("u8 cubed wraps in u8", pow(&av, 3), Type::u8()),
+        ("i32 to the -1 divides", pow(&dv, -1), Type::i32()),
+        (
+            "f32 squared is a product",
+            pow(&ev_, Expr::i32(2)),
+            Type::f32(),
+        ),
+        (
+            "u8 += f32 keeps u8",
+            {
+                let mut sum = av.clone();
+                sum += &ev_ * 0.5f32;
+                sum
+            },
+            Type::u8(),
+        ),
     ];
     let mut ev = Evaluator::new()
         .with_input(&a, ab.clone())
@@ -254,6 +271,12 @@ fn types_produced_by_coercion() {
                 "u8 - u16 wraps in u16" => Value::UInt((a as u16).wrapping_sub(c) as u64),
                 "f64 literal makes f32 of int" => Value::F32(d as f32 + 0.25),
                 "abs of i8 is u8" => Value::UInt(b.unsigned_abs() as u64),
+                "u8 cubed wraps in u8" => Value::UInt(a.wrapping_pow(3) as u64),
+                "i32 to the -1 divides" => {
+                    Value::Int(if d == 0 { 0 } else { 1i32.div_euclid(d) } as i64)
+                }
+                "f32 squared is a product" => Value::F32(e * e),
+                "u8 += f32 keeps u8" => Value::UInt(a.wrapping_add((e * 0.5) as u8) as u64),
                 other => unreachable!("{other}"),
             };
             assert!(

@@ -327,20 +327,75 @@ float_unary! {
     tanh => Tanh,
 }
 
-macro_rules! float_binary {
-    ($($name:ident => $op:ident),* $(,)?) => {$(
-        pub fn $name(a: impl IntoOperand, b: impl IntoOperand) -> Expr {
-            let (a, b) = coerce(stringify!($name), a.into_operand(), b.into_operand());
-            let (a, b) = match_types(stringify!($name), float_arg(a), float_arg(b));
-            if let Some(bad) = invalid_in(&[&a, &b]) {
-                return bad;
-            }
-            Expr::intrinsic(a.ty(), Intrinsic::$op, vec![a, b])
-        }
-    )*};
+/// The float intrinsic `op` of two operands, integers converted to f32.
+fn float_binary(name: &str, op: Intrinsic, a: Operand, b: Operand) -> Expr {
+    let (a, b) = coerce(name, a, b);
+    let (a, b) = match_types(name, float_arg(a), float_arg(b));
+    if let Some(bad) = invalid_in(&[&a, &b]) {
+        return bad;
+    }
+    Expr::intrinsic(a.ty(), op, vec![a, b])
 }
 
-float_binary! { pow => Pow, atan2 => Atan2, hypot => Hypot }
+pub fn atan2(a: impl IntoOperand, b: impl IntoOperand) -> Expr {
+    float_binary(
+        "atan2",
+        Intrinsic::Atan2,
+        a.into_operand(),
+        b.into_operand(),
+    )
+}
+
+pub fn hypot(a: impl IntoOperand, b: impl IntoOperand) -> Expr {
+    float_binary(
+        "hypot",
+        Intrinsic::Hypot,
+        a.into_operand(),
+        b.into_operand(),
+    )
+}
+
+/// `a` raised to the power `b`. As in Halide, a constant integer exponent (an integer literal
+/// or a signed integer constant) becomes multiplications in `a`'s own type, so `pow(x, 2)` of
+/// a u64 stays u64, and a negative one is one divided by that product; any other exponent
+/// makes both operands floats (integers become f32).
+pub fn pow(a: impl IntoOperand, b: impl IntoOperand) -> Expr {
+    let (a, b) = (a.into_operand(), b.into_operand());
+    let exponent = match &b {
+        Operand::Int(v) => Some(*v),
+        Operand::Expr(e) if e.ty().is_int() => e.as_int_const().and_then(|v| i64::try_from(v).ok()),
+        _ => None,
+    };
+    match (exponent, a) {
+        (Some(p), Operand::Expr(base)) if invalid_in(&[&base]).is_none() => {
+            raise_to_integer_power(base, p)
+        }
+        (Some(p), Operand::Int(base)) => raise_to_integer_power(Expr::i32(base as i32), p),
+        (_, a) => float_binary("pow", Intrinsic::Pow, a, b),
+    }
+}
+
+/// `base` multiplied by itself `p` times (by squaring), in `base`'s type; `1 / base^-p` for
+/// a negative `p`.
+fn raise_to_integer_power(base: Expr, p: i64) -> Expr {
+    match p {
+        0 => Expr::one(base.ty()),
+        1 => base,
+        p if p < 0 => match p.checked_neg() {
+            Some(q) => Expr::one(base.ty()) / raise_to_integer_power(base, q),
+            None => Expr::invalid(base.ty(), format!("pow exponent {p} is out of range")),
+        },
+        p => {
+            let half = raise_to_integer_power(base.clone(), p / 2);
+            let square = half.clone() * half;
+            if p % 2 == 1 {
+                square * base
+            } else {
+                square
+            }
+        }
+    }
+}
 
 macro_rules! float_predicate {
     ($($name:ident => $op:ident),* $(,)?) => {$(

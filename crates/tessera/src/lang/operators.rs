@@ -359,11 +359,32 @@ impl_binary_trait!(Shr, shr, |a, b| shift(BinaryOp::Shr, a, b));
 macro_rules! impl_assign {
     ($Trait:ident, $method:ident, $op:expr) => {
         impl<R: IntoOperand> $Trait<R> for Expr {
+            /// As in Halide, `self` keeps its type: `rhs` is cast to it first.
             fn $method(&mut self, rhs: R) {
-                *self = binary_op($op, self.clone().into_operand(), rhs.into_operand());
+                let rhs = in_type_of(self, rhs.into_operand());
+                *self = binary_op($op, self.clone().into_operand(), rhs);
             }
         }
     };
+}
+
+/// `rhs` converted to `target`'s element type (keeping its own lanes), so that a compound
+/// assignment does not change the type of the Expr it assigns to. Invalid operands pass
+/// through, to report their own error.
+fn in_type_of(target: &Expr, rhs: Operand) -> Operand {
+    let element = target.ty().element();
+    if is_invalid(target) {
+        return rhs;
+    }
+    match rhs {
+        Operand::Expr(e) if !is_invalid(&e) && e.ty().element() != element => {
+            Operand::Expr(Expr::cast(element.with_lanes(e.ty().lanes), e))
+        }
+        Operand::Float(v) if !element.is_float() => {
+            Operand::Expr(Expr::cast(element, Expr::make_float(Type::f64(), v)))
+        }
+        other => other,
+    }
 }
 impl_assign!(AddAssign, add_assign, BinaryOp::Add);
 impl_assign!(SubAssign, sub_assign, BinaryOp::Sub);
