@@ -4,7 +4,7 @@ pub use crate::error::{Error, Result};
 pub use crate::eval::realize::Evaluator;
 pub use crate::eval::value::Value;
 pub use crate::ir::MessagePart;
-pub use crate::ir::{Expr, Type};
+pub use crate::ir::{Expr, MemoryType, Type};
 pub use crate::lang::boundary::{
     constant_exterior, constant_exterior_with_bounds, constant_exterior_with_optional_bounds,
     mirror_image, mirror_image_with_bounds, mirror_image_with_optional_bounds, mirror_interior,

@@ -52,10 +52,12 @@ fn an_allocation_shrunk_by_one_element_is_reported() {
             buffer,
             ty,
             extents,
+            memory,
             body,
         } if *buffer == f => Some(Stmt::new(StmtKind::Allocate {
             buffer: *buffer,
             ty: *ty,
+            memory: *memory,
             extents: vec![Expr::binary(
                 BinaryOp::Sub,
                 extents[0].clone(),

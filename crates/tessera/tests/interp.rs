@@ -59,12 +59,7 @@ fn realize(func: &str, types: Vec<Type>, bounds: Vec<(Expr, Expr)>, body: Stmt) 
     })
 }
 fn allocate(buffer: &str, ty: Type, extents: Vec<Expr>, body: Stmt) -> Stmt {
-    Stmt::new(StmtKind::Allocate {
-        buffer: sym(buffer),
-        ty,
-        extents,
-        body,
-    })
+    Stmt::allocate(sym(buffer), ty, extents, body)
 }
 fn store_if(buffer: &str, index: Expr, value: Expr, predicate: Option<Expr>) -> Stmt {
     Stmt::new(StmtKind::Store {

@@ -19,7 +19,7 @@ use self::random::SplitMix64;
 use crate::error::{Error, Result};
 use crate::eval::expr::{EvalContext, ExprEval};
 use crate::eval::value::{self, Value};
-use crate::ir::{Expr, ForKind, MessagePart, Range, Stmt, StmtKind, Symbol, Type};
+use crate::ir::{Expr, ForKind, MemoryType, MessagePart, Range, Stmt, StmtKind, Symbol, Type};
 use crate::lang::buffer::AnyBuffer;
 use crate::lang::function::FuncLink;
 use crate::lang::image_param::buffer_field;
@@ -37,6 +37,9 @@ pub struct InterpStats {
     pub allocation_elements: HashMap<Symbol, u64>,
     /// How many times each buffer or Func was allocated or realized.
     pub allocations: HashMap<Symbol, u64>,
+    /// How many of those allocations were placed on the heap (`MemoryType::Heap`): the
+    /// calls to `tessera_malloc` the native code makes.
+    pub heap_allocations: HashMap<Symbol, u64>,
 }
 
 pub struct Interpreter {
@@ -183,8 +186,12 @@ impl Interpreter {
                 buffer,
                 ty,
                 extents,
+                memory,
                 body,
             } => {
+                if *memory == MemoryType::Heap {
+                    *self.stats.heap_allocations.entry(*buffer).or_default() += 1;
+                }
                 if ty.is_vector() {
                     return Err(malformed(format!(
                         "Allocate of {buffer} has the vector element type {ty}"

@@ -14,6 +14,6 @@ pub mod visit;
 pub use expr::{
     BinaryOp, CallKind, Expr, ExprKind, Intrinsic, MessagePart, UnaryOp, MESSAGE_VALUE_MARK,
 };
-pub use stmt::{ForKind, Range, Stmt, StmtKind};
+pub use stmt::{ForKind, MemoryType, Range, Stmt, StmtKind};
 pub use symbol::Symbol;
 pub use types::{Type, TypeCode};

@@ -4,7 +4,7 @@
 use std::fmt::{self, Display, Formatter, Write};
 
 use super::expr::{CallKind, Expr, ExprKind, MessagePart, UnaryOp};
-use super::stmt::{Stmt, StmtKind};
+use super::stmt::{MemoryType, Stmt, StmtKind};
 use super::types::{Type, TypeCode};
 
 impl Display for Expr {
@@ -195,6 +195,7 @@ fn print_stmt(out: &mut String, s: &Stmt, depth: usize) -> fmt::Result {
             buffer,
             ty,
             extents,
+            memory,
             body,
         } => {
             write!(out, "alloc {buffer}[{ty}")?;
@@ -202,6 +203,9 @@ fn print_stmt(out: &mut String, s: &Stmt, depth: usize) -> fmt::Result {
                 write!(out, " * {e}")?;
             }
             out.push(']');
+            if *memory != MemoryType::Auto {
+                write!(out, " in {memory}")?;
+            }
             print_body(out, body, depth)
         }
         StmtKind::Realize {

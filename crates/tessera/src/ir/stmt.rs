@@ -10,6 +10,70 @@ use super::expr::{Expr, MessagePart};
 use super::symbol::Symbol;
 use super::types::Type;
 
+/// Where an allocation lives (Halide's `MemoryType`). Lowering's last pass
+/// (`place_allocations`) turns `Auto` into `Stack` or `Heap`, so code generation and the
+/// printed Stmt agree on every allocation's place.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum MemoryType {
+    /// The compiler chooses: the stack for small constant sizes, else the heap.
+    #[default]
+    Auto,
+    /// `tessera_malloc`'d scratch memory, released when the allocation ends.
+    Heap,
+    /// The function's stack frame; the size must be a constant.
+    Stack,
+    /// The stack, for values meant to live in registers: LLVM promotes the allocation to
+    /// registers when every access has a constant index (after unrolling). Constant size.
+    Register,
+}
+
+impl MemoryType {
+    /// The largest allocation `Auto` puts on the stack.
+    pub const AUTO_STACK_BYTES: u64 = 16 * 1024;
+    /// The largest allocation `Stack` or `Register` may ask for: worker threads have 2 MiB
+    /// stacks, and several allocations may be live at once.
+    pub const MAX_STACK_BYTES: u64 = 512 * 1024;
+
+    /// Where an allocation of `bytes` (`None`: not a constant) lives: `Auto` becomes `Stack`
+    /// for a constant size of at most `AUTO_STACK_BYTES`, else `Heap`. An error says why
+    /// `Stack` or `Register` cannot hold it.
+    pub fn place(self, bytes: Option<u64>) -> Result<MemoryType, String> {
+        match (self, bytes) {
+            (MemoryType::Auto, Some(b)) if b <= Self::AUTO_STACK_BYTES => Ok(MemoryType::Stack),
+            (MemoryType::Auto, _) => Ok(MemoryType::Heap),
+            (MemoryType::Heap, _) => Ok(MemoryType::Heap),
+            (_, None) => Err(format!(
+                "is stored in {self} memory, which needs a constant size, but its size is only known at run time"
+            )),
+            (_, Some(b)) if b > Self::MAX_STACK_BYTES => Err(format!(
+                "is stored in {self} memory, but needs {b} bytes, more than the {} a stack allocation may take",
+                Self::MAX_STACK_BYTES
+            )),
+            (stack, Some(_)) => Ok(stack),
+        }
+    }
+}
+
+/// The number of elements of an allocation with these extents, when they are all
+/// non-negative constants (and their product fits in 64 bits).
+pub fn constant_elements(extents: &[Expr]) -> Option<u64> {
+    extents.iter().try_fold(1u64, |n, e| {
+        let extent = u64::try_from(e.as_int_const()?).ok()?;
+        n.checked_mul(extent)
+    })
+}
+
+impl fmt::Display for MemoryType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            MemoryType::Auto => "Auto",
+            MemoryType::Heap => "Heap",
+            MemoryType::Stack => "Stack",
+            MemoryType::Register => "Register",
+        })
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum ForKind {
     Serial,
@@ -74,11 +138,13 @@ pub enum StmtKind {
         args: Vec<Expr>,
         values: Vec<Expr>,
     },
-    /// A flat allocation of `product(extents)` elements of `ty`, live during `body`.
+    /// A flat allocation of `product(extents)` elements of `ty` in `memory`, live during
+    /// `body`.
     Allocate {
         buffer: Symbol,
         ty: Type,
         extents: Vec<Expr>,
+        memory: MemoryType,
         body: Stmt,
     },
     /// Multi-dimensional storage for a Func over `bounds`, live during `body`.
@@ -178,6 +244,16 @@ impl Stmt {
     }
     pub fn let_stmt(name: Symbol, value: Expr, body: Stmt) -> Stmt {
         Stmt::new(StmtKind::LetStmt { name, value, body })
+    }
+    /// An allocation whose memory the compiler chooses (`MemoryType::Auto`).
+    pub fn allocate(buffer: Symbol, ty: Type, extents: Vec<Expr>, body: Stmt) -> Stmt {
+        Stmt::new(StmtKind::Allocate {
+            buffer,
+            ty,
+            extents,
+            memory: MemoryType::Auto,
+            body,
+        })
     }
     pub fn for_loop(name: Symbol, min: Expr, extent: Expr, kind: ForKind, body: Stmt) -> Stmt {
         Stmt::new(StmtKind::For {
@@ -363,11 +439,13 @@ impl Stmt {
                 buffer,
                 ty,
                 extents,
+                memory,
                 body,
             } => StmtKind::Allocate {
                 buffer: *buffer,
                 ty: *ty,
                 extents: extents.iter().map(&mut me).collect(),
+                memory: *memory,
                 body: ms(body),
             },
             StmtKind::Realize {

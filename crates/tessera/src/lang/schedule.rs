@@ -5,7 +5,7 @@
 //! Halide).
 
 use super::function::FuncId;
-use crate::ir::{Expr, ForKind, Symbol};
+use crate::ir::{Expr, ForKind, MemoryType, Symbol};
 
 /// What a split does when the factor does not divide the extent.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -250,6 +250,8 @@ pub struct FuncSchedule {
     pub allow_race_conditions: bool,
     /// `store_nontemporal`: the output's whole-vector stores bypass the caches.
     pub nontemporal_stores: bool,
+    /// `store_in`: where the Func's storage lives (the compiler's choice by default).
+    pub memory: MemoryType,
     /// Mistakes found while scheduling, reported by lowering.
     pub errors: Vec<String>,
 }
@@ -312,6 +314,7 @@ impl Default for FuncSchedule {
             bound_alignments: Vec::new(),
             allow_race_conditions: false,
             nontemporal_stores: false,
+            memory: MemoryType::Auto,
             errors: Vec::new(),
         }
     }

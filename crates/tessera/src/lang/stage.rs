@@ -17,7 +17,7 @@ use super::schedule::{
     SplitDirective, StageSchedule, TailStrategy,
 };
 use super::var::Var;
-use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, Symbol, Type};
+use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, MemoryType, Symbol, Type};
 use crate::lang::math::cast;
 
 /// A loop dimension named in a directive: a Var, an RVar, or a name.
@@ -1106,6 +1106,14 @@ impl Func {
     /// are unchanged; an error when the Func is not the pipeline's output.
     pub fn store_nontemporal(&self) -> &Func {
         self.set_placement(|s| s.nontemporal_stores = true)
+    }
+    /// Places this Func's storage in `memory` (Halide's `Func::store_in`): `Heap` always
+    /// allocates, `Stack` and `Register` use the stack frame and need a constant size (an
+    /// error names the Func otherwise), `Auto` (the default) takes the stack for small
+    /// constant sizes. Results are unchanged; the pipeline's output, stored in the caller's
+    /// buffer, ignores it.
+    pub fn store_in(&self, memory: MemoryType) -> &Func {
+        self.set_placement(|s| s.memory = memory)
     }
     /// Substitutes this Func's definition into every use (the default).
     pub fn compute_inline(&self) -> &Func {

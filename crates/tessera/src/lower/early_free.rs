@@ -21,12 +21,14 @@ pub fn early_free(s: &Stmt) -> Stmt {
             buffer,
             ty,
             extents,
+            memory,
             body,
         } => match with_free(body, *buffer) {
             Some(body) => Stmt::new(StmtKind::Allocate {
                 buffer: *buffer,
                 ty: *ty,
                 extents: extents.clone(),
+                memory: *memory,
                 body,
             }),
             None => s,
@@ -77,12 +79,14 @@ fn with_free(s: &Stmt, buffer: Symbol) -> Option<Stmt> {
             buffer: other,
             ty,
             extents,
+            memory,
             body,
         } if !extents.iter().any(|e| expr_accesses(e, buffer)) => {
             Some(Stmt::new(StmtKind::Allocate {
                 buffer: *other,
                 ty: *ty,
                 extents: extents.clone(),
+                memory: *memory,
                 body: with_free(body, buffer)?,
             }))
         }

@@ -17,7 +17,7 @@ use crate::analysis::bounds::{bounds_of_expr, Scope};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
 use crate::ir::substitute::substitute_map;
-use crate::ir::{BinaryOp, Expr, ForKind, Stmt, StmtKind, Symbol, Type};
+use crate::ir::{BinaryOp, Expr, ForKind, MemoryType, Stmt, StmtKind, Symbol, Type};
 use crate::lang::image_param::value_buffer;
 use crate::lang::schedule::LoopLevel;
 use crate::simplify::simplify;
@@ -95,6 +95,7 @@ enum Step {
 struct Found {
     ty: Type,
     size: Expr,
+    memory: MemoryType,
 }
 
 /// `s` with the allocation of `buffer` moved to the top of the hoist loop (one of `loops`;
@@ -110,12 +111,13 @@ fn hoist(
         let mut found = None;
         let body = remove_allocation(body, buffer, &mut Vec::new(), &mut found, err)?;
         Ok(match found {
-            Some(Found { ty, size }) => {
+            Some(Found { ty, size, memory }) => {
                 *moved = true;
                 Stmt::new(StmtKind::Allocate {
                     buffer,
                     ty,
                     extents: vec![size],
+                    memory,
                     body,
                 })
             }
@@ -157,11 +159,13 @@ fn remove_allocation(
             buffer: b,
             ty,
             extents,
+            memory,
             body,
         } if *b == buffer => {
             *found = Some(Found {
                 ty: *ty,
                 size: size_bound(extents, path, err)?,
+                memory: *memory,
             });
             Ok(body.clone())
         }

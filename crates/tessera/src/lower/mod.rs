@@ -29,6 +29,7 @@
 //! 21. `interleave_stores`    — strided stores filling a dense span become one dense store
 //! 22. `hoist_loop_invariants`, `remove_dead_allocations`
 //! 23. `early_free`           — each allocation released after its last access
+//! 24. `place_allocations`    — each allocation's memory decided: stack or heap
 
 pub mod allocation_bounds;
 pub mod arguments;
@@ -46,6 +47,7 @@ pub mod names;
 pub mod overflow_checks;
 pub mod param_checks;
 pub mod partition_loops;
+pub mod place_allocations;
 pub mod realization_order;
 pub mod remove_dead_allocations;
 pub mod schedule_functions;
@@ -259,6 +261,7 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
         Ok(remove_dead_allocations::remove_dead_allocations(s))
     })?;
     let s = r.run("early_free", s, |s| Ok(early_free::early_free(s)))?;
+    let s = r.run("place_allocations", s, place_allocations::place_allocations)?;
     Ok(Lowered {
         stmt: s,
         env,

@@ -80,12 +80,14 @@ fn check(s: &Stmt, size_lets: &HashSet<Symbol>, in_vector_loop: bool) -> Result<
             buffer,
             ty,
             extents,
+            memory,
             body,
         } => {
             let allocate = Stmt::new(StmtKind::Allocate {
                 buffer: *buffer,
                 ty: *ty,
                 extents: extents.clone(),
+                memory: *memory,
                 body: check(body, size_lets, in_vector_loop)?,
             });
             Ok(match size_check(*buffer, extents)? {

@@ -158,6 +158,7 @@ impl Mutator for Flattener<'_> {
                 let extents: Vec<Expr> =
                     order.iter().map(|&d| storage_extents[d].clone()).collect();
                 let zero_filled = f.pure_leaves_points_unstored();
+                let memory = f.schedule.memory;
                 drop(f);
                 let previous = self.layouts.insert(*func, Layout { mins, strides });
                 let mut body = self.mutate_stmt(body);
@@ -174,6 +175,7 @@ impl Mutator for Flattener<'_> {
                         buffer,
                         ty: *ty,
                         extents: extents.clone(),
+                        memory,
                         body,
                     });
                 }

@@ -576,6 +576,7 @@ impl Vectorizer {
                 buffer,
                 ty,
                 extents,
+                memory,
                 body,
             } => {
                 let extents = extents
@@ -600,6 +601,7 @@ impl Vectorizer {
                     ty: *ty,
                     body: body?,
                     extents: extents.clone(),
+                    memory: *memory,
                 });
                 match size_check(*buffer, &extents)? {
                     Some(check) => Stmt::block([check, allocate]),

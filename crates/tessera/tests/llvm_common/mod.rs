@@ -40,12 +40,7 @@ pub fn let_stmt(name: &str, value: Expr, body: Stmt) -> Stmt {
     Stmt::let_stmt(sym(name), value, body)
 }
 pub fn allocate(buffer: &str, ty: Type, extents: Vec<Expr>, body: Stmt) -> Stmt {
-    Stmt::new(StmtKind::Allocate {
-        buffer: sym(buffer),
-        ty,
-        extents,
-        body,
-    })
+    Stmt::allocate(sym(buffer), ty, extents, body)
 }
 pub fn store_if(buffer: &str, index: Expr, value: Expr, predicate: Option<Expr>) -> Stmt {
     Stmt::new(StmtKind::Store {

@@ -217,6 +217,16 @@ impl Checked {
             other => panic!("output {index} is {}, not i32", other.ty()),
         }
     }
+    /// How many times `buffer` was allocated on the heap by the final IR.
+    pub fn heap_allocations(&self, buffer: &str) -> u64 {
+        let s = Symbol::new(buffer);
+        self.realization
+            .stats
+            .heap_allocations
+            .get(&s)
+            .copied()
+            .unwrap_or(0)
+    }
     /// How many times `buffer` was allocated by the final IR.
     pub fn allocations(&self, buffer: &str) -> u64 {
         let s = Symbol::new(buffer);

@@ -14,11 +14,9 @@ use inkwell::{AddressSpace, IntPredicate};
 use super::values::{Built, Value};
 use super::{Binding, Codegen, Storage};
 use crate::error::{Error, Result};
-use crate::ir::{Expr, ForKind, MessagePart, Stmt, StmtKind, Symbol, Type};
+use crate::ir::stmt::constant_elements;
+use crate::ir::{Expr, ForKind, MemoryType, MessagePart, Stmt, StmtKind, Symbol, Type};
 use crate::runtime::context::{encode_template, TemplatePart};
-
-/// Allocations of at most this many bytes with constant extents go on the stack.
-const STACK_ALLOCATION_LIMIT: u64 = 16 * 1024;
 
 impl<'ctx> Codegen<'ctx> {
     pub(super) fn stmt(&mut self, s: &Stmt) -> Result<()> {
@@ -61,8 +59,9 @@ impl<'ctx> Codegen<'ctx> {
                 buffer,
                 ty,
                 extents,
+                memory,
                 body,
-            } => self.allocate(*buffer, *ty, extents, body),
+            } => self.allocate(*buffer, *ty, extents, *memory, body),
             StmtKind::Block(stmts) => stmts.iter().try_for_each(|s| self.stmt(s)),
             StmtKind::IfThenElse {
                 condition,
@@ -328,7 +327,14 @@ impl<'ctx> Codegen<'ctx> {
         })
     }
 
-    fn allocate(&mut self, buffer: Symbol, ty: Type, extents: &[Expr], body: &Stmt) -> Result<()> {
+    fn allocate(
+        &mut self,
+        buffer: Symbol,
+        ty: Type,
+        extents: &[Expr],
+        memory: MemoryType,
+        body: &Stmt,
+    ) -> Result<()> {
         if ty.is_vector() {
             return Err(Error::Codegen(format!(
                 "Allocate of {buffer} has the vector element type {ty}"
@@ -344,11 +350,12 @@ impl<'ctx> Codegen<'ctx> {
             )));
         }
         let elem = self.storage_type(ty);
-        let constant: Option<u64> = extents
-            .iter()
-            .map(|e| e.as_int_const().and_then(|v| u64::try_from(v).ok()))
-            .try_fold(1u64, |n, e| e.and_then(|e| n.checked_mul(e)));
-        let stack_elements = constant.filter(|n| n * ty.bytes() as u64 <= STACK_ALLOCATION_LIMIT);
+        let constant = constant_elements(extents);
+        let bytes = constant.and_then(|n| n.checked_mul(ty.bytes() as u64));
+        let place = memory
+            .place(bytes)
+            .map_err(|why| Error::Codegen(format!("the allocation {buffer} {why}")))?;
+        let stack_elements = constant.filter(|_| place != MemoryType::Heap);
         let base = match stack_elements {
             Some(n) => {
                 let array = elem.array_type(n.max(1) as u32);
