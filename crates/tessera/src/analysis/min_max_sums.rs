@@ -60,7 +60,10 @@ pub(super) fn distributed_over_min_max(e: &Expr) -> Option<Expr> {
 fn min_max_terms(e: &Expr, found: &mut Vec<Expr>) {
     if is_linear_node(e) {
         e.for_each_child(|c| min_max_terms(c, found));
-    } else if matches!(e.kind(), ExprKind::Binary(BinaryOp::Min | BinaryOp::Max, ..)) {
+    } else if matches!(
+        e.kind(),
+        ExprKind::Binary(BinaryOp::Min | BinaryOp::Max, ..)
+    ) {
         found.push(e.clone());
     }
 }
@@ -81,25 +84,15 @@ fn with_term(e: &Expr, term: &Expr, by: &Expr) -> Expr {
 mod tests {
     use super::*;
     use crate::ir::{Symbol, Type};
-
-    fn var(name: &str) -> Expr {
-        Expr::var(Symbol::new(name), Type::i32())
-    }
-
-    fn add(a: Expr, b: Expr) -> Expr {
-        Expr::binary(BinaryOp::Add, a, b)
-    }
-
-    fn sub(a: Expr, b: Expr) -> Expr {
-        Expr::binary(BinaryOp::Sub, a, b)
-    }
+    use crate::lang::math::min;
+    use crate::lang::var::Var;
 
     #[test]
     fn a_guarded_tile_extent_is_bounded_by_the_tile() {
         // min(max, base + 63) - base + 8, with base = m + o * 64
-        let base = add(var("m"), Expr::binary(BinaryOp::Mul, var("o"), Expr::i32(64)));
-        let tile_max = Expr::binary(BinaryOp::Min, var("max"), add(base.clone(), Expr::i32(63)));
-        let extent = add(sub(tile_max, base), Expr::i32(8));
+        let (m, o, max) = (Var::new("m"), Var::new("o"), Var::new("max"));
+        let base = m + o * 64;
+        let extent = min(max, base.clone() + 63) - base + 8;
         let d = distributed_over_min_max(&extent).unwrap();
         assert_eq!(
             d.to_string(),
@@ -110,32 +103,22 @@ mod tests {
 
     #[test]
     fn a_subtracted_min_becomes_a_max() {
-        // x - min(x - 3, y) + 1 = max(4, x - y + 1)
-        let e = add(
-            sub(var("x"), Expr::binary(BinaryOp::Min, sub(var("x"), Expr::i32(3)), var("y"))),
-            Expr::i32(1),
-        );
+        // x - min(x - 3, y) + 1 = max(x - y + 1, 4)
+        let (x, y) = (Var::new("x"), Var::new("y"));
+        let e = x - min(x - 3, y) + 1;
         let d = distributed_over_min_max(&e).unwrap();
         assert_eq!(d.to_string(), "max(((x - y) + 1), 4)");
     }
 
     #[test]
     fn nothing_to_distribute() {
-        let no_cancel = add(Expr::binary(BinaryOp::Min, var("x"), var("y")), var("z"));
-        assert_eq!(distributed_over_min_max(&no_cancel), None);
+        let (x, y, z) = (Var::new("x"), Var::new("y"), Var::new("z"));
+        assert_eq!(distributed_over_min_max(&(min(x, y) + z)), None);
         // Inside another atom, a min is not a term of the sum.
-        let nested = sub(
-            Expr::binary(BinaryOp::Div, Expr::binary(BinaryOp::Min, var("x"), var("y")), Expr::i32(2)),
-            var("x"),
-        );
-        assert_eq!(distributed_over_min_max(&nested), None);
+        assert_eq!(distributed_over_min_max(&(min(x, y) / 2 - x)), None);
         // Wrapping types keep their sums.
         let narrow = |n: &str| Expr::var(Symbol::new(n), Type::i16());
-        let wrapping = Expr::binary(
-            BinaryOp::Sub,
-            Expr::binary(BinaryOp::Min, narrow("x"), narrow("y")),
-            narrow("x"),
-        );
+        let wrapping = min(narrow("x"), narrow("y")) - narrow("x");
         assert_eq!(distributed_over_min_max(&wrapping), None);
     }
 }
