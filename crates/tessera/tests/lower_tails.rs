@@ -32,11 +32,14 @@ struct SplitSpec {
 /// runs `ceil(extent / factor)` times; the inner loop `factor` times; the split variable is
 /// `outer * factor + inner`, moved back to `extent - factor` for ShiftInwards and skipped past
 /// `extent` for GuardWithIf, Predicate and PredicateStores, whose stores are guarded (Auto is
-/// ShiftInwards in a pure definition; PredicateLoads stores whole pieces, as RoundUp).
+/// ShiftInwards in a pure definition, but RoundUp on a loop made from the outer loop of a
+/// shifted split by at least its factor; PredicateLoads stores whole pieces, as RoundUp).
 fn offsets(extent: i64, splits: &[SplitSpec]) -> Vec<i64> {
     // Loop extents; a split loop becomes derived from its outer and inner loops.
     let mut extents = vec![extent];
     let mut children: Vec<Option<(usize, usize, SplitSpec)>> = vec![None];
+    // For each loop made from the outer loop of a shifted split: that split's factor.
+    let mut shifted_by: Vec<Option<i64>> = vec![None];
     for s in splits {
         let e = extents[s.loop_index];
         let (outer, inner) = (extents.len(), extents.len() + 1);
@@ -44,7 +47,15 @@ fn offsets(extent: i64, splits: &[SplitSpec]) -> Vec<i64> {
         extents.push(s.factor);
         children.push(None);
         children.push(None);
-        children[s.loop_index] = Some((outer, inner, *s));
+        let covering = shifted_by[s.loop_index];
+        let tail = match s.tail {
+            TailStrategy::Auto if covering.is_some_and(|f| f >= s.factor) => TailStrategy::RoundUp,
+            t => t,
+        };
+        let shifts = matches!(tail, TailStrategy::ShiftInwards | TailStrategy::Auto);
+        shifted_by.push(covering.or(shifts.then_some(s.factor)));
+        shifted_by.push(covering);
+        children[s.loop_index] = Some((outer, inner, SplitSpec { tail, ..*s }));
     }
     let leaves: Vec<usize> = (0..extents.len())
         .filter(|&i| children[i].is_none())
@@ -198,6 +209,36 @@ fn enumeration_of_split_loops() {
     assert_eq!(
         sorted(offsets(6, &guard_then_round_up)),
         vec![0, 1, 2, 3, 4, 4, 5, 5]
+    );
+    // An Auto split of the outer loop of a shifted split by 4 rounds up (by 3 <= 4): its
+    // extra pieces start where the shifted split's last one does.
+    let auto_on_outer = |second: TailStrategy| {
+        let splits = [
+            SplitSpec {
+                loop_index: 0,
+                factor: 4,
+                tail: TailStrategy::Auto,
+            },
+            SplitSpec {
+                loop_index: 1,
+                factor: 3,
+                tail: second,
+            },
+        ];
+        sorted(offsets(14, &splits))
+    };
+    let pieces = |starts: &[i64]| sorted(starts.iter().flat_map(|s| *s..s + 4).collect());
+    assert_eq!(
+        auto_on_outer(TailStrategy::Auto),
+        pieces(&[0, 4, 8, 10, 10, 10])
+    );
+    assert_eq!(
+        auto_on_outer(TailStrategy::RoundUp),
+        pieces(&[0, 4, 8, 10, 10, 10])
+    );
+    assert_eq!(
+        auto_on_outer(TailStrategy::ShiftInwards),
+        pieces(&[0, 4, 8, 4, 8, 10])
     );
 }
 

@@ -20,6 +20,7 @@ use std::f64::consts::{FRAC_PI_2, PI};
 
 use super::fold;
 use super::interval::{both, either, int_const, Interval};
+use super::min_max_sums;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, Symbol, Type, UnaryOp};
 use crate::simplify::simplify;
 
@@ -186,6 +187,11 @@ impl<'a> Bounder<'a> {
                 decreasing(*op, &x)
             }
             ExprKind::Binary(op, a, b) => {
+                // A sum whose terms cancel an operand of its min or max term is bounded by
+                // that cancellation (a tile's extent by the tile's size).
+                if let Some(distributed) = min_max_sums::distributed_over_min_max(e) {
+                    return self.bounds(&distributed);
+                }
                 let (x, y) = (self.bounds(a), self.bounds(b));
                 // A float operation on two single points is that single point (Halide's
                 // rule): `1.0f / r_sigma` stays bounded although the divisor's sign is unknown.

@@ -8,6 +8,7 @@ pub mod boxes;
 pub mod constant_bound;
 mod fold;
 pub mod interval;
+mod min_max_sums;
 pub mod monotonic;
 pub mod values_needed;
 

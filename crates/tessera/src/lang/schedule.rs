@@ -10,7 +10,9 @@ use crate::ir::{Expr, ForKind, MemoryType, Symbol};
 /// What a split does when the factor does not divide the extent.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub enum TailStrategy {
-    /// Halide's default: `ShiftInwards` for pure definitions, `GuardWithIf` for updates.
+    /// Halide's default: `ShiftInwards` for pure definitions (`RoundUp` on a loop made from
+    /// the outer loop of a shift-inwards split by at least the factor, whose pieces that split
+    /// already keeps inside the region), `GuardWithIf` for updates.
     Auto,
     /// Skip the iterations past the end with an `if`.
     GuardWithIf,

@@ -5,7 +5,7 @@
 //! Directives chain; a directive that cannot apply records an error naming the Func, the stage
 //! and the legal choices, and lowering reports it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::func::Func;
 use super::function::{Definition, Function, FunctionContents};
@@ -531,6 +531,12 @@ fn split_dim(s: &mut StageSchedule, split: Split, is_update: bool) -> Result<(),
         ));
     }
     check_predicated_split(s, &old_dim, tail)?;
+    let tail = match tail {
+        TailStrategy::Auto if !is_update && covered_by_shift_inwards(s, old_dim.name, &factor) => {
+            TailStrategy::RoundUp
+        }
+        other => other,
+    };
     let full = |n: Symbol| old_dim.name.dot(n.as_str());
     let inner_dim = LoopDim {
         name: full(inner),
@@ -601,6 +607,44 @@ fn check_predicated_split(
 
 /// Whether loop `name` is the inner loop of a split, or made from one by later splits and
 /// fusions.
+/// Whether the loop `name` of a pure definition is made from the outer loop of an earlier
+/// split that shifts inwards (`ShiftInwards`, or `Auto`, which is that in a pure definition)
+/// by at least `factor`. Such a loop's pieces are already kept inside the region by that
+/// split, so a split of it by default rounds up rather than shifting inwards again (Halide's
+/// `Auto`: `vectorize(x, 8).unroll(x, 4)` unrolls whole vectors): shifting twice nests one
+/// clamp in another, whose regions interval analysis can only bound loosely (a producer
+/// computed per unrolled group was sized for the whole row).
+fn covered_by_shift_inwards(s: &StageSchedule, name: Symbol, factor: &Expr) -> bool {
+    // The loops made from such an outer loop, with the shifting split's factor.
+    let mut covered: HashMap<Symbol, Expr> = HashMap::new();
+    for split in &s.splits {
+        match split {
+            SplitDirective::Split {
+                old,
+                outer,
+                inner,
+                factor,
+                tail,
+                ..
+            } => {
+                if let Some(f) = covered.get(old).cloned() {
+                    covered.insert(*outer, f.clone());
+                    covered.insert(*inner, f);
+                } else if matches!(tail, TailStrategy::ShiftInwards | TailStrategy::Auto) {
+                    covered.insert(*outer, factor.clone());
+                }
+            }
+            SplitDirective::Fuse { .. } => {}
+        }
+    }
+    let constant = |e: &Expr| e.as_int_const();
+    covered
+        .get(&name)
+        .and_then(constant)
+        .zip(constant(factor))
+        .is_some_and(|(shifted, f)| shifted >= f)
+}
+
 fn made_from_inner_loop(s: &StageSchedule, name: Symbol) -> bool {
     let mut from_inner: HashSet<Symbol> = HashSet::new();
     for split in &s.splits {

@@ -38,7 +38,8 @@ fn clamp_to(value: Expr, min: Expr, extent: Expr) -> Expr {
 }
 
 /// The effective tail strategy of a split (Halide's `Auto`: shift inwards in pure
-/// definitions, guard in updates, where recomputing a point would apply the update twice).
+/// definitions, guard in updates, where recomputing a point would apply the update twice;
+/// the splits `Auto` rounds up are recorded as `RoundUp` when scheduled).
 pub fn resolve_tail(tail: TailStrategy, is_update: bool) -> TailStrategy {
     match tail {
         TailStrategy::Auto if is_update => TailStrategy::GuardWithIf,

@@ -26,7 +26,7 @@ pub(crate) struct LinearForm {
 }
 
 /// Whether `e` is a node linear forms look through.
-pub(super) fn is_linear_node(e: &Expr) -> bool {
+pub(crate) fn is_linear_node(e: &Expr) -> bool {
     if !e.ty().is_int_or_uint() {
         return false;
     }

@@ -37,7 +37,7 @@ use std::collections::HashMap;
 
 use crate::ir::{BinaryOp, Expr, ExprKind, Stmt, Symbol, UnaryOp};
 use info::{Info, Origin};
-pub(crate) use linear::LinearForm;
+pub(crate) use linear::{is_linear_node, LinearForm};
 
 /// `e` simplified.
 pub fn simplify(e: &Expr) -> Expr {

@@ -4,9 +4,8 @@
 //! inlined into them, with a serial loop inside the vectorized ones, with a producer computed
 //! inside a vectorized loop (and vectorized itself), and with all four loops of a tiling
 //! vectorized. Values are checked against the formula (and the interpreter and the evaluator
-//! against native code). Ignored: a producer vectorized inside two nested vectorized loops
-//! with GuardWithIf tails, whose extent over their lanes has no constant bound. Left out: the check that a lowering pass sees no scalarized x loop (it inspects
-//! Halide's internal loop names through a custom lowering pass).
+//! against native code). Left out: the check that a lowering pass sees no scalarized x loop
+//! (it inspects Halide's internal loop names through a custom lowering pass).
 
 use crate::lower_common::{check, Checked, TestInputs};
 use tessera::lang::schedule::TailStrategy;
@@ -112,9 +111,6 @@ fn a_vectorized_producer_computed_inside_a_vectorized_loop() {
 }
 
 #[test]
-#[ignore = "refused: cannot vectorize loop f.s0.x.offset: its extent is not a constant (over the \
-            lanes of xi and xii, interval analysis bounds f's extent by min(g's max - the tile's \
-            min, 7) + 2, where Halide has 2)"]
 fn a_producer_computed_inside_two_nested_vectorized_loops() {
     let (x, _, f, g) = stencil_producer();
     g.split_with_tail(x, x, "xi", 8, TailStrategy::GuardWithIf)
