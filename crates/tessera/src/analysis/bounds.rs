@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use std::f64::consts::{FRAC_PI_2, PI};
 
 use super::fold;
+use super::func_values::FuncValueBounds;
 use super::interval::{both, either, int_const, Interval};
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, Symbol, Type, UnaryOp};
 use crate::simplify::simplify;
@@ -105,6 +106,8 @@ type FloatRange = (Option<f64>, Option<f64>);
 pub(crate) struct Bounder<'a> {
     scope: &'a Scope,
     bindings: Vec<(Symbol, Interval)>,
+    /// The values each Func can take, where known; other calls span their type.
+    func_values: Option<&'a FuncValueBounds>,
 }
 
 impl<'a> Bounder<'a> {
@@ -112,6 +115,15 @@ impl<'a> Bounder<'a> {
         Bounder {
             scope,
             bindings: Vec::new(),
+            func_values: None,
+        }
+    }
+
+    /// A bounder that bounds a call to a Func by the values the Func can take.
+    pub fn with_func_values(scope: &'a Scope, func_values: &'a FuncValueBounds) -> Bounder<'a> {
+        Bounder {
+            func_values: Some(func_values),
+            ..Bounder::new(scope)
         }
     }
 
@@ -228,8 +240,18 @@ impl<'a> Bounder<'a> {
             }
             ExprKind::Broadcast(v) => self.bounds(v),
             ExprKind::Load { .. } => Interval::type_range(ty),
-            ExprKind::Call { kind, args, .. } => match kind {
-                CallKind::Func(_) | CallKind::Image(_) => Interval::type_range(ty),
+            ExprKind::Call {
+                kind,
+                args,
+                name,
+                value_index,
+            } => match kind {
+                CallKind::Func(_) => self
+                    .func_values
+                    .and_then(|values| values.get(*name, *value_index))
+                    .cloned()
+                    .unwrap_or_else(|| Interval::type_range(ty)),
+                CallKind::Image(_) => Interval::type_range(ty),
                 CallKind::Intrinsic(op) => self.intrinsic(*op, args, ty),
             },
             ExprKind::Invalid(_) => Interval::everything(),
