@@ -249,7 +249,7 @@ impl<'a> Bounder<'a> {
                 CallKind::Func(_) => self
                     .func_values
                     .and_then(|values| values.get(*name, *value_index))
-                    .cloned()
+                    .map(|interval| or_type_range(interval.clone(), ty))
                     .unwrap_or_else(|| Interval::type_range(ty)),
                 CallKind::Image(_) => Interval::type_range(ty),
                 CallKind::Intrinsic(op) => self.intrinsic(*op, args, ty),

@@ -59,7 +59,7 @@ impl FuncValueBounds {
     }
 
     /// The bounds of element `value_index` of Func `func`'s values, when they are tighter
-    /// than its type (each end present is).
+    /// than its type: an end is present only where it is.
     pub fn get(&self, func: Symbol, value_index: usize) -> Option<&Interval> {
         self.values.get(&(func, value_index))
     }
@@ -109,4 +109,105 @@ impl FuncValueBounds {
 /// (32- and 64-bit types have none, as in `Interval::type_range`).
 fn tighter(end: &Expr, ty: Type, limit: i128) -> bool {
     ty.bits >= 32 || *end != int_const(ty, limit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::func::Func;
+    use crate::lang::image_param::ImageParam;
+    use crate::lang::math::{cast, clamp, max, min, select};
+    use crate::lang::operators::ExprOps;
+    use crate::lang::param::Param;
+    use crate::lang::undef::undef;
+    use crate::lang::var::Var;
+
+    /// The bounds of every value of `funcs` (producers first), printed.
+    fn bounds_of(funcs: &[&Func]) -> Vec<String> {
+        let bounds = FuncValueBounds::of_funcs(funcs.iter().map(|f| f.function()));
+        funcs
+            .iter()
+            .flat_map(|f| {
+                let name = f.function().name();
+                (0..f.function().output_types().len()).map(move |i| (name, i))
+            })
+            .map(|(name, i)| match bounds.get(name, i) {
+                Some(interval) => interval.to_string(),
+                None => "none".to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn clamps_bound_a_func_in_terms_of_params() {
+        let x = Var::new("x");
+        let p = Param::<i32>::new("p");
+        let f = Func::new("f");
+        f.define(x, clamp(x, 10, p.expr())).unwrap();
+        let g = Func::new("g");
+        g.define(x, max(x, 0)).unwrap();
+        assert_eq!(bounds_of(&[&f, &g]), ["[10, max(p, 10)]", "[0, +inf]"]);
+    }
+
+    #[test]
+    fn calls_are_bounded_by_the_func_called() {
+        let x = Var::new("x");
+        let f = Func::new("f");
+        f.define(x, min(x, 100)).unwrap();
+        let g = Func::new("g");
+        g.define(x, max(f.at(x) - 10, 0)).unwrap();
+        let h = Func::new("h");
+        h.define(x, g.at(g.at(x)) * 2 + f.at(x + 1) % 7).unwrap();
+        assert_eq!(
+            bounds_of(&[&f, &g, &h]),
+            ["[-inf, 100]", "[0, 90]", "[0, 186]"]
+        );
+        // A callee not visited yet (given after its caller) spans its type.
+        assert_eq!(bounds_of(&[&g, &f]), ["[0, +inf]", "[-inf, 100]"]);
+    }
+
+    #[test]
+    fn every_definition_and_tuple_element_counts() {
+        let x = Var::new("x");
+        let f = Func::new("f");
+        f.define(x, clamp(x, 0, 5)).unwrap();
+        let r = crate::lang::rdom::RDom::new([(0, 3)]);
+        f.update(r.x(), clamp(r.x() * 7, -4, 30)).unwrap();
+        // A self-reading update may grow its values without end.
+        let s = Func::new("s");
+        s.define(x, clamp(x, 0, 5)).unwrap();
+        s.update(x, s.at(x) + 1).unwrap();
+        let t = Func::new("t");
+        t.define(x, vec![clamp(x, 1, 2), x % 4]).unwrap();
+        assert_eq!(
+            bounds_of(&[&f, &s, &t]),
+            ["[-4, 30]", "none", "[1, 2]", "[0, 3]"]
+        );
+    }
+
+    #[test]
+    fn narrow_types_floats_and_unstored_points_give_no_bound_or_a_tighter_one() {
+        let x = Var::new("x");
+        let input = ImageParam::new(Type::u8(), 1, "in");
+        // A u8 spanning its type says nothing; half of it does (below, the type's limit
+        // is left out).
+        let whole = Func::new("whole");
+        whole.define(x, input.at(x)).unwrap();
+        let half = Func::new("half");
+        half.define(x, input.at(x) / 2).unwrap();
+        // Through a float, a NaN would convert to 0 whatever the float's bounds.
+        let through_float = Func::new("through_float");
+        through_float
+            .define(x, cast(Type::i32(), clamp(cast(Type::f32(), x), 5.0f32, 6.0f32)))
+            .unwrap();
+        // Points a guard leaves unstored hold anything.
+        let guarded = Func::new("guarded");
+        guarded
+            .define(x, select(x.lt(3), clamp(x, 0, 9), undef::<i32>()))
+            .unwrap();
+        assert_eq!(
+            bounds_of(&[&whole, &half, &through_float, &guarded]),
+            ["none", "[-inf, (u8)127]", "none", "none"]
+        );
+    }
 }
