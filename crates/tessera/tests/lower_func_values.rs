@@ -104,6 +104,14 @@ fn a_scatter_through_a_func_value_stays_inside_its_func() {
     }
 }
 
+/// Whether the lowered code of `g` clamps a load of `f`.
+fn clamps_loads_of_f(g: &Func) -> bool {
+    let lowered = tessera::pipeline::Pipeline::new(g)
+        .lower_to_string()
+        .unwrap();
+    ["min(f[", "max(f["].iter().any(|c| lowered.contains(c))
+}
+
 #[test]
 fn a_func_spanning_its_type_is_read_unclamped() {
     // A u8 Func's values span its type: nothing to clamp, the lowered code reads it as is.
@@ -114,11 +122,34 @@ fn a_func_spanning_its_type_is_read_unclamped() {
     f.compute_root();
     let g = Func::new("g");
     g.define(x, input.at(f.at(x))).unwrap();
-    let lowered = tessera::pipeline::Pipeline::new(&g)
-        .lower_to_string()
-        .unwrap();
-    let clamped = ["min(f[", "max(f["].iter().any(|c| lowered.contains(c));
-    assert!(!clamped, "{lowered}");
+    assert!(!clamps_loads_of_f(&g));
     let inputs = TestInputs::new().image(&input, image(0, 255));
     assert_eq!(values(&g, &inputs, 300), expected(300, |x| x % 256));
+}
+
+#[test]
+fn a_coordinate_clamped_already_is_read_unclamped() {
+    // The lookup's own clamp bounds it as tightly as f's values would: f's load stays as it
+    // is. Without that clamp, f's values bound the coordinate, through a clamp of the load.
+    let x = Var::new("x");
+    let input = ImageParam::new(Type::i32(), 1, "in");
+    let f = Func::new("f");
+    f.define(x, clamp(x - 50, -50, 100)).unwrap();
+    f.compute_root();
+    let g = Func::new("g");
+    g.define(x, input.at(clamp(f.at(x) + 1, 0, 15))).unwrap();
+    assert!(!clamps_loads_of_f(&g));
+    let inputs = TestInputs::new().image(&input, image(0, 15));
+    assert_eq!(
+        values(&g, &inputs, 80),
+        expected(80, |x| ((x - 50).clamp(-50, 100) + 1).clamp(0, 15))
+    );
+    let h = Func::new("h");
+    h.define(x, input.at(f.at(x) + 1)).unwrap();
+    assert!(clamps_loads_of_f(&h));
+    let inputs = TestInputs::new().image(&input, image(-49, 101));
+    assert_eq!(
+        values(&h, &inputs, 80),
+        expected(80, |x| (x - 50).clamp(-50, 100) + 1)
+    );
 }
