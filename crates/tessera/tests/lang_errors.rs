@@ -91,6 +91,17 @@ fn rdom_bounds_depending_on_a_pure_var() {
 }
 
 #[test]
+fn rdom_bounds_using_a_pure_var_in_a_let_value() {
+    // A Let binds its own name only in its body: its value may still use a free Var.
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let extent = Expr::let_in(y.name(), x + 1, y * 2);
+    let r = RDom::new([(Expr::from(0), extent)]);
+    let f = Func::new("let_bounds");
+    f.define(x, 0).unwrap();
+    assert_error(f.update(x, f.at(x) + r.x()), &["let_bounds", "variable x"]);
+}
+
+#[test]
 fn rvars_of_two_rdoms_in_one_update() {
     let x = Var::new("x");
     let (r1, r2) = (RDom::new([(0, 3)]), RDom::new([(0, 4)]));

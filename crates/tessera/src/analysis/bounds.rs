@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use std::f64::consts::{FRAC_PI_2, PI};
 
 use super::fold;
+use super::func_values::FuncValueBounds;
 use super::interval::{both, either, int_const, Interval};
 use super::min_max_sums;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, Symbol, Type, UnaryOp};
@@ -106,6 +107,8 @@ type FloatRange = (Option<f64>, Option<f64>);
 pub(crate) struct Bounder<'a> {
     scope: &'a Scope,
     bindings: Vec<(Symbol, Interval)>,
+    /// The values each Func can take, where known; other calls span their type.
+    func_values: Option<&'a FuncValueBounds>,
 }
 
 impl<'a> Bounder<'a> {
@@ -113,6 +116,15 @@ impl<'a> Bounder<'a> {
         Bounder {
             scope,
             bindings: Vec::new(),
+            func_values: None,
+        }
+    }
+
+    /// A bounder that bounds a call to a Func by the values the Func can take.
+    pub fn with_func_values(scope: &'a Scope, func_values: &'a FuncValueBounds) -> Bounder<'a> {
+        Bounder {
+            func_values: Some(func_values),
+            ..Bounder::new(scope)
         }
     }
 
@@ -180,11 +192,21 @@ impl<'a> Bounder<'a> {
             }
             ExprKind::Cast(a) => {
                 let x = self.bounds(a);
-                self.cast(&x, a.ty().element(), ty)
+                match &x.min {
+                    // One value converts to one value, whether the type holds it or not.
+                    Some(p) if x.is_single_point() => Interval::single_point(fold::cast(ty, p)),
+                    _ => self.cast(&x, a.ty().element(), ty),
+                }
             }
             ExprKind::Unary(op, a) => {
                 let x = self.bounds(a);
-                decreasing(*op, &x)
+                match &x.min {
+                    // The negation of one value is one value, wrapped or not.
+                    Some(p) if x.is_single_point() => {
+                        Interval::single_point(Expr::unary(*op, p.clone()))
+                    }
+                    _ => decreasing(*op, &x),
+                }
             }
             ExprKind::Binary(op, a, b) => {
                 // A sum whose terms cancel an operand of its min or max term is bounded by
@@ -234,8 +256,18 @@ impl<'a> Bounder<'a> {
             }
             ExprKind::Broadcast(v) => self.bounds(v),
             ExprKind::Load { .. } => Interval::type_range(ty),
-            ExprKind::Call { kind, args, .. } => match kind {
-                CallKind::Func(_) | CallKind::Image(_) => Interval::type_range(ty),
+            ExprKind::Call {
+                kind,
+                args,
+                name,
+                value_index,
+            } => match kind {
+                CallKind::Func(_) => self
+                    .func_values
+                    .and_then(|values| values.get(*name, *value_index))
+                    .map(|interval| or_type_range(interval.clone(), ty))
+                    .unwrap_or_else(|| Interval::type_range(ty)),
+                CallKind::Image(_) => Interval::type_range(ty),
                 CallKind::Intrinsic(op) => self.intrinsic(*op, args, ty),
             },
             ExprKind::Invalid(_) => Interval::everything(),
@@ -250,9 +282,16 @@ impl<'a> Bounder<'a> {
             return Interval::type_range(ty);
         }
         // Two single values give a single value: `x % 2` at a fixed x is that one point, not
-        // the range of remainders (the other operators' rules keep points already).
-        if let (Mul | Div | Mod, true, true, Some(a), Some(b)) =
-            (op, x.is_single_point(), y.is_single_point(), &x.min, &y.min)
+        // the range of remainders, and `p * 2 - 1` of an i16 Param `p` is that one value,
+        // wrapped or not, where the rules for ranges of wrapping types give up (the min and
+        // max rules and comparisons keep points already).
+        if let (
+            Add | Sub | Mul | Div | Mod | Shl | Shr | BitAnd | BitOr | BitXor,
+            true,
+            true,
+            Some(a),
+            Some(b),
+        ) = (op, x.is_single_point(), y.is_single_point(), &x.min, &y.min)
         {
             return Interval::single_point(Expr::binary(op, a.clone(), b.clone()));
         }
@@ -293,7 +332,9 @@ impl<'a> Bounder<'a> {
     }
 
     fn mul(&self, x: &Interval, y: &Interval, ty: Type) -> Interval {
-        if is_zero_point(x) || is_zero_point(y) {
+        // (A float product with 0 is -0.0 or NaN for some factors, which the ends' own
+        // products keep, and a single point of -0.0 must not become 0.0: 1 / -0.0 is -inf.)
+        if !ty.is_float() && (is_zero_point(x) || is_zero_point(y)) {
             return Interval::single_point(Expr::zero(ty));
         }
         let p = |a: &Option<Expr>, b: &Option<Expr>, end| arith(BinaryOp::Mul, a, b, end);
@@ -1156,14 +1197,29 @@ mod tests {
         assert_eq!(bounds(tripled, &narrow), "[(u8)0, (u8)255]");
         let shifted = Expr::binary(BinaryOp::Shl, v.clone(), two);
         assert_eq!(bounds(shifted, &narrow), "[(u8)0, (u8)255]");
-        // An unknown u8 is still a u8; narrowing it to i8 may change it.
-        let unknown = Expr::var(Symbol::new("u"), Type::u8());
+        // A u8 over a range is still a u8; narrowing it to i8 may change it. One unknown
+        // value stays one value, wrapped or not.
+        let u = Symbol::new("u");
+        let unknown = Expr::var(u, Type::u8());
+        let ranged: Scope = [(u, Interval::from_consts(Type::u8(), 0, 200))]
+            .into_iter()
+            .collect();
+        let narrowed = cast(Type::i8(), unknown.clone());
+        assert_eq!(bounds(narrowed.clone(), &ranged), "[(i8)-128, (i8)127]");
+        assert_eq!(bounds(narrowed, &Scope::new()), "[i8(u), i8(u)]");
+        let fifteen = Expr::make_const(Type::u8(), 15);
+        let masked = Expr::binary(BinaryOp::BitAnd, unknown.clone(), fifteen.clone());
+        assert_eq!(bounds(masked.clone(), &ranged), "[(u8)0, (u8)15]");
+        assert_eq!(bounds(masked, &Scope::new()), "[(u & (u8)15), (u & (u8)15)]");
+        let p = crate::lang::param::Param::<i16>::new("p").expr();
+        let doubled = Expr::binary(BinaryOp::Mul, p.clone(), Expr::make_const(Type::i16(), 2));
+        let wrapping = Expr::binary(BinaryOp::Sub, doubled, Expr::make_const(Type::i16(), 1));
         assert_eq!(
-            bounds(cast(Type::i8(), unknown.clone()), &Scope::new()),
-            "[(i8)-128, (i8)127]"
+            bounds(wrapping, &Scope::new()),
+            "[((p * (i16)2) - (i16)1), ((p * (i16)2) - (i16)1)]"
         );
-        let masked = Expr::binary(BinaryOp::BitAnd, unknown, Expr::make_const(Type::u8(), 15));
-        assert_eq!(bounds(masked, &Scope::new()), "[(u8)0, min(u, (u8)15)]");
+        let negated = Expr::unary(UnaryOp::Neg, unknown);
+        assert_eq!(bounds(negated, &Scope::new()), "[-u, -u]");
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Program analyses over the IR: interval analysis of expressions (`bounds`) and the
-//! constant upper bounds it proves (`constant_bound`), the regions
+//! Program analyses over the IR: interval analysis of expressions (`bounds`), the
+//! constant upper bounds it proves (`constant_bound`) and the values Funcs can take
+//! (`func_values`), the regions
 //! of Funcs and buffers that expressions and statements read or write (`boxes`), which drive
 //! bounds inference, and when the values read of a Func matter (`values_needed`).
 
@@ -7,6 +8,7 @@ pub mod bounds;
 pub mod boxes;
 pub mod constant_bound;
 mod fold;
+pub mod func_values;
 pub mod interval;
 mod min_max_sums;
 pub mod monotonic;

@@ -468,16 +468,30 @@ fn free_var_names(e: &Expr) -> Vec<Symbol> {
     out
 }
 
-/// The first pure or reduction variable mentioned in `e`.
+/// The first pure or reduction variable `e` mentions free: a name a `Let` inside `e` binds
+/// is not one.
 fn first_variable(e: &Expr) -> Option<Symbol> {
-    let mut found = None;
-    visit_exprs(e, &mut |n| {
-        if let ExprKind::Var(s) | ExprKind::RVar(s, _) = n.kind() {
-            found.get_or_insert(*s);
+    fn first_free(e: &Expr, bound: &mut Vec<Symbol>) -> Option<Symbol> {
+        match e.kind() {
+            ExprKind::Var(s) | ExprKind::RVar(s, _) if !bound.contains(s) => Some(*s),
+            ExprKind::Let(name, value, body) => first_free(value, bound).or_else(|| {
+                bound.push(*name);
+                let found = first_free(body, bound);
+                bound.pop();
+                found
+            }),
+            _ => {
+                let mut found = None;
+                e.for_each_child(|c| {
+                    if found.is_none() {
+                        found = first_free(c, bound);
+                    }
+                });
+                found
+            }
         }
-        found.is_none()
-    });
-    found
+    }
+    first_free(e, &mut Vec::new())
 }
 
 fn rvar_links(e: &Expr) -> Vec<(Symbol, RDomLink)> {

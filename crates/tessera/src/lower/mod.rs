@@ -6,6 +6,8 @@
 //! 2. `arguments`             — the input images and scalar parameters it takes
 //! 3. `schedule_functions`    — loop synthesis: the output's loops, other Funcs injected at
 //!    their compute/store levels or inlined
+//!    then `clamp_func_values` — Func values used as coordinates clamped to the values the
+//!    Func can take, which bounds what they index
 //! 4. `bounds_inference`      — the region each stage computes, as lets
 //! 5. `allocation_bounds`     — the size of each Func's storage
 //! 6. `storage_folding`       — circular storage along a serial loop
@@ -36,6 +38,7 @@ pub mod arguments;
 pub mod bound_constant_extent_loops;
 pub mod bounds_inference;
 pub mod buffer_constraints;
+pub mod clamp_func_values;
 pub mod compute_with;
 pub mod early_free;
 pub mod hoist_loop_invariants;
@@ -189,6 +192,9 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     });
     let s = r.run("schedule_functions", Stmt::empty(), |_| {
         schedule_functions::schedule_functions(&env)
+    })?;
+    let s = r.run("clamp_func_values", s, |s| {
+        Ok(clamp_func_values::clamp_func_values(s, &env))
     })?;
     let loop_lets = overflow_checks::let_names(&s);
     let s = r.run("bounds_inference", s, |s| {

@@ -6,8 +6,8 @@
 //! given covers exactly that region (so Tessera must need no more) and the values are checked
 //! with plain Rust. The input is i32 where Halide's is f32 (the type does not matter).
 //!
-//! Tessera does not bound a call by the values the Func called takes, so it refuses every
-//! case (the input's coordinates are unbounded); all are kept as ignored tests.
+//! Tessera clamps a Func value used as a coordinate to the values the Func can take
+//! (`lower::clamp_func_values`), which bounds the region read.
 
 use crate::check_input_region;
 use crate::lower_common::TestInputs;
@@ -33,26 +33,17 @@ fn clamped_by_a_func(hi: Expr, inputs: TestInputs) {
 }
 
 #[test]
-#[ignore = "refused: input image in in dimension 0 is accessed in an unbounded way (its \
-            coordinates cannot be bounded by interval analysis): Tessera does not bound a call \
-            by the values of the Func called"]
 fn a_clamped_func_bounds_the_input() {
     clamped_by_a_func(Expr::from(20), TestInputs::new());
 }
 
 #[test]
-#[ignore = "refused: input image in in dimension 0 is accessed in an unbounded way (its \
-            coordinates cannot be bounded by interval analysis): Tessera does not bound a call \
-            by the values of the Func called"]
 fn a_clamp_to_a_param() {
     let p = Param::<i32>::new("p");
     clamped_by_a_func(p.expr(), TestInputs::new().param(p.bind(20)));
 }
 
 #[test]
-#[ignore = "refused: input image in in dimension 0 is accessed in an unbounded way (its \
-            coordinates cannot be bounded by interval analysis): Tessera does not bound a call \
-            by the values of the Func called"]
 fn transitively_through_three_calls() {
     let x = Var::new("x");
     let input = input();
@@ -71,9 +62,6 @@ fn transitively_through_three_calls() {
 }
 
 #[test]
-#[ignore = "refused: input image in in dimension 0 is accessed in an unbounded way (its \
-            coordinates cannot be bounded by interval analysis): Tessera does not bound a call \
-            by the values of the Func called"]
 fn twenty_tuple_stages() {
     let x = Var::new("x");
     let input = input();

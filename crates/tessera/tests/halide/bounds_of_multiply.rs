@@ -2,8 +2,7 @@
 //! `clamp(x, 0, bound * 2 - 1)` with `bound` an i32 or an i16 Param of 5 needs only the
 //! input's 10 points for a 200-point output (the bounds of the multiply must not overflow
 //! the narrow type into an unbounded region). Halide only checks that it runs; here the
-//! values are checked with plain Rust too. The i16 case is ignored: Tessera needs the whole
-//! output's range of the input.
+//! values are checked with plain Rust too.
 
 use crate::lower_common::{check, TestInputs};
 use tessera::prelude::*;
@@ -33,9 +32,6 @@ fn an_i32_bound() {
 }
 
 #[test]
-#[ignore = "runtime error: input `in` needs dimension 0 in [0, 199] but the buffer covers [0, 9]: \
-            with an i16 Param, the clamp's upper limit `bound * 2 - 1` does not bound the region \
-            (Halide needs [0, 9])"]
 fn an_i16_bound() {
     clamped_by_a_multiple(Param::<i16>::new("bound"), 5);
 }

@@ -1,14 +1,12 @@
 //! Halide's `test/correctness/let_in_rdom_bound.cpp`: an RDom's extent may be a `Let`
 //! binding a name (here the same name as a Var of the Func) to a Param expression: the
 //! bound name is not a free variable. `f(x) += r` over `r` in `[0, ((p + 8) / p)²)` with
-//! `p = 3` is the sum 0 + 1 + ... + 8 at every point. Tessera takes the Let-bound name for
-//! a free Var and refuses the RDom, so the case is ignored.
+//! `p = 3` is the sum 0 + 1 + ... + 8 at every point.
 
 use crate::lower_common::{check, TestInputs};
 use tessera::prelude::*;
 
 #[test]
-#[ignore = "refused: `the bounds of RDom r (used in the update of f) depend on the variable x; reduction bounds may use only constants, Params and image sizes` (x is bound by the Let, not free)"]
 fn a_let_in_an_rdom_extent() {
     let p = Param::<i32>::new("p");
     let x = Var::new("x");
