@@ -39,7 +39,13 @@ fn an_update_widens_the_values_of_its_func() {
     let g = Func::new("g");
     g.define(x, input.at(f.at(x))).unwrap();
     let inputs = TestInputs::new().image(&input, image(0, 30));
-    let f_value = |x: i64| if (2..5).contains(&x) { 20 + x } else { x.clamp(0, 5) };
+    let f_value = |x: i64| {
+        if (2..5).contains(&x) {
+            20 + x
+        } else {
+            x.clamp(0, 5)
+        }
+    };
     assert_eq!(values(&g, &inputs, 12), expected(12, f_value));
 }
 
@@ -80,7 +86,13 @@ fn a_select_arm_not_taken_indexes_inside_the_input() {
     let inputs = TestInputs::new().image(&input, image(0, 7));
     let index_or_none = values(&g, &inputs, 16);
     let expected: Vec<i64> = (0..16)
-        .map(|x| if x < 6 { (x - 3).clamp(0, 7) * 3 + 1 } else { 0 })
+        .map(|x| {
+            if x < 6 {
+                (x - 3).clamp(0, 7) * 3 + 1
+            } else {
+                0
+            }
+        })
         .collect();
     assert_eq!(index_or_none, expected);
 }
@@ -95,7 +107,8 @@ fn a_scatter_through_a_func_value_stays_inside_its_func() {
     let hist = Func::new("hist");
     hist.define(x, 0).unwrap();
     let r = RDom::new([(0, 100)]);
-    hist.update(bin.at(r.x()), hist.at(bin.at(r.x())) + 1).unwrap();
+    hist.update(bin.at(r.x()), hist.at(bin.at(r.x())) + 1)
+        .unwrap();
     let run = check(&hist, &TestInputs::new(), &[0], &[8]);
     let out = run.i32_values(0);
     for b in 0..8 {

@@ -202,9 +202,9 @@ impl<'a> Bounder<'a> {
                 let x = self.bounds(a);
                 match &x.min {
                     // The negation of one value is one value, wrapped or not.
-                    Some(p) if x.is_single_point() => {
-                        Interval::single_point(Expr::unary(*op, p.clone()))
-                    }
+                    Some(p) if x.is_single_point() => Interval::single_point(
+                        fold::unary(*op, p).unwrap_or_else(|| Expr::unary(*op, p.clone())),
+                    ),
                     _ => decreasing(*op, &x),
                 }
             }
@@ -293,7 +293,7 @@ impl<'a> Bounder<'a> {
             Some(b),
         ) = (op, x.is_single_point(), y.is_single_point(), &x.min, &y.min)
         {
-            return Interval::single_point(Expr::binary(op, a.clone(), b.clone()));
+            return Interval::single_point(one_value(op, a, b));
         }
         match op {
             Add => add(x, y),
@@ -861,6 +861,14 @@ fn negated(e: &Option<Expr>) -> Option<Expr> {
     e.as_ref().and_then(|e| fold::unary(UnaryOp::Neg, e))
 }
 
+/// `a op b` of two single values: folded when both are constants and the result is exact,
+/// so that later bounds built from it (a range's ends times it) see a constant and refuse an
+/// overflowing product instead of folding it wrapped; else the operation itself, wrapped or
+/// not, which is still the one value.
+fn one_value(op: BinaryOp, a: &Expr, b: &Expr) -> Expr {
+    fold::binary(op, a, b).unwrap_or_else(|| Expr::binary(op, a.clone(), b.clone()))
+}
+
 fn is_zero_point(x: &Interval) -> bool {
     x.is_single_point() && x.min.as_ref().is_some_and(Expr::is_zero)
 }
@@ -1100,6 +1108,23 @@ mod tests {
         assert_eq!(bounds((x + k) % 2, &s), "[0, 1]");
     }
 
+    /// interval_fuzz seed 21: a constant computed from single values was kept as an
+    /// expression, so a range's end times it (`3 * ~(-14 % -894836811)`, which overflows i32)
+    /// was folded wrapped, to a positive value, and "proved" the product non-negative: the
+    /// remainder below was bounded by [0, 0], though at y = 1, x = -15 it is 22.
+    #[test]
+    fn a_constant_made_of_single_values_is_folded_before_it_scales_a_range() {
+        let (x, y) = (Var::new("x"), Var::new("y"));
+        let s: Scope = [range(y, 0, 3)].into_iter().collect();
+        let constant = !(Expr::from(-14) % -894836811);
+        let e = (y * constant) % (x * -4);
+        let b = bounds_of_expr(&e, &s);
+        let hi = b.max.expect("the remainder has an upper bound");
+        let at = crate::ir::substitute::substitute(&hi, x.name(), &Expr::i32(-15));
+        let hi = crate::simplify::simplify(&at).as_int_const();
+        assert!(hi.is_some_and(|hi| hi >= 22), "{e}: {hi:?}");
+    }
+
     #[test]
     fn stencil_index_shapes() {
         let x = Var::new("x");
@@ -1210,7 +1235,10 @@ mod tests {
         let fifteen = Expr::make_const(Type::u8(), 15);
         let masked = Expr::binary(BinaryOp::BitAnd, unknown.clone(), fifteen.clone());
         assert_eq!(bounds(masked.clone(), &ranged), "[(u8)0, (u8)15]");
-        assert_eq!(bounds(masked, &Scope::new()), "[(u & (u8)15), (u & (u8)15)]");
+        assert_eq!(
+            bounds(masked, &Scope::new()),
+            "[(u & (u8)15), (u & (u8)15)]"
+        );
         let p = crate::lang::param::Param::<i16>::new("p").expr();
         let doubled = Expr::binary(BinaryOp::Mul, p.clone(), Expr::make_const(Type::i16(), 2));
         let wrapping = Expr::binary(BinaryOp::Sub, doubled, Expr::make_const(Type::i16(), 1));

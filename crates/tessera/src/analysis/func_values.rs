@@ -198,7 +198,10 @@ mod tests {
         // Through a float, a NaN would convert to 0 whatever the float's bounds.
         let through_float = Func::new("through_float");
         through_float
-            .define(x, cast(Type::i32(), clamp(cast(Type::f32(), x), 5.0f32, 6.0f32)))
+            .define(
+                x,
+                cast(Type::i32(), clamp(cast(Type::f32(), x), 5.0f32, 6.0f32)),
+            )
             .unwrap();
         // Points a guard leaves unstored hold anything.
         let guarded = Func::new("guarded");
