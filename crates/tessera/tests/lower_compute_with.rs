@@ -1,9 +1,10 @@
 //! `compute_with`: two Funcs computed at the same loop level share their loops down to the
 //! fused one. Results equal the evaluator (on the interpreter before and after flattening,
 //! and natively) for Funcs with the same and with different regions, computed at root and
-//! inside a consumer's loop, vectorized or not, and for random pairs under random schedules
-//! (re-run one with `TESSERA_SEED`); the fused loop nest holds both Funcs' stores; mistakes
-//! come back as schedule errors naming both Funcs.
+//! inside a consumer's loop, vectorized or not, fused down to vectorized or unrolled loops,
+//! and for random pairs under random schedules (re-run one with `TESSERA_SEED`); the fused
+//! loop nest holds both Funcs' stores; mistakes come back as schedule errors naming both
+//! Funcs.
 
 mod lower_common;
 
@@ -121,6 +122,31 @@ fn funcs_with_different_regions_are_guarded_by_their_own() {
 }
 
 #[test]
+fn vectorized_and_unrolled_loops_fuse_when_their_bounds_match() {
+    // Different regions (guarded outer loops), the same inner loops of 8 or 4 lanes.
+    for unrolled in [false, true] {
+        let p = pair(-2, 3);
+        for h in [&p.f, &p.g] {
+            h.compute_root();
+            if unrolled {
+                h.split("x", "xo", "xi", 4).unroll_loop("xi");
+            } else {
+                h.split("x", "xo", "xi", 8).vectorize_loop("xi");
+            }
+        }
+        p.g.compute_with(&p.f, "xi");
+        let run = run(&p, [29, 7]);
+        assert!(
+            stored_in(&run.lowered.stmt, "g")
+                .iter()
+                .any(|l| l == "f.s0.x.xo"),
+            "{}",
+            run.lowered.stmt
+        );
+    }
+}
+
+#[test]
 fn sliding_windows_fuse_row_by_row() {
     // Both stored per strip and computed per row (harris's Ix and Iy), fused at x.
     let p = pair(0, 1);
@@ -172,10 +198,13 @@ fn mistakes_name_both_funcs() {
 
     let p = pair(0, 0);
     p.f.compute_root().vectorize("x", 4);
-    p.g.compute_root().vectorize("x", 4);
+    p.g.compute_root().vectorize("x", 8);
     p.f.compute_with(&p.g, "x_vi");
     let msg = schedule_error(&p.out);
-    assert!(msg.contains("only serial and parallel loops fuse"), "{msg}");
+    assert!(
+        msg.contains("vectorized for but cover different iterations"),
+        "{msg}"
+    );
 
     // A Func that uses the other cannot be computed with it.
     let input = ImageParam::new(Type::u16(), 2, "input");

@@ -6,7 +6,8 @@
 //! down to the fused level take, each, the union of both Funcs' bounds; inside the innermost
 //! one each Func's own body runs, guarded by its own bounds where they are not provably the
 //! same as the union (guards marked likely, so loop partitioning drops them from the steady
-//! iterations). The second production is left empty. The lets and storage that lie between
+//! iterations). Vectorized and unrolled loops fuse only where both Funcs' bounds are the
+//! same: their union need not have a constant extent. The second production is left empty. The lets and storage that lie between
 //! the two productions move above the first, so the second Func's storage and bounds are in
 //! scope where it is now computed.
 
@@ -133,17 +134,6 @@ impl Pair {
                     .map_err(|e| err(format!("in {}: {e}", describe_stage(c.name, stage))))?
             };
             let outer: Vec<_> = dims[at..].iter().rev().collect();
-            if let Some(d) = outer
-                .iter()
-                .find(|d| !matches!(d.kind, ForKind::Serial | ForKind::Parallel))
-            {
-                return Err(err(format!(
-                    "the loop {} of {} is {}; only serial and parallel loops fuse",
-                    d.name,
-                    c.name,
-                    d.kind.keyword()
-                )));
-            }
             kinds.push(outer.iter().map(|d| d.kind).collect::<Vec<_>>());
             loops.insert(
                 c.name,
@@ -484,6 +474,14 @@ impl Pair {
         let same = equal_through(&a_min, &b_min, lets) && equal_through(&a_end, &b_end, lets);
         let (min, extent) = if same {
             (a_min, a_extent)
+        } else if matches!(kind, ForKind::Vectorized | ForKind::Unrolled) {
+            // A union of two constant-extent loops need not have a constant extent, and its
+            // guards would split the vectors and unrolled copies (Halide fuses such loops
+            // only when their widths match).
+            return Err(self.err(format!(
+                "the loops {a_name} (from {a_min}, extent {a_extent}) and {b_name} (from {b_min}, extent {b_extent}) are {} but cover different iterations; vectorized and unrolled loops fuse only when their bounds are the same",
+                kind.keyword()
+            )));
         } else {
             // The union, each body guarded by its own bounds.
             let within = |v: Symbol, lo: &Expr, end: &Expr| {

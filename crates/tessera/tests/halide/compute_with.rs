@@ -7,8 +7,8 @@
 //! size of Halide's box.
 //!
 //! Tessera has no `LoopAlignStrategy` (the values do not depend on it): the schedules keep
-//! everything else. Three cases are refused (a fused loop below a producer computed in its
-//! Func's loop, a vectorized fused loop, a specialized Func) and kept as ignored tests; two
+//! everything else. Two cases are refused (a fused loop below a producer computed in its
+//! Func's loop, a specialized Func) and kept as ignored tests; two
 //! more are ignored: `multiple_fuse_groups` fuses two stages of one Func with another
 //! (Tessera fuses one stage per Func), and `rvar_bounds` computes producers inside the
 //! fused loop for both stages (Tessera fuses after placing each Func, so a producer used by
@@ -208,7 +208,6 @@ fn double_split_fuse() {
 }
 
 #[test]
-#[ignore = "refused: g.compute_with(f, xi): the loop x.xi of g is vectorized for; only serial and parallel loops fuse"]
 fn vectorize() {
     const S: i64 = 111;
     let (f, g, h, x, _) = f_g_h();
