@@ -2,7 +2,7 @@
 //! fused one. Results equal the evaluator (on the interpreter before and after flattening,
 //! and natively) for Funcs with the same and with different regions, computed at root and
 //! inside a consumer's loop, vectorized or not, fused down to vectorized or unrolled loops,
-//! and for random pairs under random schedules (re-run one with `TESSERA_SEED`); the fused
+//! fused below producers computed in the Funcs' outer loops, and for random pairs under random schedules (re-run one with `TESSERA_SEED`); the fused
 //! loop nest holds both Funcs' stores; mistakes come back as schedule errors naming both
 //! Funcs.
 
@@ -144,6 +144,40 @@ fn vectorized_and_unrolled_loops_fuse_when_their_bounds_match() {
             run.lowered.stmt
         );
     }
+}
+
+#[test]
+fn producers_computed_in_an_outer_fused_loop_run_under_their_funcs_guards() {
+    // f reads a producer computed per row of f, g one computed per row of g; fused at x,
+    // with different rows and columns: each producer runs in the fused y loop only on its
+    // Func's rows (an input read past them would be out of bounds).
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let (pf, pg) = (Func::new("pf"), Func::new("pg"));
+    pf.define((x, y), input.at((x, y)) + input.at((x, y + 1)))
+        .unwrap();
+    pg.define((x, y), input.at((x + 1, y)) * 2).unwrap();
+    let (f, g) = (Func::new("f"), Func::new("g"));
+    f.define((x, y), pf.at((x, y)) + pf.at((x + 1, y))).unwrap();
+    g.define((x, y), pg.at((x, y)) - pg.at((x + 2, y))).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), f.at((x - 2, y + 3)) + g.at((x + 1, y - 1)))
+        .unwrap();
+    f.compute_root();
+    g.compute_root();
+    pf.compute_at(&f, y);
+    pg.compute_at(&g, y);
+    g.compute_with(&f, x);
+    // Exactly the rows and columns out needs: 20 x 9 from (-2, 3) and from (1, -1).
+    let image = u16_image(&[-2, -1], &[26, 14], 3);
+    let run = check(
+        &out,
+        &TestInputs::new().image(&input, image),
+        &[0, 0],
+        &[20, 9],
+    );
+    assert_eq!(run.stores("pf"), 21 * 9);
+    assert_eq!(run.stores("pg"), 22 * 9);
 }
 
 #[test]
