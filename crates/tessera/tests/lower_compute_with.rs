@@ -2,7 +2,7 @@
 //! fused one. Results equal the evaluator (on the interpreter before and after flattening,
 //! and natively) for Funcs with the same and with different regions, computed at root and
 //! inside a consumer's loop, vectorized or not, fused down to vectorized or unrolled loops,
-//! fused below producers computed in the Funcs' outer loops, and for random pairs under random schedules (re-run one with `TESSERA_SEED`); the fused
+//! fused below producers computed in the Funcs' outer loops, specialized, and for random pairs under random schedules (re-run one with `TESSERA_SEED`); the fused
 //! loop nest holds both Funcs' stores; mistakes come back as schedule errors naming both
 //! Funcs.
 
@@ -178,6 +178,52 @@ fn producers_computed_in_an_outer_fused_loop_run_under_their_funcs_guards() {
     );
     assert_eq!(run.stores("pf"), 21 * 9);
     assert_eq!(run.stores("pg"), 22 * 9);
+}
+
+#[test]
+fn specialized_funcs_fuse_in_each_specialization() {
+    // f specialized on one Param, g on another: each of the four combinations runs its own
+    // nests, with the fused loops shared.
+    for (tile, wide) in [(true, true), (true, false), (false, true), (false, false)] {
+        let p = pair(-2, 3);
+        let (tile_p, wide_p) = (Param::<bool>::new("tile"), Param::<bool>::new("wide"));
+        p.f.compute_root()
+            .specialize(tile_p.expr())
+            .split("x", "xo", "xi", 4);
+        p.g.compute_root()
+            .specialize(wide_p.expr())
+            .vectorize("x", 8);
+        p.g.compute_with(&p.f, "y");
+        let image = u16_image(&[-3, -2], &[41, 17], 7);
+        let inputs = TestInputs::new()
+            .image(&p.input, image)
+            .param(tile_p.bind(tile))
+            .param(wide_p.bind(wide));
+        let run = check(&p.out, &inputs, &[0, 0], &[29, 9]);
+        assert!(
+            stored_in(&run.lowered.stmt, "g")
+                .iter()
+                .any(|l| l == "f.s0.y"),
+            "{}",
+            run.lowered.stmt
+        );
+    }
+    // A specialization may not change the fused loops.
+    let p = pair(0, 0);
+    let par = Param::<bool>::new("par");
+    p.f.compute_root().specialize(par.expr()).parallel("y");
+    p.g.compute_root();
+    p.g.compute_with(&p.f, "y");
+    let msg = schedule_error(&p.out);
+    assert!(msg.contains("must be of one kind"), "{msg}");
+    let p = pair(0, 0);
+    p.f.compute_root()
+        .specialize(par.expr())
+        .fuse("x", "y", "t");
+    p.g.compute_root();
+    p.g.compute_with(&p.f, "y");
+    let msg = schedule_error(&p.out);
+    assert!(msg.contains("not at the top"), "{msg}");
 }
 
 #[test]

@@ -7,7 +7,8 @@
 //! one each Func's own body runs, guarded by its own bounds where they are not provably the
 //! same as the union (guards marked likely, so loop partitioning drops them from the steady
 //! iterations). Vectorized and unrolled loops fuse only where both Funcs' bounds are the
-//! same: their union need not have a constant extent. The second production is left empty. The lets and storage that lie between
+//! same: their union need not have a constant extent. A specialized stage has the other
+//! fused into each of its nests. The second production is left empty. The lets and storage that lie between
 //! the two productions move above the first, so the second Func's storage and bounds are in
 //! scope where it is now computed.
 
@@ -119,12 +120,6 @@ impl Pair {
                     stage.saturating_sub(1)
                 ))
             })?;
-            if !def.schedule.specializations.is_empty() {
-                return Err(err(format!(
-                    "{} is specialized; compute_with fuses one loop structure",
-                    describe_stage(c.name, stage)
-                )));
-            }
             let dims = &def.schedule.dims;
             // `Var::outermost()` fuses no loop: the stages are only computed side by side.
             let at = if var.as_str() == OUTERMOST {
@@ -291,14 +286,11 @@ impl Pair {
         let nest = if self.loops[&first].is_empty() {
             Stmt::block([first_stages.fused, second_stages.fused])
         } else {
-            self.fuse_loops(
+            self.fuse_specializations(
                 first,
                 second,
                 &first_stages.fused,
                 &second_stages.fused,
-                0,
-                Vec::new(),
-                Vec::new(),
                 lets,
             )?
         };
@@ -431,6 +423,38 @@ impl Pair {
         }
     }
 
+    /// The fused stages' statements `a` (of `first`) and `b` (of `second`) as one loop nest.
+    /// A specialized stage (`if (c) nest else other`, each nest keeping the fused loops) has
+    /// the other stage fused into each of its nests.
+    fn fuse_specializations(
+        &self,
+        first: Symbol,
+        second: Symbol,
+        a: &Stmt,
+        b: &Stmt,
+        lets: &mut HashMap<Symbol, Expr>,
+    ) -> Result<Stmt> {
+        for (s, is_first) in [(a, true), (b, false)] {
+            if let StmtKind::IfThenElse {
+                condition,
+                then_case,
+                else_case: Some(else_case),
+            } = s.kind()
+            {
+                let mut fuse = |branch: &Stmt| {
+                    let (a, b) = if is_first { (branch, b) } else { (a, branch) };
+                    self.fuse_specializations(first, second, a, b, lets)
+                };
+                return Ok(Stmt::new(StmtKind::IfThenElse {
+                    condition: condition.clone(),
+                    then_case: fuse(then_case)?,
+                    else_case: Some(fuse(else_case)?),
+                }));
+            }
+        }
+        self.fuse_loops(first, second, a, b, 0, Vec::new(), Vec::new(), lets)
+    }
+
     /// The loop nests `a` (of `first`) and `b` (of `second`) fused from loop level `depth`
     /// down, each body under the guards of the outer levels (`a_guards`, `b_guards`); `lets`
     /// are the lets in scope, to compare bounds through. Each loop may be found below
@@ -498,7 +522,15 @@ impl Pair {
             _ => unreachable!("replace_loop passes the loop it found"),
         };
         let (a_name, a_min, a_extent, kind, a_body) = loop_parts(a_loop);
-        let (b_name, b_min, b_extent, _, b_body) = loop_parts(b_loop);
+        let (b_name, b_min, b_extent, b_kind, b_body) = loop_parts(b_loop);
+        if kind != b_kind {
+            // Checked for the unspecialized schedules already; a specialization may differ.
+            return Err(self.err(format!(
+                "the loop {a_name} is {} but {b_name} is {}; fused loops must be of one kind",
+                kind.keyword(),
+                b_kind.keyword()
+            )));
+        }
         // Inside the fused loop, the second Func's loop variable is the first's.
         let i32_var = |n: Symbol| Expr::var(n, Type::i32());
         lets.insert(b_name, i32_var(a_name));

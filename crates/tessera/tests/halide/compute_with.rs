@@ -7,8 +7,7 @@
 //! size of Halide's box.
 //!
 //! Tessera has no `LoopAlignStrategy` (the values do not depend on it): the schedules keep
-//! everything else. A case with a specialized Func is refused and kept as an ignored test;
-//! two more are ignored: `multiple_fuse_groups` fuses two stages of one Func with another
+//! everything else. Two cases are ignored: `multiple_fuse_groups` fuses two stages of one Func with another
 //! (Tessera fuses one stage per Func), and `rvar_bounds` computes producers inside the
 //! fused loop for both stages (Tessera fuses after placing each Func, so a producer used by
 //! both has no common loop). Left out: the cases realizing several outputs at once
@@ -220,7 +219,6 @@ fn vectorize() {
 }
 
 #[test]
-#[ignore = "refused: g.compute_with(f, y): f is specialized; compute_with fuses one loop structure"]
 fn with_specialization() {
     let (f, g, h, x, y) = f_g_h();
     f.compute_root();
