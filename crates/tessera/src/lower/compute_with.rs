@@ -6,11 +6,12 @@
 //! down to the fused level take, each, the union of both Funcs' bounds; inside the innermost
 //! one each Func's own body runs, guarded by its own bounds where they are not provably the
 //! same as the union (guards marked likely, so loop partitioning drops them from the steady
-//! iterations). Vectorized and unrolled loops fuse only where both Funcs' bounds are the
-//! same: their union need not have a constant extent. A specialized stage has the other
-//! fused into each of its nests. The second production is left empty. The lets and storage that lie between
-//! the two productions move above the first, so the second Func's storage and bounds are in
-//! scope where it is now computed.
+//! iterations). The productions of Funcs computed at an outer fused loop stay in it, under
+//! their own Func's guards. Vectorized and unrolled loops fuse only where both Funcs' bounds
+//! are the same: their union need not have a constant extent. A specialized stage has the
+//! other fused into each of its nests. The second production is left empty. The lets and
+//! storage that lie between the two productions move above the first, so the second Func's
+//! storage and bounds are in scope where it is now computed.
 
 use std::collections::{HashMap, HashSet};
 
