@@ -585,6 +585,9 @@ impl Pair {
     }
 }
 
+/// What a loop found by `replace_loop` becomes, given the lets in scope.
+type LoopReplacement<'a> = dyn FnMut(&Stmt, &mut HashMap<Symbol, Expr>) -> Result<Stmt> + 'a;
+
 /// `s` with the loop `name` replaced by `replace(loop, lets)`, if `s` holds it along lets,
 /// storage, production marks and blocks; the lets on the way are added to `lets`, and the
 /// other statements of the blocks on the way run only where `guard` holds.
@@ -593,7 +596,7 @@ fn replace_loop(
     name: Symbol,
     guard: Option<&Expr>,
     lets: &mut HashMap<Symbol, Expr>,
-    replace: &mut dyn FnMut(&Stmt, &mut HashMap<Symbol, Expr>) -> Result<Stmt>,
+    replace: &mut LoopReplacement,
 ) -> Result<Option<Stmt>> {
     match s.kind() {
         StmtKind::For { name: n, .. } if *n == name => replace(s, lets).map(Some),
