@@ -1,9 +1,10 @@
 //! `compute_with`: two Funcs computed at the same loop level share their loops down to the
 //! fused one. Results equal the evaluator (on the interpreter before and after flattening,
 //! and natively) for Funcs with the same and with different regions, computed at root and
-//! inside a consumer's loop, vectorized or not, and for random pairs under random schedules
-//! (re-run one with `TESSERA_SEED`); the fused loop nest holds both Funcs' stores; mistakes
-//! come back as schedule errors naming both Funcs.
+//! inside a consumer's loop, vectorized or not, fused down to vectorized or unrolled loops,
+//! fused below producers computed in the Funcs' outer loops, specialized, and for random pairs under random schedules (re-run one with `TESSERA_SEED`); the fused
+//! loop nest holds both Funcs' stores; mistakes come back as schedule errors naming both
+//! Funcs.
 
 mod lower_common;
 
@@ -121,6 +122,111 @@ fn funcs_with_different_regions_are_guarded_by_their_own() {
 }
 
 #[test]
+fn vectorized_and_unrolled_loops_fuse_when_their_bounds_match() {
+    // Different regions (guarded outer loops), the same inner loops of 8 or 4 lanes.
+    for unrolled in [false, true] {
+        let p = pair(-2, 3);
+        for h in [&p.f, &p.g] {
+            h.compute_root();
+            if unrolled {
+                h.split("x", "xo", "xi", 4).unroll_loop("xi");
+            } else {
+                h.split("x", "xo", "xi", 8).vectorize_loop("xi");
+            }
+        }
+        p.g.compute_with(&p.f, "xi");
+        let run = run(&p, [29, 7]);
+        assert!(
+            stored_in(&run.lowered.stmt, "g")
+                .iter()
+                .any(|l| l == "f.s0.x.xo"),
+            "{}",
+            run.lowered.stmt
+        );
+    }
+}
+
+#[test]
+fn producers_computed_in_an_outer_fused_loop_run_under_their_funcs_guards() {
+    // f reads a producer computed per row of f, g one computed per row of g; fused at x,
+    // with different rows and columns: each producer runs in the fused y loop only on its
+    // Func's rows (an input read past them would be out of bounds).
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let (pf, pg) = (Func::new("pf"), Func::new("pg"));
+    pf.define((x, y), input.at((x, y)) + input.at((x, y + 1)))
+        .unwrap();
+    pg.define((x, y), input.at((x + 1, y)) * 2).unwrap();
+    let (f, g) = (Func::new("f"), Func::new("g"));
+    f.define((x, y), pf.at((x, y)) + pf.at((x + 1, y))).unwrap();
+    g.define((x, y), pg.at((x, y)) - pg.at((x + 2, y))).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), f.at((x - 2, y + 3)) + g.at((x + 1, y - 1)))
+        .unwrap();
+    f.compute_root();
+    g.compute_root();
+    pf.compute_at(&f, y);
+    pg.compute_at(&g, y);
+    g.compute_with(&f, x);
+    // Exactly the rows and columns out needs: 20 x 9 from (-2, 3) and from (1, -1).
+    let image = u16_image(&[-2, -1], &[26, 14], 3);
+    let run = check(
+        &out,
+        &TestInputs::new().image(&input, image),
+        &[0, 0],
+        &[20, 9],
+    );
+    assert_eq!(run.stores("pf"), 21 * 9);
+    assert_eq!(run.stores("pg"), 22 * 9);
+}
+
+#[test]
+fn specialized_funcs_fuse_in_each_specialization() {
+    // f specialized on one Param, g on another: each of the four combinations runs its own
+    // nests, with the fused loops shared.
+    for (tile, wide) in [(true, true), (true, false), (false, true), (false, false)] {
+        let p = pair(-2, 3);
+        let (tile_p, wide_p) = (Param::<bool>::new("tile"), Param::<bool>::new("wide"));
+        p.f.compute_root()
+            .specialize(tile_p.expr())
+            .split("x", "xo", "xi", 4);
+        p.g.compute_root()
+            .specialize(wide_p.expr())
+            .vectorize("x", 8);
+        p.g.compute_with(&p.f, "y");
+        let image = u16_image(&[-3, -2], &[41, 17], 7);
+        let inputs = TestInputs::new()
+            .image(&p.input, image)
+            .param(tile_p.bind(tile))
+            .param(wide_p.bind(wide));
+        let run = check(&p.out, &inputs, &[0, 0], &[29, 9]);
+        assert!(
+            stored_in(&run.lowered.stmt, "g")
+                .iter()
+                .any(|l| l == "f.s0.y"),
+            "{}",
+            run.lowered.stmt
+        );
+    }
+    // A specialization may not change the fused loops.
+    let p = pair(0, 0);
+    let par = Param::<bool>::new("par");
+    p.f.compute_root().specialize(par.expr()).parallel("y");
+    p.g.compute_root();
+    p.g.compute_with(&p.f, "y");
+    let msg = schedule_error(&p.out);
+    assert!(msg.contains("must be of one kind"), "{msg}");
+    let p = pair(0, 0);
+    p.f.compute_root()
+        .specialize(par.expr())
+        .fuse("x", "y", "t");
+    p.g.compute_root();
+    p.g.compute_with(&p.f, "y");
+    let msg = schedule_error(&p.out);
+    assert!(msg.contains("not at the top"), "{msg}");
+}
+
+#[test]
 fn sliding_windows_fuse_row_by_row() {
     // Both stored per strip and computed per row (harris's Ix and Iy), fused at x.
     let p = pair(0, 1);
@@ -172,10 +278,13 @@ fn mistakes_name_both_funcs() {
 
     let p = pair(0, 0);
     p.f.compute_root().vectorize("x", 4);
-    p.g.compute_root().vectorize("x", 4);
+    p.g.compute_root().vectorize("x", 8);
     p.f.compute_with(&p.g, "x_vi");
     let msg = schedule_error(&p.out);
-    assert!(msg.contains("only serial and parallel loops fuse"), "{msg}");
+    assert!(
+        msg.contains("vectorized for but cover different iterations"),
+        "{msg}"
+    );
 
     // A Func that uses the other cannot be computed with it.
     let input = ImageParam::new(Type::u16(), 2, "input");

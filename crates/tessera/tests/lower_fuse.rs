@@ -1,9 +1,10 @@
 //! `fuse`: fused loops compute exactly their dimensions' regions, alone and with a producer
-//! computed at the fused loop (tiles fused into one parallel loop).
+//! computed at the fused loop (tiles fused into one parallel loop); a pure loop fused with a
+//! reduction loop is a reduction loop.
 
 mod lower_common;
 
-use lower_common::{check, u16_image, TestInputs};
+use lower_common::{check, schedule_error, u16_image, TestInputs};
 use tessera::prelude::*;
 
 #[test]
@@ -77,5 +78,47 @@ fn loops_fuse_in_any_order_and_across_others() {
         let inputs = TestInputs::new().image(&input, image);
         let run = check(&g, &inputs, &[0, 0, 0], &[12, 5, 3]);
         assert_eq!(run.stores("g"), 12 * 5 * 3);
+    }
+}
+
+#[test]
+fn a_pure_loop_fused_with_a_reduction_loop_is_a_reduction_loop() {
+    // Sums of 3 consecutive inputs, 2 outputs per pass of the fused loop (Halide's
+    // horizontal reductions): serial, vectorized with atomic(), or vectorized without it,
+    // which races (lanes of one output store to one point) and is refused.
+    let input = ImageParam::new(Type::u16(), 1, "input");
+    let image = u16_image(&[0], &[3 * 11], 5);
+    let expected: Vec<u32> = (0..11)
+        .map(|i| (0..3).map(|k| u32::from(image.get(&[3 * i + k]))).sum())
+        .collect();
+    let x = Var::new("x");
+    for how in ["serial", "atomic", "racy"] {
+        let r = RDom::new([(0, 3)]);
+        let f = Func::new("f");
+        f.define(x, cast_to::<u32>(Expr::from(0))).unwrap();
+        f.update(x, f.at(x) + cast_to::<u32>(input.at(x * 3 + r.x())))
+            .unwrap();
+        let update = f.update_stage(0);
+        update.split(x, "xo", "xi", 2).fuse(r.x(), "xi", "t");
+        match how {
+            "serial" => {}
+            "atomic" => {
+                update.atomic().vectorize_loop("t");
+            }
+            _ => {
+                update.vectorize_loop("t");
+                let msg = schedule_error(&f);
+                assert!(msg.contains("vectorize(t)"), "{msg}");
+                continue;
+            }
+        }
+        let inputs = TestInputs::new().image(&input, image.clone());
+        let run = check(&f, &inputs, &[0], &[10]);
+        let AnyBuffer::U32(out) = &run.realization.buffers[0] else {
+            panic!("f is u32");
+        };
+        for (i, want) in expected.iter().take(10).enumerate() {
+            assert_eq!(out.get(&[i as i64]), *want, "{how} at {i}");
+        }
     }
 }

@@ -671,8 +671,8 @@ fn made_from_inner_loop(s: &StageSchedule, name: Symbol) -> bool {
     from_inner.contains(&name)
 }
 
-/// Halide's `fuse`: `inner` and `outer` may be any two loops of the stage; the fused loop
-/// takes `inner`'s place (iterating `inner` fastest) and `outer`'s loop goes away. Where
+/// Halide's `fuse`: `inner` and `outer` may be any two loops of the stage, pure or
+/// reduction loops; the fused loop takes `inner`'s place (iterating `inner` fastest) and `outer`'s loop goes away. Where
 /// `outer` was not directly outside `inner`, that moves the iterations of `outer` next to
 /// those of `inner`, which for reduction loops is a reordering and follows `reorder`'s rule.
 fn fuse_dims(
@@ -686,11 +686,6 @@ fn fuse_dims(
     let o = find_dim(&s.dims, outer)?;
     if i == o {
         return Err(format!("cannot fuse the loop {inner} with itself"));
-    }
-    if s.dims[i].is_rvar != s.dims[o].is_rvar {
-        return Err(format!(
-            "cannot fuse a reduction loop with a pure loop ({inner}, {outer})"
-        ));
     }
     if s.dims
         .iter()
@@ -710,7 +705,10 @@ fn fuse_dims(
         name,
         short: fused,
         kind: ForKind::Serial,
-        is_rvar: s.dims[i].is_rvar,
+        // A pure loop fused with a reduction loop is a reduction loop (Halide's): its
+        // iterations include some that update one point, so it runs in parallel or as
+        // vector lanes only under the reduction loops' rules.
+        is_rvar: s.dims[i].is_rvar || s.dims[o].is_rvar,
     };
     s.splits.push(SplitDirective::Fuse {
         inner: s.dims[i].name,

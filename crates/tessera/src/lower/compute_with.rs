@@ -6,9 +6,12 @@
 //! down to the fused level take, each, the union of both Funcs' bounds; inside the innermost
 //! one each Func's own body runs, guarded by its own bounds where they are not provably the
 //! same as the union (guards marked likely, so loop partitioning drops them from the steady
-//! iterations). The second production is left empty. The lets and storage that lie between
-//! the two productions move above the first, so the second Func's storage and bounds are in
-//! scope where it is now computed.
+//! iterations). The productions of Funcs computed at an outer fused loop stay in it, under
+//! their own Func's guards. Vectorized and unrolled loops fuse only where both Funcs' bounds
+//! are the same: their union need not have a constant extent. A specialized stage has the
+//! other fused into each of its nests. The second production is left empty. The lets and
+//! storage that lie between the two productions move above the first, so the second Func's
+//! storage and bounds are in scope where it is now computed.
 
 use std::collections::{HashMap, HashSet};
 
@@ -118,12 +121,6 @@ impl Pair {
                     stage.saturating_sub(1)
                 ))
             })?;
-            if !def.schedule.specializations.is_empty() {
-                return Err(err(format!(
-                    "{} is specialized; compute_with fuses one loop structure",
-                    describe_stage(c.name, stage)
-                )));
-            }
             let dims = &def.schedule.dims;
             // `Var::outermost()` fuses no loop: the stages are only computed side by side.
             let at = if var.as_str() == OUTERMOST {
@@ -133,17 +130,6 @@ impl Pair {
                     .map_err(|e| err(format!("in {}: {e}", describe_stage(c.name, stage))))?
             };
             let outer: Vec<_> = dims[at..].iter().rev().collect();
-            if let Some(d) = outer
-                .iter()
-                .find(|d| !matches!(d.kind, ForKind::Serial | ForKind::Parallel))
-            {
-                return Err(err(format!(
-                    "the loop {} of {} is {}; only serial and parallel loops fuse",
-                    d.name,
-                    c.name,
-                    d.kind.keyword()
-                )));
-            }
             kinds.push(outer.iter().map(|d| d.kind).collect::<Vec<_>>());
             loops.insert(
                 c.name,
@@ -301,14 +287,11 @@ impl Pair {
         let nest = if self.loops[&first].is_empty() {
             Stmt::block([first_stages.fused, second_stages.fused])
         } else {
-            self.fuse_loops(
+            self.fuse_specializations(
                 first,
                 second,
                 &first_stages.fused,
                 &second_stages.fused,
-                0,
-                Vec::new(),
-                Vec::new(),
                 lets,
             )?
         };
@@ -441,9 +424,44 @@ impl Pair {
         }
     }
 
+    /// The fused stages' statements `a` (of `first`) and `b` (of `second`) as one loop nest.
+    /// A specialized stage (`if (c) nest else other`, each nest keeping the fused loops) has
+    /// the other stage fused into each of its nests.
+    fn fuse_specializations(
+        &self,
+        first: Symbol,
+        second: Symbol,
+        a: &Stmt,
+        b: &Stmt,
+        lets: &mut HashMap<Symbol, Expr>,
+    ) -> Result<Stmt> {
+        for (s, is_first) in [(a, true), (b, false)] {
+            if let StmtKind::IfThenElse {
+                condition,
+                then_case,
+                else_case: Some(else_case),
+            } = s.kind()
+            {
+                let mut fuse = |branch: &Stmt| {
+                    let (a, b) = if is_first { (branch, b) } else { (a, branch) };
+                    self.fuse_specializations(first, second, a, b, lets)
+                };
+                return Ok(Stmt::new(StmtKind::IfThenElse {
+                    condition: condition.clone(),
+                    then_case: fuse(then_case)?,
+                    else_case: Some(fuse(else_case)?),
+                }));
+            }
+        }
+        self.fuse_loops(first, second, a, b, 0, Vec::new(), Vec::new(), lets)
+    }
+
     /// The loop nests `a` (of `first`) and `b` (of `second`) fused from loop level `depth`
     /// down, each body under the guards of the outer levels (`a_guards`, `b_guards`); `lets`
-    /// are the lets in scope, to compare bounds through.
+    /// are the lets in scope, to compare bounds through. Each loop may be found below
+    /// statements of its own Func's nest (the productions of Funcs computed at the enclosing
+    /// level, their storage, lets): those of `a` enclose those of `b` around the fused loop,
+    /// each run under its own Func's guards.
     #[allow(clippy::too_many_arguments)]
     fn fuse_loops(
         &self,
@@ -452,30 +470,68 @@ impl Pair {
         a: &Stmt,
         b: &Stmt,
         depth: usize,
+        a_guards: Vec<Expr>,
+        b_guards: Vec<Expr>,
+        lets: &mut HashMap<Symbol, Expr>,
+    ) -> Result<Stmt> {
+        let (a_name, b_name) = (self.loops[&first][depth], self.loops[&second][depth]);
+        let missing = |name: Symbol| {
+            self.err(format!(
+                "the loop {name} is not at the top of its Func's computation (only productions, storage and lets may come before it)"
+            ))
+        };
+        let a_context = conjunction(&a_guards);
+        let b_context = conjunction(&b_guards);
+        replace_loop(a, a_name, a_context.as_ref(), lets, &mut |a_loop, lets| {
+            replace_loop(b, b_name, b_context.as_ref(), lets, &mut |b_loop, lets| {
+                self.fuse_loop_pair(
+                    first,
+                    second,
+                    (a_loop, b_loop),
+                    depth,
+                    a_guards.clone(),
+                    b_guards.clone(),
+                    lets,
+                )
+            })?
+            .ok_or_else(|| missing(b_name))
+        })?
+        .ok_or_else(|| missing(a_name))
+    }
+
+    /// The loops `a_loop` and `b_loop` at level `depth` as one, their bodies fused further
+    /// down (see `fuse_loops`).
+    #[allow(clippy::too_many_arguments)]
+    fn fuse_loop_pair(
+        &self,
+        first: Symbol,
+        second: Symbol,
+        (a_loop, b_loop): (&Stmt, &Stmt),
+        depth: usize,
         mut a_guards: Vec<Expr>,
         mut b_guards: Vec<Expr>,
         lets: &mut HashMap<Symbol, Expr>,
     ) -> Result<Stmt> {
-        let (a_lets, a_loop) = peel_lets(a);
-        let (b_lets, b_loop) = peel_lets(b);
-        for (name, value) in a_lets.iter().chain(&b_lets) {
-            lets.insert(*name, value.clone());
-        }
-        let (a_name, b_name) = (self.loops[&first][depth], self.loops[&second][depth]);
-        let loop_parts = |s: &Stmt, expected: Symbol| match s.kind() {
+        let loop_parts = |s: &Stmt| match s.kind() {
             StmtKind::For {
                 name,
                 min,
                 extent,
                 kind,
                 body,
-            } if *name == expected => Ok((min.clone(), extent.clone(), *kind, body.clone())),
-            _ => Err(self.err(format!(
-                "the loop {expected} is not at the top of its Func's computation"
-            ))),
+            } => (*name, min.clone(), extent.clone(), *kind, body.clone()),
+            _ => unreachable!("replace_loop passes the loop it found"),
         };
-        let (a_min, a_extent, kind, a_body) = loop_parts(&a_loop, a_name)?;
-        let (b_min, b_extent, _, b_body) = loop_parts(&b_loop, b_name)?;
+        let (a_name, a_min, a_extent, kind, a_body) = loop_parts(a_loop);
+        let (b_name, b_min, b_extent, b_kind, b_body) = loop_parts(b_loop);
+        if kind != b_kind {
+            // Checked for the unspecialized schedules already; a specialization may differ.
+            return Err(self.err(format!(
+                "the loop {a_name} is {} but {b_name} is {}; fused loops must be of one kind",
+                kind.keyword(),
+                b_kind.keyword()
+            )));
+        }
         // Inside the fused loop, the second Func's loop variable is the first's.
         let i32_var = |n: Symbol| Expr::var(n, Type::i32());
         lets.insert(b_name, i32_var(a_name));
@@ -484,6 +540,14 @@ impl Pair {
         let same = equal_through(&a_min, &b_min, lets) && equal_through(&a_end, &b_end, lets);
         let (min, extent) = if same {
             (a_min, a_extent)
+        } else if matches!(kind, ForKind::Vectorized | ForKind::Unrolled) {
+            // A union of two constant-extent loops need not have a constant extent, and its
+            // guards would split the vectors and unrolled copies (Halide fuses such loops
+            // only when their widths match).
+            return Err(self.err(format!(
+                "the loops {a_name} (from {a_min}, extent {a_extent}) and {b_name} (from {b_min}, extent {b_extent}) are {} but cover different iterations; vectorized and unrolled loops fuse only when their bounds are the same",
+                kind.keyword()
+            )));
         } else {
             // The union, each body guarded by its own bounds.
             let within = |v: Symbol, lo: &Expr, end: &Expr| {
@@ -511,22 +575,76 @@ impl Pair {
                 lets,
             )?
         } else {
-            let guarded = |body: Stmt, guards: Vec<Expr>| match guards
-                .into_iter()
-                .reduce(|x, y| Expr::binary(BinaryOp::And, x, y))
-            {
-                Some(c) => Stmt::if_then(c, body),
-                None => body,
-            };
-            Stmt::block([guarded(a_body, a_guards), guarded(b_body, b_guards)])
+            Stmt::block([
+                guarded(a_body, conjunction(&a_guards)),
+                guarded(b_body, conjunction(&b_guards)),
+            ])
         };
         let body = Stmt::let_stmt(b_name, i32_var(a_name), inner);
-        let fused = Stmt::for_loop(a_name, min, extent, kind, body);
-        Ok(a_lets
-            .into_iter()
-            .chain(b_lets)
-            .rev()
-            .fold(fused, |s, (n, v)| Stmt::let_stmt(n, v, s)))
+        Ok(Stmt::for_loop(a_name, min, extent, kind, body))
+    }
+}
+
+/// What a loop found by `replace_loop` becomes, given the lets in scope.
+type LoopReplacement<'a> = dyn FnMut(&Stmt, &mut HashMap<Symbol, Expr>) -> Result<Stmt> + 'a;
+
+/// `s` with the loop `name` replaced by `replace(loop, lets)`, if `s` holds it along lets,
+/// storage, production marks and blocks; the lets on the way are added to `lets`, and the
+/// other statements of the blocks on the way run only where `guard` holds.
+fn replace_loop(
+    s: &Stmt,
+    name: Symbol,
+    guard: Option<&Expr>,
+    lets: &mut HashMap<Symbol, Expr>,
+    replace: &mut LoopReplacement,
+) -> Result<Option<Stmt>> {
+    match s.kind() {
+        StmtKind::For { name: n, .. } if *n == name => replace(s, lets).map(Some),
+        StmtKind::LetStmt {
+            name: n,
+            value,
+            body,
+        } => {
+            lets.insert(*n, value.clone());
+            let body = replace_loop(body, name, guard, lets, replace)?;
+            Ok(body.map(|b| Stmt::let_stmt(*n, value.clone(), b)))
+        }
+        StmtKind::Realize { body, .. } | StmtKind::ProducerConsumer { body, .. } => {
+            let body = replace_loop(body, name, guard, lets, replace)?;
+            Ok(body.map(|b| s.map_children(|e| e.clone(), |_| b.clone())))
+        }
+        StmtKind::Block(stmts) => {
+            for (i, c) in stmts.iter().enumerate() {
+                if let Some(new) = replace_loop(c, name, guard, lets, replace)? {
+                    let others = |c: &Stmt| guarded(c.clone(), guard.cloned());
+                    return Ok(Some(Stmt::block(
+                        stmts[..i]
+                            .iter()
+                            .map(others)
+                            .chain([new])
+                            .chain(stmts[i + 1..].iter().map(others)),
+                    )));
+                }
+            }
+            Ok(None)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The conjunction of `conditions`, if any.
+fn conjunction(conditions: &[Expr]) -> Option<Expr> {
+    conditions
+        .iter()
+        .cloned()
+        .reduce(|x, y| Expr::binary(BinaryOp::And, x, y))
+}
+
+/// `body` run only where `condition` holds, if there is one.
+fn guarded(body: Stmt, condition: Option<Expr>) -> Stmt {
+    match condition {
+        Some(c) => Stmt::if_then(c, body),
+        None => body,
     }
 }
 

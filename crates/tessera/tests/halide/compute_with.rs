@@ -7,9 +7,7 @@
 //! size of Halide's box.
 //!
 //! Tessera has no `LoopAlignStrategy` (the values do not depend on it): the schedules keep
-//! everything else. Three cases are refused (a fused loop below a producer computed in its
-//! Func's loop, a vectorized fused loop, a specialized Func) and kept as ignored tests; two
-//! more are ignored: `multiple_fuse_groups` fuses two stages of one Func with another
+//! everything else. Two cases are ignored: `multiple_fuse_groups` fuses two stages of one Func with another
 //! (Tessera fuses one stage per Func), and `rvar_bounds` computes producers inside the
 //! fused loop for both stages (Tessera fuses after placing each Func, so a producer used by
 //! both has no common loop). Left out: the cases realizing several outputs at once
@@ -161,7 +159,6 @@ fn multiple_fuse_groups() {
 }
 
 #[test]
-#[ignore = "refused: q.compute_with(p, x): the loop p.s0.x is not at the top of its Func's computation (h is computed at p's y, before it)"]
 fn fuse_compute_at() {
     const S: i64 = 67;
     let (f, g, h, x, y) = f_g_h();
@@ -208,7 +205,6 @@ fn double_split_fuse() {
 }
 
 #[test]
-#[ignore = "refused: g.compute_with(f, xi): the loop x.xi of g is vectorized for; only serial and parallel loops fuse"]
 fn vectorize() {
     const S: i64 = 111;
     let (f, g, h, x, _) = f_g_h();
@@ -223,7 +219,6 @@ fn vectorize() {
 }
 
 #[test]
-#[ignore = "refused: g.compute_with(f, y): f is specialized; compute_with fuses one loop structure"]
 fn with_specialization() {
     let (f, g, h, x, y) = f_g_h();
     f.compute_root();
