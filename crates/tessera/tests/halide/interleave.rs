@@ -217,7 +217,6 @@ fn nested_unrolled_blocks_with_a_vectorized_select() {
 }
 
 #[test]
-#[ignore = "no interleave: Tessera's lowered code has 0 interleaves where Halide has at least 4"]
 fn nested_unrolled_blocks_interleave() {
     let count = interleaves(&realize(&nested_blocks(), &[32, 4]));
     assert!(count >= 4, "{count} interleaves, Halide has at least 4");
@@ -325,9 +324,6 @@ fn vectorized_updates_of_even_and_odd_points_keep_their_meaning() {
 }
 
 #[test]
-#[ignore = "no interleave: with the updates vectorized, one element interleaves as Halide does, but \
-            2 elements have 0 interleaves where Halide has at least 4 (Tuple stores of \
-            consecutive updates are not interleaved)"]
 fn safe_pairs_and_triples_of_updates_interleave() {
     let counts = check_even_odd_updates(true);
     for (i, count) in counts.iter().enumerate() {
