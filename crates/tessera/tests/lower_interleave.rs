@@ -7,8 +7,7 @@
 
 mod lower_common;
 
-use lower_common::{check, u16_image, TestInputs};
-use tessera::ir::visit::visit_stmt_exprs;
+use lower_common::{check, interleave_count, u16_image, TestInputs};
 use tessera::ir::{CallKind, ExprKind, Intrinsic, Stmt, StmtKind};
 use tessera::prelude::*;
 
@@ -44,18 +43,7 @@ fn store_shapes(s: &Stmt, buffer: &str) -> (Vec<i128>, usize) {
 
 /// Whether some expression in `s` is an `interleave` not at the top of a store's value.
 fn nested_interleave(s: &Stmt) -> bool {
-    let mut count = 0;
-    visit_stmt_exprs(s, &mut |e| {
-        count += usize::from(matches!(
-            e.kind(),
-            ExprKind::Call {
-                kind: CallKind::Intrinsic(Intrinsic::Interleave),
-                ..
-            }
-        ));
-        true
-    });
-    count != store_shapes(s, "out").1
+    interleave_count(s) != store_shapes(s, "out").1
 }
 
 /// `out(x, y) = input(x, y) * 3 + input(x + 1, y)` with x split by `factor` (unrolled) inside
@@ -127,22 +115,6 @@ fn stores_reading_their_own_buffer_stay_apart() {
     assert!(strides.contains(&2), "{strides:?}\n{}", run.lowered.stmt);
 }
 
-/// How many `interleave`s the lowered statement has, anywhere.
-fn interleaves(s: &Stmt) -> usize {
-    let mut count = 0;
-    visit_stmt_exprs(s, &mut |e| {
-        count += usize::from(matches!(
-            e.kind(),
-            ExprKind::Call {
-                kind: CallKind::Intrinsic(Intrinsic::Interleave),
-                ..
-            }
-        ));
-        true
-    });
-    count
-}
-
 #[test]
 fn values_alternating_by_lane_parity_are_computed_as_interleaved_parts() {
     // `x % k` of the vectorized x splits each value into k parts; the odd min and a width
@@ -166,7 +138,7 @@ fn values_alternating_by_lane_parity_are_computed_as_interleaved_parts() {
         let image = u16_image(&[-3], &[40], 11);
         let run = check(&out, &TestInputs::new().image(&input, image), &[-5], &[53]);
         assert!(
-            interleaves(&run.lowered.stmt) >= elements as usize,
+            interleave_count(&run.lowered.stmt) >= elements as usize,
             "k {k}, {elements} values:\n{}",
             run.lowered.stmt
         );
@@ -199,5 +171,5 @@ fn tuple_values_stored_in_turn_interleave_each() {
     }
     let image = u16_image(&[0], &[20], 5);
     let run = check(&out, &TestInputs::new().image(&input, image), &[0], &[20]);
-    assert_eq!(interleaves(&run.lowered.stmt), 2, "{}", run.lowered.stmt);
+    assert_eq!(interleave_count(&run.lowered.stmt), 2, "{}", run.lowered.stmt);
 }

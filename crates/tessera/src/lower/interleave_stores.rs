@@ -81,6 +81,9 @@ struct StridedStore {
     buffer: Symbol,
     /// The ramp's base, with the store's lets substituted (in terms of the names outside).
     base: Expr,
+    /// The base as the store writes it, under its lets, when its index is a ramp as written
+    /// (the one store keeps it rather than repeating what the lets compute).
+    written_base: Option<Expr>,
     stride: i128,
     value: Expr,
 }
@@ -119,6 +122,10 @@ impl StridedStore {
             lets,
             buffer: *buffer,
             base: base.clone(),
+            written_base: match index.kind() {
+                ExprKind::Ramp(written, _) => Some(written.clone()),
+                _ => None,
+            },
             stride,
             value: value.clone(),
         })
@@ -145,6 +152,7 @@ impl StridedStore {
             .iter()
             .map(|(_, v)| v)
             .chain([&self.base, &self.value])
+            .chain(&self.written_base)
         {
             names.extend(free_vars(e));
         }
@@ -163,6 +171,7 @@ impl StridedStore {
             *v = substitute(v, from, &var(ty));
         }
         self.value = substitute(&self.value, from, &var(ty));
+        self.written_base = self.written_base.take().map(|b| substitute(&b, from, &var(ty)));
     }
 }
 
@@ -224,12 +233,12 @@ fn interleaved(stmts: &[Stmt]) -> Option<(Vec<Stmt>, Stmt, usize)> {
     {
         return None;
     }
-    let base = stores[order[0]].base.clone();
+    let outer_base = stores[order[0]].base.clone();
 
     // All the lets go around the one store: a let of one store named like something another
     // store binds or uses, or like a name of the base (which is in terms of the names
     // outside the lets), is renamed apart.
-    let base_names = free_vars(&base);
+    let base_names = free_vars(&outer_base);
     let mut taken: HashSet<Symbol> = stores.iter().flat_map(|s| s.names()).collect();
     for k in 0..n {
         let others: HashSet<Symbol> = (0..n)
@@ -255,6 +264,7 @@ fn interleaved(stmts: &[Stmt]) -> Option<(Vec<Stmt>, Stmt, usize)> {
         Intrinsic::Interleave,
         order.iter().map(|&k| stores[k].value.clone()).collect(),
     );
+    let base = stores[order[0]].written_base.clone().unwrap_or(outer_base);
     let one = Expr::one(base.ty());
     let store = Stmt::new(StmtKind::Store {
         buffer: first.buffer,

@@ -13,9 +13,7 @@
 //! only (the transposes are constrained as Halide's are). The 256x256 transpose (which
 //! Halide only lowers, expecting no interleave) is left out for time.
 
-use crate::lower_common::{check, Checked, TestInputs};
-use tessera::ir::visit::visit_stmt_exprs;
-use tessera::ir::{CallKind, ExprKind, Intrinsic};
+use crate::lower_common::{check, interleave_count, Checked, TestInputs};
 use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
@@ -26,18 +24,7 @@ fn realize(output: &Func, extents: &[i64]) -> Checked {
 
 /// The `interleave` calls in the lowered statement.
 fn interleaves(run: &Checked) -> usize {
-    let mut count = 0;
-    visit_stmt_exprs(&run.lowered.stmt, &mut |e| {
-        count += usize::from(matches!(
-            e.kind(),
-            ExprKind::Call {
-                kind: CallKind::Intrinsic(Intrinsic::Interleave),
-                ..
-            }
-        ));
-        true
-    });
-    count
+    interleave_count(&run.lowered.stmt)
 }
 
 fn f32_output(run: &Checked, i: usize) -> &Buffer<f32> {
