@@ -135,7 +135,8 @@ pub enum Intrinsic {
     LikelyIfInnermost,
     /// `interleave(a, b, ..)`: the lanes of its n arguments (vectors of one type) taken in
     /// turn, lane i being lane i / n of argument i % n. The one intrinsic that is not
-    /// lane-wise; lowering makes it only as the whole value of a store (`interleave_stores`).
+    /// lane-wise; lowering makes it only as the whole value of a store or of a let statement
+    /// (`interleave_stores`, `parity_stores`).
     Interleave,
     /// Halide's `undef()`: no value (no arguments). Definitions take it out of their values —
     /// as a whole Tuple element, or an arm of a select that is one, it means "store nothing

@@ -5,6 +5,7 @@
 //! uses it to compute the even and odd lanes of a value separately where they differ in kind
 //! (upsampling's `x / 2` and `x % 2`; see `codegen::llvm::parity`).
 
+use super::visit::visit_exprs;
 use super::{CallKind, Expr, ExprKind, Symbol};
 
 /// Lanes `start + stride * i` of `e` for `i < count` (`start + stride * (count - 1)` must be
@@ -19,6 +20,16 @@ pub fn extract_lanes(e: &Expr, start: u16, stride: u16, count: u16) -> Option<Ex
         vector_lets: Vec::new(),
     }
     .lanes(e)
+}
+
+/// Whether `e` has a ramp in it (its lanes vary).
+pub fn contains_ramp(e: &Expr) -> bool {
+    let mut found = false;
+    visit_exprs(e, &mut |n| {
+        found |= matches!(n.kind(), ExprKind::Ramp(..));
+        !found
+    });
+    found
 }
 
 struct Extractor {
@@ -118,7 +129,7 @@ impl Extractor {
                 kind: CallKind::Intrinsic(op),
                 args,
                 ..
-            } => {
+            } if op.is_lanewise() => {
                 let args = args.iter().map(|a| self.lanes(a)).collect::<Option<_>>()?;
                 Expr::intrinsic(narrow, *op, args)
             }

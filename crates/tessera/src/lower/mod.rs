@@ -29,6 +29,7 @@
 //! 19. `partition_loops`      — boundary conditions' clamps removed from steady-state loops
 //! 20. `simplify`
 //! 21. `interleave_stores`    — strided stores filling a dense span become one dense store
+//!     then `parity_stores`   — values alternating by lane parity computed as interleaved parts
 //! 22. `hoist_loop_invariants`, `remove_dead_allocations`
 //! 23. `early_free`           — each allocation released after its last access
 //! 24. `place_allocations`    — each allocation's memory decided: stack or heap
@@ -49,6 +50,7 @@ pub mod interleave_stores;
 pub mod names;
 pub mod overflow_checks;
 pub mod param_checks;
+pub mod parity_stores;
 pub mod partition_loops;
 pub mod place_allocations;
 pub mod realization_order;
@@ -260,6 +262,7 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     let s = r.run("interleave_stores", s, |s| {
         Ok(interleave_stores::interleave_stores(s))
     })?;
+    let s = r.run("parity_stores", s, |s| Ok(parity_stores::parity_stores(s)))?;
     let s = r.run("hoist_loop_invariants", s, |s| {
         Ok(hoist_loop_invariants::hoist_loop_invariants(s))
     })?;

@@ -375,7 +375,8 @@ fn contains_likely(e: &Expr) -> bool {
     any_node(e, is_likely)
 }
 
-fn strip_likely(e: &Expr) -> Expr {
+/// `e` without its `likely` marks (which are identities).
+pub(super) fn strip_likely(e: &Expr) -> Expr {
     mutate_exprs(e, &mut |n| match n.kind() {
         ExprKind::Call { args, .. } if is_likely(n) => Some(strip_likely(&args[0])),
         _ => None,

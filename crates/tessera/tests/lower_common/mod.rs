@@ -15,7 +15,7 @@ pub use eval_common::{random_buffer, seeded_rng};
 use tessera::codegen::target::Target;
 use tessera::eval::value::Value;
 use tessera::ir::visit::visit_stmt_exprs;
-use tessera::ir::{ForKind, Stmt, StmtKind, Symbol};
+use tessera::ir::{CallKind, ExprKind, ForKind, Intrinsic, Stmt, StmtKind, Symbol};
 use tessera::lang::image_param::value_buffer;
 use tessera::lang::param::ParamBinding;
 use tessera::lower::{LowerOptions, Lowered};
@@ -515,4 +515,20 @@ pub fn histogram(input: &ImageParam) -> Func {
     let bin = cast_to::<i32>(input.at((r.x(), r.y())));
     hist.update(bin.clone(), hist.at(bin) + 1).unwrap();
     hist
+}
+
+/// How many `interleave` calls the statement has, anywhere.
+pub fn interleave_count(s: &Stmt) -> usize {
+    let mut count = 0;
+    visit_stmt_exprs(s, &mut |e| {
+        count += usize::from(matches!(
+            e.kind(),
+            ExprKind::Call {
+                kind: CallKind::Intrinsic(Intrinsic::Interleave),
+                ..
+            }
+        ));
+        true
+    });
+    count
 }

@@ -9,7 +9,7 @@
 use super::values::Value;
 use super::Codegen;
 use crate::error::Result;
-use crate::ir::lanes::extract_lanes;
+use crate::ir::lanes::{contains_ramp, extract_lanes};
 use crate::ir::visit::visit_exprs;
 use crate::ir::{BinaryOp, Expr, ExprKind, Symbol, Type};
 use crate::simplify::simplify;
@@ -68,15 +68,6 @@ fn divides_lanes_by_two(e: &Expr) -> bool {
             };
             found |= by_two && a.ty().is_int_or_uint() && contains_ramp(a);
         }
-        !found
-    });
-    found
-}
-
-fn contains_ramp(e: &Expr) -> bool {
-    let mut found = false;
-    visit_exprs(e, &mut |n| {
-        found |= matches!(n.kind(), ExprKind::Ramp(..));
         !found
     });
     found
