@@ -156,11 +156,8 @@ fn tuple_values_stored_in_turn_interleave_each() {
     out.define(x, vec![input.at(x), input.at(x) + 1]).unwrap();
     let r = RDom::new([(0, 8)]);
     let u16_of = |e: Expr| cast_to::<u16>(e);
-    out.update(
-        2 * r.x(),
-        vec![u16_of(r.x() * 3), u16_of(r.x() + 100)],
-    )
-    .unwrap();
+    out.update(2 * r.x(), vec![u16_of(r.x() * 3), u16_of(r.x() + 100)])
+        .unwrap();
     out.update(
         2 * r.x() + 1,
         vec![u16_of(r.x() * 7 + 1), u16_of(r.x() * 5)],
@@ -171,5 +168,10 @@ fn tuple_values_stored_in_turn_interleave_each() {
     }
     let image = u16_image(&[0], &[20], 5);
     let run = check(&out, &TestInputs::new().image(&input, image), &[0], &[20]);
-    assert_eq!(interleave_count(&run.lowered.stmt), 2, "{}", run.lowered.stmt);
+    assert_eq!(
+        interleave_count(&run.lowered.stmt),
+        2,
+        "{}",
+        run.lowered.stmt
+    );
 }

@@ -107,10 +107,9 @@ impl StridedStore {
         };
         // The index is often a let of the unrolled loop's vector variable plus the row's
         // offset: a ramp once the lets are substituted and simplified.
-        let expanded = lets
-            .iter()
-            .rev()
-            .fold(strip_likely(index), |e, (n, v)| substitute(&e, *n, &strip_likely(v)));
+        let expanded = lets.iter().rev().fold(strip_likely(index), |e, (n, v)| {
+            substitute(&e, *n, &strip_likely(v))
+        });
         let expanded = simplify(&expanded);
         let ExprKind::Ramp(base, stride) = expanded.kind() else {
             return None;
@@ -171,7 +170,10 @@ impl StridedStore {
             *v = substitute(v, from, &var(ty));
         }
         self.value = substitute(&self.value, from, &var(ty));
-        self.written_base = self.written_base.take().map(|b| substitute(&b, from, &var(ty)));
+        self.written_base = self
+            .written_base
+            .take()
+            .map(|b| substitute(&b, from, &var(ty)));
     }
 }
 

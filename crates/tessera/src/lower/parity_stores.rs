@@ -1,6 +1,7 @@
 //! Stores of values that differ by lane parity (Halide's `Interleaver` in `Deinterleave.cpp`):
-//! a vectorized `select(x % 2 == 0, a(x / 2), b(x / 2))` takes the remainder of a ramp by a
-//! small constant k, so its lanes alternate between kinds of value. Its store computes the
+//! a vectorized `select(x % 2 == 0, a(x / 2), b(x / 2))` tests the remainder of a ramp by a
+//! small constant k, so its lanes alternate between kinds of value (other arithmetic on such
+//! a remainder is left whole). Its store computes the
 //! lanes `i, i + k, ..` of the value separately for each i (`ir::lanes::extract_lanes`, then
 //! simplified: over them `x % k` is one value and `x / k` a ramp) and stores
 //! `interleave(lanes 0, .., lanes k-1)`. The values of a Tuple are vector lets stored
@@ -44,9 +45,9 @@ pub fn parity_stores(s: &Stmt) -> Stmt {
     }
 }
 
-/// `value` as the interleave of its lanes by their remainder modulo k, if it takes the
-/// remainder of a lane-varying integer by a constant k (2 to `MAX_PARTS`) dividing its lanes
-/// into parts of 2 or more.
+/// `value` as the interleave of its lanes by their remainder modulo k, if a select of it
+/// tests the remainder of a lane-varying integer by a constant k (2 to `MAX_PARTS`)
+/// dividing its lanes into parts of 2 or more.
 fn by_parity(value: &Expr) -> Option<Expr> {
     let lanes = value.ty().lanes;
     let k = remainder_divisor(value)?;
@@ -60,15 +61,31 @@ fn by_parity(value: &Expr) -> Option<Expr> {
     Some(Expr::intrinsic(value.ty(), Intrinsic::Interleave, parts))
 }
 
-/// The first k of `e` in a remainder `v % broadcast(k)` of a vector `v` with a ramp in it.
+/// The first k of a remainder `v % broadcast(k)` of a vector `v` with a ramp in it, in the
+/// condition of a select of `e`. Only a select is split: its two arms are otherwise both
+/// computed for every lane, where each part computes one arm. Arithmetic on the remainder
+/// (an upsampling's alternating weights) is cheap at full width, and split it would turn
+/// the value's dense loads into strided ones (local_laplacian 1.08 of the time).
 fn remainder_divisor(e: &Expr) -> Option<i128> {
+    let mut found = None;
+    visit_exprs(e, &mut |n| {
+        if let ExprKind::Select(condition, _, _) = n.kind() {
+            found = remainder_in(condition);
+        }
+        found.is_none()
+    });
+    found
+}
+
+/// The first k of a remainder `v % broadcast(k)` in `e`, `v` a vector with a ramp in it.
+fn remainder_in(e: &Expr) -> Option<i128> {
     let mut found = None;
     visit_exprs(e, &mut |n| {
         if let ExprKind::Binary(BinaryOp::Mod, a, b) = n.kind() {
             if let ExprKind::Broadcast(c) = b.kind() {
-                found = c
-                    .as_int_const()
-                    .filter(|k| (2..=MAX_PARTS).contains(k) && a.ty().is_int_or_uint() && contains_ramp(a));
+                found = c.as_int_const().filter(|k| {
+                    (2..=MAX_PARTS).contains(k) && a.ty().is_int_or_uint() && contains_ramp(a)
+                });
             }
         }
         found.is_none()
