@@ -26,9 +26,10 @@
 //! 18. `simplify`
 //! 19. `partition_loops`      — boundary conditions' clamps removed from steady-state loops
 //! 20. `simplify`
-//! 21. `interleave_stores`    — strided stores filling a dense span become one dense store
-//! 22. `hoist_loop_invariants`, `remove_dead_allocations`
-//! 23. `early_free`           — each allocation released after its last access
+//! 21. `trim_no_ops`          — loops shrunk to the iterations where their bodies do something
+//! 22. `interleave_stores`    — strided stores filling a dense span become one dense store
+//! 23. `hoist_loop_invariants`, `remove_dead_allocations`
+//! 24. `early_free`           — each allocation released after its last access
 
 pub mod allocation_bounds;
 pub mod arguments;
@@ -54,6 +55,7 @@ pub mod sliding_window;
 pub mod stage_loops;
 pub mod storage_flattening;
 pub mod storage_folding;
+pub mod trim_no_ops;
 pub mod unroll_loops;
 pub mod vectorize_loops;
 
@@ -249,6 +251,7 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
         Ok(partition_loops::partition_loops(s))
     })?;
     let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
+    let s = r.run("trim_no_ops", s, |s| Ok(trim_no_ops::trim_no_ops(s)))?;
     let s = r.run("interleave_stores", s, |s| {
         Ok(interleave_stores::interleave_stores(s))
     })?;

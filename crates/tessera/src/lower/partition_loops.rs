@@ -375,7 +375,7 @@ fn contains_likely(e: &Expr) -> bool {
     any_node(e, is_likely)
 }
 
-fn strip_likely(e: &Expr) -> Expr {
+pub(super) fn strip_likely(e: &Expr) -> Expr {
     mutate_exprs(e, &mut |n| match n.kind() {
         ExprKind::Call { args, .. } if is_likely(n) => Some(strip_likely(&args[0])),
         _ => None,
@@ -402,7 +402,7 @@ fn unwrap_likely(e: &Expr) -> Expr {
 }
 
 /// `e` with the body's lets substituted (repeatedly: a let's value may use earlier lets).
-fn expand_lets(e: &Expr, lets: &HashMap<Symbol, Expr>) -> Expr {
+pub(super) fn expand_lets(e: &Expr, lets: &HashMap<Symbol, Expr>) -> Expr {
     let mut e = e.clone();
     for _ in 0..64 {
         if !free_vars(&e).iter().any(|n| lets.contains_key(n)) {
@@ -464,7 +464,7 @@ fn solve(cond: &Expr, v: Symbol) -> Option<Steady> {
 }
 
 /// `!c` with the negation pushed into comparisons.
-fn negate(c: &Expr) -> Option<Expr> {
+pub(super) fn negate(c: &Expr) -> Option<Expr> {
     use BinaryOp::*;
     Some(match c.kind() {
         ExprKind::Binary(op @ (Lt | Le | Gt | Ge), a, b) => {
@@ -552,7 +552,7 @@ fn non_positive(e: &Expr, v: Symbol) -> Option<Steady> {
 
 /// `e` with `min`/`max` moved above additions, subtractions, multiplications by constants,
 /// ramps and broadcasts (all lane-wise identities), so conditions can be split on them.
-fn lift_min_max(e: &Expr) -> Expr {
+pub(super) fn lift_min_max(e: &Expr) -> Expr {
     use BinaryOp::*;
     let split = |e: &Expr| match e.kind() {
         ExprKind::Binary(op @ (Min | Max), p, q) => Some((*op, p.clone(), q.clone())),
@@ -635,7 +635,7 @@ fn constant_of(e: &Expr) -> Option<i128> {
 }
 
 /// `(k, r)` with `e == k * v + r`, `k` constant and `r` free of `v` (scalar i32 `e`).
-fn affine(e: &Expr, v: Symbol) -> Option<(i32, Expr)> {
+pub(super) fn affine(e: &Expr, v: Symbol) -> Option<(i32, Expr)> {
     if !uses_var(e, v) {
         return Some((0, e.clone()));
     }
