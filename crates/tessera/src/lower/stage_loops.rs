@@ -132,8 +132,7 @@ fn without_no_op(func: Symbol, def: &Definition) -> Option<(Expr, Expr)> {
                 _ => return None,
             };
             let is_neutral = |e: &Expr| e.as_int_const() == Some(neutral);
-            changing_arm(other, &is_neutral)
-                .map(|(e, c)| (Expr::binary(*op, own.clone(), e), c))
+            changing_arm(other, &is_neutral).map(|(e, c)| (Expr::binary(*op, own.clone(), e), c))
         }
         _ => None,
     }

@@ -63,18 +63,25 @@ fn trim(v: Symbol, min: &Expr, extent: &Expr, kind: ForKind, body: &Stmt) -> Opt
     }
     let i32_var = |n: Symbol| Expr::var(n, Type::i32());
     let (loop_end, trim_min, trim_end) = (v.dot("old_end"), v.dot("trim_min"), v.dot("trim_end"));
-    let fold = |op: BinaryOp, items: Vec<Expr>| items.into_iter().reduce(|a, b| Expr::binary(op, a, b));
+    let old_end = simplify(&Expr::binary(BinaryOp::Add, min.clone(), extent.clone()));
+    // A name or constant end is used as it is, not renamed.
+    let (end_let, old_end) = if matches!(old_end.kind(), ExprKind::Var(_)) || old_end.is_const() {
+        (None, old_end)
+    } else {
+        (Some((loop_end, old_end)), i32_var(loop_end))
+    };
+    let fold =
+        |op: BinaryOp, items: Vec<Expr>| items.into_iter().reduce(|a, b| Expr::binary(op, a, b));
     let clamp = |e: Expr, lo: Expr, hi: Expr| {
         Expr::binary(BinaryOp::Max, Expr::binary(BinaryOp::Min, e, hi), lo)
     };
-    let first = fold(BinaryOp::Max, lower).map_or(min.clone(), |lo| {
-        clamp(lo, min.clone(), i32_var(loop_end))
-    });
-    let end = fold(BinaryOp::Min, upper).map_or(i32_var(loop_end), |hi| {
+    let first = fold(BinaryOp::Max, lower)
+        .map_or(min.clone(), |lo| clamp(lo, min.clone(), old_end.clone()));
+    let end = fold(BinaryOp::Min, upper).map_or(old_end.clone(), |hi| {
         clamp(
             Expr::binary(BinaryOp::Add, hi, Expr::i32(1)),
             i32_var(trim_min),
-            i32_var(loop_end),
+            old_end.clone(),
         )
     });
     let body = Scope::default().assume(body, &facts);
@@ -85,15 +92,12 @@ fn trim(v: Symbol, min: &Expr, extent: &Expr, kind: ForKind, body: &Stmt) -> Opt
         kind,
         body,
     );
-    let lets = [
-        (loop_end, Expr::binary(BinaryOp::Add, min.clone(), extent.clone())),
-        (trim_min, first),
-        (trim_end, end),
-    ];
+    let lets = end_let
+        .into_iter()
+        .chain([(trim_min, simplify(&first)), (trim_end, simplify(&end))]);
     Some(
-        lets.into_iter()
-            .rev()
-            .fold(trimmed, |s, (n, e)| Stmt::let_stmt(n, simplify(&e), s)),
+        lets.rev()
+            .fold(trimmed, |s, (n, e)| Stmt::let_stmt(n, e, s)),
     )
 }
 
@@ -250,7 +254,12 @@ fn conjuncts(c: &Expr) -> Vec<Expr> {
 /// The conditions needed by one of two statements, of which either may act: those both
 /// need, and that one or the other's hold.
 fn either(a: Vec<Expr>, b: Vec<Expr>) -> Vec<Expr> {
-    let and = |items: &[Expr]| items.iter().cloned().reduce(|x, y| Expr::binary(BinaryOp::And, x, y));
+    let and = |items: &[Expr]| {
+        items
+            .iter()
+            .cloned()
+            .reduce(|x, y| Expr::binary(BinaryOp::And, x, y))
+    };
     let mut out: Vec<Expr> = a.iter().filter(|c| b.contains(c)).cloned().collect();
     if let (Some(x), Some(y)) = (and(&a), and(&b)) {
         out.push(Expr::binary(BinaryOp::Or, x, y));
@@ -290,7 +299,8 @@ impl Reach {
 
     /// Where either condition can hold.
     fn either(a: Reach, b: Reach) -> Reach {
-        let looser = |op: BinaryOp, x: Option<Expr>, y: Option<Expr>| Some(Expr::binary(op, x?, y?));
+        let looser =
+            |op: BinaryOp, x: Option<Expr>, y: Option<Expr>| Some(Expr::binary(op, x?, y?));
         Reach {
             lower: looser(BinaryOp::Min, a.lower, b.lower),
             upper: looser(BinaryOp::Max, a.upper, b.upper),
@@ -305,7 +315,9 @@ fn reach(cond: &Expr, v: Symbol) -> Reach {
     match cond.kind() {
         ExprKind::Binary(And, a, b) => Reach::both(reach(a, v), reach(b, v)),
         ExprKind::Binary(Or, a, b) => Reach::either(reach(a, v), reach(b, v)),
-        ExprKind::Unary(UnaryOp::Not, c) => negate(c).map_or_else(Reach::anywhere, |c| reach(&c, v)),
+        ExprKind::Unary(UnaryOp::Not, c) => {
+            negate(c).map_or_else(Reach::anywhere, |c| reach(&c, v))
+        }
         ExprKind::Binary(op, a, b) if op.is_comparison() && a.ty() == Type::i32() => {
             let at_most = |x: &Expr, y: &Expr, plus: i32| {
                 let d = Expr::binary(Sub, x.clone(), y.clone());
