@@ -164,6 +164,11 @@ fn check_case(c: &Condition, swap: bool, schedule: Schedule, (x0, y0): (i64, i64
     run.lowered.stmt.clone()
 }
 
+/// `a x + b y + c p  op  k`, boxed.
+fn compare(a: i32, b: i32, c: i32, op: Op, k: i32) -> Box<Condition> {
+    Box::new(Condition::Compare { a, b, c, op, k })
+}
+
 fn ifs(s: &Stmt) -> usize {
     let mut n = 0;
     walk_stmts(s, &mut |s| {
@@ -201,28 +206,10 @@ fn random_conditions_and_schedules() {
 fn a_band_and_a_line_leave_no_ifs() {
     // 3 <= x + p < 11 && y == 2 x - 4: a band in x, then a point in y per x.
     let band = Condition::And(
-        Box::new(Condition::Compare {
-            a: 1,
-            b: 0,
-            c: 1,
-            op: Op::Ge,
-            k: 3,
-        }),
+        compare(1, 0, 1, Op::Ge, 3),
         Box::new(Condition::And(
-            Box::new(Condition::Compare {
-                a: 1,
-                b: 0,
-                c: 1,
-                op: Op::Lt,
-                k: 11,
-            }),
-            Box::new(Condition::Compare {
-                a: -2,
-                b: 1,
-                c: 0,
-                op: Op::Eq,
-                k: -4,
-            }),
+            compare(1, 0, 1, Op::Lt, 11),
+            compare(-2, 1, 0, Op::Eq, -4),
         )),
     );
     for p in [-30, -2, 0, 5, 40] {
@@ -236,22 +223,7 @@ fn a_band_and_a_line_leave_no_ifs() {
 #[test]
 fn conditions_with_disjoint_ranges_stay_guarded() {
     // x < 4 || x > 15 can hold on either side: the loop keeps the hull of both, and the `if`.
-    let either_side = Condition::Or(
-        Box::new(Condition::Compare {
-            a: 1,
-            b: 0,
-            c: 0,
-            op: Op::Lt,
-            k: 4,
-        }),
-        Box::new(Condition::Compare {
-            a: 1,
-            b: 0,
-            c: 0,
-            op: Op::Gt,
-            k: 15,
-        }),
-    );
+    let either_side = Condition::Or(compare(1, 0, 0, Op::Lt, 4), compare(1, 0, 0, Op::Gt, 15));
     let s = check_case(&either_side, false, Schedule::Plain, (0, 0), 0);
     assert_eq!(ifs(&s), 1, "{s}");
 }

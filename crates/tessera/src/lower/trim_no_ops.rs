@@ -200,20 +200,12 @@ impl Scope {
             return s.clone();
         }
         match s.kind() {
-            StmtKind::LetStmt { name, value, body } => {
-                let body = self.with_let(*name, value, |scope| scope.assume(body, facts));
-                Stmt::let_stmt(*name, value.clone(), body)
-            }
-            StmtKind::For {
-                name,
-                min,
-                extent,
-                kind,
-                body,
-            } => {
-                let body = self.with_loop(*name, |scope| scope.assume(body, facts));
-                Stmt::for_loop(*name, min.clone(), extent.clone(), *kind, body)
-            }
+            StmtKind::LetStmt { name, value, .. } => self.with_let(*name, value, |scope| {
+                s.map_children(|e| e.clone(), |c| scope.assume(c, facts))
+            }),
+            StmtKind::For { name, .. } => self.with_loop(*name, |scope| {
+                s.map_children(|e| e.clone(), |c| scope.assume(c, facts))
+            }),
             StmtKind::IfThenElse {
                 condition,
                 then_case,
