@@ -61,15 +61,21 @@ fn trim(v: Symbol, min: &Expr, extent: &Expr, kind: ForKind, body: &Stmt) -> Opt
     if lower.is_empty() && upper.is_empty() {
         return None;
     }
-    let i32_var = |n: Symbol| Expr::var(n, Type::i32());
-    let (loop_end, trim_min, trim_end) = (v.dot("old_end"), v.dot("trim_min"), v.dot("trim_end"));
-    let old_end = simplify(&Expr::binary(BinaryOp::Add, min.clone(), extent.clone()));
-    // A name or constant end is used as it is, not renamed.
-    let (end_let, old_end) = if matches!(old_end.kind(), ExprKind::Var(_)) || old_end.is_const() {
-        (None, old_end)
-    } else {
-        (Some((loop_end, old_end)), i32_var(loop_end))
+    // Each bound is named by a let, unless it is a name or a constant already.
+    let mut lets = Vec::new();
+    let mut named = |name: Symbol, e: Expr| {
+        let e = simplify(&e);
+        if matches!(e.kind(), ExprKind::Var(_)) || e.is_const() {
+            e
+        } else {
+            lets.push((name, e));
+            Expr::var(name, Type::i32())
+        }
     };
+    let old_end = named(
+        v.dot("old_end"),
+        Expr::binary(BinaryOp::Add, min.clone(), extent.clone()),
+    );
     let fold =
         |op: BinaryOp, items: Vec<Expr>| items.into_iter().reduce(|a, b| Expr::binary(op, a, b));
     let clamp = |e: Expr, lo: Expr, hi: Expr| {
@@ -77,26 +83,21 @@ fn trim(v: Symbol, min: &Expr, extent: &Expr, kind: ForKind, body: &Stmt) -> Opt
     };
     let first = fold(BinaryOp::Max, lower)
         .map_or(min.clone(), |lo| clamp(lo, min.clone(), old_end.clone()));
+    let first = named(v.dot("trim_min"), first);
     let end = fold(BinaryOp::Min, upper).map_or(old_end.clone(), |hi| {
         clamp(
             Expr::binary(BinaryOp::Add, hi, Expr::i32(1)),
-            i32_var(trim_min),
+            first.clone(),
             old_end.clone(),
         )
     });
+    let end = named(v.dot("trim_end"), end);
     let body = Scope::default().assume(body, &facts);
-    let trimmed = Stmt::for_loop(
-        v,
-        i32_var(trim_min),
-        Expr::binary(BinaryOp::Sub, i32_var(trim_end), i32_var(trim_min)),
-        kind,
-        body,
-    );
-    let lets = end_let
-        .into_iter()
-        .chain([(trim_min, simplify(&first)), (trim_end, simplify(&end))]);
+    let extent = simplify(&Expr::binary(BinaryOp::Sub, end, first.clone()));
+    let trimmed = Stmt::for_loop(v, first, extent, kind, body);
     Some(
-        lets.rev()
+        lets.into_iter()
+            .rev()
             .fold(trimmed, |s, (n, e)| Stmt::let_stmt(n, e, s)),
     )
 }
