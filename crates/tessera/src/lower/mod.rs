@@ -28,11 +28,12 @@
 //! 18. `simplify`
 //! 19. `partition_loops`      — boundary conditions' clamps removed from steady-state loops
 //! 20. `simplify`
-//! 21. `interleave_stores`    — strided stores filling a dense span become one dense store
+//! 21. `trim_no_ops`          — loops shrunk to the iterations where their bodies do something
+//! 22. `interleave_stores`    — strided stores filling a dense span become one dense store
 //!     then `parity_stores`   — values alternating by lane parity computed as interleaved parts
-//! 22. `hoist_loop_invariants`, `remove_dead_allocations`
-//! 23. `early_free`           — each allocation released after its last access
-//! 24. `place_allocations`    — each allocation's memory decided: stack or heap
+//! 23. `hoist_loop_invariants`, `remove_dead_allocations`
+//! 24. `early_free`           — each allocation released after its last access
+//! 25. `place_allocations`    — each allocation's memory decided: stack or heap
 
 pub mod allocation_bounds;
 pub mod arguments;
@@ -61,6 +62,7 @@ pub mod sliding_window;
 pub mod stage_loops;
 pub mod storage_flattening;
 pub mod storage_folding;
+pub mod trim_no_ops;
 pub mod unroll_loops;
 pub mod vectorize_loops;
 
@@ -259,6 +261,7 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
         Ok(partition_loops::partition_loops(s))
     })?;
     let s = r.run("simplify", s, |s| Ok(simplify_stmt(s)))?;
+    let s = r.run("trim_no_ops", s, |s| Ok(trim_no_ops::trim_no_ops(s)))?;
     let s = r.run("interleave_stores", s, |s| {
         Ok(interleave_stores::interleave_stores(s))
     })?;

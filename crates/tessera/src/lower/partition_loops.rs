@@ -35,6 +35,12 @@ use crate::ir::{
 use crate::simplify::simplify;
 
 pub fn partition_loops(s: &Stmt) -> Stmt {
+    // What is left unpartitioned has nothing more to say with its marks, which would only
+    // keep the simplifier from seeing through them.
+    strip_likely_in_stmt(&partition_nest(&mark_clamped_ramps(s)))
+}
+
+fn partition_nest(s: &Stmt) -> Stmt {
     if let StmtKind::For {
         name,
         min,
@@ -47,7 +53,63 @@ pub fn partition_loops(s: &Stmt) -> Stmt {
             return parts;
         }
     }
-    s.map_children(|e| e.clone(), partition_loops)
+    s.map_children(|e| e.clone(), partition_nest)
+}
+
+/// `s` with the ramps clamped in the indices of its loads and stores marked likely (Halide's
+/// `MarkClampedRampsAsLikely`): a vector read through a clamp the user wrote by hand is
+/// partitioned like a boundary condition's.
+fn mark_clamped_ramps(s: &Stmt) -> Stmt {
+    let s = s.map_children(in_values, mark_clamped_ramps);
+    match s.kind() {
+        StmtKind::Store {
+            buffer,
+            index,
+            value,
+            predicate,
+        } => Stmt::new(StmtKind::Store {
+            buffer: *buffer,
+            index: in_index(index),
+            value: value.clone(),
+            predicate: predicate.clone(),
+        }),
+        _ => s,
+    }
+}
+
+/// `e` with the indices of its loads marked as `mark_clamped_ramps` does.
+fn in_values(e: &Expr) -> Expr {
+    mutate_exprs(e, &mut |n| match n.kind() {
+        ExprKind::Load {
+            buffer,
+            index,
+            predicate,
+        } => Some(Expr::new(
+            n.ty(),
+            ExprKind::Load {
+                buffer: *buffer,
+                index: in_index(index),
+                predicate: predicate.as_ref().map(in_values),
+            },
+        )),
+        _ => None,
+    })
+}
+
+/// An index with each `min`/`max` of a ramp and something else marked likely in the ramp.
+fn in_index(e: &Expr) -> Expr {
+    mutate_exprs(e, &mut |n| match n.kind() {
+        ExprKind::Binary(op @ (BinaryOp::Min | BinaryOp::Max), a, b) if !contains_likely(n) => {
+            let likely = |r: &Expr| Expr::intrinsic(r.ty(), Intrinsic::Likely, vec![r.clone()]);
+            match (a.kind(), b.kind()) {
+                (ExprKind::Ramp(..), _) => Some(Expr::binary(*op, likely(a), in_index(b))),
+                (_, ExprKind::Ramp(..)) => Some(Expr::binary(*op, in_index(a), likely(b))),
+                _ => None,
+            }
+        }
+        ExprKind::Load { .. } => Some(in_values(n)),
+        _ => None,
+    })
 }
 
 /// What bounds the steady state: `lower <= v <= upper` for every listed bound, and the
@@ -120,8 +182,8 @@ fn partition(v: Symbol, min: &Expr, extent: &Expr, kind: ForKind, body: &Stmt) -
         return None;
     }
 
-    let steady_body = partition_loops(&take_likely_arms(body, &taken));
-    let edge_body = partition_loops(&strip_likely_of_sites(body, &taken));
+    let steady_body = partition_nest(&take_likely_arms(body, &taken));
+    let edge_body = partition_nest(&strip_likely_of_sites(body, &taken));
     let i32_var = |n: Symbol| Expr::var(n, Type::i32());
     let loop_min = v.dot("loop_min");
     let loop_end = v.dot("loop_end");
@@ -395,6 +457,11 @@ fn strip_likely_of_sites(s: &Stmt, taken: &HashSet<Expr>) -> Stmt {
     s.map_children(|e| in_expr(e, taken), |c| strip_likely_of_sites(c, taken))
 }
 
+/// `s` without `likely` marks.
+fn strip_likely_in_stmt(s: &Stmt) -> Stmt {
+    s.map_children(strip_likely, strip_likely_in_stmt)
+}
+
 fn unwrap_likely(e: &Expr) -> Expr {
     match e.kind() {
         ExprKind::Call { args, .. } if is_likely(e) => unwrap_likely(&args[0]),
@@ -403,7 +470,7 @@ fn unwrap_likely(e: &Expr) -> Expr {
 }
 
 /// `e` with the body's lets substituted (repeatedly: a let's value may use earlier lets).
-fn expand_lets(e: &Expr, lets: &HashMap<Symbol, Expr>) -> Expr {
+pub(super) fn expand_lets(e: &Expr, lets: &HashMap<Symbol, Expr>) -> Expr {
     let mut e = e.clone();
     for _ in 0..64 {
         if !free_vars(&e).iter().any(|n| lets.contains_key(n)) {
@@ -465,7 +532,7 @@ fn solve(cond: &Expr, v: Symbol) -> Option<Steady> {
 }
 
 /// `!c` with the negation pushed into comparisons.
-fn negate(c: &Expr) -> Option<Expr> {
+pub(super) fn negate(c: &Expr) -> Option<Expr> {
     use BinaryOp::*;
     Some(match c.kind() {
         ExprKind::Binary(op @ (Lt | Le | Gt | Ge), a, b) => {
@@ -553,7 +620,7 @@ fn non_positive(e: &Expr, v: Symbol) -> Option<Steady> {
 
 /// `e` with `min`/`max` moved above additions, subtractions, multiplications by constants,
 /// ramps and broadcasts (all lane-wise identities), so conditions can be split on them.
-fn lift_min_max(e: &Expr) -> Expr {
+pub(super) fn lift_min_max(e: &Expr) -> Expr {
     use BinaryOp::*;
     let split = |e: &Expr| match e.kind() {
         ExprKind::Binary(op @ (Min | Max), p, q) => Some((*op, p.clone(), q.clone())),
@@ -636,7 +703,7 @@ fn constant_of(e: &Expr) -> Option<i128> {
 }
 
 /// `(k, r)` with `e == k * v + r`, `k` constant and `r` free of `v` (scalar i32 `e`).
-fn affine(e: &Expr, v: Symbol) -> Option<(i32, Expr)> {
+pub(super) fn affine(e: &Expr, v: Symbol) -> Option<(i32, Expr)> {
     if !uses_var(e, v) {
         return Some((0, e.clone()));
     }

@@ -10,7 +10,9 @@ use std::collections::HashMap;
 use super::names::{i32_var, region_max, region_min, stage_var};
 use crate::ir::substitute::{free_vars, substitute_map};
 use crate::ir::visit::{mutate_exprs, reads_memory};
-use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol, Type};
+use crate::ir::{
+    BinaryOp, CallKind, Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol, Type, UnaryOp,
+};
 use crate::lang::function::{Definition, FunctionContents};
 use crate::lang::schedule::{SplitDirective, StageSchedule, TailStrategy};
 use crate::simplify::simplify;
@@ -98,8 +100,8 @@ fn build_structure(
 
 /// For an update of `func` whose one value leaves the point it writes unchanged where a
 /// condition `c` fails — `select(c, e, f(lhs))`, or `f(lhs) op select(c, e, identity)` for an
-/// integer `+`, `-`, `*`, `|`, `^` (exact no-ops; a float `+ 0` would turn -0 into +0) — the
-/// value where `c` holds, and `c`.
+/// integer `+`, `-`, `*`, `|`, `^` (exact no-ops; a float `+ 0` would turn -0 into +0), or
+/// either with the select's arms swapped and `c` negated — the value where `c` holds, and `c`.
 fn without_no_op(func: Symbol, def: &Definition) -> Option<(Expr, Expr)> {
     let [value] = def.values.as_slice() else {
         return None;
@@ -108,19 +110,30 @@ fn without_no_op(func: Symbol, def: &Definition) -> Option<(Expr, Expr)> {
         matches!(e.kind(), ExprKind::Call { name, kind: CallKind::Func(_), args, .. }
             if *name == func && *args == def.args)
     };
+    // The arm of `select(c, a, b)` other than the one `unchanged` accepts, and the condition
+    // choosing it.
+    let changing_arm = |select: &Expr, unchanged: &dyn Fn(&Expr) -> bool| {
+        let ExprKind::Select(c, a, b) = select.kind() else {
+            return None;
+        };
+        if unchanged(b) {
+            Some((a.clone(), c.clone()))
+        } else if unchanged(a) {
+            Some((b.clone(), Expr::unary(UnaryOp::Not, c.clone())))
+        } else {
+            None
+        }
+    };
     match value.kind() {
-        ExprKind::Select(c, e, unchanged) if is_self(unchanged) => Some((e.clone(), c.clone())),
+        ExprKind::Select(..) => changing_arm(value, &is_self),
         ExprKind::Binary(op, own, other) if is_self(own) && value.ty().is_int_or_uint() => {
-            let ExprKind::Select(c, e, identity) = other.kind() else {
-                return None;
-            };
             let neutral = match op {
                 BinaryOp::Add | BinaryOp::Sub | BinaryOp::BitOr | BinaryOp::BitXor => 0,
                 BinaryOp::Mul => 1,
                 _ => return None,
             };
-            (identity.as_int_const() == Some(neutral))
-                .then(|| (Expr::binary(*op, own.clone(), e.clone()), c.clone()))
+            let is_neutral = |e: &Expr| e.as_int_const() == Some(neutral);
+            changing_arm(other, &is_neutral).map(|(e, c)| (Expr::binary(*op, own.clone(), e), c))
         }
         _ => None,
     }

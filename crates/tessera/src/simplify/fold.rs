@@ -4,7 +4,7 @@
 //! `Exact` rules must not rely on.
 
 use crate::eval::value::{self, Value};
-use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Type, UnaryOp};
+use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, Type, UnaryOp};
 
 /// Whether a flagged integer operation (one the evaluator checks for signed overflow) gave
 /// something other than its unbounded-integer result.
@@ -47,6 +47,13 @@ fn constant(e: &Expr) -> Option<Value> {
     }
 }
 
+/// Whether a call of `op` giving a `ty` marks the likely arm of a select, min or max: that
+/// arm being a constant does not make the mark say less, so it stays for loop partitioning
+/// (a `likely` condition that is constant has nothing left to say, and folds).
+fn marks_likely_arm(op: Intrinsic, ty: Type) -> bool {
+    matches!(op, Intrinsic::Likely | Intrinsic::LikelyIfInnermost) && !ty.is_bool()
+}
+
 /// `e` with constant operands replaced by its value (a broadcast for vectors).
 pub(super) fn fold(e: &Expr) -> Option<Expr> {
     let ty = e.ty();
@@ -61,7 +68,7 @@ pub(super) fn fold(e: &Expr) -> Option<Expr> {
             kind: CallKind::Intrinsic(op),
             args,
             ..
-        } if op.is_lanewise() && op.has_value() && !op.can_fail() => {
+        } if op.is_lanewise() && op.has_value() && !op.can_fail() && !marks_likely_arm(*op, ty) => {
             let values = args.iter().map(constant).collect::<Option<Vec<_>>>()?;
             let types: Vec<Type> = args.iter().map(|a| a.ty().element()).collect();
             value::intrinsic(*op, &values, &types, ty.element())
