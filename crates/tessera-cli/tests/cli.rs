@@ -399,7 +399,8 @@ fn lower_prints_the_loop_nest_of_each_schedule() {
     assert!(
         sliding
             .lines()
-            .any(|l| l.trim_start().starts_with("alloc blur_x[u16 * ") && l.ends_with(" * 4] in Heap {")),
+            .any(|l| l.trim_start().starts_with("alloc blur_x[u16 * ")
+                && l.ends_with(" * 4] in Heap {")),
         "{sliding}"
     );
     assert!(
