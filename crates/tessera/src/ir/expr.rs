@@ -549,12 +549,16 @@ impl Expr {
         )
     }
     pub fn load(ty: Type, buffer: Symbol, index: Expr) -> Expr {
+        Expr::predicated_load(ty, buffer, index, None)
+    }
+    /// A load of the lanes where `predicate` holds (all of them for `None`).
+    pub fn predicated_load(ty: Type, buffer: Symbol, index: Expr, predicate: Option<Expr>) -> Expr {
         Expr::new(
             ty,
             ExprKind::Load {
                 buffer,
                 index,
-                predicate: None,
+                predicate,
             },
         )
     }

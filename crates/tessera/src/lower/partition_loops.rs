@@ -84,13 +84,11 @@ fn in_values(e: &Expr) -> Expr {
             buffer,
             index,
             predicate,
-        } => Some(Expr::new(
+        } => Some(Expr::predicated_load(
             n.ty(),
-            ExprKind::Load {
-                buffer: *buffer,
-                index: in_index(index),
-                predicate: predicate.as_ref().map(in_values),
-            },
+            *buffer,
+            in_index(index),
+            predicate.as_ref().map(in_values),
         )),
         _ => None,
     })

@@ -840,16 +840,14 @@ fn loads_only_where(e: &Expr, condition: &Expr) -> Expr {
             buffer,
             index,
             predicate,
-        } => Some(Expr::new(
+        } => Some(Expr::predicated_load(
             n.ty(),
-            ExprKind::Load {
-                buffer: *buffer,
-                index: loads_only_where(index, condition),
-                predicate: combine(
-                    predicate.as_ref().map(|p| loads_only_where(p, condition)),
-                    Some(condition.clone()),
-                ),
-            },
+            *buffer,
+            loads_only_where(index, condition),
+            combine(
+                predicate.as_ref().map(|p| loads_only_where(p, condition)),
+                Some(condition.clone()),
+            ),
         )),
         _ => None,
     })
