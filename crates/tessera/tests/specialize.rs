@@ -200,3 +200,29 @@ fn specializations_nest() {
         "the wide branches are vectorized:\n{text}"
     );
 }
+
+/// A specialization's condition puts the Param it compares in a range, on both sides: in
+/// the branch of `p < 0` a `select(p < 5, ..)` takes its true arm, and in the other branch
+/// (`p >= 0`) a `select(p >= -2, ..)` does, so each branch reads one row or one column of the
+/// image only, and a run is given just that (checked against plain Rust).
+#[test]
+fn a_branch_decides_the_comparisons_its_condition_implies() {
+    let im = ImageParam::new(Type::i32(), 2, "im");
+    let p = Param::<i32>::new("p");
+    let x = Var::new("x");
+    let f = Func::new("f");
+    let column = select(p.expr().lt(5), im.at((0, x)), im.at((x, 0)));
+    let row = select(p.expr().ge(-2), im.at((x, 0)), im.at((0, x)));
+    f.define(x, select(p.expr().lt(0), column, row)).unwrap();
+    f.specialize(p.expr().lt(0));
+    for (value, extents) in [(-3, [1, 10]), (7, [10, 1])] {
+        let image = Buffer::<i32>::from_fn(&[0, 0], &extents, |c| (c[0] * 3 + c[1] * 5) as i32);
+        let inputs = TestInputs::new().image(&im, image).param(p.bind(value));
+        let run = check(&f, &inputs, &[0], &[10]);
+        let out = run.i32_values(0);
+        for i in 0..10 {
+            let want = if value < 0 { i * 5 } else { i * 3 };
+            assert_eq!(out.get(&[i]) as i64, want, "p = {value}, at {i}");
+        }
+    }
+}

@@ -185,7 +185,10 @@ impl Simplifier {
     /// Computes and remembers the info of node `e` (whose children are already known).
     fn record(&mut self, e: &Expr, origin: Origin) -> Info {
         let i = match e.kind() {
-            ExprKind::Var(name) => let_and_vars::var_info(self, *name, e.ty()),
+            // A Param is known by its refinements too (a specialization's condition).
+            ExprKind::Var(name) | ExprKind::Param(name) => {
+                let_and_vars::var_info(self, *name, e.ty())
+            }
             ExprKind::Let(..) => Info::of_type(e.ty().element()),
             _ => info::node_info(e, origin, &mut |c| self.info(c)),
         };

@@ -62,5 +62,8 @@ fn fast_sin_and_cos_over_a_wider_range() {
     }
     let f = Func::new("f64_sin");
     let err = f.define(x, fast_sin(cast_to::<f64>(x))).unwrap_err();
-    assert!(err.to_string().contains("fast_sin needs an f32 argument"), "{err}");
+    assert!(
+        err.to_string().contains("fast_sin needs an f32 argument"),
+        "{err}"
+    );
 }

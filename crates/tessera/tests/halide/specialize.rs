@@ -90,7 +90,6 @@ fn a_compound_condition_selects_a_row_of_the_input() {
 }
 
 #[test]
-#[ignore = "Tessera requires a 10 x 10 image: it does not derive p > 50 from p > 73"]
 fn an_implied_condition_selects_a_row_of_the_input() {
     row_or_column(true);
 }
