@@ -15,7 +15,7 @@ use crate::ir::{
 };
 use crate::lang::function::{Definition, FunctionContents};
 use crate::lang::schedule::{SplitDirective, StageSchedule, TailStrategy};
-use crate::simplify::simplify_with_bounds;
+use crate::simplify::{simplify_with_bounds, var_bound};
 
 fn i32c(v: i32) -> Expr {
     Expr::i32(v)
@@ -185,57 +185,12 @@ fn assuming(def: &Definition, facts: &[(&Expr, bool)]) -> Definition {
 /// also decides the conditions it implies (`p > 50`).
 fn ranges_known(known: &[(Expr, bool)]) -> HashMap<Symbol, (i64, i64)> {
     let mut ranges: HashMap<Symbol, (i64, i64)> = HashMap::new();
-    for (condition, truth) in known {
-        let ExprKind::Binary(op, a, b) = condition.kind() else {
-            continue;
-        };
-        // As `name op constant`, the comparison flipped when the name is on the right.
-        let (name, op, c) = match (a.kind(), b.as_int_const(), b.kind(), a.as_int_const()) {
-            (ExprKind::Var(n) | ExprKind::Param(n), Some(c), _, _) => (*n, *op, c),
-            (_, _, ExprKind::Var(n) | ExprKind::Param(n), Some(c)) => (*n, flipped(*op), c),
-            _ => continue,
-        };
-        if !a.ty().is_int() || a.ty().is_vector() {
-            continue;
-        }
-        let op = if *truth { op } else { negated(op) };
-        let Ok(c) = i64::try_from(c) else { continue };
-        let range = match op {
-            BinaryOp::Lt => (i64::MIN, c.saturating_sub(1)),
-            BinaryOp::Le => (i64::MIN, c),
-            BinaryOp::Gt => (c.saturating_add(1), i64::MAX),
-            BinaryOp::Ge => (c, i64::MAX),
-            BinaryOp::Eq => (c, c),
-            _ => continue,
-        };
+    for (name, lo, hi) in known.iter().filter_map(|(c, truth)| var_bound(c, *truth)) {
+        let clamp = |v: i128| v.clamp(i64::MIN.into(), i64::MAX.into()) as i64;
         let entry = ranges.entry(name).or_insert((i64::MIN, i64::MAX));
-        *entry = (entry.0.max(range.0), entry.1.min(range.1));
+        *entry = (entry.0.max(clamp(lo)), entry.1.min(clamp(hi)));
     }
     ranges
-}
-
-/// `b op' a` for `a op b`: the comparison with its operands swapped.
-fn flipped(op: BinaryOp) -> BinaryOp {
-    match op {
-        BinaryOp::Lt => BinaryOp::Gt,
-        BinaryOp::Gt => BinaryOp::Lt,
-        BinaryOp::Le => BinaryOp::Ge,
-        BinaryOp::Ge => BinaryOp::Le,
-        other => other,
-    }
-}
-
-/// The comparison that holds where `op` fails.
-fn negated(op: BinaryOp) -> BinaryOp {
-    match op {
-        BinaryOp::Lt => BinaryOp::Ge,
-        BinaryOp::Ge => BinaryOp::Lt,
-        BinaryOp::Gt => BinaryOp::Le,
-        BinaryOp::Le => BinaryOp::Gt,
-        BinaryOp::Eq => BinaryOp::Ne,
-        BinaryOp::Ne => BinaryOp::Eq,
-        other => other,
-    }
 }
 
 /// The tail guards of `Predicate`, `PredicateLoads` and `PredicateStores` splits, which stay

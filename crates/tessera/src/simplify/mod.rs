@@ -38,6 +38,7 @@ use std::collections::HashMap;
 use crate::ir::{BinaryOp, Expr, ExprKind, Stmt, Symbol, UnaryOp};
 use info::{Info, Origin};
 pub(crate) use linear::{is_linear_node, LinearForm};
+pub(crate) use stmt::var_bound;
 
 /// `e` simplified.
 pub fn simplify(e: &Expr) -> Expr {

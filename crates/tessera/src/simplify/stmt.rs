@@ -222,20 +222,24 @@ fn split(c: &Expr, holds: bool, out: &mut Vec<(Expr, bool)>) {
     }
 }
 
-/// The bounds a scalar integer variable gets from a comparison with a constant.
-fn var_bound(fact: &Expr, holds: bool) -> Option<(Symbol, i128, i128)> {
+/// The bounds a scalar integer variable or Param gets from a comparison with a constant
+/// that holds (or, `holds` false, fails).
+pub(crate) fn var_bound(fact: &Expr, holds: bool) -> Option<(Symbol, i128, i128)> {
     let ExprKind::Binary(op, a, b) = fact.kind() else {
         return None;
     };
     if !a.ty().is_int_or_uint() || a.ty().is_vector() {
         return None;
     }
-    let (op, var, c, var_on_left) =
-        match (a.as_var(), b.as_int_const(), b.as_var(), a.as_int_const()) {
-            (Some(v), Some(c), _, _) => (*op, v, c, true),
-            (_, _, Some(v), Some(c)) => (*op, v, c, false),
-            _ => return None,
-        };
+    let named = |e: &Expr| match e.kind() {
+        ExprKind::Var(n) | ExprKind::Param(n) => Some(*n),
+        _ => None,
+    };
+    let (op, var, c, var_on_left) = match (named(a), b.as_int_const(), named(b), a.as_int_const()) {
+        (Some(v), Some(c), _, _) => (*op, v, c, true),
+        (_, _, Some(v), Some(c)) => (*op, v, c, false),
+        _ => return None,
+    };
     // Normalize to `var op c` holding.
     use BinaryOp::*;
     let op = if var_on_left {
