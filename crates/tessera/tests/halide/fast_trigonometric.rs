@@ -15,13 +15,7 @@ fn fast_sin_and_cos() {
         ("sin_f", fast_sin(angle.clone()), f32::sin as fn(f32) -> f32),
         ("cos_f", fast_cos(angle), f32::cos),
     ] {
-        let func = Func::new(name);
-        func.define(x, f).unwrap();
-        func.vectorize(x, 8);
-        let run = realize(&func, &[1000]);
-        let AnyBuffer::F32(out) = &run.realization.buffers[0] else {
-            panic!("{name} is f32");
-        };
+        let out = vectorized_values(name, x, f, 8, 1000);
         for i in 0..1000 {
             let alpha = i as f32 / 1000.0;
             let angle = -two_pi * alpha + (1.0 - alpha) * two_pi;
@@ -31,6 +25,18 @@ fn fast_sin_and_cos() {
                 "{name}({i}) = {got} instead of {want}"
             );
         }
+    }
+}
+
+/// The f32 values of `name(x) = value` over [0, points), vectorized by `lanes`.
+fn vectorized_values(name: &str, x: Var, value: Expr, lanes: i32, points: i64) -> Buffer<f32> {
+    let func = Func::new(name);
+    func.define(x, value).unwrap();
+    func.vectorize(x, lanes);
+    let run = realize(&func, &[points]);
+    match &run.realization.buffers[0] {
+        AnyBuffer::F32(out) => out.clone(),
+        other => panic!("{name} is f32, not {}", other.ty()),
     }
 }
 
@@ -44,13 +50,7 @@ fn fast_sin_and_cos_over_a_wider_range() {
         ("sin_w", fast_sin(angle.clone()), f64::sin as fn(f64) -> f64),
         ("cos_w", fast_cos(angle), f64::cos),
     ] {
-        let func = Func::new(name);
-        func.define(x, f).unwrap();
-        func.vectorize(x, 16);
-        let run = realize(&func, &[4001]);
-        let AnyBuffer::F32(out) = &run.realization.buffers[0] else {
-            panic!("{name} is f32");
-        };
+        let out = vectorized_values(name, x, f, 16, 4001);
         for i in 0..4001 {
             let angle = (i as f32 - 2000.0) / 20.0;
             let (got, want) = (out.get(&[i]), exact(f64::from(angle)));
