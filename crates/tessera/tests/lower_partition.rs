@@ -142,8 +142,9 @@ fn has_dense_load(s: &Stmt, buffer: &str) -> bool {
 
 #[test]
 fn rows_outside_the_image_still_read_their_columns_densely() {
-    // The y loop's prologue covers rows above the image (clamped to its first row); the x
-    // loop inside it is still partitioned, so those rows' interior columns are dense loads.
+    // The y loop's prologue covers rows above the image (clamped to its first row); the
+    // vectorized x loop inside it is still partitioned, so those rows' interior columns are
+    // dense loads.
     let (input, out) = stencil(repeat_edge);
     let image = u16_image(&[0, 0], &[48, 6], 5);
     let run = check(
@@ -167,6 +168,35 @@ fn rows_outside_the_image_still_read_their_columns_densely() {
             run.lowered.stmt
         );
     }
+}
+
+#[test]
+fn scalar_rows_outside_the_image_stay_whole() {
+    // Without vectors there are no gathers to save: as in Halide, only the steady rows'
+    // x loop is partitioned, so the body has five copies (not nine).
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let bc = repeat_edge(&input);
+    let out = Func::new("out");
+    out.define((x, y), bc.at((x - 2, y - 1)) + bc.at((x + 3, y + 1)))
+        .unwrap();
+    let image = u16_image(&[0, 0], &[48, 6], 7);
+    let run = check(
+        &out,
+        &TestInputs::new().image(&input, image),
+        &[-3, -4],
+        &[40, 14],
+    );
+    let mut rows = Vec::new();
+    loops_named(&run.lowered.stmt, "out.s0.y", &mut rows);
+    assert_eq!(rows.len(), 3, "{}", run.lowered.stmt);
+    let columns_in = |part: &Stmt| {
+        let mut found = Vec::new();
+        loops_named(part, "out.s0.x", &mut found);
+        found.len()
+    };
+    let columns: Vec<usize> = rows.iter().map(columns_in).collect();
+    assert_eq!(columns, [1, 3, 1], "{}", run.lowered.stmt);
 }
 
 #[test]

@@ -9,10 +9,13 @@
 //! epilogue keep the original body, so the result never changes.
 //!
 //! Loops are partitioned outermost first. In the prologue and epilogue the sites this loop
-//! solved are not in their likely arm, so they lose their `likely` marks and inner loops do
-//! not partition on them again; the other sites keep theirs, so an inner loop is still
-//! partitioned there (in the rows above a clamped image, the columns inside it still get
-//! dense loads).
+//! solved are not in their likely arm, so they lose their `likely` marks. Of the other sites
+//! only the vector ones keep theirs, so an inner loop there is partitioned again only where
+//! that turns gathers into dense vector loads: the rows a pyramid's coarser levels need
+//! beyond the image can be a third of a level's rows, and in them the columns inside the
+//! image still read densely. Scalar clamps cost a `min` and a `max`, so there (as in Halide,
+//! which partitions only the steady state) the edge loops stay whole and a 2-D clamped
+//! stencil gets five copies of its body, not nine.
 //!
 //! The steady range is an inner approximation: each site's condition (for vectors, on every
 //! lane) is reduced to bounds on the loop variable of the form `k * v + r <= 0` with a
@@ -181,7 +184,7 @@ fn partition(v: Symbol, min: &Expr, extent: &Expr, kind: ForKind, body: &Stmt) -
     }
 
     let steady_body = partition_nest(&take_likely_arms(body, &taken));
-    let edge_body = partition_nest(&strip_likely_of_sites(body, &taken));
+    let edge_body = partition_nest(&strip_likely_at_edges(body, &taken));
     let i32_var = |n: Symbol| Expr::var(n, Type::i32());
     let loop_min = v.dot("loop_min");
     let loop_end = v.dot("loop_end");
@@ -443,16 +446,17 @@ pub(super) fn strip_likely(e: &Expr) -> Expr {
     })
 }
 
-/// The body with the `likely` marks of the sites in `taken` removed.
-fn strip_likely_of_sites(s: &Stmt, taken: &HashSet<Expr>) -> Stmt {
+/// The body of a prologue or epilogue: without the `likely` marks of the sites in `taken`
+/// and of every scalar site.
+fn strip_likely_at_edges(s: &Stmt, taken: &HashSet<Expr>) -> Stmt {
     fn in_expr(e: &Expr, taken: &HashSet<Expr>) -> Expr {
         mutate_exprs(e, &mut |n| {
-            taken
-                .contains(n)
+            let scalar_mark = is_likely(n) && !n.ty().is_vector();
+            (scalar_mark || taken.contains(n))
                 .then(|| strip_likely(&n.map_children(|c| in_expr(c, taken))))
         })
     }
-    s.map_children(|e| in_expr(e, taken), |c| strip_likely_of_sites(c, taken))
+    s.map_children(|e| in_expr(e, taken), |c| strip_likely_at_edges(c, taken))
 }
 
 /// `s` without `likely` marks.

@@ -127,7 +127,6 @@ fn a_2d_mirror_boundary_makes_five_partitions_case(counts: bool) {
 }
 
 #[test]
-#[ignore = "9 stores to the output vs Halide's 5: Tessera partitions the x loop in the rows above and below the image too (dense loads there, tests/lower_partition.rs), Halide only in the steady rows"]
 fn a_2d_mirror_boundary_makes_five_partitions() {
     a_2d_mirror_boundary_makes_five_partitions_case(true);
 }

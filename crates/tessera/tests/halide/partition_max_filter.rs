@@ -3,8 +3,7 @@
 //! and the middle rows with left edge, centre and right edge in x. Here the loops of the
 //! lowered code are counted the same way, and the values (the input is zeros, as in
 //! Halide, and here also a ramp) are checked. Halide's 1280 x 1024 image is shrunk to
-//! 64 x 48. Tessera makes 12 loops (its edge rows are partitioned in x too), so the loop
-//! count is an ignored case.
+//! 64 x 48.
 
 use crate::lower_common::{check, walk_stmts, TestInputs};
 use tessera::ir::StmtKind;
@@ -60,7 +59,6 @@ fn the_values_of_a_max_filter() {
 }
 
 #[test]
-#[ignore = "12 loops in the lowered max filter vs Halide's 8 (values right): Tessera partitions the x loop in the top and bottom rows too (dense loads there, tests/lower_partition.rs), Halide only in the middle rows"]
 fn a_max_filter_is_partitioned_into_eight_loops() {
     let loops = max_filter_loops();
     assert_eq!(
