@@ -189,7 +189,6 @@ fn upsampling_folds_to_two_rows() {
 }
 
 #[test]
-#[ignore = "refused: the fold's region extent is not a constant (upsampling by 4)"]
 fn two_stages_of_upsampling_with_explicit_folds() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let h = Func::new("h");
@@ -232,7 +231,6 @@ fn fold_with_an_outer_loop(interleave: bool) {
 }
 
 #[test]
-#[ignore = "refused: the region's extent in an iteration of the outer loop is not a constant"]
 fn an_explicit_fold_with_an_outer_loop() {
     fold_with_an_outer_loop(false);
 }
