@@ -63,7 +63,6 @@ fn folds_y_and_c_of_a_producer_computed_per_x() {
 }
 
 #[test]
-#[ignore = "refused: f.compute_at(g, x) where a specialization of g splits x (vectorize(x, 4)): Tessera requires the loop to enclose f's uses in every branch"]
 fn no_automatic_fold_with_a_producer_in_each_specialization() {
     // g vectorized where its output is wider than 4.
     let (_, g, x) = producer_per_x();
