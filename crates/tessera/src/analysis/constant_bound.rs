@@ -5,11 +5,17 @@
 //! it equals itself with the `min` replaced by one operand or by the other, and the
 //! correlated terms of each replacement cancel when it is simplified (`(x + 7) - x + 1` is
 //! 8). Signed 32/64-bit sums are assumed not to overflow, as the overflow contract does.
+//! Where that finds no bound, a variable divided by constants is split by its residue:
+//! `((y/2 + 1)/2 - y/4 + 2` is, for `y = 4k + r` with each `r` in `0..4`, a sum whose `k`s
+//! cancel (`(4k + r)/4` is `k + r/4`), so its largest form bounds it (3).
 
 use super::bounds::{bounds_of_expr, Scope};
 use super::fold::wraps;
-use crate::ir::{BinaryOp, Expr, ExprKind};
-use crate::simplify::simplify;
+use super::interval::Interval;
+use crate::ir::substitute::{substitute, uses_var};
+use crate::ir::visit::visit_exprs;
+use crate::ir::{BinaryOp, Expr, ExprKind, Symbol, Type};
+use crate::simplify::{gcd, simplify};
 
 /// The most forms of one expression bounded: each split doubles them.
 const MAX_FORMS: usize = 64;
@@ -36,18 +42,113 @@ fn upper_bound(e: &Expr, scope: &Scope, forms_left: &mut usize) -> Option<i128> 
         .into_iter()
         .filter_map(|scope| bounds_of_expr(&e, scope).max?.as_int_const())
         .min();
-    let Some(split) = split(&e, false).filter(|_| *forms_left >= 2) else {
-        return direct;
-    };
-    let first = upper_bound(&split.first, scope, forms_left);
-    let second = upper_bound(&split.second, scope, forms_left);
-    let by_split = match split.bounds {
-        // `e` is at most either form: the smaller bound holds.
-        Bounds::Both => first.into_iter().chain(second).min(),
-        // `e` is one form or the other: only the larger bound holds for both.
-        Bounds::OneOf => first.zip(second).map(|(a, b)| a.max(b)),
-    };
-    direct.into_iter().chain(by_split).min()
+    let by_split = split(&e, false)
+        .filter(|_| *forms_left >= 2)
+        .and_then(|split| {
+            let first = upper_bound(&split.first, scope, forms_left);
+            let second = upper_bound(&split.second, scope, forms_left);
+            match split.bounds {
+                // `e` is at most either form: the smaller bound holds.
+                Bounds::Both => first.into_iter().chain(second).min(),
+                // `e` is one form or the other: only the larger bound holds for both.
+                Bounds::OneOf => first.zip(second).map(|(a, b)| a.max(b)),
+            }
+        });
+    direct
+        .into_iter()
+        .chain(by_split)
+        .min()
+        .or_else(|| by_residues(&e, scope, forms_left))
+}
+
+/// The bound of `e` as the largest bound of its forms with a variable `x` it divides by
+/// constants replaced by `P*x + r`, for each residue `r` modulo the period `P` of those
+/// divisions: every value of `x` is one of them, and in each the divisions pull `x` out
+/// whole, so terms in `x` may cancel. `None` if there is no such variable or a form has
+/// no bound.
+fn by_residues(e: &Expr, scope: &Scope, forms_left: &mut usize) -> Option<i128> {
+    let (x, ty) = divided_var(e)?;
+    let period = period(e, x);
+    if period < 2 || period > *forms_left as i128 {
+        return None;
+    }
+    let constant = |v: i128| Expr::make_const(ty, v as i64);
+    let mut bound = None;
+    for r in 0..period {
+        let residue = Expr::binary(
+            BinaryOp::Add,
+            Expr::binary(BinaryOp::Mul, Expr::var(x, ty), constant(period)),
+            constant(r),
+        );
+        // x runs over its interval, so the new x over that interval less r, divided by P.
+        let quotient = |end: &Option<Expr>| {
+            end.as_ref().map(|end| {
+                simplify(&Expr::binary(
+                    BinaryOp::Div,
+                    Expr::binary(BinaryOp::Sub, end.clone(), constant(r)),
+                    constant(period),
+                ))
+            })
+        };
+        let mut scope = scope.clone();
+        if let Some(Interval { min, max }) = scope.get(x).cloned() {
+            scope.insert(x, Interval { min: quotient(&min), max: quotient(&max) });
+        }
+        let form = upper_bound(&substitute(e, x, &residue), &scope, forms_left)?;
+        bound = bound.max(Some(form));
+    }
+    bound
+}
+
+/// The first variable of `e` divided (or taken modulo) by a constant greater than 1, when
+/// its type does not wrap and no `let` in `e` binds its name.
+fn divided_var(e: &Expr) -> Option<(Symbol, Type)> {
+    let mut let_bound = Vec::new();
+    visit_exprs(e, &mut |n| {
+        if let ExprKind::Let(name, ..) = n.kind() {
+            let_bound.push(*name);
+        }
+        true
+    });
+    let mut found = None;
+    visit_exprs(e, &mut |n| {
+        if let ExprKind::Binary(BinaryOp::Div | BinaryOp::Mod, a, b) = n.kind() {
+            if b.as_int_const().is_some_and(|c| c > 1) {
+                visit_exprs(a, &mut |m| {
+                    if let ExprKind::Var(name) = m.kind() {
+                        let ty = m.ty();
+                        if ty.is_scalar() && ty.is_int() && !wraps(ty) && !let_bound.contains(name) {
+                            found = found.or(Some((*name, ty)));
+                        }
+                    }
+                    found.is_none()
+                });
+            }
+        }
+        found.is_none()
+    });
+    found
+}
+
+/// The period in `x` of the divisions of `e` by constants: the least common multiple, over
+/// the divisions whose numerators use `x`, of the divisor times its numerator's period
+/// (`(x/2 + 1)/2` repeats its pattern every 4 values of `x`). Saturates at `MAX_FORMS + 1`.
+fn period(e: &Expr, x: Symbol) -> i128 {
+    let cap = MAX_FORMS as i128 + 1;
+    let mut p = 1i128;
+    visit_exprs(e, &mut |n| match n.kind() {
+        ExprKind::Binary(BinaryOp::Div | BinaryOp::Mod, a, b) if uses_var(a, x) => {
+            if let Some(c) = b.as_int_const().filter(|&c| c > 1) {
+                let q = c.saturating_mul(period(a, x)).min(cap);
+                p = (p / gcd(p, q) * q).min(cap);
+                false
+            } else {
+                true
+            }
+        }
+        _ => true,
+    });
+    p
 }
 
 /// An expression split on one of its `min`s or `max`s.
@@ -170,6 +271,34 @@ mod tests {
         scope.insert(Symbol::new("i"), Interval::from_consts(Type::i32(), 3, 7));
         let e = sub(Expr::i32(8), var("i"));
         assert_eq!(constant_upper_bound(&e, &scope), Some(5));
+    }
+
+    #[test]
+    fn divisions_of_a_variable_are_bounded_by_their_residues() {
+        // Rows of a producer upsampled twice by 2: ((y/2 + 1)/2) - (y/2)/2 + 2 is 2 or 3.
+        let y = var("y");
+        let half = |e: Expr| Expr::binary(BinaryOp::Div, e, Expr::i32(2));
+        let e = add(
+            sub(
+                half(add(half(y.clone()), Expr::i32(1))),
+                half(half(y.clone())),
+            ),
+            Expr::i32(2),
+        );
+        assert_eq!(constant_upper_bound(&e, &Scope::new()), Some(3));
+        // The largest value it takes, with Euclidean division: the bound is exact.
+        let value = |y: i64| (y.div_euclid(2) + 1).div_euclid(2) - y.div_euclid(4) + 2;
+        assert_eq!((-40..40).map(value).max(), Some(3));
+        // In a scope the residues keep y's range: y % 8 - y / 8 for y in [0, 15] is at most 7.
+        let mut scope = Scope::new();
+        scope.insert(Symbol::new("y"), Interval::from_consts(Type::i32(), 0, 15));
+        let e = sub(
+            Expr::binary(BinaryOp::Mod, y.clone(), Expr::i32(8)),
+            Expr::binary(BinaryOp::Div, y.clone(), Expr::i32(8)),
+        );
+        assert_eq!(constant_upper_bound(&e, &scope), Some(7));
+        // A division that does not cancel stays unbounded.
+        assert_eq!(constant_upper_bound(&half(y), &Scope::new()), None);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::ir::visit::{tree_nodes_within, visit_stmt_exprs, MAX_TREE_NODES};
 use crate::ir::{CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol};
 use crate::lang::func::definition_too_large;
 use crate::lang::function::FunctionContents;
-use crate::lang::schedule::{find_dim, LoopLevel, OUTERMOST};
+use crate::lang::schedule::{find_dim, LoopLevel, StageSchedule, OUTERMOST};
 
 /// The statements computing every stage of `f`, in order, as a producer block. Each stage
 /// is inside a loop of one iteration, its `Var::outermost()` level (as in Halide), where
@@ -160,15 +160,17 @@ fn inject_around_uses(s: &Stmt, f: &FunctionContents) -> Stmt {
 }
 
 /// One loop of the nest, as a place a Func may be computed or stored.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct Site {
     loop_name: Symbol,
     parallel: bool,
 }
 
-/// The loops enclosing every use of `f` in `s`, outermost first.
-fn legal_sites(s: &Stmt, f: Symbol) -> Option<Vec<Site>> {
-    fn walk(s: &Stmt, f: Symbol, stack: &mut Vec<Site>, common: &mut Option<Vec<Site>>) {
+/// The loops enclosing each use of `f` in `s`, outermost first, one list per distinct
+/// loop nest around uses (a specialization's branch is a nest of its own); empty if `f` is
+/// not used.
+fn use_sites(s: &Stmt, f: Symbol) -> Vec<Vec<Site>> {
+    fn walk(s: &Stmt, f: Symbol, stack: &mut Vec<Site>, nests: &mut Vec<Vec<Site>>) {
         let mut exprs_use = false;
         let mut children = Vec::new();
         s.for_each_child(
@@ -186,16 +188,8 @@ fn legal_sites(s: &Stmt, f: Symbol) -> Option<Vec<Site>> {
             },
             |c| children.push(c.clone()),
         );
-        if exprs_use {
-            *common = Some(match common.take() {
-                None => stack.clone(),
-                Some(prev) => prev
-                    .into_iter()
-                    .zip(stack.iter())
-                    .take_while(|(a, b)| a.loop_name == b.loop_name)
-                    .map(|(a, _)| a)
-                    .collect(),
-            });
+        if exprs_use && !nests.contains(stack) {
+            nests.push(stack.clone());
         }
         let pushed = if let StmtKind::For { name, kind, .. } = s.kind() {
             stack.push(Site {
@@ -207,48 +201,68 @@ fn legal_sites(s: &Stmt, f: Symbol) -> Option<Vec<Site>> {
             false
         };
         for c in &children {
-            walk(c, f, stack, common);
+            walk(c, f, stack, nests);
         }
         if pushed {
             stack.pop();
         }
     }
-    let mut common = None;
-    walk(s, f, &mut Vec::new(), &mut common);
-    common
+    let mut nests = Vec::new();
+    walk(s, f, &mut Vec::new(), &mut nests);
+    nests
 }
 
-/// The loop name a `LoopLevel::At` refers to, among the legal sites; an error lists them.
 /// The loops a level `At { consumer, stage, var }` may denote: loop `var` of the stage named,
-/// or of each stage of `consumer` when none is (with why a stage has no such loop).
+/// or of each stage of `consumer` when none is, in its loop structure and in each of its
+/// specializations' (with why a structure has no such loop).
 pub(super) fn level_loops(
     consumer: &FunctionContents,
     stage: Option<usize>,
     var: Symbol,
 ) -> Vec<std::result::Result<Symbol, String>> {
+    fn structure_loops(
+        schedule: &StageSchedule,
+        name: &dyn Fn(Symbol) -> Symbol,
+        var: Symbol,
+        out: &mut Vec<std::result::Result<Symbol, String>>,
+    ) {
+        let found = find_dim(&schedule.dims, var).map(|i| name(schedule.dims[i].name));
+        if !out.contains(&found) {
+            out.push(found);
+        }
+        for spec in &schedule.specializations {
+            structure_loops(&spec.schedule, name, var, out);
+        }
+    }
     let stages: Vec<usize> = match stage {
         Some(k) => vec![k],
         None => (0..consumer.stage_count()).collect(),
     };
-    stages
-        .into_iter()
-        .filter_map(|k| {
-            let dims = &consumer.stage(k)?.schedule.dims;
-            if var.as_str() == OUTERMOST {
-                return Some(Ok(stage_var(consumer.name, k, var)));
-            }
-            Some(find_dim(dims, var).map(|i| stage_var(consumer.name, k, dims[i].name)))
-        })
-        .collect()
+    let mut loops = Vec::new();
+    for k in stages {
+        let Some(definition) = consumer.stage(k) else {
+            continue;
+        };
+        if var.as_str() == OUTERMOST {
+            loops.push(Ok(stage_var(consumer.name, k, var)));
+        } else {
+            let name = |dim| stage_var(consumer.name, k, dim);
+            structure_loops(&definition.schedule, &name, var, &mut loops);
+        }
+    }
+    loops
 }
 
+/// Where a level places a Func in each loop nest around its uses: the position in the nest
+/// of the outermost loop the level denotes, or `None` for the root level. An error when a
+/// nest has no such loop lists the loops common to every nest.
 fn resolve_level(
     level: &LoopLevel,
     what: &str,
     f: Symbol,
-    sites: &[Site],
+    nests: &[Vec<Site>],
     env: &Environment,
-) -> Result<Option<usize>> {
+) -> Result<Option<Vec<usize>>> {
     let LoopLevel::At {
         func, stage, var, ..
     } = level
@@ -256,9 +270,11 @@ fn resolve_level(
         return Ok(None);
     };
     let legal = || {
-        let mut names: Vec<String> = sites
+        let common = nests[0]
             .iter()
             .filter(|s| !is_outermost_loop(s.loop_name))
+            .filter(|s| nests.iter().all(|nest| nest.iter().any(|t| t.loop_name == s.loop_name)));
+        let mut names: Vec<String> = common
             .map(|s| format!("{what}_at({})", describe_site(s.loop_name)))
             .collect();
         names.insert(0, format!("{what}_root()"));
@@ -268,19 +284,23 @@ fn resolve_level(
         Error::Schedule(format!("{f}.{what}_at({func}, {var}): {func} is not part of this pipeline; legal choices for {f}: {}", legal()))
     })?;
     let c = consumer.read();
-    let mut missing = None;
-    for candidate in level_loops(&c, *stage, *var) {
-        match candidate {
-            Ok(loop_name) => {
-                if let Some(pos) = sites.iter().position(|s| s.loop_name == loop_name) {
-                    return Ok(Some(pos));
-                }
-            }
-            Err(msg) => missing = Some(msg),
-        }
+    let candidates = level_loops(&c, *stage, *var);
+    let positions: Option<Vec<usize>> = nests
+        .iter()
+        .map(|nest| {
+            nest.iter().position(|site| {
+                candidates
+                    .iter()
+                    .any(|c| c.as_ref().is_ok_and(|name| *name == site.loop_name))
+            })
+        })
+        .collect();
+    if let Some(positions) = positions {
+        return Ok(Some(positions));
     }
-    let why = match missing {
-        Some(msg) if stage.is_some() => format!("{func} has no such loop ({msg})"),
+    let missing = candidates.iter().all(|c| c.is_err());
+    let why = match candidates.into_iter().find_map(|c| c.err()) {
+        Some(msg) if stage.is_some() && missing => format!("{func} has no such loop ({msg})"),
         _ => format!("that loop does not enclose every use of {f}"),
     };
     Err(Error::Schedule(format!(
@@ -298,46 +318,49 @@ fn describe_site(loop_name: Symbol) -> String {
 }
 
 fn inject_realization(s: &Stmt, f: &FunctionContents, env: &Environment) -> Result<Stmt> {
-    let Some(sites) = legal_sites(s, f.name) else {
+    let nests = use_sites(s, f.name);
+    if nests.is_empty() {
         // Nothing uses f any more (every use was in an inlined branch that vanished).
         return Ok(s.clone());
-    };
-    let compute = resolve_level(&f.schedule.compute_level, "compute", f.name, &sites, env)?;
-    let store = resolve_level(f.schedule.store_level(), "store", f.name, &sites, env)?;
-    let store_depth = store.map_or(0, |i| i + 1);
-    let compute_depth = compute.map_or(0, |i| i + 1);
-    if store_depth > compute_depth {
-        return Err(Error::Schedule(format!(
-            "{} is stored at {} but computed at {}, outside it; storage must be at or outside the compute level",
-            f.name,
-            f.schedule.store_level().describe(),
-            f.schedule.compute_level.describe()
-        )));
     }
-    if let Some(site) = sites[store_depth..compute_depth]
-        .iter()
-        .find(|s| s.parallel)
-    {
-        return Err(Error::Schedule(format!(
-            "{} is stored outside the parallel loop {} but computed inside it, so iterations would race on its storage; store it inside that loop",
-            f.name,
-            describe_site(site.loop_name)
-        )));
+    let compute = resolve_level(&f.schedule.compute_level, "compute", f.name, &nests, env)?;
+    let store = resolve_level(f.schedule.store_level(), "store", f.name, &nests, env)?;
+    let mut compute_loops = Vec::new();
+    let mut store_loops = Vec::new();
+    for (n, nest) in nests.iter().enumerate() {
+        let store_depth = store.as_ref().map_or(0, |p| p[n] + 1);
+        let compute_depth = compute.as_ref().map_or(0, |p| p[n] + 1);
+        if store_depth > compute_depth {
+            return Err(Error::Schedule(format!(
+                "{} is stored at {} but computed at {}, outside it; storage must be at or outside the compute level",
+                f.name,
+                f.schedule.store_level().describe(),
+                f.schedule.compute_level.describe()
+            )));
+        }
+        if let Some(site) = nest[store_depth..compute_depth].iter().find(|s| s.parallel) {
+            return Err(Error::Schedule(format!(
+                "{} is stored outside the parallel loop {} but computed inside it, so iterations would race on its storage; store it inside that loop",
+                f.name,
+                describe_site(site.loop_name)
+            )));
+        }
+        compute_loops.extend(compute.as_ref().map(|p| nest[p[n]].loop_name));
+        store_loops.extend(store.as_ref().map(|p| nest[p[n]].loop_name));
     }
-    let compute_loop = compute.map(|i| sites[i].loop_name);
-    let store_loop = store.map(|i| sites[i].loop_name);
-    let s = match compute_loop {
+    let s = match compute {
         None => produce_then(f, s.clone()),
-        Some(l) => inject_at_loop(s, l, &|body| produce_then(f, body)),
+        Some(_) => inject_at_loops(s, &compute_loops, &|body| produce_then(f, body)),
     };
-    Ok(match store_loop {
+    Ok(match store {
         None => realize(f, s),
-        Some(l) => inject_at_loop(&s, l, &|body| realize(f, body)),
+        Some(_) => inject_at_loops(&s, &store_loops, &|body| realize(f, body)),
     })
 }
 
-/// Wraps the body of loop `loop_name` (below the lets at its top) with `wrap`.
-fn inject_at_loop(s: &Stmt, loop_name: Symbol, wrap: &dyn Fn(Stmt) -> Stmt) -> Stmt {
+/// Wraps the body of each outermost loop named in `loop_names` (below the lets at its top)
+/// with `wrap`.
+fn inject_at_loops(s: &Stmt, loop_names: &[Symbol], wrap: &dyn Fn(Stmt) -> Stmt) -> Stmt {
     match s.kind() {
         StmtKind::For {
             name,
@@ -345,14 +368,14 @@ fn inject_at_loop(s: &Stmt, loop_name: Symbol, wrap: &dyn Fn(Stmt) -> Stmt) -> S
             extent,
             kind,
             body,
-        } if *name == loop_name => Stmt::for_loop(
+        } if loop_names.contains(name) => Stmt::for_loop(
             *name,
             min.clone(),
             extent.clone(),
             *kind,
             wrap_below_lets(body, wrap),
         ),
-        _ => s.map_children(|e| e.clone(), |c| inject_at_loop(c, loop_name, wrap)),
+        _ => s.map_children(|e| e.clone(), |c| inject_at_loops(c, loop_names, wrap)),
     }
 }
 

@@ -84,18 +84,37 @@ fn build_structure(
             .chain(holds)
             .collect::<Vec<_>>()
     };
-    let default = build_loop_nest(f, stage, &assuming(def, &facts_for(None)), schedule);
-    specs
-        .iter()
-        .enumerate()
-        .rev()
-        .fold(default, |otherwise, (i, spec)| {
-            Stmt::new(StmtKind::IfThenElse {
-                condition: spec.condition.clone(),
-                then_case: build_structure(f, stage, def, &spec.schedule, &facts_for(Some(i))),
-                else_case: Some(otherwise),
-            })
+    // A specialization the conditions before it decide is never taken, or always: then
+    // the branches after it are unreachable (`specialize(p)` then `specialize(!p)` leaves
+    // no default), and Funcs need to be computed only in the loops of those that remain.
+    let mut taken = Vec::new();
+    let mut always = None;
+    for (i, spec) in specs.iter().enumerate() {
+        let decided = Known::new(&facts_for(Some(i))[..facts.len() + i])
+            .apply(&spec.condition)
+            .as_int_const()
+            .map(|truth| truth != 0);
+        match decided {
+            Some(false) => {}
+            Some(true) => {
+                always = Some(i);
+                break;
+            }
+            None => taken.push(i),
+        }
+    }
+    let branch = |i: usize| build_structure(f, stage, def, &specs[i].schedule, &facts_for(Some(i)));
+    let last = match always {
+        Some(i) => branch(i),
+        None => build_loop_nest(f, stage, &assuming(def, &facts_for(None)), schedule),
+    };
+    taken.into_iter().rev().fold(last, |otherwise, i| {
+        Stmt::new(StmtKind::IfThenElse {
+            condition: specs[i].condition.clone(),
+            then_case: branch(i),
+            else_case: Some(otherwise),
         })
+    })
 }
 
 /// For an update of `func` whose one value leaves the point it writes unchanged where a
@@ -139,43 +158,60 @@ fn without_no_op(func: Symbol, def: &Definition) -> Option<(Expr, Expr)> {
     }
 }
 
-/// `def` where each condition has the truth value given: the conditions (and, of one that
-/// holds, its conjuncts; of one that fails, its disjuncts) are replaced in its values and
-/// predicates by constants, and what changes is simplified (a value `select(c, a, b)`
-/// specialized on `c` reads only `a`).
-fn assuming(def: &Definition, facts: &[(&Expr, bool)]) -> Definition {
-    let mut known: Vec<(Expr, bool)> = Vec::new();
-    for &(condition, truth) in facts {
-        let split = if truth { BinaryOp::And } else { BinaryOp::Or };
-        let mut pending = vec![condition.clone()];
-        while let Some(c) = pending.pop() {
-            if let ExprKind::Binary(op, a, b) = c.kind() {
-                if *op == split {
-                    pending.extend([a.clone(), b.clone()]);
+/// What conditions with known truth values tell: the conditions themselves (and, of one
+/// that holds, its conjuncts; of one that fails, its disjuncts), and the ranges of the
+/// names they compare with constants.
+struct Known {
+    conditions: Vec<(Expr, bool)>,
+    ranges: HashMap<Symbol, (i64, i64)>,
+}
+
+impl Known {
+    fn new(facts: &[(&Expr, bool)]) -> Known {
+        let mut conditions: Vec<(Expr, bool)> = Vec::new();
+        for &(condition, truth) in facts {
+            let split = if truth { BinaryOp::And } else { BinaryOp::Or };
+            let mut pending = vec![condition.clone()];
+            while let Some(c) = pending.pop() {
+                if let ExprKind::Binary(op, a, b) = c.kind() {
+                    if *op == split {
+                        pending.extend([a.clone(), b.clone()]);
+                    }
                 }
+                conditions.push((c, truth));
             }
-            known.push((c, truth));
         }
+        let ranges = ranges_known(&conditions);
+        Known { conditions, ranges }
     }
-    let ranges = ranges_known(&known);
-    let apply = |e: &Expr| {
+
+    /// `e` with the known conditions replaced by their truth values, simplified where that
+    /// or the ranges change something.
+    fn apply(&self, e: &Expr) -> Expr {
         let replaced = mutate_exprs(e, &mut |n| {
-            known
+            self.conditions
                 .iter()
                 .find(|(c, _)| c == n)
                 .map(|&(_, truth)| Expr::bool_(truth))
         });
-        if replaced == *e && free_vars(e).iter().all(|name| !ranges.contains_key(name)) {
+        if replaced == *e && free_vars(e).iter().all(|name| !self.ranges.contains_key(name)) {
             replaced
         } else {
-            simplify_with_bounds(&replaced, &ranges)
+            simplify_with_bounds(&replaced, &self.ranges)
         }
-    };
+    }
+}
+
+/// `def` where each condition has the truth value given: the known conditions are replaced
+/// in its values and predicates by constants, and what changes is simplified (a value
+/// `select(c, a, b)` specialized on `c` reads only `a`).
+fn assuming(def: &Definition, facts: &[(&Expr, bool)]) -> Definition {
+    let known = Known::new(facts);
     let mut def = def.clone();
-    def.values = def.values.iter().map(apply).collect();
-    def.guard = def.guard.as_ref().map(apply);
+    def.values = def.values.iter().map(|e| known.apply(e)).collect();
+    def.guard = def.guard.as_ref().map(|e| known.apply(e));
     if let Some(rdom) = &mut def.rdom {
-        rdom.predicates = rdom.predicates.iter().map(apply).collect();
+        rdom.predicates = rdom.predicates.iter().map(|e| known.apply(e)).collect();
     }
     def
 }

@@ -112,13 +112,14 @@ fn fold_nest(
                         Error::Schedule(format!("{func}.fold_storage({var}, {factor}): {why}"))
                     };
                     for l in &serial_loops {
-                        folded_over.entry(*func).or_default().insert(loop_name(l));
-                        let extent = window_extent(regions.of(l), *func, d, constants)
+                        let l = explicit_fold_loop(&mut regions, l, *func, d);
+                        folded_over.entry(*func).or_default().insert(loop_name(&l));
+                        let extent = window_extent(regions.of(&l), *func, d, constants)
                             .map_err(refuse)?;
                         if extent > i64::from(factor) {
                             return Err(refuse(format!(
                                 "each iteration of the loop {} uses {extent} coordinates of {var}, more than {factor}",
-                                loop_name(l)
+                                loop_name(&l)
                             )));
                         }
                     }
@@ -437,6 +438,36 @@ fn automatic_fold(
         };
         if reuses_previous_iteration(regions.of(&l), func, d) {
             return None;
+        }
+        l = inner;
+    }
+}
+
+/// The loop a fold the schedule asks for in dimension `d` of `func` folds over, from the
+/// serial loop `outer` containing every access: as Halide's, a loop along which the window
+/// does not move in `d` is passed over for the serial loop inside it holding every access
+/// (a loop over channels outside the rows folded), unless the Func may reuse points across
+/// its iterations (it slides there, see `automatic_fold`).
+fn explicit_fold_loop(regions: &mut LoopRegions, outer: &Stmt, func: Symbol, d: usize) -> Stmt {
+    let mut l = outer.clone();
+    loop {
+        let StmtKind::For { name, body, .. } = l.kind() else {
+            unreachable!("find_serial_loops finds loops")
+        };
+        let moves = match regions.of(&l).one_iteration.region(func) {
+            Some(window) => [&window[d].min, &window[d].max]
+                .into_iter()
+                .any(|end| end.as_ref().is_none_or(|end| uses_var(end, *name))),
+            None => true,
+        };
+        if moves {
+            return l;
+        }
+        let Accesses::InLoop(inner) = sole_serial_loop(body, func) else {
+            return l;
+        };
+        if reuses_previous_iteration(regions.of(&l), func, d) {
+            return l;
         }
         l = inner;
     }

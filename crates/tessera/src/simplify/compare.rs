@@ -6,6 +6,7 @@
 
 use std::sync::OnceLock;
 
+use super::info::gcd;
 use super::linear::LinearForm;
 use super::order;
 use super::rules::RuleSet;
@@ -133,14 +134,6 @@ fn linear_comparison(s: &mut Simplifier, e: &Expr) -> Option<Expr> {
 fn never_zero(d: &LinearForm) -> bool {
     let g = d.terms.iter().fold(0i128, |g, (_, k)| gcd(g, *k));
     g > 1 && d.constant % g != 0
-}
-
-fn gcd(a: i128, b: i128) -> i128 {
-    if b == 0 {
-        a.abs()
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 /// `k*t + c op 0` as a comparison of `t` with a constant (when that constant fits `t`'s type).

@@ -145,7 +145,7 @@ pub(super) fn fits(ty: Type, lo: i128, hi: i128) -> bool {
     tlo <= lo && hi <= thi
 }
 
-fn gcd(a: i128, b: i128) -> i128 {
+pub(crate) fn gcd(a: i128, b: i128) -> i128 {
     let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
     while b != 0 {
         (a, b) = (b, a % b);

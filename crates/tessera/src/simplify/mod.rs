@@ -37,6 +37,7 @@ use std::collections::HashMap;
 
 use crate::ir::{BinaryOp, Expr, ExprKind, Stmt, Symbol, UnaryOp};
 use info::{Info, Origin};
+pub(crate) use info::gcd;
 pub(crate) use linear::{is_linear_node, LinearForm};
 pub(crate) use stmt::var_bound;
 

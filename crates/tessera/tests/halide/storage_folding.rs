@@ -63,7 +63,6 @@ fn folds_y_and_c_of_a_producer_computed_per_x() {
 }
 
 #[test]
-#[ignore = "refused: f.compute_at(g, x) where a specialization of g splits x (vectorize(x, 4)): Tessera requires the loop to enclose f's uses in every branch"]
 fn no_automatic_fold_with_a_producer_in_each_specialization() {
     // g vectorized where its output is wider than 4.
     let (_, g, x) = producer_per_x();
@@ -189,7 +188,6 @@ fn upsampling_folds_to_two_rows() {
 }
 
 #[test]
-#[ignore = "refused: the fold's region extent is not a constant (upsampling by 4)"]
 fn two_stages_of_upsampling_with_explicit_folds() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let h = Func::new("h");
@@ -232,7 +230,6 @@ fn fold_with_an_outer_loop(interleave: bool) {
 }
 
 #[test]
-#[ignore = "refused: the region's extent in an iteration of the outer loop is not a constant"]
 fn an_explicit_fold_with_an_outer_loop() {
     fold_with_an_outer_loop(false);
 }
