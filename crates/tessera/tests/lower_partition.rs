@@ -114,6 +114,55 @@ fn constant_exterior_selects_vanish_in_the_steady_state() {
     assert!(clean && clamped, "{}", run.lowered.stmt);
 }
 
+/// How many `select`s the stores of `s` compute.
+fn selects(s: &Stmt) -> usize {
+    let mut n = 0;
+    visit_stmt_exprs(s, &mut |e| {
+        n += usize::from(matches!(e.kind(), ExprKind::Select(..)));
+        true
+    });
+    n
+}
+
+#[test]
+fn a_likely_select_condition_over_both_dimensions_vanishes_in_the_steady_columns() {
+    // A relaxation step keeps the edge of its grid: `select(likely(interior), smoothed, u)`.
+    // Vectorized, the row half of the condition is a broadcast; in the interior columns of
+    // the interior rows the select is gone, elsewhere it stays.
+    let input = ImageParam::new(Type::i32(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let (xe, ye) = (Expr::from(x), Expr::from(y));
+    let interior = xe.clone().ge(1)
+        & xe.le(input.extent(0) - 2)
+        & ye.clone().ge(1)
+        & ye.le(input.extent(1) - 2);
+    let clamped = repeat_edge(&input);
+    let smoothed = clamped.at((x - 1, y)) + clamped.at((x + 1, y)) + clamped.at((x, y + 1));
+    let out = Func::new("out");
+    out.define(
+        (x, y),
+        select(likely(interior), smoothed, clamped.at((x, y))),
+    )
+    .unwrap();
+    out.vectorize(x, 8);
+    let image = Buffer::<i32>::from_fn(&[0, 0], &[37, 9], |p| (p[0] * 7 + p[1] * 13) as i32);
+    let run = check(
+        &out,
+        &TestInputs::new().image(&input, image),
+        &[0, 0],
+        &[37, 9],
+    );
+    let mut columns = Vec::new();
+    loops_named(&run.lowered.stmt, "out.s0.x.x", &mut columns);
+    let steady = columns.iter().filter(|l| selects(l) == 0).count();
+    assert!(
+        steady >= 1,
+        "no column loop without a select\n{}",
+        run.lowered.stmt
+    );
+    assert!(steady < columns.len(), "{}", run.lowered.stmt);
+}
+
 /// The loops named `name` in `s`, in program order.
 fn loops_named(s: &Stmt, name: &str, out: &mut Vec<Stmt>) {
     if let tessera::ir::StmtKind::For { name: n, .. } = s.kind() {

@@ -203,7 +203,9 @@ fn selecting_func(selector: &Param<bool>) -> (Func, Var) {
 /// value of `selector` and of another Param; its lowered statement.
 fn check_every_choice(f: &Func, selector: &Param<bool>, other: &Param<bool>) -> String {
     for (s, o) in [(true, true), (true, false), (false, true), (false, false)] {
-        let inputs = TestInputs::new().param(selector.bind(s)).param(other.bind(o));
+        let inputs = TestInputs::new()
+            .param(selector.bind(s))
+            .param(other.bind(o));
         let run = check(f, &inputs, &[0], &[100]);
         let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
             panic!("f is i32");
@@ -273,8 +275,13 @@ fn a_func_computed_at_a_loop_of_every_specialization() {
     let image = stencil_image();
     for gain in [0, 3, 9] {
         let (input, gain_param, blur_x, out, x, _) = stencil_with_producer();
-        out.specialize(gain_param.expr().gt(4))
-            .split_with_tail(x, x, "xi", 8, TailStrategy::GuardWithIf);
+        out.specialize(gain_param.expr().gt(4)).split_with_tail(
+            x,
+            x,
+            "xi",
+            8,
+            TailStrategy::GuardWithIf,
+        );
         out.specialize(gain_param.expr().gt(1)).vectorize(x, 4);
         blur_x.compute_at(&out, x);
         let run = check_against_reference(&input, &gain_param, gain, &out, &image);
@@ -290,7 +297,10 @@ fn a_loop_of_one_specialization_only_is_refused() {
     out.specialize(gain.expr().gt(4)).split(y, y, "yi", 2);
     blur_x.compute_at(&out, "yi");
     let msg = schedule_error(&out);
-    assert!(msg.contains("does not enclose every use of blur_x"), "{msg}");
+    assert!(
+        msg.contains("does not enclose every use of blur_x"),
+        "{msg}"
+    );
     // Computed at x, a loop of both branches, it is accepted.
     blur_x.compute_at(&out, x);
     assert!(Pipeline::new(&out).lower(&LowerOptions::default()).is_ok());

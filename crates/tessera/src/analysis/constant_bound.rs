@@ -92,7 +92,13 @@ fn by_residues(e: &Expr, scope: &Scope, forms_left: &mut usize) -> Option<i128> 
         };
         let mut scope = scope.clone();
         if let Some(Interval { min, max }) = scope.get(x).cloned() {
-            scope.insert(x, Interval { min: quotient(&min), max: quotient(&max) });
+            scope.insert(
+                x,
+                Interval {
+                    min: quotient(&min),
+                    max: quotient(&max),
+                },
+            );
         }
         let form = upper_bound(&substitute(e, x, &residue), &scope, forms_left)?;
         bound = bound.max(Some(form));
@@ -117,7 +123,8 @@ fn divided_var(e: &Expr) -> Option<(Symbol, Type)> {
                 visit_exprs(a, &mut |m| {
                     if let ExprKind::Var(name) = m.kind() {
                         let ty = m.ty();
-                        if ty.is_scalar() && ty.is_int() && !wraps(ty) && !let_bound.contains(name) {
+                        if ty.is_scalar() && ty.is_int() && !wraps(ty) && !let_bound.contains(name)
+                        {
                             found = found.or(Some((*name, ty)));
                         }
                     }

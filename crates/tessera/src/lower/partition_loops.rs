@@ -351,7 +351,8 @@ fn sites_in_expr(
         }
         if let ExprKind::Load {
             predicate: Some(p), ..
-        } = n.kind()
+        }
+        | ExprKind::Select(p, ..) = n.kind()
         {
             guard_sites(p, lets, inner, out);
         }
@@ -511,6 +512,8 @@ fn solve(cond: &Expr, v: Symbol) -> Option<Steady> {
         }
         ExprKind::Binary(BinaryOp::Or, a, b) => solve(a, v).or_else(|| solve(b, v)),
         ExprKind::Unary(UnaryOp::Not, c) => solve(&negate(c)?, v),
+        // Every lane is the scalar condition.
+        ExprKind::Broadcast(c) => solve(c, v),
         ExprKind::Binary(op, a, b) if op.is_comparison() && a.ty().element() == Type::i32() => {
             let difference = |x: &Expr, y: &Expr, plus: i32| {
                 let d = Expr::binary(BinaryOp::Sub, x.clone(), y.clone());

@@ -273,7 +273,11 @@ fn resolve_level(
         let common = nests[0]
             .iter()
             .filter(|s| !is_outermost_loop(s.loop_name))
-            .filter(|s| nests.iter().all(|nest| nest.iter().any(|t| t.loop_name == s.loop_name)));
+            .filter(|s| {
+                nests
+                    .iter()
+                    .all(|nest| nest.iter().any(|t| t.loop_name == s.loop_name))
+            });
         let mut names: Vec<String> = common
             .map(|s| format!("{what}_at({})", describe_site(s.loop_name)))
             .collect();

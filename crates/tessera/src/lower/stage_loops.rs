@@ -194,7 +194,11 @@ impl Known {
                 .find(|(c, _)| c == n)
                 .map(|&(_, truth)| Expr::bool_(truth))
         });
-        if replaced == *e && free_vars(e).iter().all(|name| !self.ranges.contains_key(name)) {
+        if replaced == *e
+            && free_vars(e)
+                .iter()
+                .all(|name| !self.ranges.contains_key(name))
+        {
             replaced
         } else {
             simplify_with_bounds(&replaced, &self.ranges)

@@ -36,8 +36,8 @@ use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 
 use crate::ir::{BinaryOp, Expr, ExprKind, Stmt, Symbol, UnaryOp};
-use info::{Info, Origin};
 pub(crate) use info::gcd;
+use info::{Info, Origin};
 pub(crate) use linear::{is_linear_node, LinearForm};
 pub(crate) use stmt::var_bound;
 
