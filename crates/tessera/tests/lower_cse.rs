@@ -25,7 +25,8 @@ fn has_generated_let(s: &Stmt) -> bool {
     walk_stmts(s, &mut |st| {
         if let StmtKind::LetStmt { name, .. } = st.kind() {
             let n = name.as_str();
-            found |= n.len() > 1 && n.starts_with('t') && n[1..].chars().all(|c| c.is_ascii_digit());
+            found |=
+                n.len() > 1 && n.starts_with('t') && n[1..].chars().all(|c| c.is_ascii_digit());
         }
     });
     found
@@ -35,7 +36,9 @@ fn has_generated_let(s: &Stmt) -> bool {
 /// pass lifted something, and the printout did not grow.
 fn check_against_uneliminated(run: &Checked, inputs: &Inputs, mins: &[i64], extents: &[i64]) {
     let lowered = &run.lowered;
-    let before = lowered.ir_after(BEFORE_CSE).expect("the IR of every pass is recorded");
+    let before = lowered
+        .ir_after(BEFORE_CSE)
+        .expect("the IR of every pass is recorded");
     let after = lowered
         .ir_after("common_subexpressions")
         .expect("the IR of every pass is recorded");
@@ -90,7 +93,11 @@ fn a_vectorized_stencil_computes_the_same() {
                 .flat_map(|dy| (-1..=1).map(move |dx| (dx, dy)))
                 .map(|(dx, dy)| at(xx + dx, yy + dy))
                 .sum();
-            assert_eq!(values.get(&[xx, yy]) as u32, (sum as u16 / 9) as u32, "({xx}, {yy})");
+            assert_eq!(
+                values.get(&[xx, yy]) as u32,
+                (sum as u16 / 9) as u32,
+                "({xx}, {yy})"
+            );
         }
     }
     check_against_uneliminated(&run, &inputs.pipeline_inputs(), &[0, 0], &[W, H]);
@@ -107,7 +114,11 @@ fn loads_in_an_arm_stay_there() {
     let gv = g.at((x, y));
     f.define(
         (x, y),
-        select(x.lt(10), gv.clone() * gv.clone() + gv + x * y * 5, x * y * 5),
+        select(
+            x.lt(10),
+            gv.clone() * gv.clone() + gv + x * y * 5,
+            x * y * 5,
+        ),
     )
     .unwrap();
     g.compute_root();
@@ -117,7 +128,11 @@ fn loads_in_an_arm_stay_there() {
     for yy in 0..H {
         for xx in 0..W {
             let g = xx * 3 + yy;
-            let want = if xx < 10 { g * g + g + xx * yy * 5 } else { xx * yy * 5 };
+            let want = if xx < 10 {
+                g * g + g + xx * yy * 5
+            } else {
+                xx * yy * 5
+            };
             assert_eq!(i64::from(values.get(&[xx, yy])), want, "({xx}, {yy})");
         }
     }
@@ -135,8 +150,11 @@ fn failing_intrinsics_in_an_arm_stay_there() {
     let f = Func::new("f");
     let message = [MessagePart::Text("x is at least 10".into())];
     let required = require(x.lt(10), x * y + 7, &message);
-    f.define((x, y), select(x.lt(10), required.clone() * required, x * y * 5))
-        .unwrap();
+    f.define(
+        (x, y),
+        select(x.lt(10), required.clone() * required, x * y * 5),
+    )
+    .unwrap();
     let lowered = Pipeline::new(&f)
         .lower(&LowerOptions { record_ir: true })
         .expect("lowering succeeds");
@@ -151,7 +169,11 @@ fn failing_intrinsics_in_an_arm_stay_there() {
         };
         for yy in 0..H {
             for xx in 0..W {
-                let want = if xx < 10 { (xx * yy + 7).pow(2) } else { xx * yy * 5 };
+                let want = if xx < 10 {
+                    (xx * yy + 7).pow(2)
+                } else {
+                    xx * yy * 5
+                };
                 assert_eq!(i64::from(values.get(&[xx, yy])), want, "({xx}, {yy})");
             }
         }

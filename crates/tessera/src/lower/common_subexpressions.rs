@@ -25,7 +25,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::visit::{mutate_stmt_children, visit_stmts, Mutator};
-use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, MessagePart, Stmt, StmtKind, Symbol};
+use crate::ir::{
+    BinaryOp, CallKind, Expr, ExprKind, Intrinsic, MessagePart, Stmt, StmtKind, Symbol,
+};
 
 /// `s` with the common subexpressions of each statement's expressions computed once.
 pub fn common_subexpressions(s: &Stmt) -> Stmt {
@@ -67,12 +69,16 @@ impl Mutator for CommonSubexpressions {
         let (lets, new_exprs) = eliminate(&exprs, &mut self.names);
         let mut new_exprs = new_exprs.into_iter();
         let rebuilt = s.map_children(
-            |_| new_exprs.next().expect("one expression out per expression in"),
+            |_| {
+                new_exprs
+                    .next()
+                    .expect("one expression out per expression in")
+            },
             |c| self.mutate_stmt(c),
         );
-        lets.into_iter()
-            .rev()
-            .fold(rebuilt, |body, (name, value)| Stmt::let_stmt(name, value, body))
+        lets.into_iter().rev().fold(rebuilt, |body, (name, value)| {
+            Stmt::let_stmt(name, value, body)
+        })
     }
 }
 
@@ -98,23 +104,47 @@ fn positioned_exprs(s: &Stmt) -> Vec<(Expr, Position)> {
             ..
         } => {
             let conditional = predicate.is_some();
-            exprs.push((index.clone(), Position { conditional, addressing: true }));
-            exprs.push((value.clone(), Position { conditional, addressing: false }));
+            exprs.push((
+                index.clone(),
+                Position {
+                    conditional,
+                    addressing: true,
+                },
+            ));
+            exprs.push((
+                value.clone(),
+                Position {
+                    conditional,
+                    addressing: false,
+                },
+            ));
             if let Some(p) = predicate {
-                exprs.push((p.clone(), Position { conditional: false, addressing: true }));
+                exprs.push((
+                    p.clone(),
+                    Position {
+                        conditional: false,
+                        addressing: true,
+                    },
+                ));
             }
         }
         StmtKind::Assert { condition, message } => {
             exprs.push((condition.clone(), plain));
             for part in message {
                 if let MessagePart::Value(v) = part {
-                    let only_on_failure = Position { conditional: true, addressing: false };
+                    let only_on_failure = Position {
+                        conditional: true,
+                        addressing: false,
+                    };
                     exprs.push((v.clone(), only_on_failure));
                 }
             }
         }
         StmtKind::Provide { args, values, .. } => {
-            let index = Position { conditional: false, addressing: true };
+            let index = Position {
+                conditional: false,
+                addressing: true,
+            };
             exprs.extend(args.iter().map(|a| (a.clone(), index)));
             exprs.extend(values.iter().map(|v| (v.clone(), plain)));
         }
@@ -312,7 +342,10 @@ fn never_lifted(e: &Expr) -> bool {
 
 /// The lets (in order, each free of later ones) that compute the common subexpressions of
 /// `exprs` once, and the expressions using them.
-fn eliminate(exprs: &[(Expr, Position)], names: &mut FreshNames) -> (Vec<(Symbol, Expr)>, Vec<Expr>) {
+fn eliminate(
+    exprs: &[(Expr, Position)],
+    names: &mut FreshNames,
+) -> (Vec<(Symbol, Expr)>, Vec<Expr>) {
     let mut numbering = Numbering::default();
     let roots: Vec<usize> = exprs.iter().map(|(e, _)| numbering.number(e)).collect();
     let nodes = &numbering.nodes;
@@ -342,10 +375,11 @@ fn eliminate(exprs: &[(Expr, Position)], names: &mut FreshNames) -> (Vec<(Symbol
             continue;
         }
         let e = &nodes[n].expr;
-        let liftable = !is_cheap(e)
-            && !never_lifted(e)
-            && (!faulting[n] || unconditional[n])
-            && !(addressing[n] && e.ty().is_vector());
+        let stays = is_cheap(e)
+            || never_lifted(e)
+            || (faulting[n] && !unconditional[n])
+            || (addressing[n] && e.ty().is_vector());
+        let liftable = !stays;
         lifted[n] = liftable && uses[n] > 1;
         let evaluations = if liftable { 1 } else { uses[n] };
         for (i, &c) in nodes[n].children.iter().enumerate() {
@@ -446,7 +480,9 @@ mod tests {
         let (lets, body) = lets_of(&out);
         // x*x + x and the product are computed once (x*x, used by the first alone, stays in it).
         assert_eq!(lets.len(), 2, "{out}");
-        assert!(matches!(body.kind(), ExprKind::Binary(BinaryOp::Add, a, b) if a.as_var().is_some() && a == b));
+        assert!(
+            matches!(body.kind(), ExprKind::Binary(BinaryOp::Add, a, b) if a.as_var().is_some() && a == b)
+        );
     }
 
     #[test]
@@ -475,7 +511,10 @@ mod tests {
         let out = common_subexpressions_of_expr(&guarded);
         // The index is pure arithmetic, evaluated every time the load is: it may be lifted.
         let (lets, body) = lets_of(&out);
-        assert!(lets.iter().all(|(_, v)| !crate::ir::visit::reads_memory(v)), "{out}");
+        assert!(
+            lets.iter().all(|(_, v)| !crate::ir::visit::reads_memory(v)),
+            "{out}"
+        );
         assert!(crate::ir::visit::reads_memory(&body));
         // Evaluated in every case as well, the load is computed once.
         let both = add(&guarded, &load);

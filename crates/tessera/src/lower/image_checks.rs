@@ -79,7 +79,9 @@ fn bounds_check(
     required
         .into_iter()
         .rev()
-        .fold(check, |body, (name, value)| Stmt::let_stmt(name, value, body))
+        .fold(check, |body, (name, value)| {
+            Stmt::let_stmt(name, value, body)
+        })
 }
 
 /// The check that output buffer `other` covers the same interval of dimension `d` as
@@ -303,7 +305,10 @@ pub fn add_checks_of_regions(
         // Where the image is read (every dimension's check holds there), named once.
         let used_name = region.image.dot("used");
         let dimensions = region.bounds.iter().enumerate().map(|(d, ends)| {
-            let used = region.used.as_ref().map(|_| Expr::var(used_name, Type::bool_()));
+            let used = region
+                .used
+                .as_ref()
+                .map(|_| Expr::var(used_name, Type::bool_()));
             bounds_check(region.image, "input", d, ends.clone(), used)
         });
         let dimensions = Stmt::block(dimensions);
