@@ -11,7 +11,7 @@ use super::realization_order::Environment;
 use super::stage_loops::resolve_tail;
 use crate::error::Result;
 use crate::ir::substitute::uses_var;
-use crate::ir::{BinaryOp, Expr, MessagePart, Stmt, StmtKind, Symbol, UnaryOp};
+use crate::ir::{BinaryOp, Expr, MessagePart, Stmt, StmtKind, Symbol, Type, UnaryOp};
 use crate::lang::function::FunctionContents;
 use crate::lang::image_param::buffer_field;
 use crate::lang::image_param::value_buffer;
@@ -34,6 +34,18 @@ fn bounds_check(
     (min, max): (Expr, Expr),
     used: Option<Expr>,
 ) -> Stmt {
+    // The required ends, named (`input.min.0.required`), keep the condition and the message
+    // one short line each: they are often long, and each is used twice.
+    let mut required = Vec::new();
+    let mut name_required = |end: &str, e: Expr| {
+        if e.as_var().is_some() || e.is_const() {
+            return e;
+        }
+        let name = buffer_field(buffer, end, d).dot("required");
+        required.push((name, e));
+        i32_var(name)
+    };
+    let (min, max) = (name_required("min", min), name_required("max", max));
     let field = |f: &str| field(buffer, f, d);
     let buf_min = field("min");
     let buf_max = Expr::binary(
@@ -50,7 +62,7 @@ fn bounds_check(
         Some(used) => Expr::binary(BinaryOp::Or, Expr::unary(UnaryOp::Not, used), ok),
         None => ok,
     };
-    Stmt::new(StmtKind::Assert {
+    let check = Stmt::new(StmtKind::Assert {
         condition: ok,
         message: vec![
             text(format!("{role} `{buffer}` needs dimension {d} in [")),
@@ -63,7 +75,13 @@ fn bounds_check(
             MessagePart::Value(buf_max),
             text("]".into()),
         ],
-    })
+    });
+    required
+        .into_iter()
+        .rev()
+        .fold(check, |body, (name, value)| {
+            Stmt::let_stmt(name, value, body)
+        })
 }
 
 /// The check that output buffer `other` covers the same interval of dimension `d` as
@@ -284,15 +302,20 @@ pub fn add_checks_of_regions(
     // An image is checked where it is read: an input only a branch not taken reads (a
     // specialization) need not cover anything.
     for region in regions {
-        for (d, ends) in region.bounds.iter().enumerate() {
-            checks.push(bounds_check(
-                region.image,
-                "input",
-                d,
-                ends.clone(),
-                region.used.clone(),
-            ));
-        }
+        // Where the image is read (every dimension's check holds there), named once.
+        let used_name = region.image.dot("used");
+        let dimensions = region.bounds.iter().enumerate().map(|(d, ends)| {
+            let used = region
+                .used
+                .as_ref()
+                .map(|_| Expr::var(used_name, Type::bool_()));
+            bounds_check(region.image, "input", d, ends.clone(), used)
+        });
+        let dimensions = Stmt::block(dimensions);
+        checks.push(match &region.used {
+            Some(used) => Stmt::let_stmt(used_name, used.clone(), dimensions),
+            None => dimensions,
+        });
     }
     let touched = union_boxes(func_box(s, out.name, true), func_box(s, out.name, false));
     if let Some(region) = touched {

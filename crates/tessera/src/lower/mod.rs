@@ -32,8 +32,10 @@
 //! 22. `interleave_stores`    — strided stores filling a dense span become one dense store
 //!     then `parity_stores`   — values alternating by lane parity computed as interleaved parts
 //! 23. `hoist_loop_invariants`, `remove_dead_allocations`
-//! 24. `early_free`           — each allocation released after its last access
-//! 25. `place_allocations`    — each allocation's memory decided: stack or heap
+//! 24. `common_subexpressions` — what each statement's expressions compute more than once,
+//!     computed once into a let
+//! 25. `early_free`           — each allocation released after its last access
+//! 26. `place_allocations`    — each allocation's memory decided: stack or heap
 
 pub mod allocation_bounds;
 pub mod arguments;
@@ -41,6 +43,7 @@ pub mod bound_constant_extent_loops;
 pub mod bounds_inference;
 pub mod buffer_constraints;
 pub mod clamp_func_values;
+pub mod common_subexpressions;
 pub mod compute_with;
 pub mod early_free;
 pub mod hoist_loop_invariants;
@@ -271,6 +274,9 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     })?;
     let s = r.run("remove_dead_allocations", s, |s| {
         Ok(remove_dead_allocations::remove_dead_allocations(s))
+    })?;
+    let s = r.run("common_subexpressions", s, |s| {
+        Ok(common_subexpressions::common_subexpressions(s))
     })?;
     let s = r.run("early_free", s, |s| Ok(early_free::early_free(s)))?;
     let s = r.run("place_allocations", s, place_allocations::place_allocations)?;
