@@ -257,9 +257,14 @@ impl Checker<'_> {
     // ---- expressions ------------------------------------------------------------------
 
     fn expr(&mut self, e: &Expr) -> Checked {
+        // Leaves are checked directly: cheaper than remembering them.
         let is_leaf = matches!(
             e.kind(),
-            ExprKind::IntImm(_) | ExprKind::UIntImm(_) | ExprKind::FloatImm(_)
+            ExprKind::IntImm(_)
+                | ExprKind::UIntImm(_)
+                | ExprKind::FloatImm(_)
+                | ExprKind::Var(_)
+                | ExprKind::Param(_)
         );
         if is_leaf {
             return self.node(e);
@@ -610,7 +615,7 @@ impl Checker<'_> {
                             min.ty(),
                             extent.ty()
                         ),
-                        &shown(&s.to_string()),
+                        s,
                     );
                 }
                 self.around.push(Around::Loop(*name));
@@ -629,32 +634,30 @@ impl Checker<'_> {
                 if let Some(p) = predicate {
                     self.expr(p)?;
                 }
-                let at = shown(&s.to_string());
-                self.flat_access(*buffer, value.ty(), index, predicate.as_ref(), &at)
+                self.flat_access(*buffer, value.ty(), index, predicate.as_ref(), s)
             }
             StmtKind::Provide { func, args, values } => {
-                let at = shown(&s.to_string());
                 if self.phase == Phase::Flattened {
                     return self.fail(
                         format!("the store to {func} is still multi-dimensional after storage flattening"),
-                        &at,
+                        s,
                     );
                 }
                 args.iter().chain(values).try_for_each(|e| self.expr(e))?;
                 let Some(Storage::Func { types, dims }) = self.storage_of(*func) else {
                     return self.fail(
                         format!("{func} is stored to, but it is not realized here nor the pipeline's output"),
-                        &at,
+                        s,
                     );
                 };
                 let given: Vec<Type> = values.iter().map(|v| v.ty()).collect();
                 if given != *types {
                     return self.fail(
                         format!("{func} holds values of {types:?} but is given {given:?}"),
-                        &at,
+                        s,
                     );
                 }
-                self.coordinates(*func, args, *dims, &at)
+                self.coordinates(*func, args, *dims, s)
             }
             StmtKind::Allocate {
                 buffer,
@@ -675,7 +678,7 @@ impl Checker<'_> {
                 if self.phase == Phase::Flattened {
                     return self.fail(
                         format!("the realization of {func} is still multi-dimensional after storage flattening"),
-                        &shown(&s.to_string()),
+                        s,
                     );
                 }
                 let ranges: Vec<Expr> = bounds
@@ -726,7 +729,7 @@ impl Checker<'_> {
                     shown(&c.to_string()),
                     c.ty()
                 ),
-                &shown(&s.to_string()),
+                s,
             );
         }
         Ok(())
@@ -737,10 +740,7 @@ impl Checker<'_> {
         for e in sizes {
             self.expr(e)?;
             if !is_scalar_int(e.ty()) {
-                return self.fail(
-                    format!("a size {} is {}", shown(&e.to_string()), e.ty()),
-                    &shown(&s.to_string()),
-                );
+                return self.fail(format!("a size {} is {}", shown(&e.to_string()), e.ty()), s);
             }
         }
         Ok(())
