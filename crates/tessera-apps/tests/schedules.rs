@@ -251,16 +251,22 @@ fn every_app_has_the_common_schedules_and_refuses_unknown_ones() {
 }
 
 /// Every schedule an app offers (the ones `tessera apps` lists) lowers for the app's default
-/// output size: none is listed that cannot be used.
+/// output size: none is listed that cannot be used. Every lowering pass's statement is
+/// verified (`lower::verify`) whatever the build, so a pass that breaks the IR of an app
+/// fails here, named.
 #[test]
-fn every_listed_schedule_lowers() {
+fn every_listed_schedule_lowers_to_verified_statements() {
+    let verified = tessera::lower::LowerOptions {
+        verify: true,
+        ..Default::default()
+    };
     for app in apps() {
         for info in app.schedules() {
             let pipeline = app
                 .build_scheduled(info.name)
                 .unwrap_or_else(|e| panic!("{} {}: {e}", app.name(), info.name));
             tessera::pipeline::Pipeline::new(&pipeline.output)
-                .lower(&tessera::lower::LowerOptions::default())
+                .lower(&verified)
                 .unwrap_or_else(|e| panic!("{} {} does not lower: {e}", app.name(), info.name));
         }
     }

@@ -27,6 +27,10 @@ pub enum Error {
     /// Reading or writing a file failed.
     #[error("I/O error: {0}")]
     Io(String),
+    /// A compiler bug caught by a check of the compiler's own work (`lower::verify`: a
+    /// lowering pass made an ill-formed statement).
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 impl Error {
@@ -42,6 +46,7 @@ impl Error {
             Error::Runtime(m) => Error::Runtime(prefix(m)),
             Error::Codegen(m) => Error::Codegen(prefix(m)),
             Error::Io(m) => Error::Io(prefix(m)),
+            Error::Internal(m) => Error::Internal(prefix(m)),
         }
     }
 }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use crate::bounds_query::{bind_dense_fields, infer_bounds, InferredBounds, InputBounds};
 use crate::codegen::jit::{compile_jit, CompiledPipeline};
-use crate::codegen::signature::{BufferArgument, ScalarArgument, Signature};
+use crate::codegen::signature::Signature;
 use crate::codegen::target::Target;
 use crate::error::{Error, Result};
 use crate::eval::expr::eval_scalar;
@@ -371,44 +371,7 @@ pub fn run_interp(
 /// The arguments of the lowered pipeline's entry point: the output buffers (one per value),
 /// the input images and the scalar parameters.
 pub fn signature(lowered: &Lowered) -> Signature {
-    let out = lowered.env.func(lowered.env.output).read();
-    let n = out.output_types.len();
-    let outputs = out
-        .output_types
-        .iter()
-        .enumerate()
-        .map(|(i, ty)| BufferArgument {
-            name: value_buffer(out.name, i, n),
-            ty: *ty,
-            dims: out.args.len(),
-            nontemporal: out.schedule.nontemporal_stores,
-        })
-        .collect();
-    let images = lowered
-        .arguments
-        .images
-        .iter()
-        .map(|i| BufferArgument {
-            name: i.name,
-            ty: i.ty,
-            dims: i.dims,
-            nontemporal: false,
-        })
-        .collect();
-    let params = lowered
-        .arguments
-        .params
-        .iter()
-        .map(|p| ScalarArgument {
-            name: p.name,
-            ty: p.ty,
-        })
-        .collect();
-    Signature {
-        outputs,
-        images,
-        params,
-    }
+    lowered.arguments.signature(&lowered.env)
 }
 
 /// A pipeline compiled to native code.

@@ -31,7 +31,10 @@ fn vectorized_chain(n: usize) -> Func {
 /// The lengths of the printed IR after bounds inference and at the end of lowering.
 fn ir_lengths(output: &Func) -> (usize, usize) {
     let lowered = Pipeline::new(output)
-        .lower(&LowerOptions { record_ir: true })
+        .lower(&LowerOptions {
+            record_ir: true,
+            ..LowerOptions::default()
+        })
         .unwrap_or_else(|e| panic!("lowering {} failed: {e}", output.name()));
     let bounds = lowered
         .ir_after("bounds_inference")

@@ -196,7 +196,8 @@ fn describe(what: &str, e: &Expr, err: Error) -> String {
         | Error::Buffer(m)
         | Error::Runtime(m)
         | Error::Codegen(m)
-        | Error::Io(m) => m,
+        | Error::Io(m)
+        | Error::Internal(m) => m,
     };
     if text.starts_with(what) {
         text

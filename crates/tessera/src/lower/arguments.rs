@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::realization_order::Environment;
+use crate::codegen::signature::{BufferArgument, ScalarArgument, Signature};
 use crate::error::{Error, Result};
 use crate::ir::visit::visit_exprs;
 use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
@@ -41,6 +42,48 @@ impl Arguments {
                 .strip_prefix(i.name.as_str())
                 .is_some_and(|rest| rest.starts_with('.'))
         })
+    }
+
+    /// The entry point's arguments (what the lowered statement may read without binding
+    /// it): the output buffers of `env`'s output Func (one per value), the input images and
+    /// the scalar parameters.
+    pub fn signature(&self, env: &Environment) -> Signature {
+        let out = env.func(env.output).read();
+        let n = out.output_types.len();
+        let outputs = out
+            .output_types
+            .iter()
+            .enumerate()
+            .map(|(i, ty)| BufferArgument {
+                name: value_buffer(out.name, i, n),
+                ty: *ty,
+                dims: out.args.len(),
+                nontemporal: out.schedule.nontemporal_stores,
+            })
+            .collect();
+        let images = self
+            .images
+            .iter()
+            .map(|i| BufferArgument {
+                name: i.name,
+                ty: i.ty,
+                dims: i.dims,
+                nontemporal: false,
+            })
+            .collect();
+        let params = self
+            .params
+            .iter()
+            .map(|p| ScalarArgument {
+                name: p.name,
+                ty: p.ty,
+            })
+            .collect();
+        Signature {
+            outputs,
+            images,
+            params,
+        }
     }
 }
 

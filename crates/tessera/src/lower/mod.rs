@@ -36,6 +36,9 @@
 //!     computed once into a let
 //! 25. `early_free`           — each allocation released after its last access
 //! 26. `place_allocations`    — each allocation's memory decided: stack or heap
+//!
+//! With `LowerOptions::verify`, `verify` checks the statement after every pass, so a pass
+//! that makes an ill-formed one is named.
 
 pub mod allocation_bounds;
 pub mod arguments;
@@ -68,6 +71,7 @@ pub mod storage_folding;
 pub mod trim_no_ops;
 pub mod unroll_loops;
 pub mod vectorize_loops;
+pub mod verify;
 
 use std::time::{Duration, Instant};
 
@@ -78,12 +82,36 @@ use crate::lang::naming::make_func_names_unique;
 use crate::simplify::simplify_stmt;
 use arguments::Arguments;
 use realization_order::Environment;
+use verify::{Phase, Verifier};
 
-/// What `lower` records besides the result.
-#[derive(Clone, Debug, Default)]
+/// What `lower` records and checks besides making the result.
+#[derive(Clone, Debug)]
 pub struct LowerOptions {
     /// Keep the IR after every pass (for `tessera lower --passes`, debugging and tests).
     pub record_ir: bool,
+    /// Check the statement after every pass (`verify`), failing with an error that names
+    /// the pass which broke it. On by default in debug builds (so in every test) and where
+    /// the environment variable `TESSERA_VERIFY` is `1`; off by default otherwise.
+    pub verify: bool,
+}
+
+impl Default for LowerOptions {
+    fn default() -> LowerOptions {
+        LowerOptions {
+            record_ir: false,
+            verify: verify_by_default(),
+        }
+    }
+}
+
+/// Whether lowering verifies every pass's statement unless told otherwise: in debug builds,
+/// or where `TESSERA_VERIFY` is `1` (`0` turns it off in debug builds too).
+fn verify_by_default() -> bool {
+    match std::env::var("TESSERA_VERIFY").as_deref() {
+        Ok("1") => true,
+        Ok("0") => false,
+        _ => cfg!(debug_assertions),
+    }
 }
 
 /// One pass as it ran.
@@ -140,6 +168,10 @@ impl Lowered {
 struct PassRunner {
     options: LowerOptions,
     records: Vec<PassRecord>,
+    /// The checker of every pass's statement, when `options.verify` is set.
+    verifier: Option<Verifier>,
+    /// What the statements have to satisfy so far.
+    phase: Phase,
 }
 
 impl PassRunner {
@@ -157,6 +189,10 @@ impl PassRunner {
             elapsed: start.elapsed(),
             ir,
         });
+        // Checked outside the pass's time: what `--passes` reports is the pass's own cost.
+        if let Some(verifier) = &self.verifier {
+            verifier.check(name, &out, self.phase)?;
+        }
         Ok(out)
     }
 }
@@ -183,15 +219,19 @@ pub fn lower(output: &Func, options: &LowerOptions) -> Result<Lowered> {
 
 /// `lower`, on the calling thread's stack.
 fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
-    let mut r = PassRunner {
-        options: options.clone(),
-        records: Vec::new(),
-    };
     let start = Instant::now();
     make_func_names_unique(output.function());
     let env = realization_order::realization_order(output.function())?;
     let arguments = arguments::infer_arguments(&env)?;
     let constraints = buffer_constraints::buffer_constraints(&env, &arguments)?;
+    let mut r = PassRunner {
+        options: options.clone(),
+        records: Vec::new(),
+        verifier: options
+            .verify
+            .then(|| Verifier::new(env.output, &arguments.signature(&env))),
+        phase: Phase::Scheduled,
+    };
     r.records.push(PassRecord {
         name: "realization_order",
         elapsed: start.elapsed(),
@@ -207,6 +247,8 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     let s = r.run("bounds_inference", s, |s| {
         bounds_inference::bounds_inference(s, &env)
     })?;
+    // From here every name a statement reads is bound.
+    r.phase = Phase::Bounded;
     let s = r.run("allocation_bounds", s, |s| {
         allocation_bounds::allocation_bounds(s, &env)
     })?;
@@ -230,6 +272,7 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     let s = r.run("image_checks", s, |s| {
         image_checks::add_checks_of_regions(s, &env, &read_regions)
     })?;
+    r.phase = Phase::Flattened;
     let s = r.run("storage_flattening", s, |s| {
         Ok(storage_flattening::storage_flattening(s, &env))
     })?;

@@ -39,6 +39,15 @@ pub fn realized_extent(func: Symbol, var: Symbol) -> Symbol {
     func.dot(var.as_str()).dot("extent_realized")
 }
 
+/// Whether `name` is one of the names above that bounds inference and allocation bounds
+/// define (a region's `min`/`max`, storage's `min_realized`/`extent_realized`), which the
+/// loops synthesized before them read unbound.
+pub fn is_region_or_storage_name(name: Symbol) -> bool {
+    [".min", ".max", ".min_realized", ".extent_realized"]
+        .iter()
+        .any(|suffix| name.as_str().ends_with(suffix))
+}
+
 pub fn i32_var(name: Symbol) -> Expr {
     Expr::var(name, Type::i32())
 }

@@ -270,7 +270,10 @@ pub fn try_check_on(
         .realize(output, mins, extents)
         .map_err(|e| format!("the evaluator failed: {e}"))?;
     let lowered = Pipeline::new(output)
-        .lower(&LowerOptions { record_ir: true })
+        .lower(&LowerOptions {
+            record_ir: true,
+            ..LowerOptions::default()
+        })
         .map_err(|e| format!("lowering failed: {e}"))?;
     let pipeline_inputs = inputs.pipeline_inputs();
     let unflattened_ir = lowered
