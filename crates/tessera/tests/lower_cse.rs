@@ -156,7 +156,10 @@ fn failing_intrinsics_in_an_arm_stay_there() {
     )
     .unwrap();
     let lowered = Pipeline::new(&f)
-        .lower(&LowerOptions { record_ir: true })
+        .lower(&LowerOptions {
+            record_ir: true,
+            ..LowerOptions::default()
+        })
         .expect("lowering succeeds");
     let inputs = TestInputs::new().pipeline_inputs();
     let after = lowered.ir_after("common_subexpressions").expect("recorded");
