@@ -20,7 +20,9 @@ use std::fmt;
 use super::bounds::{may_narrow, simplified, Bounder, Narrow, Scope};
 use super::fold;
 use super::interval::Interval;
-use crate::ir::substitute::{free_vars, substitute, uses_var};
+use crate::ir::substitute::{
+    free_vars, rename_shadowing_lets, rename_shadowing_lets_expr, substitute, uses_var,
+};
 use crate::ir::visit::{node_count, reads_memory, visit_exprs};
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, Stmt, StmtKind, Symbol, UnaryOp};
 use crate::simplify::simplify;
@@ -157,7 +159,7 @@ pub fn box_contains(outer: &Box, inner: &Box) -> bool {
 /// in `scope` ranging over their intervals.
 pub fn boxes_required(e: &Expr, scope: &Scope) -> HashMap<Symbol, Box> {
     let mut c = BoxCollector::new(scope, Regions::Required);
-    c.visit_expr(e);
+    c.visit_expr(&rename_shadowing_lets_expr(e));
     c.finish()
 }
 
@@ -166,7 +168,7 @@ pub fn boxes_required(e: &Expr, scope: &Scope) -> HashMap<Symbol, Box> {
 /// analysed under its condition.
 pub fn boxes_required_stmt(s: &Stmt, scope: &Scope) -> HashMap<Symbol, Box> {
     let mut c = BoxCollector::new(scope, Regions::Required);
-    c.visit_stmt(s);
+    c.visit_stmt(&rename_shadowing_lets(s));
     c.finish()
 }
 
@@ -185,7 +187,7 @@ pub fn boxes_required_stmt_within(
     let mut c = BoxCollector::new(scope, Regions::Required);
     c.within = Some(within);
     c.select_arms = SelectArms::TakenOnly;
-    c.visit_stmt(s);
+    c.visit_stmt(&rename_shadowing_lets(s));
     c.finish()
 }
 
@@ -209,7 +211,7 @@ pub fn boxes_required_stmt_by_producers(
         consuming: HashMap::new(),
         narrowed_arms: 0,
     });
-    c.visit_stmt(s);
+    c.visit_stmt(&rename_shadowing_lets(s));
     c.finish()
 }
 
@@ -261,7 +263,7 @@ impl ProducerReads {
 /// For every Func and buffer that `s` writes (by `Provide` or `Store`): the region written.
 pub fn boxes_provided_stmt(s: &Stmt, scope: &Scope) -> HashMap<Symbol, Box> {
     let mut c = BoxCollector::new(scope, Regions::Provided);
-    c.visit_stmt(s);
+    c.visit_stmt(&rename_shadowing_lets(s));
     c.finish()
 }
 
@@ -908,6 +910,33 @@ mod tests {
         let consumed: Scope = [range(x, 0, 99), range(y, 0, 51)].into_iter().collect();
         let required = boxes_required(&value, &consumed);
         assert_eq!(region(&required, "input"), "[-1, 100] x [0, 51]");
+    }
+
+    #[test]
+    fn a_let_rebinding_a_name_a_let_around_it_uses_is_read_as_the_inner_name() {
+        // let l = x + 10 in f(let x = x * 2 in l): f is read at x + 10 of the outer x.
+        let x = Var::new("x");
+        let f = ImageParam::new(Type::i32(), 1, "f");
+        let l = Symbol::new("l");
+        let doubled = Expr::let_in(x.name(), x * 2, Expr::var(l, Type::i32()));
+        let e = Expr::let_in(l, x + 10, f.at([doubled]));
+        let s: Scope = [range(x, 0, 5)].into_iter().collect();
+        assert_eq!(region(&boxes_required(&e, &s), "f"), "[10, 15]");
+        // The same through a loop variable the let rebinds.
+        let body = Stmt::let_stmt(
+            l,
+            x + 10,
+            Stmt::new(StmtKind::Evaluate(f.at([Expr::let_in(
+                x.name(),
+                x * 2,
+                Expr::var(l, Type::i32()),
+            )]))),
+        );
+        let nest = Stmt::for_loop(x.name(), Expr::i32(0), Expr::i32(6), ForKind::Serial, body);
+        assert_eq!(
+            region(&boxes_required_stmt(&nest, &Scope::new()), "f"),
+            "[10, 15]"
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::expr::{Expr, ExprKind};
+use super::stmt::{Stmt, StmtKind};
 use super::symbol::Symbol;
 use super::visit::{mutate_exprs, visit_exprs};
 
@@ -40,6 +41,136 @@ pub fn inline_lets(e: &Expr) -> Expr {
         }
         _ => None,
     })
+}
+
+/// `s` with every `let` expression that rebinds a name already in use renamed to a fresh
+/// name: a name bound around it (by a `let`, a `LetStmt` or a loop) or read unbound
+/// somewhere in `s`. Analyses that keep a let's value in terms of the names around it
+/// (`max(y, x)` for `l` in `let l = max(y, x) in (let x = -x in l)`) would otherwise read
+/// the outer `x` as the inner one. Lowered code binds every name once; only expressions
+/// written with `Expr::let_in` may shadow, so `s` itself is returned when nothing does.
+pub fn rename_shadowing_lets(s: &Stmt) -> Stmt {
+    let mut in_use = HashSet::new();
+    unbound_vars_stmt(s, &mut HashSet::new(), &mut in_use);
+    let mut renamer = ShadowRenamer {
+        in_use,
+        renamed: false,
+    };
+    let out = renamer.stmt(s);
+    if renamer.renamed {
+        out
+    } else {
+        s.clone()
+    }
+}
+
+/// `rename_shadowing_lets` of an expression.
+pub fn rename_shadowing_lets_expr(e: &Expr) -> Expr {
+    let mut in_use = HashSet::new();
+    unbound_vars(e, &mut HashSet::new(), &mut in_use);
+    ShadowRenamer {
+        in_use,
+        renamed: false,
+    }
+    .expr(e)
+}
+
+struct ShadowRenamer {
+    /// Names read unbound, and names bound around the visited code.
+    in_use: HashSet<Symbol>,
+    renamed: bool,
+}
+
+impl ShadowRenamer {
+    fn binding<T>(&mut self, name: Symbol, f: impl FnOnce(&mut Self) -> T) -> T {
+        let fresh_here = self.in_use.insert(name);
+        let out = f(self);
+        if fresh_here {
+            self.in_use.remove(&name);
+        }
+        out
+    }
+
+    fn expr(&mut self, e: &Expr) -> Expr {
+        mutate_exprs(e, &mut |n| match n.kind() {
+            ExprKind::Let(name, value, body) => {
+                let value = self.expr(value);
+                let (name, body) = if self.in_use.contains(name) {
+                    self.renamed = true;
+                    let fresh = Symbol::fresh(name.as_str());
+                    (
+                        fresh,
+                        substitute(body, *name, &Expr::var(fresh, value.ty())),
+                    )
+                } else {
+                    (*name, body.clone())
+                };
+                let body = self.binding(name, |r| r.expr(&body));
+                Some(Expr::let_in(name, value, body))
+            }
+            _ => None,
+        })
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Stmt {
+        let binds = match s.kind() {
+            StmtKind::LetStmt { name, .. } | StmtKind::For { name, .. } => Some(*name),
+            _ => None,
+        };
+        // The values and bounds of a let or loop are outside its binding; its body inside.
+        let mut exprs = Vec::new();
+        s.for_each_child(|e| exprs.push(self.expr(e)), |_| {});
+        let mut exprs = exprs.into_iter();
+        match binds {
+            Some(name) => self.binding(name, |r| {
+                s.map_children(|_| exprs.next().expect("one per child"), |c| r.stmt(c))
+            }),
+            None => s.map_children(|_| exprs.next().expect("one per child"), |c| self.stmt(c)),
+        }
+    }
+}
+
+/// Adds to `out` the variables (and parameters) `e` reads that no `let` in `e` around the
+/// read binds, nor a name in `bound`.
+pub fn unbound_vars(e: &Expr, bound: &mut HashSet<Symbol>, out: &mut HashSet<Symbol>) {
+    visit_exprs(e, &mut |n| match n.kind() {
+        ExprKind::Var(s) | ExprKind::RVar(s, _) | ExprKind::Param(s) => {
+            if !bound.contains(s) {
+                out.insert(*s);
+            }
+            true
+        }
+        ExprKind::Let(name, value, body) => {
+            unbound_vars(value, bound, out);
+            let fresh_here = bound.insert(*name);
+            unbound_vars(body, bound, out);
+            if fresh_here {
+                bound.remove(name);
+            }
+            false
+        }
+        _ => true,
+    });
+}
+
+/// `unbound_vars` of a statement: its lets and loops bind names too.
+pub fn unbound_vars_stmt(s: &Stmt, bound: &mut HashSet<Symbol>, out: &mut HashSet<Symbol>) {
+    let binds = match s.kind() {
+        StmtKind::LetStmt { name, .. } | StmtKind::For { name, .. } => Some(*name),
+        _ => None,
+    };
+    let mut children = Vec::new();
+    s.for_each_child(
+        |e| unbound_vars(e, bound, out),
+        |c| children.push(c.clone()),
+    );
+    let fresh_here = binds.is_some_and(|n| bound.insert(n));
+    for c in &children {
+        unbound_vars_stmt(c, bound, out);
+    }
+    if let (true, Some(n)) = (fresh_here, binds) {
+        bound.remove(&n);
+    }
 }
 
 /// Whether `e` mentions variable (or reduction variable, or parameter) `name`.
