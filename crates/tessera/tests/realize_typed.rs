@@ -2,8 +2,6 @@
 //! `Buffer<T>` equal to a plain Rust loop's, and a `T` that is not the Func's value type (or
 //! a pipeline with inputs given to `Func::realize`) is an error naming the Func and the types.
 
-use tessera::codegen::Target;
-use tessera::pipeline::{Inputs, Pipeline};
 use tessera::prelude::*;
 
 fn assert_error<T: std::fmt::Debug>(result: Result<T>, words: &[&str]) {
