@@ -1,14 +1,13 @@
 //! The input images of `tessera run` and `bench`: the files `--input` names (`FILE`, or
-//! `NAME=FILE` per input), read with `io`, or the app's built-in test images; checked against
+//! `NAME=FILE` per input), read with `tessera::io`, or the app's built-in test images; checked against
 //! the app before anything runs.
 
 use std::path::Path;
 
+use tessera::io;
 use tessera::prelude::*;
 use tessera_apps::input_files::input_files;
 use tessera_apps::App;
-
-use crate::io;
 
 /// An app's input images, ready to run, with the output region they give.
 pub struct LoadedInputs {

@@ -7,15 +7,12 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use tessera::codegen::target::Target;
-use tessera::lang::param::ParamBinding;
-use tessera::pipeline::{Compiled, Inputs, Pipeline};
+use tessera::io::OutputFile;
 use tessera::prelude::*;
 use tessera_apps::params::parse_assignment;
 use tessera_apps::{checksum, App};
 
 use crate::inputs::load_inputs;
-use crate::io::OutputFile;
 
 /// The schedule `run` and `lower` use unless told otherwise: the app's expert schedule.
 pub const DEFAULT_SCHEDULE: &str = "manual";

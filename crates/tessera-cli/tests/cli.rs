@@ -9,8 +9,8 @@ use std::process::{Command, Output};
 
 use npyz::WriterBuilder;
 use tempfile::TempDir;
+use tessera::io::layout::{file_order_values, from_file_order};
 use tessera::prelude::*;
-use tessera_apps::layout::{file_order_values, from_file_order};
 use tessera_apps::local_laplacian::{self, LocalLaplacian, Parameters};
 use tessera_apps::{bilateral_grid, blur, checksum, histeq, App};
 

@@ -11,6 +11,7 @@ pub mod codegen;
 pub mod error;
 pub mod eval;
 pub mod interp;
+pub mod io;
 pub mod ir;
 pub mod lang;
 pub mod lower;
