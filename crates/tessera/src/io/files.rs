@@ -145,6 +145,13 @@ impl OutputFile {
         })
     }
 
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
     /// Replaces the file's contents with `image`.
     pub fn write(mut self, image: &AnyBuffer) -> Result<()> {
         let result = self
