@@ -22,3 +22,8 @@ pub mod simplify;
 pub mod testing;
 
 pub use error::{Error, Result};
+
+/// README.md's example, run by `cargo test` as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;
