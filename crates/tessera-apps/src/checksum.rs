@@ -5,7 +5,7 @@
 use tessera::eval::value::Value;
 use tessera::prelude::*;
 
-use crate::layout::for_each_coord_in_file_order;
+use tessera::io::layout::for_each_coord_in_file_order;
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;

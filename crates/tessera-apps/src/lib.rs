@@ -15,7 +15,6 @@ pub mod harris;
 pub mod histeq;
 pub mod input_files;
 pub mod interpolate;
-pub mod layout;
 pub mod local_laplacian;
 pub mod multigrid;
 pub mod params;

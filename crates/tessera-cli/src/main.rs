@@ -16,7 +16,6 @@ macro_rules! outln {
 
 mod bench;
 mod inputs;
-mod io;
 mod lower;
 mod run;
 

@@ -1,21 +1,20 @@
 //! `tessera run APP`: computes an app on input files or the app's built-in test images —
 //! lowered with a schedule and compiled to native code (the default) or run on the Stmt
 //! interpreter, or evaluated from the definitions by the definition-level evaluator —
-//! optionally writes the output, and prints its checksum and the time taken.
+//! optionally writes the output (an f32 output bound for a PNG file in 8 bits), and prints
+//! its checksum and the time taken.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use tessera::codegen::target::Target;
-use tessera::lang::param::ParamBinding;
-use tessera::pipeline::{Compiled, Inputs, Pipeline};
+use tessera::io::photo::narrow_unit_float_to_8_bit;
+use tessera::io::{Format, OutputFile};
 use tessera::prelude::*;
 use tessera_apps::params::parse_assignment;
 use tessera_apps::{checksum, App};
 
 use crate::inputs::load_inputs;
-use crate::io::OutputFile;
 
 /// The schedule `run` and `lower` use unless told otherwise: the app's expert schedule.
 pub const DEFAULT_SCHEDULE: &str = "manual";
@@ -54,10 +53,12 @@ pub struct RunArgs {
     #[arg(long)]
     checked: bool,
     /// Input image (.npy or .png): FILE for an app with one input, else NAME=FILE for each
-    /// of its inputs (repeatable). Default: the app's built-in test images.
+    /// of its inputs (repeatable). Default: the app's built-in test images. An 8-bit PNG
+    /// given to a u16 or f32 input is converted (x257, or to [0, 1]).
     #[arg(long, value_name = "[NAME=]FILE")]
     input: Vec<String>,
-    /// Where to write the output (.npy or .png).
+    /// Where to write the output (.npy or .png; an f32 output goes to PNG in 8 bits, [0, 1]
+    /// scaled to 0..=255).
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// A runtime parameter of the app (repeatable).
@@ -174,7 +175,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
         }
     };
     if let Some(file) = output_file {
-        file.write(&output).map_err(|e| e.to_string())?;
+        write_output(file, &output).map_err(|e| e.to_string())?;
     }
 
     let size: Vec<String> = extents.iter().map(i64::to_string).collect();
@@ -298,5 +299,30 @@ fn open_output(app: &dyn App, path: &std::path::Path) -> Result<OutputFile> {
         .output
         .output_type()
         .expect("internal error: an app's output Func is defined");
-    OutputFile::open(path, ty)
+    OutputFile::open(path, written_type(Format::of(path)?, ty))
+}
+
+/// The element type an output of type `ty` is written as to a file of `format`: f32 images
+/// go to PNG files in 8 bits, as photos (read from 8-bit PNGs, they span [0, 1]).
+fn written_type(format: Format, ty: Type) -> Type {
+    if format == Format::Png && ty == Type::f32() {
+        Type::u8()
+    } else {
+        ty
+    }
+}
+
+/// Writes `output` to `file` as `written_type` says, with a note on stderr when it is
+/// converted.
+fn write_output(file: OutputFile, output: &AnyBuffer) -> Result<()> {
+    match output {
+        AnyBuffer::F32(image) if written_type(file.format(), Type::f32()) == Type::u8() => {
+            eprintln!(
+                "note: the f32 output is written to {} in 8 bits: [0, 1] scaled to 0..=255",
+                file.path().display()
+            );
+            file.write(&narrow_unit_float_to_8_bit(image).into())
+        }
+        _ => file.write(output),
+    }
 }

@@ -9,8 +9,8 @@ use std::process::{Command, Output};
 
 use npyz::WriterBuilder;
 use tempfile::TempDir;
+use tessera::io::layout::{file_order_values, from_file_order};
 use tessera::prelude::*;
-use tessera_apps::layout::{file_order_values, from_file_order};
 use tessera_apps::local_laplacian::{self, LocalLaplacian, Parameters};
 use tessera_apps::{bilateral_grid, blur, checksum, histeq, App};
 
@@ -920,4 +920,89 @@ fn empty_sizes_give_empty_outputs() {
             assert_eq!(file.len(), 0, "{app} {backend}: {:?}", file.shape());
         }
     }
+}
+
+/// Runs a command that must succeed; returns its stderr.
+fn success_stderr(args: &[&str]) -> String {
+    let out = tessera(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "`tessera {}`: {stderr}",
+        args.join(" ")
+    );
+    stderr
+}
+
+#[test]
+fn eight_bit_photos_are_converted() {
+    let dir = TempDir::new().expect("temp dir");
+    let at = |name: &str| dir.path().join(name);
+    let arg = |path: &Path| path.to_str().expect("a UTF-8 path").to_string();
+    let photo = Buffer::<u8>::from_fn(&[0, 0], &[130, 98], |c| {
+        ((c[0] * 37 + c[1] * 11) % 256) as u8
+    });
+    tessera::io::write_image(&at("photo.png"), &photo.clone().into()).expect("write the photo");
+
+    // blur takes u16: 0..=255 becomes 0..=65535.
+    let stderr = success_stderr(&[
+        "run",
+        "blur",
+        "--input",
+        &arg(&at("photo.png")),
+        "--output",
+        &arg(&at("blurred.npy")),
+    ]);
+    assert!(
+        stderr.contains("photo.png is an 8-bit PNG and input `input` of app blur is u16")
+            && stderr.contains("257"),
+        "{stderr}"
+    );
+    let widened = Buffer::<u16>::from_fn(&[0, 0], &[130, 98], |c| photo.get(c) as u16 * 257);
+    assert_eq!(
+        read_npy::<u16>(&at("blurred.npy")),
+        blur::reference(&widened)
+    );
+
+    // bilateral_grid takes f32: values in [0, 1]; its f32 output goes to a PNG in 8 bits.
+    let stderr = success_stderr(&[
+        "run",
+        "bilateral_grid",
+        "--input",
+        &arg(&at("photo.png")),
+        "--output",
+        &arg(&at("smoothed.png")),
+    ]);
+    assert!(
+        stderr.contains(
+            "input `input` of app bilateral_grid is f32: its values are scaled to [0, 1]"
+        ) && stderr.contains("f32 output is written to")
+            && stderr.contains("smoothed.png in 8 bits"),
+        "{stderr}"
+    );
+    let unit = Buffer::<f32>::from_fn(&[0, 0], &[130, 98], |c| photo.get(c) as f32 / 255.0);
+    let want = bilateral_grid::reference(&unit, 0.1).expect("the reference runs");
+    let got: Buffer<u8> = tessera::io::read_image(&at("smoothed.png"))
+        .expect("an 8-bit PNG")
+        .try_into()
+        .expect("u8");
+    assert_eq!(got.extents(), want.extents());
+    let mut spread = (u8::MAX, u8::MIN);
+    want.for_each_coord(|c| {
+        let expected = (want.get(c).clamp(0.0, 1.0) * 255.0).round();
+        // Float rounding may put the compiled value on the other side of a half.
+        assert!(
+            (got.get(c) as f32 - expected).abs() <= 1.0,
+            "at {c:?}: {} vs {expected}",
+            got.get(c)
+        );
+        spread = (spread.0.min(got.get(c)), spread.1.max(got.get(c)));
+    });
+    assert!(spread.1 - spread.0 > 100, "the output spans {spread:?}");
+
+    // An 8-bit .npy is not a photo: a u16 app refuses it, as any wrong type.
+    let npy = at("photo.npy");
+    write_npy(&npy, &photo, &[98, 130]);
+    let e = failure(&["run", "blur", "--input", &arg(&npy)]);
+    assert!(e.contains("is u16") && e.contains("holds u8"), "{e}");
 }

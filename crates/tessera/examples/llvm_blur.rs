@@ -6,8 +6,6 @@
 
 use std::time::Instant;
 
-use tessera::codegen::target::Target;
-use tessera::pipeline::{Inputs, Pipeline};
 use tessera::prelude::*;
 
 const W: i64 = 2048;

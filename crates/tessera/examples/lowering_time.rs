@@ -9,7 +9,6 @@
 use std::time::Duration;
 
 use tessera::lower::LowerOptions;
-use tessera::pipeline::Pipeline;
 use tessera::prelude::*;
 
 /// The cascade of `depth` Funcs and its output.

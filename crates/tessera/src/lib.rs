@@ -11,6 +11,7 @@ pub mod codegen;
 pub mod error;
 pub mod eval;
 pub mod interp;
+pub mod io;
 pub mod ir;
 pub mod lang;
 pub mod lower;
@@ -21,3 +22,8 @@ pub mod simplify;
 pub mod testing;
 
 pub use error::{Error, Result};
+
+/// README.md's example, run by `cargo test` as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

@@ -4,6 +4,7 @@
 //! A pipeline runs on the Stmt interpreter (`realize_interp`, exact and checked, for tests) or
 //! compiled to native code by the LLVM JIT (`compile_jit`, compile once and run many times;
 //! compiling the same pipeline again for the same target reuses the code, see `codegen::jit`).
+//! `Compiled::realize_as` and `Func::realize` give the output as a typed `Buffer<T>`.
 
 use std::collections::HashMap;
 
@@ -16,11 +17,12 @@ use crate::eval::expr::eval_scalar;
 use crate::eval::value::Value;
 use crate::interp::{InterpStats, Interpreter};
 use crate::ir::{Stmt, Symbol};
-use crate::lang::buffer::{dense_dims, dense_len, AnyBuffer};
+use crate::lang::buffer::{dense_dims, dense_len, AnyBuffer, Buffer};
 use crate::lang::func::Func;
 use crate::lang::image_param::ImageLink;
 use crate::lang::image_param::{buffer_field_bindings, field_image, value_buffer, ImageParam};
 use crate::lang::param::{same_name_error, ParamBinding};
+use crate::lang::scalar::{check_realized_type, Scalar};
 use crate::lower::arguments::Arguments;
 use crate::lower::buffer_constraints::{field_constraints, FieldConstraint};
 use crate::lower::{lower, LowerOptions, Lowered};
@@ -459,6 +461,22 @@ impl Compiled {
         Ok(outputs)
     }
 
+    /// Runs the pipeline over the output box `[mins, mins + extents)` into a fresh
+    /// `Buffer<T>`: `realize` for an output Func with a single value of type `T`, or an error
+    /// naming the Func and both types, before anything runs.
+    pub fn realize_as<T: Scalar>(
+        &self,
+        inputs: &Inputs,
+        mins: &[i64],
+        extents: &[i64],
+    ) -> Result<Buffer<T>> {
+        let output = self.lowered.env.func(self.lowered.env.output).read();
+        check_realized_type::<T>(output.name, &output.output_types)?;
+        drop(output);
+        let mut buffers = self.realize(inputs, mins, extents)?;
+        buffers.swap_remove(0).into_typed()
+    }
+
     /// Runs the pipeline into existing output buffers (one per value of the output Func),
     /// which must not alias (see `codegen::jit::CompiledPipeline::run`). Empty outputs have
     /// nothing to compute: the code is not run, since a schedule's strips and vectors would
@@ -476,6 +494,31 @@ impl Compiled {
             inputs.images().iter().map(|(n, b)| (*n, b)).collect();
         let mut refs: Vec<&mut AnyBuffer> = outputs.iter_mut().collect();
         self.jit.run(&mut refs, &images, inputs.params())
+    }
+}
+
+impl Func {
+    /// Compiles this Func, with its schedule, for the host and computes it over
+    /// `[0, sizes)` into a `Buffer<T>` (Halide's `Func::realize`). For pipelines without
+    /// inputs: one that reads an image or a parameter is an error naming it (bind them with
+    /// `Inputs` and use `Pipeline::compile_jit` and `Compiled::realize_as`); so is a `T`
+    /// other than the Func's value type.
+    pub fn realize<T: Scalar>(&self, sizes: &[i64]) -> Result<Buffer<T>> {
+        if self.is_defined() {
+            // Before compiling; an undefined Func is left to the lowering's error.
+            check_realized_type::<T>(self.name(), &self.output_types())?;
+        }
+        let compiled = Pipeline::new(self).compile_jit(&Target::host())?;
+        let arguments = &compiled.lowered.arguments;
+        let image = arguments.images.iter().map(|i| ("image", i.name));
+        let param = arguments.params.iter().map(|p| ("parameter", p.name));
+        if let Some((what, name)) = image.chain(param).next() {
+            return Err(Error::Buffer(format!(
+                "Func {} reads the {what} {name}, but Func::realize runs pipelines without inputs; bind it with Inputs and run Pipeline::compile_jit and Compiled::realize_as",
+                self.name()
+            )));
+        }
+        compiled.realize_as(&Inputs::new(), &vec![0; sizes.len()], sizes)
     }
 }
 

@@ -1,5 +1,9 @@
-//! Everything a pipeline author needs, in one import: `use tessera::prelude::*;`.
+//! Everything a pipeline author needs, in one import: `use tessera::prelude::*;` — the
+//! language (Funcs, Vars, RDoms, inputs, boundary conditions, math), the schedule's types,
+//! and what compiles and runs a pipeline (`Pipeline`, `Inputs`, `Target`, `Compiled`,
+//! `Evaluator`, buffers).
 
+pub use crate::codegen::target::Target;
 pub use crate::error::{Error, Result};
 pub use crate::eval::realize::Evaluator;
 pub use crate::eval::value::Value;
@@ -18,11 +22,14 @@ pub use crate::lang::image_param::ImageParam;
 pub use crate::lang::inline_reductions::{argmax, argmin, maximum, minimum, product, sum};
 pub use crate::lang::math::*;
 pub use crate::lang::operators::ExprOps;
-pub use crate::lang::param::Param;
+pub use crate::lang::param::{Param, ParamBinding};
 pub use crate::lang::promises::{promise_clamped, unsafe_promise_clamped};
 pub use crate::lang::random::{random_float, random_int};
 pub use crate::lang::rdom::{RDom, RVar};
 pub use crate::lang::require::require;
 pub use crate::lang::scalar::Scalar;
+pub use crate::lang::schedule::TailStrategy;
+pub use crate::lang::stage::{DimName, Stage};
 pub use crate::lang::undef::{undef, undef_of};
 pub use crate::lang::var::Var;
+pub use crate::pipeline::{Compiled, Inputs, Pipeline};

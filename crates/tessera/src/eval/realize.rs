@@ -53,7 +53,7 @@ use crate::lang::function::{Definition, FuncLink, Function};
 use crate::lang::image_param::{buffer_field, buffer_field_bindings, value_buffer, ImageParam};
 use crate::lang::naming::{make_func_names_unique, reachable};
 use crate::lang::param::{same_name_error, InputId, ParamBinding};
-use crate::lang::scalar::Scalar;
+use crate::lang::scalar::{check_realized_type, Scalar};
 use crate::lang::undef::keeps_element;
 
 /// The values (one per Tuple element) at each point an update wrote, for one slice.
@@ -264,15 +264,7 @@ impl Evaluator {
     ) -> Result<Buffer<T>> {
         self.bind_output_bounds(f, mins, extents);
         let defs = self.prepare(f)?;
-        if defs.types != [T::TYPE] {
-            let types: Vec<String> = defs.types.iter().map(|t| t.to_string()).collect();
-            return Err(Error::Type(format!(
-                "Func {} has the value type ({}), so it cannot be realized as a buffer of {}",
-                defs.name,
-                types.join(", "),
-                T::TYPE
-            )));
-        }
+        check_realized_type::<T>(defs.name, &defs.types)?;
         check_box(&defs, mins, extents)?;
         let mut output = Buffer::<T>::try_with_mins(mins, extents)?;
         self.for_each_value(&defs, mins, extents, &mut |p, values| {

@@ -517,14 +517,7 @@ macro_rules! any_buffer_from {
             impl TryFrom<AnyBuffer> for Buffer<$t> {
                 type Error = Error;
                 fn try_from(b: AnyBuffer) -> Result<Buffer<$t>> {
-                    match b {
-                        AnyBuffer::$variant(b) => Ok(b),
-                        other => Err(Error::Type(format!(
-                            "expected a buffer of {} but it holds {}",
-                            <$t as Scalar>::TYPE,
-                            other.ty()
-                        ))),
-                    }
+                    b.into_typed()
                 }
             }
         )*
@@ -569,6 +562,18 @@ impl AnyBuffer {
             Ok(Buffer::try_from_fn(mins, extents, |c| b.get(c))?.into())
         }
         any_buffer_dispatch!(self, b => crop(b, mins, extents))
+    }
+    /// This buffer as a `Buffer<T>`, or an error naming both element types when it holds
+    /// another type.
+    pub fn into_typed<T: Scalar>(self) -> Result<Buffer<T>> {
+        let ty = self.ty();
+        let typed: Box<dyn std::any::Any> = any_buffer_dispatch!(self, b => Box::new(b));
+        typed.downcast::<Buffer<T>>().map(|b| *b).map_err(|_| {
+            Error::Type(format!(
+                "expected a buffer of {} but it holds {ty}",
+                T::TYPE
+            ))
+        })
     }
     /// The element at `coord` as a value (panics when outside).
     pub fn get_value(&self, coord: &[i64]) -> Value {

@@ -1,8 +1,9 @@
 //! `Scalar`: the Rust element types a Func value, Param or Buffer may have, and their mapping
 //! to IR types and runtime values.
 
+use crate::error::{Error, Result};
 use crate::eval::value::Value;
-use crate::ir::Type;
+use crate::ir::{Symbol, Type};
 
 pub trait Scalar: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static {
     const TYPE: Type;
@@ -77,4 +78,18 @@ impl Scalar for bool {
             other => panic!("internal error: expected bool value, got {other:?}"),
         }
     }
+}
+
+/// An error naming `func` unless its values (`types`, one per Tuple element) are a single
+/// value of type `T`, so that it can be realized as a `Buffer<T>`.
+pub(crate) fn check_realized_type<T: Scalar>(func: Symbol, types: &[Type]) -> Result<()> {
+    if types == [T::TYPE] {
+        return Ok(());
+    }
+    let types: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+    Err(Error::Type(format!(
+        "Func {func} has the value type ({}), so it cannot be realized as a buffer of {}",
+        types.join(", "),
+        T::TYPE
+    )))
 }

@@ -4,16 +4,18 @@
 //! its IDAT and the chunks' CRCs — plus random byte flips. Every case must end in an image or
 //! an error, never a panic, and no single allocation may exceed what the file's size can
 //! justify (measured by a global allocator recording the largest request of each thread).
-//! Seeded; replay a failure with `TESSERA_SEED=<seed>`.
+//! Seeded; replay a failure with `TESSERA_SEED=<seed>`. Its own test binary, for the global
+//! allocator.
+
+#![cfg(feature = "io")]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::io::Cursor;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::{read_npy, read_png, DEFLATE_MAX_EXPANSION};
+use tessera::io::{decode_image, Format, DEFLATE_MAX_EXPANSION};
 
 /// The system allocator, recording the largest allocation each thread asks for.
 struct LargestAllocation;
@@ -300,7 +302,7 @@ fn png_case(rng: &mut SmallRng) -> Vec<u8> {
 fn fuzz(
     what: &str,
     make: fn(&mut SmallRng) -> Vec<u8>,
-    read: fn(&[u8]) -> Result<(), String>,
+    read: fn(&[u8]) -> tessera::Result<()>,
     justified: fn(usize) -> usize,
 ) {
     let seed = seed();
@@ -332,7 +334,7 @@ fn npy_reader_survives_mutated_headers_and_data() {
     fuzz(
         ".npy",
         npy_case,
-        |bytes| read_npy(Cursor::new(bytes), bytes.len() as u64).map(drop),
+        |bytes| decode_image(bytes, Format::Npy).map(drop),
         // The data, and one copy of it laid out dense in x.
         |file_bytes| file_bytes,
     );
@@ -343,7 +345,7 @@ fn png_reader_survives_mutated_chunks() {
     fuzz(
         "PNG",
         png_case,
-        |bytes| read_png(Cursor::new(bytes), bytes.len() as u64).map(drop),
+        |bytes| decode_image(bytes, Format::Png).map(drop),
         // Deflate's largest expansion, then 1-bit palette indices expanded to 8-bit RGBA.
         |file_bytes| file_bytes * DEFLATE_MAX_EXPANSION as usize * 32,
     );

@@ -1,9 +1,9 @@
-//! Image files for `tessera run`: reading and writing `.npy` (any numeric dtype, shape
-//! [H, W] or [H, W, C], C or Fortran order, either endianness) and `.png` (8/16-bit gray,
-//! gray+alpha, RGB, RGBA; palettes and low bit depths are expanded to 8 bits) to and from
-//! `AnyBuffer`s with the coordinates of `tessera_apps::layout`. Images read are copied to
-//! buffers dense in x (compiled pipelines require stride 1 in dimension 0; files store
-//! channels or, in Fortran order, y fastest). Every failure is one line naming the file.
+//! Image files: reading and writing `.npy` (any numeric dtype, shape [H, W] or [H, W, C], C
+//! or Fortran order, either endianness) and `.png` (8/16-bit gray, gray+alpha, RGB, RGBA;
+//! palettes and low bit depths are expanded to 8 bits) to and from `AnyBuffer`s with the
+//! coordinates of `io::layout`. Images read are copied to buffers dense in x (compiled
+//! pipelines require stride 1 in dimension 0; files store channels or, in Fortran order, y
+//! fastest). Every failure is one line naming the file.
 //!
 //! Headers are not trusted: a header claiming more data than the file can hold is refused
 //! before anything is allocated, so a small file cannot make the reader ask for terabytes.
@@ -13,9 +13,13 @@ use std::io::{BufRead, BufReader, BufWriter, Cursor, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use npyz::{DType, TypeChar, WriterBuilder};
-use tessera::prelude::*;
-use tessera::runtime::huge_pages;
-use tessera_apps::layout::{file_order_values, file_shape, from_file_order};
+
+use super::layout::{file_order_values, file_shape, from_file_order};
+use crate::error::{Error, Result};
+use crate::ir::Type;
+use crate::lang::buffer::{AnyBuffer, Buffer};
+use crate::lang::scalar::Scalar;
+use crate::runtime::huge_pages;
 
 /// The image read from a file, laid out dense in x (as pipelines take their inputs): the file
 /// data itself when it already is, else a copy.
@@ -75,6 +79,22 @@ fn io_error(path: &Path, what: impl std::fmt::Display) -> Error {
     Error::Io(format!("{}: {what}", path.display()))
 }
 
+/// Decodes an image file's contents held in memory: `bytes` in `format`.
+pub fn decode_image(bytes: &[u8], format: Format) -> Result<AnyBuffer> {
+    let reader = Cursor::new(bytes);
+    match format {
+        Format::Npy => read_npy(reader, bytes.len() as u64),
+        Format::Png => read_png(reader, bytes.len() as u64),
+    }
+    .map_err(Error::Io)
+}
+
+/// Writes `image` to the file `path` (format by extension), replacing any file there; see
+/// `OutputFile` to check the path before computing the image.
+pub fn write_image(path: &Path, image: &AnyBuffer) -> Result<()> {
+    OutputFile::open(path, image.ty())?.write(image)
+}
+
 /// Reads an image file (format by extension).
 pub fn read_image(path: &Path) -> Result<AnyBuffer> {
     let format = Format::of(path)?;
@@ -123,6 +143,13 @@ impl OutputFile {
             created,
             written: false,
         })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    pub fn format(&self) -> Format {
+        self.format
     }
 
     /// Replaces the file's contents with `image`.
@@ -340,7 +367,7 @@ fn write_npy(writer: &mut impl Write, image: &AnyBuffer) -> std::result::Result<
 /// How many times its size deflate can expand data at most (a run of one byte repeated:
 /// 258 bytes from one length code and one distance code, 2 bits in all at best). A PNG's
 /// pixel data cannot be larger than this many times the whole file.
-const DEFLATE_MAX_EXPANSION: u64 = 1032;
+pub const DEFLATE_MAX_EXPANSION: u64 = 1032;
 
 fn read_png(
     reader: impl BufRead + Seek,
@@ -454,17 +481,9 @@ fn write_png(writer: &mut impl Write, image: &AnyBuffer) -> std::result::Result<
 }
 
 #[cfg(test)]
-mod fuzz;
-
-#[cfg(test)]
 mod tests {
     use super::*;
     use tempfile::TempDir;
-
-    /// Writes an image file (format by extension), replacing any existing file.
-    fn write_image(path: &Path, image: &AnyBuffer) -> Result<()> {
-        OutputFile::open(path, image.ty())?.write(image)
-    }
 
     fn round_trip(name: &str, image: AnyBuffer) -> AnyBuffer {
         let dir = TempDir::new().expect("temp dir");
@@ -479,6 +498,19 @@ mod tests {
             i += 1;
             value(i * 7919)
         })
+    }
+
+    /// Each of `images`, written to a file `name` and read back, is the same image.
+    fn assert_round_trips(name: &str, images: Vec<AnyBuffer>) {
+        for image in images {
+            let back = round_trip(name, image.clone());
+            assert!(
+                same_image(&image, &back),
+                "{} {:?}",
+                image.ty(),
+                image.dims()
+            );
+        }
     }
 
     fn err(result: Result<AnyBuffer>) -> String {
@@ -496,7 +528,7 @@ mod tests {
                 .iter()
                 .map(|d| d.extent)
                 .eq(extents.iter().copied());
-        tessera::lang::buffer::for_each_coord_in(&vec![0; extents.len()], &extents, &mut |c| {
+        crate::lang::buffer::for_each_coord_in(&vec![0; extents.len()], &extents, &mut |c| {
             same &= a.get_value(c) == b.get_value(c);
         });
         same
@@ -517,15 +549,7 @@ mod tests {
             ramp::<f64>(&[1, 1], |v| v as f64 / 7.0).into(),
             ramp::<bool>(&[3, 3], |v| v % 3 == 0).into(),
         ];
-        for image in images {
-            let back = round_trip("image.npy", image.clone());
-            assert!(
-                same_image(&image, &back),
-                "{} {:?}",
-                image.ty(),
-                image.dims()
-            );
-        }
+        assert_round_trips("image.npy", images);
     }
 
     #[test]
@@ -537,15 +561,32 @@ mod tests {
             ramp::<u16>(&[3, 5, 4], |v| v as u16).into(),
             ramp::<u16>(&[2, 2, 2], |v| v as u16).into(),
         ];
-        for image in images {
-            let back = round_trip("image.png", image.clone());
-            assert!(
-                same_image(&image, &back),
-                "{} {:?}",
-                image.ty(),
-                image.dims()
-            );
+        assert_round_trips("image.png", images);
+    }
+
+    #[test]
+    fn images_decoded_from_memory_equal_the_files_read() {
+        let dir = TempDir::new().expect("temp dir");
+        for (name, format) in [("m.npy", Format::Npy), ("m.png", Format::Png)] {
+            let path = dir.path().join(name);
+            let image = Buffer::<u16>::from_fn(&[0, 0], &[9, 4], |c| (c[0] * 1000 + c[1]) as u16);
+            write_image(&path, &image.clone().into()).expect("write");
+            let bytes = std::fs::read(&path).expect("read the bytes");
+            let decoded = decode_image(&bytes, format).expect("decode");
+            assert_eq!(decoded, read_image(&path).expect("read"));
+            let decoded: Buffer<u16> = decoded.into_typed().expect("u16");
+            for y in 0..4 {
+                for x in 0..9 {
+                    assert_eq!(
+                        decoded.get(&[x, y]),
+                        (x * 1000 + y) as u16,
+                        "{name} at ({x}, {y})"
+                    );
+                }
+            }
         }
+        let e = decode_image(b"junk", Format::Png).expect_err("not a PNG");
+        assert!(e.to_string().contains("not a valid PNG file"), "{e}");
     }
 
     #[test]

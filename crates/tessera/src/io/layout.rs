@@ -3,7 +3,9 @@
 //! (numpy's convention for images). Tessera buffers view such data in place, with x stride C,
 //! y stride W·C and c stride 1.
 
-use tessera::prelude::*;
+use crate::error::{Error, Result};
+use crate::lang::buffer::{Buffer, Dim};
+use crate::lang::scalar::Scalar;
 
 /// The buffer dimension behind each file axis, slowest first: y, x, then c, ... .
 fn file_axes(dimensions: usize) -> Vec<usize> {
