@@ -258,17 +258,23 @@ fn print_body(out: &mut String, body: &Stmt, depth: usize) -> fmt::Result {
 }
 
 fn print_stmt(out: &mut String, s: &Stmt, depth: usize) -> fmt::Result {
-    match s.kind() {
-        StmtKind::Block(stmts) => {
-            for c in stmts {
-                print_stmt(out, c, depth)?;
-            }
-            return Ok(());
+    if let StmtKind::Block(stmts) = s.kind() {
+        for c in stmts {
+            print_stmt(out, c, depth)?;
         }
-        _ => indent(out, depth),
+        return Ok(());
+    }
+    indent(out, depth);
+    if let Some(body) = write_header(out, s)? {
+        return print_body(out, body, depth);
     }
     match s.kind() {
-        StmtKind::Block(_) => unreachable!(),
+        StmtKind::Block(_)
+        | StmtKind::ProducerConsumer { .. }
+        | StmtKind::For { .. }
+        | StmtKind::Allocate { .. }
+        | StmtKind::Realize { .. }
+        | StmtKind::Atomic { .. } => unreachable!("handled above"),
         StmtKind::LetStmt { name, value, body } => {
             writeln!(out, "let {name} = {value}")?;
             print_stmt(out, body, depth)
@@ -283,34 +289,6 @@ fn print_stmt(out: &mut String, s: &Stmt, depth: usize) -> fmt::Result {
             }
             out.push_str("\")\n");
             Ok(())
-        }
-        StmtKind::ProducerConsumer {
-            name,
-            is_producer,
-            body,
-        } => {
-            write!(
-                out,
-                "{} {name}",
-                if *is_producer { "produce" } else { "consume" }
-            )?;
-            print_body(out, body, depth)
-        }
-        StmtKind::For {
-            name,
-            min,
-            extent,
-            kind,
-            body,
-        } => {
-            write!(
-                out,
-                "{} ({name}, {}, {})",
-                kind.keyword(),
-                list_item(min),
-                list_item(extent)
-            )?;
-            print_body(out, body, depth)
         }
         StmtKind::Store {
             buffer,
@@ -342,6 +320,61 @@ fn print_stmt(out: &mut String, s: &Stmt, depth: usize) -> fmt::Result {
                 Ok(())
             }
         }
+        StmtKind::IfThenElse {
+            condition,
+            then_case,
+            else_case,
+        } => {
+            write!(out, "if ({condition})")?;
+            print_body(out, then_case, depth)?;
+            if let Some(e) = else_case {
+                indent(out, depth);
+                out.push_str("else");
+                print_body(out, e, depth)?;
+            }
+            Ok(())
+        }
+        StmtKind::Evaluate(e) => writeln!(out, "{e}"),
+        StmtKind::Free { buffer } => writeln!(out, "free {buffer}"),
+    }
+}
+
+/// Writes the header of a statement that opens a block (`for (x, 0, n)`, `produce f`,
+/// `alloc f[...]`, `realize f(...)`, `atomic`) and returns the block's body; writes nothing
+/// and returns `None` for other statements.
+pub(super) fn write_header<'a>(
+    out: &mut String,
+    s: &'a Stmt,
+) -> Result<Option<&'a Stmt>, fmt::Error> {
+    let body = match s.kind() {
+        StmtKind::ProducerConsumer {
+            name,
+            is_producer,
+            body,
+        } => {
+            write!(
+                out,
+                "{} {name}",
+                if *is_producer { "produce" } else { "consume" }
+            )?;
+            body
+        }
+        StmtKind::For {
+            name,
+            min,
+            extent,
+            kind,
+            body,
+        } => {
+            write!(
+                out,
+                "{} ({name}, {}, {})",
+                kind.keyword(),
+                list_item(min),
+                list_item(extent)
+            )?;
+            body
+        }
         StmtKind::Allocate {
             buffer,
             ty,
@@ -357,7 +390,7 @@ fn print_stmt(out: &mut String, s: &Stmt, depth: usize) -> fmt::Result {
             if *memory != MemoryType::Auto {
                 write!(out, " in {memory}")?;
             }
-            print_body(out, body, depth)
+            body
         }
         StmtKind::Realize {
             func,
@@ -379,29 +412,15 @@ fn print_stmt(out: &mut String, s: &Stmt, depth: usize) -> fmt::Result {
             for (i, t) in types.iter().enumerate() {
                 write!(out, "{}{t}", if i > 0 { ", " } else { "" })?;
             }
-            print_body(out, body, depth)
+            body
         }
-        StmtKind::IfThenElse {
-            condition,
-            then_case,
-            else_case,
-        } => {
-            write!(out, "if ({condition})")?;
-            print_body(out, then_case, depth)?;
-            if let Some(e) = else_case {
-                indent(out, depth);
-                out.push_str("else");
-                print_body(out, e, depth)?;
-            }
-            Ok(())
-        }
-        StmtKind::Evaluate(e) => writeln!(out, "{e}"),
-        StmtKind::Free { buffer } => writeln!(out, "free {buffer}"),
         StmtKind::Atomic { body } => {
             out.push_str("atomic");
-            print_body(out, body, depth)
+            body
         }
-    }
+        _ => return Ok(None),
+    };
+    Ok(Some(body))
 }
 
 #[cfg(test)]
