@@ -82,14 +82,15 @@ fn operand_needs_parens(parent: BinaryOp, operand: &Expr, is_right: bool) -> boo
     let ExprKind::Binary(op, ..) = operand.kind() else {
         return false;
     };
+    let op_is_infix = !matches!(op, BinaryOp::Min | BinaryOp::Max);
     let op_is_tricky = op.is_comparison() || is_bitwise_or_shift(*op);
-    (is_bitwise_or_shift(parent) && *op != parent && *op != BinaryOp::Min && *op != BinaryOp::Max)
+    (is_bitwise_or_shift(parent) && *op != parent && op_is_infix)
         || (parent.is_comparison() && op_is_tricky)
         || (parent == BinaryOp::Or && *op == BinaryOp::And)
 }
 
 /// `e` printed as an operand that must bind at least as tightly as `min_precedence`.
-pub(super) struct Operand<'a>(pub &'a Expr, pub Precedence);
+struct Operand<'a>(&'a Expr, Precedence);
 
 impl Display for Operand<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
@@ -107,7 +108,7 @@ fn print_operand(f: &mut Formatter<'_>, e: &Expr, parenthesized: bool) -> fmt::R
 }
 
 /// `e` printed as an item of a comma-separated list.
-pub(super) fn list_item(e: &Expr) -> Operand<'_> {
+fn list_item(e: &Expr) -> Operand<'_> {
     Operand(e, LIST_ITEM)
 }
 
