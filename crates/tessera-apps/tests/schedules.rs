@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use common::{assert_same_image, seeded_rng, Scheduled};
 use rand::rngs::SmallRng;
 use rand::Rng;
+use tessera::ir::line_wrap::MAX_LINE_COLUMNS;
 use tessera::pipeline::{run_interp, signature};
 use tessera::prelude::*;
 use tessera_apps::schedule::ScheduleInfo;
@@ -253,9 +254,10 @@ fn every_app_has_the_common_schedules_and_refuses_unknown_ones() {
 /// Every schedule an app offers (the ones `tessera apps` lists) lowers for the app's default
 /// output size: none is listed that cannot be used. Every lowering pass's statement is
 /// verified (`lower::verify`) whatever the build, so a pass that breaks the IR of an app
-/// fails here, named.
+/// fails here, named. The printout (`tessera lower`) and its loop-nest summary keep every
+/// line within `MAX_LINE_COLUMNS` characters (issue 15: lines ran to thousands of columns).
 #[test]
-fn every_listed_schedule_lowers_to_verified_statements() {
+fn every_listed_schedule_lowers_to_verified_statements_printed_within_the_line_limit() {
     let verified = tessera::lower::LowerOptions {
         verify: true,
         ..Default::default()
@@ -265,9 +267,19 @@ fn every_listed_schedule_lowers_to_verified_statements() {
             let pipeline = app
                 .build_scheduled(info.name)
                 .unwrap_or_else(|e| panic!("{} {}: {e}", app.name(), info.name));
-            tessera::pipeline::Pipeline::new(&pipeline.output)
+            let lowered = tessera::pipeline::Pipeline::new(&pipeline.output)
                 .lower(&verified)
                 .unwrap_or_else(|e| panic!("{} {} does not lower: {e}", app.name(), info.name));
+            for printout in [lowered.stmt.to_string(), lowered.loop_nest()] {
+                let longest = printout.lines().max_by_key(|l| l.chars().count());
+                let width = longest.map_or(0, |l| l.chars().count());
+                assert!(
+                    width <= MAX_LINE_COLUMNS,
+                    "{} {}: a printed line is {width} characters long: {longest:?}",
+                    app.name(),
+                    info.name
+                );
+            }
         }
     }
 }

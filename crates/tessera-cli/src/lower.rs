@@ -1,6 +1,7 @@
-//! `tessera lower APP [--schedule S] [--passes] [--emit stmt|llvm|asm]`: the loop nest an app's
-//! pipeline lowers to under a schedule, as pseudo-code (or the LLVM IR or host assembly the
-//! native backend makes of it), optionally followed by the time each lowering pass took.
+//! `tessera lower APP [--schedule S] [--passes] [--emit stmt|llvm|asm] [--summary]`: the loop
+//! nest an app's pipeline lowers to under a schedule, as pseudo-code (or the LLVM IR or host
+//! assembly the native backend makes of it, or with `--summary` the loop structure alone),
+//! optionally followed by the time each lowering pass took.
 
 use clap::{Args, ValueEnum};
 use tessera::codegen::{emit_assembly, emit_llvm_ir, Target};
@@ -22,6 +23,9 @@ pub struct LowerArgs {
     /// What to print: the lowered loop nest, the optimized LLVM IR, or the host assembly.
     #[arg(long, value_enum, default_value_t = Emit::Stmt)]
     emit: Emit,
+    /// Print only the loop structure: loops, produce/consume, allocations and compute points.
+    #[arg(long, conflicts_with = "emit")]
+    summary: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -37,6 +41,7 @@ pub fn lower(args: &LowerArgs) -> Result<(), String> {
     let lowered = &lowered.lowered;
     let (target, name) = (Target::host(), app.name());
     let text = match args.emit {
+        Emit::Stmt if args.summary => Ok(lowered.loop_nest()),
         Emit::Stmt => Ok(lowered.stmt.to_string()),
         Emit::Llvm => emit_llvm_ir(&lowered.stmt, &signature(lowered), &target, name),
         Emit::Asm => emit_assembly(&lowered.stmt, &signature(lowered), &target, name),

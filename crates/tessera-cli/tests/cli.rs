@@ -723,6 +723,43 @@ fn bilateral_grid_runs_benches_and_lowers_with_its_parameter() {
 }
 
 #[test]
+fn lower_summary_prints_the_loop_structure_alone() {
+    // The summary's lines are the full printout's loop, produce/consume and allocation
+    // headers, in the same order and nesting, the produces marked with where they are computed.
+    let full = success(&["lower", "blur", "--schedule", "tiled"]);
+    let summary = success(&["lower", "blur", "--schedule", "tiled", "--summary"]);
+    let keywords = ["for ", "parallel for ", "vectorized for ", "unrolled for "];
+    let is_header = |l: &&str| {
+        let l = l.trim_start();
+        keywords
+            .iter()
+            .chain(&["produce ", "consume ", "alloc ", "realize "])
+            .any(|k| l.starts_with(k))
+    };
+    let headers: Vec<String> = full
+        .lines()
+        .filter(is_header)
+        .map(|l| l.trim_end_matches(" {").to_string())
+        .collect();
+    let summarized: Vec<&str> = summary
+        .lines()
+        .map(|l| l.split("  // at ").next().unwrap_or(l))
+        .collect();
+    assert_eq!(summarized, headers, "{summary}");
+    assert!(
+        summary.contains("\n        produce blur_x  // at blur_y.s0.x.xo\n"),
+        "{summary}"
+    );
+    assert!(
+        summary.starts_with("produce blur_y  // at root\n"),
+        "{summary}"
+    );
+
+    let e = failure(&["lower", "blur", "--summary", "--emit", "llvm"]);
+    assert!(e.contains("'--summary' cannot be used with '--emit"), "{e}");
+}
+
+#[test]
 fn flags_of_the_jit_backend_are_refused_with_the_others() {
     let size = ["--width", "8", "--height", "8"];
     let e = failure(

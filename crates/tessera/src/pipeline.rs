@@ -186,6 +186,12 @@ impl Pipeline {
         Ok(self.lower(&LowerOptions::default())?.stmt.to_string())
     }
 
+    /// The lowered loop structure alone (`Lowered::loop_nest`): a line per loop, produce,
+    /// consume and allocation.
+    pub fn loop_nest(&self) -> Result<String> {
+        Ok(self.lower(&LowerOptions::default())?.loop_nest())
+    }
+
     /// Lowers and compiles the pipeline to native code for `target`.
     pub fn compile_jit(&self, target: &Target) -> Result<Compiled> {
         let lowered = self.lower(&LowerOptions::default())?;

@@ -122,7 +122,22 @@ fn clamps_loads_of_f(g: &Func) -> bool {
     let lowered = tessera::pipeline::Pipeline::new(g)
         .lower_to_string()
         .unwrap();
-    ["min(f[", "max(f["].iter().any(|c| lowered.contains(c))
+    // A clamp of the load itself: `min(f[..], ..)`, not `min(f[..] + 1, ..)`.
+    ["min(f[", "max(f["].iter().any(|call| {
+        lowered.match_indices(call).any(|(at, _)| {
+            let index = &lowered[at + call.len()..];
+            let mut depth = 1;
+            let close = index.find(|c| {
+                depth += match c {
+                    '[' => 1,
+                    ']' => -1,
+                    _ => 0,
+                };
+                depth == 0
+            });
+            close.is_some_and(|end| index[end + 1..].starts_with(", "))
+        })
+    })
 }
 
 #[test]

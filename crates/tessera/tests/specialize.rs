@@ -102,8 +102,8 @@ fn each_branch_computes_the_definitions() {
         let run = check_against_reference(&input, &gain_param, gain, &out, &image);
         // The produce of `out` branches on the conditions, in order.
         let text = run.lowered.stmt.to_string();
-        let first = text.find("if ((4 < gain))").expect(&text);
-        let second = text.find("if ((1 < gain))").expect(&text);
+        let first = text.find("if (4 < gain)").expect(&text);
+        let second = text.find("if (1 < gain)").expect(&text);
         assert!(first < second, "{text}");
     }
 }

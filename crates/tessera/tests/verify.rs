@@ -152,7 +152,10 @@ fn operands_of_different_types_are_reported() {
     let s = over_output(store("out", mixed, Expr::u64_const(Type::u8(), 1)));
     assert_mentions(
         &error(&s, Phase::Flattened),
-        &["operands of + differ in type: i32 and i16", "at: (x + "],
+        &[
+            "operands of + differ in type: i32 and i16",
+            "at: x + (i16)1",
+        ],
     );
 }
 

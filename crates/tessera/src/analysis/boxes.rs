@@ -1054,14 +1054,14 @@ mod tests {
         assert!(!required.contains_key(&out) && !required.contains_key(&Symbol::new("buf")));
         let provided = boxes_provided_stmt(&nest, &Scope::new());
         assert_eq!(region(&provided, "out"), "[0, 99] x [0, 49]");
-        assert_eq!(region(&provided, "buf"), "[n, (n + 99)]");
+        assert_eq!(region(&provided, "buf"), "[n, n + 99]");
         assert_eq!(provided.len(), 2);
 
         // A loop with a symbolic extent runs only if the extent is positive.
         let call = Stmt::new(StmtKind::Evaluate(g.at([x.expr()])));
         let symbolic = Stmt::for_loop(x.name(), Expr::i32(0), n.expr(), ForKind::Serial, call);
         let required = boxes_required_stmt(&symbolic, &Scope::new());
-        assert_eq!(region(&required, "g"), "[0, (n - 1)] if (0 < n)");
+        assert_eq!(region(&required, "g"), "[0, n - 1] if 0 < n");
     }
 
     #[test]

@@ -94,11 +94,7 @@ mod tests {
         let base = m + o * 64;
         let extent = min(max, base.clone() + 63) - base + 8;
         let d = distributed_over_min_max(&extent).unwrap();
-        assert_eq!(
-            d.to_string(),
-            "min(((max - (m + (o * 64))) + 8), 71)",
-            "{extent}"
-        );
+        assert_eq!(d.to_string(), "min(max - (m + o*64) + 8, 71)", "{extent}");
     }
 
     #[test]
@@ -107,7 +103,7 @@ mod tests {
         let (x, y) = (Var::new("x"), Var::new("y"));
         let e = x - min(x - 3, y) + 1;
         let d = distributed_over_min_max(&e).unwrap();
-        assert_eq!(d.to_string(), "max(((x - y) + 1), 4)");
+        assert_eq!(d.to_string(), "max(x - y + 1, 4)");
     }
 
     #[test]

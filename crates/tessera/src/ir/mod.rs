@@ -3,6 +3,8 @@
 
 pub mod expr;
 pub mod lanes;
+pub mod line_wrap;
+pub mod loop_nest;
 pub mod printer;
 pub mod read_modify_write;
 pub mod stmt;

@@ -150,6 +150,12 @@ impl Lowered {
             .and_then(|p| p.ir.as_ref())
     }
 
+    /// The loop structure alone: loops with their kinds, produce/consume, allocations and
+    /// where each Func is computed, one line each (`ir::loop_nest`).
+    pub fn loop_nest(&self) -> String {
+        crate::ir::loop_nest::loop_nest(&self.stmt)
+    }
+
     /// A table of the passes and the time each took.
     pub fn pass_timings(&self) -> String {
         self.passes

@@ -80,7 +80,7 @@ fn a_fused_vectorized_copy() {
 }
 
 #[test]
-#[ignore = "the constraints apply (f.min.0 = 0, f.stride.1 = f.extent.0), but the fused loop's coordinates are clamped, `max(min(xy % (f.s0.x.max + 1), f.s0.x.max), 0)`, which the simplifier does not fold with the row term into `xy`: a `%` is left"]
+#[ignore = "the constraints apply (f.min.0 = 0, f.stride.1 = f.extent.0), but the fused loop's coordinates are clamped, `max(min(xy % f.s0.x.max + 1, f.s0.x.max), 0)`, which the simplifier does not fold with the row term into `xy`: a `%` is left"]
 fn a_fused_copy_of_dense_buffers_has_no_modulo() {
     let p = ImageParam::new(Type::i32(), 2, "p");
     let (x, y) = (Var::new("x"), Var::new("y"));
