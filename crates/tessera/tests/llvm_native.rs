@@ -660,3 +660,74 @@ fn upsampling_loads_are_dense_by_lane_parity() {
     // Two lanes have no halves worth a shuffle: a gather, with the same values.
     upsampling_case(2, 1, 45).check();
 }
+
+/// A predicated gather of `lanes` f32 lanes at data-dependent unsigned (so 64-bit)
+/// indices, over 3 vectors of which the last is partly outside the output.
+fn masked_gather_case(lanes: u16) -> Case {
+    let n = 3 * i32::from(lanes) - 2;
+    let index = Expr::ramp(mul(var("x"), int(i32::from(lanes))), int(1), lanes);
+    let inside = lt(index.clone(), Expr::i32(n).broadcast_to(lanes));
+    let indices = load_if(
+        Type::u32().with_lanes(lanes),
+        "idx",
+        index.clone(),
+        inside.clone(),
+    );
+    let value = load_if(Type::f32().with_lanes(lanes), "in", indices, inside.clone());
+    let s = serial(
+        "x",
+        int(0),
+        int(3),
+        store_if("out", index, value, Some(inside)),
+    );
+    Case::new(s)
+        .image(
+            "in",
+            Buffer::<f32>::from_fn(&[0], &[101], |c| c[0] as f32 * 0.25),
+        )
+        .image(
+            "idx",
+            Buffer::<u32>::from_fn(&[0], &[i64::from(n)], |c| (c[0] * 37 % 101) as u32),
+        )
+        .output("out", Buffer::<f32>::new(&[i64::from(n)]))
+}
+
+/// The register numbers of the destination and the index of every AVX-512 gather of `asm`.
+fn gather_registers(asm: &str) -> Vec<(String, String)> {
+    let number = |r: &str| r.trim_start_matches('%')[3..].to_string();
+    instructions(asm)
+        .into_iter()
+        .filter(|l| l.starts_with("vgather") || l.starts_with("vpgather"))
+        .filter_map(|l| {
+            let index = l.split(',').nth(1)?.trim_end_matches(')').trim();
+            let dst = l.split(", ").last()?.split_whitespace().next()?;
+            Some((number(dst), number(index)))
+        })
+        .collect()
+}
+
+#[test]
+fn masked_gathers_of_any_lane_count_use_distinct_destination_and_index_registers() {
+    // LLVM 19 pads a gather of a lane count that is not a power of two with undefined
+    // indices, and may then give a gather one register as destination and index: the CPU
+    // refuses that instruction (SIGILL). Gathers are therefore emitted in power-of-two parts.
+    let avx512 = Target::x86_64("skylake-avx512", "+avx512f,+avx512vl,+avx512bw,+avx512dq");
+    for lanes in 2..40u16 {
+        let case = masked_gather_case(lanes);
+        let asm =
+            emit_assembly(&case.stmt, &case.signature(), &avx512, "gather").expect("compiles");
+        let registers = gather_registers(&asm);
+        // (LLVM loads gathers of fewer lanes lane by lane.)
+        assert!(
+            lanes < 8 || !registers.is_empty(),
+            "{lanes} lanes: no gather instruction:\n{asm}"
+        );
+        for (dst, index) in registers {
+            assert_ne!(
+                dst, index,
+                "{lanes} lanes: a gather's destination is its index:\n{asm}"
+            );
+        }
+        case.check_on(&Target::host());
+    }
+}

@@ -79,7 +79,7 @@ impl<'ctx> Codegen<'ctx> {
     }
 
     /// `all` with its lanes from `first` on replaced by those of `run`.
-    fn place_run(&self, all: Value<'ctx>, run: Value<'ctx>, first: u32) -> Value<'ctx> {
+    pub(super) fn place_run(&self, all: Value<'ctx>, run: Value<'ctx>, first: u32) -> Value<'ctx> {
         let lanes = u32::from(Self::lanes_of(all));
         let wide = self.widen_run(run, lanes as u16);
         let own = u32::from(Self::lanes_of(run));

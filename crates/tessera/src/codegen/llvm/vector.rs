@@ -286,15 +286,51 @@ impl<'ctx> Codegen<'ctx> {
                 let ptrs = self.element_ptrs(elem, storage.base, indices);
                 let mask =
                     mask.unwrap_or_else(|| self.int_const(Type::bool_().with_lanes(ty.lanes), 1));
-                let align_v = self.i32_const(align as i32).into();
-                self.call_intrinsic(
-                    "llvm.masked.gather",
-                    &[mem, ptrs.get_type()],
-                    &[ptrs, align_v, mask, mem.const_zero()],
-                )
+                self.masked_gather(ty, ptrs, mask, align)
             }
         };
         Ok(self.loaded_value(raw, ty))
+    }
+
+    /// `llvm.masked.gather` of the `ty.lanes` lanes at `ptrs`, made of power-of-two parts.
+    /// LLVM 19 widens a gather of another lane count with undefined indices, and its x86
+    /// backend may then give a `vgatherqps` the same register as destination and index, an
+    /// instruction the CPU refuses (SIGILL; fixed upstream in LLVM 20).
+    fn masked_gather(
+        &mut self,
+        ty: Type,
+        ptrs: Value<'ctx>,
+        mask: Value<'ctx>,
+        align: u32,
+    ) -> Value<'ctx> {
+        let align_v: Value<'ctx> = self.i32_const(align as i32).into();
+        let gather = |cg: &mut Self, lanes: u16, ptrs: Value<'ctx>, mask: Value<'ctx>| {
+            let mem = cg.storage_type(ty.with_lanes(lanes));
+            cg.call_intrinsic(
+                "llvm.masked.gather",
+                &[mem, ptrs.get_type()],
+                &[ptrs, align_v, mask, mem.const_zero()],
+            )
+        };
+        if ty.lanes.is_power_of_two() {
+            return gather(self, ty.lanes, ptrs, mask);
+        }
+        let mut all = self.storage_type(ty).const_zero();
+        let mut first = 0u16;
+        while first < ty.lanes {
+            // A last single lane is gathered twice: LLVM's one-lane vectors are scalars here.
+            let part = (1u16 << (15 - (ty.lanes - first).leading_zeros())).max(2);
+            let last = u32::from(ty.lanes) - 1;
+            let lanes: Vec<u32> = (u32::from(first)..u32::from(first + part))
+                .map(|i| i.min(last))
+                .collect();
+            let part_ptrs = self.shuffle(ptrs, ptrs, &lanes);
+            let part_mask = self.shuffle(mask, mask, &lanes);
+            let loaded = gather(self, part, part_ptrs, part_mask);
+            all = self.place_run(all, loaded, u32::from(first));
+            first += part;
+        }
+        all
     }
 
     /// Stores `value` at `buffer[index]` in the lanes where `predicate` is true.
