@@ -224,7 +224,9 @@ impl<'a> Bounder<'a> {
                     &x.min,
                     &y.min,
                 ) {
-                    return Interval::single_point(Expr::binary(*op, p.clone(), q.clone()));
+                    if !is_float_division_by_zero(*op, q) {
+                        return Interval::single_point(Expr::binary(*op, p.clone(), q.clone()));
+                    }
                 }
                 self.binary(*op, &x, &y, a.ty().element())
             }
@@ -293,7 +295,9 @@ impl<'a> Bounder<'a> {
             Some(b),
         ) = (op, x.is_single_point(), y.is_single_point(), &x.min, &y.min)
         {
-            return Interval::single_point(one_value(op, a, b));
+            if !is_float_division_by_zero(op, b) {
+                return Interval::single_point(one_value(op, a, b));
+            }
         }
         match op {
             Add => add(x, y),
@@ -869,6 +873,13 @@ fn one_value(op: BinaryOp, a: &Expr, b: &Expr) -> Expr {
     fold::binary(op, a, b).unwrap_or_else(|| Expr::binary(op, a.clone(), b.clone()))
 }
 
+/// Whether `op` divides a float by the bound `divisor` 0. Bounds compare as numbers, so a
+/// bound 0.0 may stand for -0.0 (`sqrt(-0.0)` is bounded by 0.0): the quotient of single
+/// points would be an infinity of either sign, not a single point.
+fn is_float_division_by_zero(op: BinaryOp, divisor: &Expr) -> bool {
+    op == BinaryOp::Div && divisor.ty().is_float() && divisor.is_zero()
+}
+
 fn is_zero_point(x: &Interval) -> bool {
     x.is_single_point() && x.min.as_ref().is_some_and(Expr::is_zero)
 }
@@ -1092,6 +1103,16 @@ mod tests {
 
     fn bounds(e: Expr, scope: &Scope) -> String {
         bounds_of_expr(&e, scope).to_string()
+    }
+
+    #[test]
+    fn a_float_division_by_a_zero_bound_is_unbounded_whatever_the_zeros_sign() {
+        // sqrt(-0.0) is -0.0, bounded by 0.0: 3 / sqrt(-0.0) is -inf, not 3 / 0.0 = +inf.
+        let f = Type::f32();
+        let root = Expr::intrinsic(f, Intrinsic::Sqrt, vec![Expr::make_float(f, -0.0)]);
+        let quotient = Expr::binary(BinaryOp::Div, Expr::make_float(f, 3.0), root);
+        let b = bounds_of_expr(&quotient, &Scope::default());
+        assert!(b.min.is_none() && b.max.is_none(), "{quotient}: {b}");
     }
 
     #[test]
