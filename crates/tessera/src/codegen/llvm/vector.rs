@@ -297,14 +297,14 @@ impl<'ctx> Codegen<'ctx> {
     /// backend may then give a `vgatherqps` the same register as destination and index, an
     /// instruction the CPU refuses (SIGILL; fixed upstream in LLVM 20).
     fn masked_gather(
-        &mut self,
+        &self,
         ty: Type,
         ptrs: Value<'ctx>,
         mask: Value<'ctx>,
         align: u32,
     ) -> Value<'ctx> {
         let align_v: Value<'ctx> = self.i32_const(align as i32).into();
-        let gather = |cg: &mut Self, lanes: u16, ptrs: Value<'ctx>, mask: Value<'ctx>| {
+        let gather = |cg: &Self, lanes: u16, ptrs: Value<'ctx>, mask: Value<'ctx>| {
             let mem = cg.storage_type(ty.with_lanes(lanes));
             cg.call_intrinsic(
                 "llvm.masked.gather",
