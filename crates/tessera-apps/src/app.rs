@@ -20,7 +20,9 @@ use tessera::prelude::*;
 
 use crate::description::{extents, mins, AppDescription, ParamSpec};
 use crate::params::value_text;
-use crate::schedule::{find, infos, AppFuncs, Schedule, ScheduleInfo};
+use crate::schedule::{
+    find, infos, is_schedule_file, read_schedule_file, AppFuncs, Schedule, ScheduleInfo,
+};
 use crate::synthetic;
 
 /// An app's algorithm, ready to evaluate: the Func computing the output and the input images
@@ -94,7 +96,8 @@ pub trait App: Send + Sync {
     fn build(&self) -> Result<AppPipeline>;
     /// The names and minimum outputs of the app's schedules, `manual` first.
     fn schedules(&self) -> Vec<ScheduleInfo>;
-    /// The algorithm, freshly built, with schedule `schedule` applied; an unknown name is an
+    /// The algorithm, freshly built, with schedule `schedule` applied: one of the app's, or
+    /// the schedule file at that path (`schedule::is_schedule_file`); an unknown name is an
     /// error listing the schedules.
     fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline>;
     /// The extents of each input an output of `width × height` needs (`AppDefinition`).
@@ -192,8 +195,16 @@ pub trait App: Send + Sync {
         Ok((out_mins, out))
     }
 
-    /// What is known of schedule `name`, or an error listing the app's schedules.
+    /// What is known of schedule `name`, or an error listing the app's schedules. A schedule
+    /// file is read and checked here; what it can compute, lowering checks.
     fn schedule_info(&self, name: &str) -> Result<ScheduleInfo> {
+        if is_schedule_file(name) {
+            read_schedule_file(name)?;
+            return Ok(ScheduleInfo {
+                name: "schedule file",
+                min_output: (0, 0),
+            });
+        }
         let schedules = self.schedules();
         schedules
             .iter()
@@ -356,6 +367,12 @@ impl<D: AppDefinition> App for D {
         infos(AppDefinition::schedules(self))
     }
     fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
+        if is_schedule_file(schedule) {
+            let script = read_schedule_file(schedule)?;
+            let pipeline = self.build()?;
+            script.apply(&pipeline.output)?;
+            return Ok(pipeline);
+        }
         let schedule = find(self.name(), AppDefinition::schedules(self), schedule)?;
         let funcs = self.funcs()?;
         (schedule.apply)(&funcs);

@@ -6,6 +6,7 @@
 use tessera::ir::Type;
 use tessera::lang::schedule::TailStrategy;
 use tessera::prelude::*;
+use tessera::schedule_script::ScheduleScript;
 
 use crate::app::{pipeline_functions, AppPipeline};
 
@@ -43,6 +44,22 @@ pub fn infos<F>(schedules: &[Schedule<F>]) -> Vec<ScheduleInfo> {
             min_output: s.min_output,
         })
         .collect()
+}
+
+/// Whether schedule name `name` is the path of a schedule file (a `ScheduleScript` as JSON,
+/// as `tessera autoschedule --json` writes) rather than the name of one of an app's schedules.
+pub fn is_schedule_file(name: &str) -> bool {
+    name.ends_with(".json")
+}
+
+/// The schedule script in the JSON file at `path`.
+pub fn read_schedule_file(path: &str) -> Result<ScheduleScript> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Schedule(format!("cannot read schedule file {path}: {e}")))?;
+    ScheduleScript::from_json(&text).map_err(|e| match e {
+        Error::Schedule(message) => Error::Schedule(format!("{path}: {message}")),
+        other => other,
+    })
 }
 
 /// The error for a schedule `name` that app `app` does not have, listing those it has.

@@ -14,7 +14,8 @@ use crate::run::{compile, parse_params, DEFAULT_SCHEDULE};
 pub struct BenchArgs {
     /// The app to benchmark (`tessera apps` lists them).
     app: String,
-    /// The schedule. Default: manual.
+    /// The schedule: one of the app's (`tessera apps` lists them) or a schedule file
+    /// (`FILE.json`). Default: manual.
     #[arg(long)]
     schedule: Option<String>,
     /// Input image (.npy or .png), e.g. the one another implementation is timed on: FILE for
@@ -50,10 +51,8 @@ pub struct BenchArgs {
 
 pub fn bench(args: &BenchArgs) -> Result<(), String> {
     let app = tessera_apps::find(&args.app).map_err(|e| e.to_string())?;
-    let schedule = app
-        .schedule_info(args.schedule.as_deref().unwrap_or(DEFAULT_SCHEDULE))
-        .map_err(|e| e.to_string())?
-        .name;
+    let schedule = args.schedule.as_deref().unwrap_or(DEFAULT_SCHEDULE);
+    app.schedule_info(schedule).map_err(|e| e.to_string())?;
     let params = parse_params(app, &args.params)?;
     let loaded = load_inputs(app, &args.input, args.width.zip(args.height))?;
     let (mins, extents) = (&loaded.mins, &loaded.extents);

@@ -14,7 +14,8 @@ use crate::write_stdout;
 pub struct LowerArgs {
     /// The app to lower (`tessera apps` lists them).
     app: String,
-    /// The schedule (`tessera apps` lists each app's).
+    /// The schedule: one of the app's (`tessera apps` lists them) or a schedule file
+    /// (`FILE.json`).
     #[arg(long, default_value = DEFAULT_SCHEDULE)]
     schedule: String,
     /// Also print the time each lowering pass took.

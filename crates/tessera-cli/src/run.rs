@@ -34,7 +34,8 @@ pub enum Backend {
 pub struct RunArgs {
     /// The app to run (`tessera apps` lists them).
     app: String,
-    /// The schedule (`tessera apps` lists each app's). Default: manual.
+    /// The schedule: one of the app's (`tessera apps` lists them) or a schedule file
+    /// (`FILE.json`). Default: manual.
     #[arg(long)]
     schedule: Option<String>,
     /// What computes the output.
@@ -91,7 +92,8 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
         (Backend::Eval, None) => None,
         (Backend::Jit | Backend::Interp, s) => {
             let name = s.as_deref().unwrap_or(DEFAULT_SCHEDULE);
-            Some(app.schedule_info(name).map_err(|e| e.to_string())?.name)
+            app.schedule_info(name).map_err(|e| e.to_string())?;
+            Some(name)
         }
     };
     if args.backend != Backend::Jit {

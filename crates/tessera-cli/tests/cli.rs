@@ -1043,3 +1043,78 @@ fn eight_bit_photos_are_converted() {
     let e = failure(&["run", "blur", "--input", &arg(&npy)]);
     assert!(e.contains("is u16") && e.contains("holds u8"), "{e}");
 }
+
+/// A schedule file (`--schedule FILE.json`) holding the directives of one of blur's named
+/// schedules lowers to exactly that schedule's code and computes the same output; a file
+/// naming a Func blur lacks, or not a schedule at all, fails with a one-line error naming it.
+#[test]
+fn a_schedule_file_works_wherever_a_schedule_name_does() {
+    let dir = TempDir::new().unwrap();
+    let file = dir.path().join("sliding_window.json");
+    std::fs::write(
+        &file,
+        r#"{"directives": [
+            {"directive": "vectorize", "func": "blur_y", "var": "x", "width": 32},
+            {"directive": "store_root", "func": "blur_x"},
+            {"directive": "compute_at", "func": "blur_x", "consumer": "blur_y", "var": "y"},
+            {"directive": "vectorize", "func": "blur_x", "var": "x", "width": 32}
+        ]}"#,
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    assert_eq!(
+        success(&["lower", "blur", "--schedule", file]),
+        success(&["lower", "blur", "--schedule", "sliding_window"])
+    );
+    let checksum = |schedule: &str| {
+        let out = success(&[
+            "run",
+            "blur",
+            "--schedule",
+            schedule,
+            "--width",
+            "200",
+            "--height",
+            "90",
+        ]);
+        out.lines()
+            .find(|l| l.starts_with("checksum"))
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(checksum(file), checksum("sliding_window"));
+    assert!(success(&[
+        "bench",
+        "blur",
+        "--schedule",
+        file,
+        "--runs",
+        "1",
+        "--width",
+        "64",
+        "--height",
+        "64"
+    ])
+    .contains(file));
+
+    let unknown = dir.path().join("unknown.json");
+    std::fs::write(
+        &unknown,
+        r#"{"directives": [{"directive": "compute_root", "func": "blur_z"}]}"#,
+    )
+    .unwrap();
+    let e = failure(&["run", "blur", "--schedule", unknown.to_str().unwrap()]);
+    assert!(
+        e.contains("`blur_z`") && e.contains("blur_x, blur_y"),
+        "{e}"
+    );
+    let garbage = dir.path().join("garbage.json");
+    std::fs::write(&garbage, "[1, 2]").unwrap();
+    let e = failure(&["lower", "blur", "--schedule", garbage.to_str().unwrap()]);
+    assert!(
+        e.contains("garbage.json") && e.contains("not a valid schedule"),
+        "{e}"
+    );
+    let e = failure(&["bench", "blur", "--schedule", "missing.json"]);
+    assert!(e.contains("cannot read schedule file missing.json"), "{e}");
+}

@@ -18,6 +18,7 @@ pub mod lower;
 pub mod pipeline;
 pub mod prelude;
 pub mod runtime;
+pub mod schedule_script;
 pub mod simplify;
 pub mod testing;
 

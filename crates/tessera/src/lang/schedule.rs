@@ -8,7 +8,7 @@ use super::function::FuncId;
 use crate::ir::{Expr, ForKind, MemoryType, Symbol};
 
 /// What a split does when the factor does not divide the extent.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, serde::Serialize, serde::Deserialize)]
 pub enum TailStrategy {
     /// Halide's default: `ShiftInwards` for pure definitions (`RoundUp` on a loop made from
     /// the outer loop of a shift-inwards split by at least the factor, whose pieces that split

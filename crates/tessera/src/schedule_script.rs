@@ -1,0 +1,383 @@
+//! A schedule as data (issue 16 §6): the directives of a schedule, in order, each naming its
+//! Func (and update definition) and loops by name, so that a schedule can be stored as JSON,
+//! loaded, applied to a freshly built pipeline, and printed as the Rust code that applies
+//! it. The automatic scheduler emits this form, and `tessera run|bench|lower APP --schedule
+//! FILE.json` loads it.
+//!
+//! Applying a script goes through the scheduling language itself (`Func`, `Stage`), so a
+//! script is checked exactly as hand-written directives are: a loop that does not exist, an
+//! illegal placement or an invalid split is reported, naming the Func and the directive, when
+//! the pipeline is lowered. What only the script can get wrong — a Func the pipeline does not
+//! have, malformed JSON — is reported when it is loaded or applied.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::lang::func::Func;
+use crate::lang::schedule::TailStrategy;
+use crate::lang::stage::{DimName, Stage};
+use crate::lang::var::Var;
+use crate::lower::realization_order::realization_order;
+
+/// One scheduling directive. `func` names the Func; `update` (absent: the pure definition)
+/// the update definition a loop directive applies to, numbered from 0 as Halide's
+/// `f.update(i)`; loops are named as the directives that made them name them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "directive", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Directive {
+    /// `f.compute_root()`.
+    ComputeRoot { func: String },
+    /// `f.compute_inline()`.
+    ComputeInline { func: String },
+    /// `f.compute_at(consumer, var)`.
+    ComputeAt {
+        func: String,
+        consumer: String,
+        var: String,
+    },
+    /// `f.store_root()`.
+    StoreRoot { func: String },
+    /// `f.store_at(consumer, var)`.
+    StoreAt {
+        func: String,
+        consumer: String,
+        var: String,
+    },
+    /// `f.split_with_tail(var, outer, inner, factor, tail)`.
+    Split {
+        func: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        update: Option<usize>,
+        var: String,
+        outer: String,
+        inner: String,
+        factor: i32,
+        #[serde(default = "auto_tail", skip_serializing_if = "is_auto_tail")]
+        tail: TailStrategy,
+    },
+    /// `f.fuse(inner, outer, fused)`.
+    Fuse {
+        func: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        update: Option<usize>,
+        inner: String,
+        outer: String,
+        fused: String,
+    },
+    /// `f.reorder(vars)`, innermost first.
+    Reorder {
+        func: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        update: Option<usize>,
+        vars: Vec<String>,
+    },
+    /// `f.vectorize(var, width)`, or `f.vectorize_loop(var)` without a width.
+    Vectorize {
+        func: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        update: Option<usize>,
+        var: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        width: Option<i32>,
+    },
+    /// `f.unroll(var, factor)`, or `f.unroll_loop(var)` without a factor.
+    Unroll {
+        func: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        update: Option<usize>,
+        var: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        factor: Option<i32>,
+    },
+    /// `f.parallel(var)`.
+    Parallel {
+        func: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        update: Option<usize>,
+        var: String,
+    },
+    /// `f.fold_storage(var, factor)`.
+    FoldStorage {
+        func: String,
+        var: String,
+        factor: i32,
+    },
+    /// `f.bound(var, min, extent)`.
+    Bound {
+        func: String,
+        var: String,
+        min: i32,
+        extent: i32,
+    },
+}
+
+fn auto_tail() -> TailStrategy {
+    TailStrategy::Auto
+}
+
+fn is_auto_tail(tail: &TailStrategy) -> bool {
+    *tail == TailStrategy::Auto
+}
+
+impl Directive {
+    /// The Func the directive schedules.
+    pub fn func(&self) -> &str {
+        match self {
+            Directive::ComputeRoot { func }
+            | Directive::ComputeInline { func }
+            | Directive::ComputeAt { func, .. }
+            | Directive::StoreRoot { func }
+            | Directive::StoreAt { func, .. }
+            | Directive::Split { func, .. }
+            | Directive::Fuse { func, .. }
+            | Directive::Reorder { func, .. }
+            | Directive::Vectorize { func, .. }
+            | Directive::Unroll { func, .. }
+            | Directive::Parallel { func, .. }
+            | Directive::FoldStorage { func, .. }
+            | Directive::Bound { func, .. } => func,
+        }
+    }
+
+    /// The update definition a loop directive applies to (`None`: the pure definition or
+    /// the whole Func).
+    fn update(&self) -> Option<usize> {
+        match self {
+            Directive::Split { update, .. }
+            | Directive::Fuse { update, .. }
+            | Directive::Reorder { update, .. }
+            | Directive::Vectorize { update, .. }
+            | Directive::Unroll { update, .. }
+            | Directive::Parallel { update, .. } => *update,
+            _ => None,
+        }
+    }
+
+    /// The stage of `f` a loop directive applies to, or an error when `f` has no such
+    /// update.
+    fn stage(&self, f: &Func) -> Result<Stage> {
+        match self.update() {
+            None => Ok(f.pure_stage()),
+            Some(k) if k < f.update_count() => Ok(f.update_stage(k)),
+            Some(k) => Err(Error::Schedule(format!(
+                "the schedule script directs update {k} of {}, which has {} update definitions",
+                f.name(),
+                f.update_count()
+            ))),
+        }
+    }
+
+    /// Applies the directive to `f`; `consumer` finds the Funcs it names.
+    fn apply(&self, f: &Func, consumer: &dyn Fn(&str) -> Result<Func>) -> Result<()> {
+        let stage = || self.stage(f);
+        match self {
+            Directive::ComputeRoot { .. } => {
+                f.compute_root();
+            }
+            Directive::ComputeInline { .. } => {
+                f.compute_inline();
+            }
+            Directive::ComputeAt {
+                consumer: c, var, ..
+            } => {
+                f.compute_at(&consumer(c)?, dim(var));
+            }
+            Directive::StoreRoot { .. } => {
+                f.store_root();
+            }
+            Directive::StoreAt {
+                consumer: c, var, ..
+            } => {
+                f.store_at(&consumer(c)?, dim(var));
+            }
+            Directive::Split {
+                var,
+                outer,
+                inner,
+                factor,
+                tail,
+                ..
+            } => {
+                stage()?.split_with_tail(dim(var), dim(outer), dim(inner), *factor, *tail);
+            }
+            Directive::Fuse {
+                inner,
+                outer,
+                fused,
+                ..
+            } => {
+                stage()?.fuse(dim(inner), dim(outer), dim(fused));
+            }
+            Directive::Reorder { vars, .. } => {
+                let dims: Vec<DimName> = vars.iter().map(|v| dim(v)).collect();
+                stage()?.reorder(&dims);
+            }
+            Directive::Vectorize { var, width, .. } => {
+                match width {
+                    Some(w) => stage()?.vectorize(dim(var), *w),
+                    None => stage()?.vectorize_loop(dim(var)),
+                };
+            }
+            Directive::Unroll { var, factor, .. } => {
+                match factor {
+                    Some(k) => stage()?.unroll(dim(var), *k),
+                    None => stage()?.unroll_loop(dim(var)),
+                };
+            }
+            Directive::Parallel { var, .. } => {
+                stage()?.parallel(dim(var));
+            }
+            Directive::FoldStorage { var, factor, .. } => {
+                f.fold_storage(Var::new(var), *factor);
+            }
+            Directive::Bound {
+                var, min, extent, ..
+            } => {
+                f.bound(Var::new(var), *min, *extent);
+            }
+        }
+        Ok(())
+    }
+
+    /// The Rust statement applying the directive, the Funcs being variables of their names.
+    fn to_rust(&self) -> String {
+        let f = rust_ident(self.func());
+        let on = match self.update() {
+            None => f.clone(),
+            Some(k) => format!("{f}.update_stage({k})"),
+        };
+        match self {
+            Directive::ComputeRoot { .. } => format!("{f}.compute_root();"),
+            Directive::ComputeInline { .. } => format!("{f}.compute_inline();"),
+            Directive::ComputeAt { consumer, var, .. } => {
+                format!("{f}.compute_at(&{}, {var:?});", rust_ident(consumer))
+            }
+            Directive::StoreRoot { .. } => format!("{f}.store_root();"),
+            Directive::StoreAt { consumer, var, .. } => {
+                format!("{f}.store_at(&{}, {var:?});", rust_ident(consumer))
+            }
+            Directive::Split {
+                var,
+                outer,
+                inner,
+                factor,
+                tail,
+                ..
+            } => format!(
+                "{on}.split_with_tail({var:?}, {outer:?}, {inner:?}, {factor}, TailStrategy::{tail:?});"
+            ),
+            Directive::Fuse {
+                inner,
+                outer,
+                fused,
+                ..
+            } => format!("{on}.fuse({inner:?}, {outer:?}, {fused:?});"),
+            Directive::Reorder { vars, .. } => {
+                let list: Vec<String> = vars.iter().map(|v| format!("{v:?}.into()")).collect();
+                format!("{on}.reorder(&[{}]);", list.join(", "))
+            }
+            Directive::Vectorize { var, width, .. } => match width {
+                Some(w) => format!("{on}.vectorize({var:?}, {w});"),
+                None => format!("{on}.vectorize_loop({var:?});"),
+            },
+            Directive::Unroll { var, factor, .. } => match factor {
+                Some(k) => format!("{on}.unroll({var:?}, {k});"),
+                None => format!("{on}.unroll_loop({var:?});"),
+            },
+            Directive::Parallel { var, .. } => format!("{on}.parallel({var:?});"),
+            Directive::FoldStorage { var, factor, .. } => {
+                format!("{f}.fold_storage(Var::new({var:?}), {factor});")
+            }
+            Directive::Bound {
+                var, min, extent, ..
+            } => format!("{f}.bound(Var::new({var:?}), {min}, {extent});"),
+        }
+    }
+}
+
+fn dim(name: &str) -> DimName {
+    DimName::from(name)
+}
+
+/// `name` as a Rust identifier: the characters a Func name may have that an identifier may
+/// not become `_`.
+fn rust_ident(name: &str) -> String {
+    let mut ident: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if ident.is_empty() || ident.starts_with(|c: char| c.is_ascii_digit()) {
+        ident.insert(0, '_');
+    }
+    ident
+}
+
+/// A whole schedule as data: directives applied in order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleScript {
+    /// The directives, in the order they are applied.
+    pub directives: Vec<Directive>,
+}
+
+impl ScheduleScript {
+    /// The script in `json`, or an error saying where the JSON is malformed.
+    pub fn from_json(json: &str) -> Result<ScheduleScript> {
+        serde_json::from_str(json)
+            .map_err(|e| Error::Schedule(format!("not a valid schedule script: {e}")))
+    }
+
+    /// The script as pretty-printed JSON, one directive per line.
+    pub fn to_json(&self) -> String {
+        let mut out = String::from("{\n  \"directives\": [");
+        for (i, d) in self.directives.iter().enumerate() {
+            let line = serde_json::to_string(d).expect("directives serialize");
+            let sep = if i == 0 { "" } else { "," };
+            let _ = write!(out, "{sep}\n    {line}");
+        }
+        out.push_str("\n  ]\n}\n");
+        out
+    }
+
+    /// The Rust statements applying the script, the Funcs being variables named after them
+    /// (with `tessera::prelude::*` in scope).
+    pub fn to_rust(&self) -> String {
+        self.directives.iter().map(|d| d.to_rust() + "\n").collect()
+    }
+
+    /// Applies the directives, in order, to the Funcs of the pipeline computing `output`.
+    /// A directive naming a Func the pipeline does not have is an error listing those it has;
+    /// nothing is applied then.
+    pub fn apply(&self, output: &Func) -> Result<()> {
+        let env = realization_order(output.function())?;
+        let funcs: BTreeMap<&str, Func> = env
+            .order
+            .iter()
+            .map(|name| (name.as_str(), Func::from_function(env.func(*name).clone())))
+            .collect();
+        let find = |name: &str| -> Result<Func> {
+            funcs.get(name).cloned().ok_or_else(|| {
+                let names: Vec<&str> = funcs.keys().copied().collect();
+                Error::Schedule(format!(
+                    "the schedule script names Func `{name}`, which is not part of the pipeline computing {}; its Funcs are: {}",
+                    output.name(),
+                    names.join(", ")
+                ))
+            })
+        };
+        for d in &self.directives {
+            let f = find(d.func())?;
+            if let Directive::ComputeAt { consumer, .. } | Directive::StoreAt { consumer, .. } = d {
+                find(consumer)?;
+            }
+            d.stage(&f)?;
+        }
+        for d in &self.directives {
+            d.apply(&find(d.func())?, &find)?;
+        }
+        Ok(())
+    }
+}

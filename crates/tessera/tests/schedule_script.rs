@@ -1,0 +1,225 @@
+//! Schedules as data (`tessera::schedule_script`): a script applied to a pipeline lowers to
+//! exactly the code the same directives written in Rust do, computes the values a plain Rust
+//! loop does, survives a JSON round trip, prints as Rust, and refuses what it names wrongly.
+
+use tessera::prelude::*;
+use tessera::schedule_script::{Directive, ScheduleScript};
+
+/// `out(x, y) = g(x, y) + g(x, y + 1)` over `g(x, y) = f(x, y) * 2` over `f(x, y) = x + 3 y`,
+/// with `f` updated once (`f(x, 0) += 100`) so that scripts can direct an update.
+fn pipeline() -> (Func, Func, Func) {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define((x, y), x + y * 3).unwrap();
+    f.update((x, 0), f.at((x, 0)) + 100).unwrap();
+    let g = Func::new("g");
+    g.define((x, y), f.at((x, y)) * 2).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), g.at((x, y)) + g.at((x, y + 1))).unwrap();
+    (f, g, out)
+}
+
+fn expected(x: i64, y: i64) -> i32 {
+    let f = |x: i64, y: i64| x + 3 * y + if y == 0 { 100 } else { 0 };
+    (2 * f(x, y) + 2 * f(x, y + 1)) as i32
+}
+
+fn split(var: &str, outer: &str, inner: &str, tail: TailStrategy) -> Directive {
+    Directive::Split {
+        func: "out".into(),
+        update: None,
+        var: var.into(),
+        outer: outer.into(),
+        inner: inner.into(),
+        factor: 8,
+        tail,
+    }
+}
+
+/// A script using every kind of directive, and the same schedule written in Rust.
+fn script() -> ScheduleScript {
+    ScheduleScript {
+        directives: vec![
+            split("y", "yo", "yi", TailStrategy::GuardWithIf),
+            split("x", "xo", "xi", TailStrategy::Auto),
+            Directive::Reorder {
+                func: "out".into(),
+                update: None,
+                vars: vec!["xi".into(), "yi".into(), "xo".into(), "yo".into()],
+            },
+            Directive::Fuse {
+                func: "out".into(),
+                update: None,
+                inner: "xo".into(),
+                outer: "yo".into(),
+                fused: "tile".into(),
+            },
+            Directive::Parallel {
+                func: "out".into(),
+                update: None,
+                var: "tile".into(),
+            },
+            Directive::Vectorize {
+                func: "out".into(),
+                update: None,
+                var: "xi".into(),
+                width: None,
+            },
+            Directive::ComputeAt {
+                func: "g".into(),
+                consumer: "out".into(),
+                var: "tile".into(),
+            },
+            Directive::Unroll {
+                func: "g".into(),
+                update: None,
+                var: "y".into(),
+                factor: Some(2),
+            },
+            Directive::ComputeRoot { func: "f".into() },
+            Directive::Vectorize {
+                func: "f".into(),
+                update: Some(0),
+                var: "x".into(),
+                width: Some(4),
+            },
+            Directive::Bound {
+                func: "out".into(),
+                var: "x".into(),
+                min: 0,
+                extent: 32,
+            },
+        ],
+    }
+}
+
+fn schedule_in_rust(f: &Func, g: &Func, out: &Func) {
+    out.split_with_tail("y", "yo", "yi", 8, TailStrategy::GuardWithIf)
+        .split("x", "xo", "xi", 8)
+        .reorder(&["xi".into(), "yi".into(), "xo".into(), "yo".into()])
+        .fuse("xo", "yo", "tile")
+        .parallel("tile")
+        .vectorize_loop("xi");
+    g.compute_at(out, "tile").unroll("y", 2);
+    f.compute_root();
+    f.update_stage(0).vectorize("x", 4);
+    out.bound(Var::new("x"), 0, 32);
+}
+
+#[test]
+fn a_script_lowers_as_the_same_directives_in_rust_and_computes_the_same_values() {
+    let (f, g, out) = pipeline();
+    schedule_in_rust(&f, &g, &out);
+    let by_hand = Pipeline::new(&out).lower_to_string().unwrap();
+
+    let (_, _, out) = pipeline();
+    script().apply(&out).unwrap();
+    assert_eq!(Pipeline::new(&out).lower_to_string().unwrap(), by_hand);
+
+    let values = out.realize::<i32>(&[32, 21]).unwrap();
+    values.for_each_coord(|c| assert_eq!(values.get(c), expected(c[0], c[1]), "out{c:?}"));
+}
+
+#[test]
+fn a_script_survives_a_json_round_trip() {
+    let script = script();
+    let json = script.to_json();
+    assert_eq!(ScheduleScript::from_json(&json).unwrap(), script, "{json}");
+    // One directive per line, the default tail strategy and pure stages left out.
+    assert_eq!(json.lines().count(), script.directives.len() + 4, "{json}");
+    assert!(
+        json.contains(r#"{"directive":"compute_root","func":"f"}"#),
+        "{json}"
+    );
+    assert!(json.contains(r#""tail":"GuardWithIf""#), "{json}");
+    assert_eq!(json.matches("\"tail\"").count(), 1, "{json}");
+}
+
+#[test]
+fn a_script_prints_as_the_rust_that_applies_it() {
+    let rust = script().to_rust();
+    let lines: Vec<&str> = rust.lines().collect();
+    assert_eq!(lines.len(), script().directives.len());
+    assert_eq!(
+        lines[0],
+        r#"out.split_with_tail("y", "yo", "yi", 8, TailStrategy::GuardWithIf);"#
+    );
+    assert_eq!(
+        lines[2],
+        r#"out.reorder(&["xi".into(), "yi".into(), "xo".into(), "yo".into()]);"#
+    );
+    assert_eq!(lines[6], r#"g.compute_at(&out, "tile");"#);
+    assert_eq!(lines[9], r#"f.update_stage(0).vectorize("x", 4);"#);
+    assert_eq!(lines[10], r#"out.bound(Var::new("x"), 0, 32);"#);
+}
+
+#[test]
+fn a_script_naming_what_the_pipeline_lacks_is_refused_before_anything_is_applied() {
+    let (f, _, out) = pipeline();
+    let mut bad = script();
+    bad.directives.push(Directive::ComputeAt {
+        func: "f".into(),
+        consumer: "h".into(),
+        var: "x".into(),
+    });
+    let e = bad.apply(&out).unwrap_err().to_string();
+    assert!(e.contains("`h`") && e.contains("f, g, out"), "{e}");
+    // Nothing was applied: g is still inlined.
+    assert!(!Pipeline::new(&out)
+        .lower_to_string()
+        .unwrap()
+        .contains("produce g"));
+
+    let update = ScheduleScript {
+        directives: vec![Directive::Parallel {
+            func: "f".into(),
+            update: Some(1),
+            var: "x".into(),
+        }],
+    };
+    let e = update.apply(&out).unwrap_err().to_string();
+    assert!(e.contains("update 1 of f") && e.contains("1 update"), "{e}");
+    assert_eq!(f.update_count(), 1);
+}
+
+#[test]
+fn a_script_with_a_loop_the_func_lacks_is_refused_when_lowered_naming_the_directive() {
+    let (_, _, out) = pipeline();
+    let script = ScheduleScript {
+        directives: vec![Directive::Parallel {
+            func: "out".into(),
+            update: None,
+            var: "z".into(),
+        }],
+    };
+    script.apply(&out).unwrap();
+    let e = Pipeline::new(&out)
+        .lower_to_string()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("out") && e.contains("parallel(z)"), "{e}");
+}
+
+#[test]
+fn malformed_json_is_an_error_saying_what_is_wrong() {
+    for (json, says) in [
+        (
+            r#"{"directives": [{"directive": "spilt", "func": "f"}]}"#,
+            "spilt",
+        ),
+        (r#"{"directives": [{"directive": "compute_root"}]}"#, "func"),
+        (
+            r#"{"directives": [{"directive": "compute_root", "func": "f", "var": "x"}]}"#,
+            "var",
+        ),
+        (
+            r#"{"directives": [{"directive": "split", "func": "f", "var": "x", "outer": "xo", "inner": "xi", "factor": 8, "tail": "Sideways"}]}"#,
+            "Sideways",
+        ),
+        (r#"{"steps": []}"#, "steps"),
+        ("not json", "expected"),
+    ] {
+        let e = ScheduleScript::from_json(json).unwrap_err().to_string();
+        assert!(e.contains(says), "{json}: {e}");
+    }
+}
