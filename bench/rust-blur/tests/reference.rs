@@ -8,10 +8,7 @@ use tessera::prelude::*;
 
 #[test]
 fn equals_the_blur_reference() {
-    let seed = std::env::var("TESSERA_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20261122u64);
+    let seed = tessera::testing::test_seed("rust-blur reference", 20_261_122);
     let mut rng = SmallRng::seed_from_u64(seed);
     for (width, height, bits) in [
         (1, 1, 12),

@@ -274,8 +274,14 @@ pub trait App: Send + Sync {
 
     /// The pipeline with schedule `schedule`, lowered to its loop nest.
     fn lower(&self, schedule: &str) -> Result<LoweredApp> {
+        self.lower_with(schedule, &LowerOptions::default())
+    }
+
+    /// `lower` with lowering options of the caller's (to record the IR after every pass, or
+    /// to verify every pass's statement).
+    fn lower_with(&self, schedule: &str, options: &LowerOptions) -> Result<LoweredApp> {
         let pipeline = self.build_scheduled(schedule)?;
-        let lowered = Pipeline::new(&pipeline.output).lower(&LowerOptions::default())?;
+        let lowered = Pipeline::new(&pipeline.output).lower(options)?;
         Ok(LoweredApp { pipeline, lowered })
     }
 

@@ -6,11 +6,13 @@
 //! the tests (that dominates their time).
 
 mod common;
+mod golden;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use common::{assert_same_image, seeded_rng, Scheduled};
+use golden::GoldenDir;
 use rand::rngs::SmallRng;
 use rand::Rng;
 use tessera::ir::line_wrap::MAX_LINE_COLUMNS;
@@ -251,35 +253,96 @@ fn every_app_has_the_common_schedules_and_refuses_unknown_ones() {
     );
 }
 
-/// Every schedule an app offers (the ones `tessera apps` lists) lowers for the app's default
-/// output size: none is listed that cannot be used. Every lowering pass's statement is
-/// verified (`lower::verify`) whatever the build, so a pass that breaks the IR of an app
-/// fails here, named. The printout (`tessera lower`) and its loop-nest summary keep every
+/// The final statement and loop-nest summary of one app schedule, as `tessera lower` prints
+/// them.
+struct Printout {
+    app: &'static str,
+    schedule: &'static str,
+    stmt: String,
+    loop_nest: String,
+}
+
+/// Every schedule an app offers (the ones `tessera apps` lists), lowered once for all the
+/// tests below with every lowering pass's statement verified (`lower::verify`) whatever the
+/// build, so a pass that breaks the IR of an app fails here, named.
+fn every_listed_schedule_printed() -> &'static [Printout] {
+    static PRINTOUTS: OnceLock<Vec<Printout>> = OnceLock::new();
+    PRINTOUTS.get_or_init(|| {
+        let verified = tessera::lower::LowerOptions {
+            verify: true,
+            ..Default::default()
+        };
+        let mut printouts = Vec::new();
+        for app in apps() {
+            for info in app.schedules() {
+                let lowered = app
+                    .lower_with(info.name, &verified)
+                    .unwrap_or_else(|e| panic!("{} {} does not lower: {e}", app.name(), info.name))
+                    .lowered;
+                printouts.push(Printout {
+                    app: app.name(),
+                    schedule: info.name,
+                    stmt: lowered.stmt.to_string(),
+                    loop_nest: lowered.loop_nest(),
+                });
+            }
+        }
+        printouts
+    })
+}
+
+/// Every schedule an app offers lowers for the app's default output size: none is listed
+/// that cannot be used. The printout (`tessera lower`) and its loop-nest summary keep every
 /// line within `MAX_LINE_COLUMNS` characters (issue 15: lines ran to thousands of columns).
 #[test]
 fn every_listed_schedule_lowers_to_verified_statements_printed_within_the_line_limit() {
-    let verified = tessera::lower::LowerOptions {
-        verify: true,
-        ..Default::default()
-    };
-    for app in apps() {
-        for info in app.schedules() {
-            let pipeline = app
-                .build_scheduled(info.name)
-                .unwrap_or_else(|e| panic!("{} {}: {e}", app.name(), info.name));
-            let lowered = tessera::pipeline::Pipeline::new(&pipeline.output)
-                .lower(&verified)
-                .unwrap_or_else(|e| panic!("{} {} does not lower: {e}", app.name(), info.name));
-            for printout in [lowered.stmt.to_string(), lowered.loop_nest()] {
-                let longest = printout.lines().max_by_key(|l| l.chars().count());
-                let width = longest.map_or(0, |l| l.chars().count());
-                assert!(
-                    width <= MAX_LINE_COLUMNS,
-                    "{} {}: a printed line is {width} characters long: {longest:?}",
-                    app.name(),
-                    info.name
-                );
-            }
+    for printout in every_listed_schedule_printed() {
+        for text in [&printout.stmt, &printout.loop_nest] {
+            let longest = text.lines().max_by_key(|l| l.chars().count());
+            let width = longest.map_or(0, |l| l.chars().count());
+            assert!(
+                width <= MAX_LINE_COLUMNS,
+                "{} {}: a printed line is {width} characters long: {longest:?}",
+                printout.app,
+                printout.schedule
+            );
         }
     }
+}
+
+/// Golden files of the final lowered statement of every app schedule (what `tessera lower
+/// APP --schedule S` prints), in `tests/lowered/APP-SCHEDULE.stmt`: any change to the code
+/// lowering makes shows up as a diff of these files in review. Lowering does not depend on
+/// the host (the apps' vector widths are AVX2's whatever the CPU), so neither do the files.
+/// `TESSERA_BLESS=1` rewrites them (TESTING.md).
+#[test]
+fn every_listed_schedule_lowers_to_its_golden_statement() {
+    let mut golden = GoldenDir::new(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/lowered"),
+        "stmt",
+    );
+    for printout in every_listed_schedule_printed() {
+        golden.check(
+            &format!("{}-{}", printout.app, printout.schedule),
+            &printout.stmt,
+        );
+    }
+    golden.finish();
+}
+
+#[test]
+fn a_golden_mismatch_shows_the_first_differing_lines_with_context() {
+    let expected: String = (1..=40).map(|i| format!("line {i}\n")).collect();
+    let actual = expected.replace("line 20\n", "line twenty\nline 20.5\n");
+    let diff = golden::first_difference(&expected, &actual);
+    assert_eq!(
+        diff,
+        "@@ -17,4 +17,5 @@\n line 17\n line 18\n line 19\n-line 20\n+line twenty\n+line 20.5\n"
+    );
+    let long: String = (1..=40).map(|i| format!("new {i}\n")).collect();
+    let diff = golden::first_difference(&expected, &long);
+    assert!(diff.starts_with("@@ -1,40 +1,40 @@\n-line 1\n"), "{diff}");
+    assert!(diff.contains("-... (28 more lines)\n+new 1\n"), "{diff}");
+    assert!(diff.ends_with("+... (28 more lines)\n"), "{diff}");
+    assert_eq!(diff.lines().count(), 1 + 2 * 13);
 }

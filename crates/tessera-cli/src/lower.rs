@@ -1,10 +1,12 @@
 //! `tessera lower APP [--schedule S] [--passes] [--emit stmt|llvm|asm] [--summary]`: the loop
 //! nest an app's pipeline lowers to under a schedule, as pseudo-code (or the LLVM IR or host
-//! assembly the native backend makes of it, or with `--summary` the loop structure alone),
-//! optionally followed by the time each lowering pass took.
+//! assembly the native backend makes of it, or with `--summary` the loop structure alone).
+//! With `--passes`, the statement after every lowering pass comes first, each under a header
+//! naming the pass and its time, and a table of the pass times last.
 
 use clap::{Args, ValueEnum};
 use tessera::codegen::{emit_assembly, emit_llvm_ir, Target};
+use tessera::lower::{LowerOptions, Lowered};
 use tessera::pipeline::signature;
 
 use crate::run::DEFAULT_SCHEDULE;
@@ -18,7 +20,7 @@ pub struct LowerArgs {
     /// (`FILE.json`).
     #[arg(long, default_value = DEFAULT_SCHEDULE)]
     schedule: String,
-    /// Also print the time each lowering pass took.
+    /// Print the statement after every lowering pass, and the time each pass took.
     #[arg(long)]
     passes: bool,
     /// What to print: the lowered loop nest, the optimized LLVM IR, or the host assembly.
@@ -38,16 +40,28 @@ enum Emit {
 
 pub fn lower(args: &LowerArgs) -> Result<(), String> {
     let app = tessera_apps::find(&args.app).map_err(|e| e.to_string())?;
-    let lowered = app.lower(&args.schedule).map_err(|e| e.to_string())?;
+    let options = LowerOptions {
+        record_ir: args.passes,
+        ..LowerOptions::default()
+    };
+    let lowered = app
+        .lower_with(&args.schedule, &options)
+        .map_err(|e| e.to_string())?;
     let lowered = &lowered.lowered;
     let (target, name) = (Target::host(), app.name());
     let text = match args.emit {
         Emit::Stmt if args.summary => Ok(lowered.loop_nest()),
+        // The statement after the last pass is the final one: printed once, as that pass's.
+        Emit::Stmt if args.passes => Ok(String::new()),
         Emit::Stmt => Ok(lowered.stmt.to_string()),
         Emit::Llvm => emit_llvm_ir(&lowered.stmt, &signature(lowered), &target, name),
         Emit::Asm => emit_assembly(&lowered.stmt, &signature(lowered), &target, name),
     };
-    write_stdout(format_args!("{}", text.map_err(|e| e.to_string())?))?;
+    let text = text.map_err(|e| e.to_string())?;
+    if args.passes {
+        print_statement_after_every_pass(lowered)?;
+    }
+    write_stdout(format_args!("{text}"))?;
     if args.passes {
         outln!(
             "\nlowering passes of {} (schedule {}):",
@@ -55,6 +69,22 @@ pub fn lower(args: &LowerArgs) -> Result<(), String> {
             args.schedule
         )?;
         write_stdout(format_args!("{}", lowered.pass_timings()))?;
+    }
+    Ok(())
+}
+
+/// Each pass's statement (`LowerOptions::record_ir`) under a header line
+/// `=== after PASS (T ms) ===`; passes that build no statement (realization order) are left out.
+fn print_statement_after_every_pass(lowered: &Lowered) -> Result<(), String> {
+    for pass in &lowered.passes {
+        if let Some(stmt) = &pass.ir {
+            outln!(
+                "=== after {} ({:.3} ms) ===",
+                pass.name,
+                pass.elapsed.as_secs_f64() * 1e3
+            )?;
+            write_stdout(format_args!("{stmt}"))?;
+        }
     }
     Ok(())
 }

@@ -445,11 +445,12 @@ fn lower_prints_the_loop_nest_of_each_schedule() {
     assert!(histeq.contains("parallel for (output.s0.y, "), "{histeq}");
     assert!(histeq.contains("x64("), "{histeq}");
 
-    // --passes: the loop nest, then one line per pass with its time.
+    // --passes: the statement after every pass under a header naming it, then one line per
+    // pass with its time.
+    let root = lower(&["histeq", "--schedule", "root"]);
     let passes = lower(&["histeq", "--schedule", "root", "--passes"]);
-    let table = passes
-        .split("lowering passes of histeq (schedule root):\n")
-        .nth(1)
+    let (statements, table) = passes
+        .split_once("\nlowering passes of histeq (schedule root):\n")
         .unwrap_or_else(|| panic!("no pass table in {passes}"));
     for pass in ["schedule_functions", "bounds_inference", "vectorize_loops"] {
         assert!(
@@ -459,6 +460,60 @@ fn lower_prints_the_loop_nest_of_each_schedule() {
             "{pass}: {table}"
         );
     }
+    let sections = statements_after_passes(statements);
+    let names: Vec<&str> = sections.iter().map(|(name, _)| *name).collect();
+    let position = |pass: &str| {
+        names
+            .iter()
+            .position(|n| *n == pass)
+            .unwrap_or_else(|| panic!("no statement after {pass}: {names:?}"))
+    };
+    assert!(
+        position("schedule_functions") < position("bounds_inference")
+            && position("bounds_inference") < position("storage_flattening")
+            && position("storage_flattening") < position("vectorize_loops"),
+        "{names:?}"
+    );
+    // Every pass that builds a statement, in the order of the table.
+    let timed: Vec<&str> = table
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "realization_order")
+        .collect();
+    assert_eq!(names, timed);
+    // Before storage flattening Funcs are realized; after it, allocated.
+    let first = &sections[0].1;
+    assert!(
+        first.contains("realize ") && !first.contains("alloc "),
+        "{first}"
+    );
+    let (last_pass, last) = sections.last().expect("a pass");
+    assert_eq!(*last_pass, "place_allocations");
+    assert_eq!(
+        *last, root,
+        "the statement after the last pass is `lower`'s"
+    );
+}
+
+/// The `(pass, statement)` sections of `tessera lower --passes`, in order: each is the lines
+/// after a header `=== after PASS (T ms) ===` up to the next header.
+fn statements_after_passes(printout: &str) -> Vec<(&str, String)> {
+    let mut sections: Vec<(&str, String)> = Vec::new();
+    for line in printout.split_inclusive('\n') {
+        let header = line
+            .strip_prefix("=== after ")
+            .and_then(|rest| rest.trim_end().strip_suffix(" ms) ==="))
+            .and_then(|rest| rest.split_once(" ("));
+        match (header, sections.last_mut()) {
+            (Some((pass, time)), _) => {
+                assert!(time.parse::<f64>().is_ok(), "a header's time: {line:?}");
+                sections.push((pass, String::new()));
+            }
+            (None, Some((_, text))) => text.push_str(line),
+            (None, None) => panic!("text before the first pass header: {line:?}"),
+        }
+    }
+    sections
 }
 
 #[test]

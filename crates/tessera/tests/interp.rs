@@ -12,6 +12,7 @@ use tessera::ir::{
 use tessera::lang::function::Function;
 use tessera::lang::image_param::ImageLink;
 use tessera::prelude::*;
+use tessera::testing::test_seed;
 
 // ---- statement builders ----------------------------------------------------------------
 
@@ -162,15 +163,6 @@ fn run_err(s: &Stmt, buffers: Vec<(&str, AnyBuffer)>) -> String {
         Err(Error::Runtime(message)) => message,
         other => panic!("expected a runtime error, got {other:?}"),
     }
-}
-
-fn test_seed() -> u64 {
-    let seed = std::env::var("TESSERA_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x1a7e_9b3c);
-    eprintln!("seed {seed} (re-run with TESSERA_SEED={seed})");
-    seed
 }
 
 /// A deterministic, irregular test image value.
@@ -454,7 +446,7 @@ fn vector_stmt(width: u16) -> Stmt {
 
 #[test]
 fn vector_loads_and_stores_with_ramps_broadcasts_and_predicated_tails() {
-    let mut rng = SmallRng::seed_from_u64(test_seed());
+    let mut rng = SmallRng::seed_from_u64(test_seed("interp", 0x1a7e_9b3c));
     for case in 0..40 {
         let width = [2u16, 3, 4, 8, 16][rng.random_range(0..5)];
         let n = rng.random_range(1..70i64);

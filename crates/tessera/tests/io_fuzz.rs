@@ -62,9 +62,7 @@ const CASES: usize = 3000;
 const DEFAULT_SEED: u64 = 0x7e55e7a;
 
 fn seed() -> u64 {
-    std::env::var("TESSERA_SEED").map_or(DEFAULT_SEED, |s| {
-        s.parse().expect("TESSERA_SEED must be an integer")
-    })
+    tessera::testing::test_seed("io fuzz", DEFAULT_SEED)
 }
 
 /// Allocations any read may make whatever the file: header text, small tables.

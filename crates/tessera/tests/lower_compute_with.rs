@@ -316,10 +316,7 @@ fn mistakes_name_both_funcs() {
 fn random_pairs_under_random_schedules_match_the_evaluator() {
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
-    let seed = std::env::var("TESSERA_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20_251_125u64);
+    let seed = tessera::testing::test_seed("compute_with fuzz", 20_251_125);
     for case in 0..60u64 {
         let mut rng = SmallRng::seed_from_u64(seed + case);
         let input = ImageParam::new(Type::u16(), 2, "input");

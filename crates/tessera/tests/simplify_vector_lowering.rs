@@ -97,10 +97,7 @@ fn vectorized_blur_accesses_are_single_ramps() {
 
 #[test]
 fn vectorized_blur_matches_the_evaluator() {
-    let seed = match std::env::var("TESSERA_SEED") {
-        Ok(s) => s.parse().expect("TESSERA_SEED must be an integer"),
-        Err(_) => 0x5eed,
-    };
+    let seed = tessera::testing::test_seed("vectorized blur", 0x5eed);
     let mut rng = SmallRng::seed_from_u64(seed);
     // Widths that are and are not multiples of the vector width (at least one vector).
     let shapes = [

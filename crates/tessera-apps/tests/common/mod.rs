@@ -9,12 +9,10 @@ use rand::SeedableRng;
 use tessera::lang::buffer::for_each_coord_in;
 use tessera::prelude::*;
 
-/// The RNG of a randomized test and its seed: `TESSERA_SEED` when set, else `default`.
+/// The RNG of a randomized test and its seed (`tessera::testing::test_seed`: `default` unless
+/// `TESSERA_SEED` says otherwise).
 pub fn seeded_rng(default: u64) -> (u64, SmallRng) {
-    let seed = std::env::var("TESSERA_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default);
+    let seed = tessera::testing::test_seed("app test", default);
     (seed, SmallRng::seed_from_u64(seed))
 }
 

@@ -7,15 +7,10 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use tessera::prelude::*;
 
-/// An RNG seeded from `TESSERA_SEED`, or from `default_seed`; the seed is printed so a
-/// failing run can be repeated.
+/// An RNG seeded by `tessera::testing::test_seed` (`default_seed` unless `TESSERA_SEED` says
+/// otherwise), which prints the seed so a failing run can be repeated.
 pub fn seeded_rng(test: &str, default_seed: u64) -> SmallRng {
-    let seed = std::env::var("TESSERA_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default_seed);
-    eprintln!("{test}: seed {seed} (re-run with TESSERA_SEED={seed})");
-    SmallRng::seed_from_u64(seed)
+    SmallRng::seed_from_u64(tessera::testing::test_seed(test, default_seed))
 }
 
 /// A buffer over `[mins, mins + extents)` filled by `gen`.

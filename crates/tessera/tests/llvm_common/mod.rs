@@ -221,14 +221,10 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tessera::ir::TypeCode;
 
-/// The seeded generator of a randomized test: `TESSERA_SEED` if set, else `default`. The seed
-/// is printed so a failure can be re-run.
+/// The seeded generator of a randomized test and its seed (`tessera::testing::test_seed`:
+/// `default` unless `TESSERA_SEED` says otherwise), which is printed so a failure can be re-run.
 pub fn seeded_rng(default: u64) -> (SmallRng, u64) {
-    let seed = std::env::var("TESSERA_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default);
-    println!("seed {seed} (set TESSERA_SEED to change it)");
+    let seed = tessera::testing::test_seed("llvm", default);
     (SmallRng::seed_from_u64(seed), seed)
 }
 

@@ -68,22 +68,21 @@ impl TestInputs {
     }
 }
 
-/// The case seeds of a randomized test: `TESSERA_SEED` (or `default_seed`) for the first
-/// case and `TESSERA_FUZZ_CASES` (or `default_cases`) cases, announced on stderr as `what`.
+/// The case seeds of a randomized test: the first case's seed (`tessera::testing::test_seed`:
+/// `default_seed` unless `TESSERA_SEED` says otherwise) and `TESSERA_FUZZ_CASES` (or
+/// `default_cases`) cases, announced on stderr as `what`.
 pub fn fuzz_seeds(what: &str, default_seed: u64, default_cases: u64) -> (u64, u64) {
-    let env = |name: &str, default: u64| {
-        std::env::var(name)
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(default)
+    let seed = tessera::testing::test_seed(what, default_seed);
+    let cases = match std::env::var("TESSERA_FUZZ_CASES") {
+        Ok(s) => s
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{what}: TESSERA_FUZZ_CASES must be a count, not {s:?}")),
+        Err(_) => default_cases,
     };
-    let (seed, cases) = (
-        env("TESSERA_SEED", default_seed),
-        env("TESSERA_FUZZ_CASES", default_cases),
-    );
     eprintln!(
-        "{what}: case seeds {seed}..{} (TESSERA_SEED, TESSERA_FUZZ_CASES)",
-        seed + cases
+        "{what}: case seeds {seed}..{} (TESSERA_FUZZ_CASES={cases})",
+        seed.wrapping_add(cases)
     );
     (seed, cases)
 }
