@@ -1145,16 +1145,6 @@ impl Func {
     pub fn specialize(&self, condition: impl Into<Expr>) -> Stage {
         self.pure_stage().specialize(condition)
     }
-    /// [`Stage::split_vars`] of the pure definition.
-    pub fn split_vars(
-        &self,
-        old: impl Into<DimName>,
-        outer: impl Into<DimName>,
-        inner: impl Into<DimName>,
-        factor: impl Into<Expr>,
-    ) -> (Var, Var) {
-        self.pure_stage().split_vars(old, outer, inner, factor)
-    }
 
     fn set_placement(&self, change: impl FnOnce(&mut super::schedule::FuncSchedule)) -> &Func {
         change(&mut self.function().write().schedule);
@@ -1451,9 +1441,10 @@ fn join(names: &[Symbol]) -> String {
 }
 
 /// The stage directives on a Func apply to its pure definition (`f.split(...)` is
-/// `f.pure_stage().split(...)`), returning the Func so placement directives can follow.
+/// `f.pure_stage().split(...)`), returning the Func so placement directives can follow
+/// (`chain:`), or what the stage's directive gives back (`value:`).
 macro_rules! forward_stage_directives {
-    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*);)*) => {
+    (chain: $($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*);)*) => {
         impl Func {
             $(
                 $(#[$doc])*
@@ -1465,9 +1456,26 @@ macro_rules! forward_stage_directives {
             )*
         }
     };
+    (value: $($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        impl Func {
+            $(
+                $(#[$doc])*
+                pub fn $name(&self, $($arg: $ty),*) -> $ret {
+                    self.pure_stage().$name($($arg),*)
+                }
+            )*
+        }
+    };
 }
 
 forward_stage_directives! {
+    value:
+    /// See [`Stage::split_vars`].
+    fn split_vars(old: impl Into<DimName>, outer: impl Into<DimName>, inner: impl Into<DimName>, factor: impl Into<Expr>) -> (Var, Var);
+}
+
+forward_stage_directives! {
+    chain:
     /// See [`Stage::split`].
     fn split(old: impl Into<DimName>, outer: impl Into<DimName>, inner: impl Into<DimName>, factor: impl Into<Expr>);
     /// See [`Stage::split_with_tail`].
