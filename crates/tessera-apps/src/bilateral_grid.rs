@@ -197,23 +197,17 @@ fn manual(p: &BilateralGridFuncs) {
         .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
     p.histogram
         .update_stage(0)
-        .reorder(&[
-            "c".into(),
-            "x".into(),
-            "r.x".into(),
-            "r.y".into(),
-            "y".into(),
-        ])
+        .reorder(["c", "x", "r.x", "r.y", "y"])
         .unroll("c", 2);
     p.blurz
         .compute_root()
-        .reorder(&["x".into(), "c".into(), "z".into(), "y".into()])
+        .reorder(["x", "c", "z", "y"])
         .parallel("y")
         .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp)
         .unroll("c", 2);
     for blur in [&p.blurx, &p.blury] {
         blur.compute_root()
-            .reorder(&["x".into(), "c".into(), "y".into(), "z".into()])
+            .reorder(["x", "c", "y", "z"])
             .parallel("z")
             .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp)
             .unroll("c", 2);

@@ -588,7 +588,7 @@ fn manual(p: &CameraPipeFuncs) {
         .bound(x, 0, width)
         .bound(y, 0, height)
         .bound(c, 0, 3)
-        .reorder(&["c".into(), "x".into(), "y".into()])
+        .reorder(["c", "x", "y"])
         .split_with_tail("y", "y", "yii", 2, TailStrategy::RoundUp)
         .split_with_tail("y", "yo", "yi", STRIP / 2, TailStrategy::RoundUp)
         .vectorize("x", OUTPUT_VECTOR)
@@ -600,7 +600,7 @@ fn manual(p: &CameraPipeFuncs) {
     }
     p.deinterleaved
         .compute_at(&p.output, "yo")
-        .reorder(&["c".into(), "x".into(), "y".into()])
+        .reorder(["c", "x", "y"])
         .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp)
         .unroll_loop("c");
     // Each vector holds one column parity (x = 2·(base + lane) + x_pair) and each unrolled
@@ -612,20 +612,14 @@ fn manual(p: &CameraPipeFuncs) {
         .align_bounds(y, 2)
         .split_with_tail("x", "x", "x_pair", 2, TailStrategy::RoundUp)
         .split_with_tail("y", "y", "y_pair", 2, TailStrategy::RoundUp)
-        .reorder(&[
-            "x_pair".into(),
-            "c".into(),
-            "y_pair".into(),
-            "x".into(),
-            "y".into(),
-        ])
+        .reorder(["x_pair", "c", "y_pair", "x", "y"])
         .vectorize_with_tail("x", VECTOR / 2, TailStrategy::RoundUp)
         .unroll_loop("x_pair")
         .unroll_loop("c")
         .unroll_loop("y_pair");
     p.unsharp_y
         .compute_at(&p.output, "yi")
-        .reorder(&["x".into(), "c".into(), "y".into()])
+        .reorder(["x", "c", "y"])
         .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp)
         .unroll_loop("c");
 }

@@ -145,13 +145,13 @@ fn manual(p: &HisteqFuncs) {
     partial.compute_root().vectorize("i", 8).parallel(strip);
     partial
         .update_stage(0)
-        .reorder(&[lane.into(), "rxo".into(), "ryi".into(), strip.into()])
+        .reorder((lane, "rxo", "ryi", strip))
         .unroll_loop(lane)
         .parallel(strip);
     p.hist.compute_root().vectorize("i", 8);
     p.hist
         .update_stage(0)
-        .reorder(&["i".into(), "ryo".into(), "rxi".into()])
+        .reorder(["i", "ryo", "rxi"])
         .vectorize("i", 8);
     p.cdf.compute_root().vectorize("i", 8);
     p.cmin.compute_root();

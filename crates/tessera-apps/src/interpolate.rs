@@ -206,8 +206,8 @@ pub fn manual(p: &InterpolateFuncs) {
             .store_at(&p.downsampled[l], "y")
             .compute_at(&p.downsampled[l], "y_in_task");
         if l == 1 {
-            p.downsampled[l].reorder(&["c".into(), "x".into(), "y_in_task".into(), "y".into()]);
-            downx.reorder(&["c".into(), "x".into(), "y".into()]);
+            p.downsampled[l].reorder(["c", "x", "y_in_task", "y"]);
+            downx.reorder(["c", "x", "y"]);
             for f in [&p.downsampled[l], downx] {
                 f.bound(Var::new("c"), 0, 4).unroll("c", 4);
             }
@@ -222,9 +222,9 @@ pub fn manual(p: &InterpolateFuncs) {
         .output
         .store_nontemporal()
         .bound(Var::new("c"), 0, 3)
-        .reorder(&["c".into(), "x".into(), "y".into()])
+        .reorder(["c", "x", "y"])
         .tile_in_place("x", "y", "xi", "yi", 2, 2)
-        .reorder(&["xi".into(), "c".into()])
+        .reorder(["xi", "c"])
         .unroll("c", 3)
         .unroll_loop("xi")
         .unroll_loop("yi");

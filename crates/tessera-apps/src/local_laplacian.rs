@@ -366,7 +366,7 @@ fn manual(p: &LocalLaplacianFuncs) {
         .compute_root()
         .vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp);
     p.output
-        .reorder(&["x".into(), "c".into(), "y".into()])
+        .reorder(["x", "c", "y"])
         .split_with_tail("y", "yo", "yi", STRIP, TailStrategy::GuardWithIf)
         .parallel("yo")
         .vectorize("x", OUTPUT_VECTOR);
@@ -380,8 +380,8 @@ fn manual(p: &LocalLaplacianFuncs) {
         strips(&p.in_g_pyramid[j], 32);
         p.g_pyramid[j]
             .compute_root()
-            .reorder_storage(&[Var::new("x"), Var::new("k"), Var::new("y")])
-            .reorder(&["x".into(), "k".into(), "y".into()]);
+            .reorder_storage(["x", "k", "y"])
+            .reorder(["x", "k", "y"]);
         strips(&p.g_pyramid[j], 8);
         // The x pass of the level's downsampling slides down each strip (two new rows per
         // row), so each of its points — four lookups of the finer level — is computed once
@@ -401,7 +401,7 @@ fn manual(p: &LocalLaplacianFuncs) {
             // intensity index are loaded and computed once for its k remap lookups.
             let copy = p.g_pyramid[0].in_(&dx);
             copy.vectorize_with_tail("x", VECTOR, TailStrategy::RoundUp)
-                .reorder(&["x_vi".into(), "k".into(), "x".into(), "y".into()]);
+                .reorder(["x_vi", "k", "x", "y"]);
             sliding.push(copy);
         }
         for f in &sliding {

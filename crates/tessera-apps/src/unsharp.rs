@@ -125,7 +125,7 @@ pub fn manual(p: &UnsharpFuncs) {
     p.output
         .store_nontemporal()
         .split("y", "yo", "yi", STRIP)
-        .reorder(&["x".into(), "yi".into(), "c".into(), "yo".into()])
+        .reorder(["x", "yi", "c", "yo"])
         .parallel("yo")
         .vectorize("x", VECTOR);
     p.blur_y.compute_at(&p.output, "yi").vectorize("x", VECTOR);

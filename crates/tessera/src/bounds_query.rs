@@ -33,9 +33,13 @@ const MAX_ROUNDS: usize = 16;
 /// The bounds an input image must have: `[mins, mins + extents)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputBounds {
+    /// The image's name.
     pub image: Symbol,
+    /// Its element type.
     pub ty: Type,
+    /// The min coordinate of each dimension.
     pub mins: Vec<i64>,
+    /// The extent of each dimension.
     pub extents: Vec<i64>,
 }
 
@@ -51,8 +55,11 @@ impl InputBounds {
 /// constraints) and the bounds of each input image that was not given.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InferredBounds {
+    /// The output box's min coordinates.
     pub output_mins: Vec<i64>,
+    /// The output box's extents.
     pub output_extents: Vec<i64>,
+    /// The bounds of each input image not given.
     pub inputs: Vec<InputBounds>,
 }
 

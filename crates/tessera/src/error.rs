@@ -3,6 +3,7 @@
 
 use thiserror::Error;
 
+/// What went wrong, by kind; the message names the Func, Var, buffer or parameter involved.
 #[derive(Error, Debug, Clone, PartialEq, Eq)]
 pub enum Error {
     /// A Func definition or update is malformed (undefined Func, wrong arity, bad RDom, ...).
@@ -51,4 +52,5 @@ impl Error {
     }
 }
 
+/// A result whose error is Tessera's [`Error`](enum@Error).
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -40,6 +40,7 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// No images and no parameters bound yet.
     pub fn new() -> Inputs {
         Inputs::default()
     }
@@ -76,9 +77,11 @@ impl Inputs {
         self.params.push(binding);
         self
     }
+    /// The images bound, by name.
     pub fn images(&self) -> &[(Symbol, AnyBuffer)] {
         &self.images
     }
+    /// The parameters bound.
     pub fn params(&self) -> &[ParamBinding] {
         &self.params
     }
@@ -154,7 +157,32 @@ impl Inputs {
     }
 }
 
-/// A pipeline computing one output Func.
+/// A pipeline computing one output Func (Halide's `Pipeline`): lowered, printed, compiled
+/// and run with its inputs bound.
+///
+/// ```
+/// use tessera::prelude::*;
+///
+/// # fn main() -> Result<()> {
+/// let input = ImageParam::new(Type::u8(), 2, "input"); // ImageParam input(UInt(8), 2);
+/// let (x, y) = (Var::new("x"), Var::new("y"));
+/// let brighter = Func::new("brighter");
+/// brighter.define((x, y), input.at((x, y)) + 10)?;
+/// brighter.vectorize(x, 16);
+///
+/// let pipeline = Pipeline::new(&brighter); // Pipeline pipeline(brighter);
+/// let nest = pipeline.loop_nest()?; // pipeline.print_loop_nest();
+/// assert!(nest.contains("for (brighter.s0.y"));
+///
+/// let compiled = pipeline.compile_jit(&Target::host())?; // pipeline.compile_jit(target);
+/// let image = Buffer::<u8>::from_fn(&[0, 0], &[32, 4], |c| (c[0] + c[1]) as u8);
+/// let inputs = Inputs::new().image(&input, image); // input.set(image);
+/// // Buffer<uint8_t> out = pipeline.realize({32, 4});
+/// let out = compiled.realize_as::<u8>(&inputs, &[0, 0], &[32, 4])?;
+/// assert_eq!(out.get(&[5, 2]), 17);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct Pipeline {
     output: Func,
@@ -163,20 +191,26 @@ pub struct Pipeline {
 /// The result of running a pipeline: one buffer per value of the output.
 #[derive(Debug)]
 pub struct Realization {
+    /// The output buffers, one per value of the output Func.
     pub buffers: Vec<AnyBuffer>,
+    /// What the interpreter counted while running.
     pub stats: InterpStats,
 }
 
 impl Pipeline {
+    /// The pipeline computing `output` and every Func it uses.
     pub fn new(output: &Func) -> Pipeline {
         Pipeline {
             output: output.clone(),
         }
     }
+    /// The output Func.
     pub fn output(&self) -> &Func {
         &self.output
     }
 
+    /// Lowers the pipeline to one loop-nest statement with its arguments (Halide's
+    /// `compile_to_lowered_stmt`, without the printing).
     pub fn lower(&self, options: &LowerOptions) -> Result<Lowered> {
         lower(&self.output, options)
     }
@@ -390,6 +424,7 @@ pub struct Compiled {
 }
 
 impl Compiled {
+    /// The lowered pipeline it was compiled from.
     pub fn lowered(&self) -> &Lowered {
         &self.lowered
     }

@@ -19,7 +19,10 @@ pub use crate::lang::boundary::{
 pub use crate::lang::buffer::{AnyBuffer, Buffer, Dim};
 pub use crate::lang::func::{Func, Tuple};
 pub use crate::lang::image_param::ImageParam;
-pub use crate::lang::inline_reductions::{argmax, argmin, maximum, minimum, product, sum};
+pub use crate::lang::inline_reductions::{
+    argmax, argmax_named, argmin, argmin_named, maximum, maximum_named, minimum, minimum_named,
+    product, product_named, sum, sum_named,
+};
 pub use crate::lang::math::*;
 pub use crate::lang::operators::ExprOps;
 pub use crate::lang::param::{Param, ParamBinding};
@@ -29,7 +32,7 @@ pub use crate::lang::rdom::{RDom, RVar};
 pub use crate::lang::require::require;
 pub use crate::lang::scalar::Scalar;
 pub use crate::lang::schedule::TailStrategy;
-pub use crate::lang::stage::{DimName, Stage};
+pub use crate::lang::stage::{DimList, DimName, LoopOwner, Stage};
 pub use crate::lang::undef::{undef, undef_of};
 pub use crate::lang::var::Var;
 pub use crate::pipeline::{Compiled, Inputs, Pipeline};

@@ -169,7 +169,7 @@ fn fuse_into_an_existing_name() {
 #[test]
 fn reorder_listing_a_loop_twice() {
     let f = pure_2d("reorder_twice");
-    f.reorder(&["x".into(), "x".into()]);
+    f.reorder(["x", "x"]);
     says(
         &lowering_error(&f),
         &["reorder_twice.reorder(x, x)", "listed twice"],
@@ -324,7 +324,7 @@ fn bound_with_float_bounds() {
 fn reorder_storage_of_a_missing_dimension() {
     let (p, c) = producer_consumer("storage_missing", "storage_consumer");
     p.compute_root()
-        .reorder_storage(&[Var::new("y"), Var::new("w")]);
+        .reorder_storage([Var::new("y"), Var::new("w")]);
     says(&lowering_error(&c), &["storage_missing", "w"]);
 }
 

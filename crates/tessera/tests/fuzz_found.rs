@@ -38,7 +38,7 @@ fn a_producer_inside_a_guarded_rvar_split_reads_only_the_rdom_rows() {
         7,
         TailStrategy::GuardWithIf,
     );
-    f1.compute_at_stage(&f2, 1, r.x().name().as_str());
+    f1.compute_at(f2.update_stage(0), r.x());
     f0.compute_root();
     // The update reads rows 1..=2 and columns 0..=4 of the input for an output of 0..=3.
     let image = Buffer::<u8>::from_fn(&[0, 1], &[5, 2], |c| (c[0] * 7 + c[1] * 3) as u8);
@@ -85,16 +85,10 @@ fn storage_sized_from_a_sliding_region_keeps_the_planned_region() {
     )
     .unwrap();
     f3.store_root().compute_at(&f4, y);
-    f3.split("y", "yo1", "yi2", 4)
-        .reorder(&["x".into(), "yo1".into(), "yi2".into()]);
+    f3.split("y", "yo1", "yi2", 4).reorder(["x", "yo1", "yi2"]);
     f2.store_root().compute_at(&f4, y);
-    f2.reorder(&["y".into(), "x".into()]).split_with_tail(
-        "x",
-        "xo3",
-        "xi4",
-        8,
-        TailStrategy::GuardWithIf,
-    );
+    f2.reorder(["y", "x"])
+        .split_with_tail("x", "xo3", "xi4", 8, TailStrategy::GuardWithIf);
     f1.store_at(&f4, y).compute_at(&f2, "xo3");
     f1.split_with_tail("y", "yo5", "yi6", 2, TailStrategy::ShiftInwards);
     source.store_at(&f4, y).compute_at(&f4, y);
@@ -142,17 +136,10 @@ fn no_sliding_over_a_rounded_up_producer_inside() {
     f1.store_at(&f2, y).compute_at(&f2, y);
     f1.split_with_tail("x", "xo1", "xi2", 2, TailStrategy::RoundUp)
         .split_with_tail("y", "yo3", "yi4", 5, TailStrategy::GuardWithIf)
-        .reorder(&["xi2".into(), "yi4".into(), "xo1".into(), "yo3".into()])
+        .reorder(["xi2", "yi4", "xo1", "yo3"])
         .split("xi2", "xi2o5", "xi2i6", 3)
         .split_with_tail("yi4", "yi4o7", "yi4i8", 2, TailStrategy::RoundUp)
-        .reorder(&[
-            "xo1".into(),
-            "xi2o5".into(),
-            "yi4o7".into(),
-            "xi2i6".into(),
-            "yo3".into(),
-            "yi4i8".into(),
-        ])
+        .reorder(["xo1", "xi2o5", "yi4o7", "xi2i6", "yo3", "yi4i8"])
         .vectorize("xo1", 13);
     source.compute_root();
     let image = Buffer::<u8>::from_fn(&[3, 0], &[9, 7], |c| (c[0] * 7 + c[1] * 11) as u8);
@@ -214,14 +201,13 @@ fn no_sliding_over_a_func_computed_inside() {
     )
     .unwrap();
     f2.store_root().compute_at(&f3, y);
-    f2.reorder(&["y".into(), "x".into()])
+    f2.reorder(["y", "x"])
         .split_with_tail("y", "yo3", "yi4", 3, TailStrategy::GuardWithIf)
-        .reorder(&["yo3".into(), "x".into(), "yi4".into()]);
+        .reorder(["yo3", "x", "yi4"]);
     f2.update_stage(0)
         .split_with_tail("y", "yo7", "yi8", 7, TailStrategy::GuardWithIf);
     f0.store_at(&f2, "yi4").compute_at(&f2, "x");
-    f0.reorder(&["y".into(), "x".into()])
-        .split("y", "yo9", "yi10", 6);
+    f0.reorder(["y", "x"]).split("y", "yo9", "yi10", 6);
     if let Err(e) = try_check(&f3, &TestInputs::new(), &[3, 1], &[3, 3]) {
         panic!("{e}");
     }
@@ -275,11 +261,11 @@ fn no_sliding_with_a_shifted_rounded_up_loop() {
     f2.store_root().compute_at(&f4, y);
     f2.split_with_tail("x", "xo3", "xi4", 2, TailStrategy::GuardWithIf)
         .split_with_tail("y", "yo5", "yi6", 4, TailStrategy::GuardWithIf)
-        .reorder(&["xi4".into(), "yi6".into(), "xo3".into(), "yo5".into()])
+        .reorder(["xi4", "yi6", "xo3", "yo5"])
         .vectorize("yo5", 7);
     f1.store_at(&f4, y).compute_at(&f4, y);
     f1.split_with_tail("y", "yo7", "yi8", 7, TailStrategy::ShiftInwards)
-        .reorder(&["yi8".into(), "x".into(), "yo7".into()]);
+        .reorder(["yi8", "x", "yo7"]);
     f0.store_at(&f4, y).compute_at(&f1, "yo7");
     let image = Buffer::<f32>::from_fn(&[-58, -328], &[126, 693], |c| {
         ((c[0] * 3 + c[1]) % 50) as f32

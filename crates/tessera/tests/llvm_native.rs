@@ -456,7 +456,7 @@ fn loads_are_kept_across_stores_to_other_buffers() {
     }
     out.define((x, c), v).unwrap();
     out.bound(c, 0, 4)
-        .reorder(&[c.into(), x.into()])
+        .reorder((c, x))
         .unroll(c, 4)
         .vectorize(x, 8);
     let lowered = Pipeline::new(&out).lower(&LowerOptions::default()).unwrap();

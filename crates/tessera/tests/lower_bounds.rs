@@ -136,7 +136,7 @@ fn compute_at_the_update_stage_of_a_consumer() {
     h.define((x, y), x).unwrap();
     h.update((x, y), h.at((x, y)) + g.at((x + r.x(), y)))
         .unwrap();
-    g.compute_at_stage(&h, 1, x);
+    g.compute_at(h.update_stage(0), x);
     let run = check(&h, &TestInputs::new(), &[2, -2], &[7, 3]);
     assert_eq!(run.allocations("g"), 21);
     assert_eq!(run.allocation("g"), 3);
@@ -243,12 +243,12 @@ fn aligned_bounds() {
 #[test]
 fn storage_orders() {
     let c = chain();
-    c.g.compute_root().reorder_storage(&[c.y, c.x]);
-    c.f.compute_at(&c.g, c.y).reorder_storage(&[c.y, c.x]);
+    c.g.compute_root().reorder_storage([c.y, c.x]);
+    c.f.compute_at(&c.g, c.y).reorder_storage([c.y, c.x]);
     run_chain(&c, [-2, 5], [7, 9]);
     let c = chain();
     c.g.compute_at(&c.h, c.y)
-        .reorder_storage(&[c.y, c.x])
+        .reorder_storage([c.y, c.x])
         .vectorize(c.x, 4);
     run_chain(&c, [0, 0], [9, 3]);
 }
@@ -263,7 +263,7 @@ fn aligned_storage() {
         let c = chain();
         c.g.compute_root().align_storage(c.x, 8);
         c.f.compute_root()
-            .reorder_storage(&[c.y, c.x])
+            .reorder_storage([c.y, c.x])
             .align_storage(c.y, 3)
             .align_storage(c.x, 4);
         let run = run_chain(&c, mins, extents);
@@ -466,7 +466,7 @@ fn computed_at_the_outermost_level_of_a_consumer_stage() {
     out.define((x, y), g.at((x, y)) * 2 + g.at((x, y + 1)))
         .unwrap();
     g.compute_at(&out, y);
-    p.compute_at_stage(&g, 1, Var::outermost());
+    p.compute_at(g.update_stage(0), Var::outermost());
     let inputs = TestInputs::new().image(&input, u16_image(&[0, 0], &[12, 7], 5));
     let run = check(&out, &inputs, &[0, 0], &[10, 6]);
     // Per row of out, two rows of g, so two rows of 11 points of p.

@@ -96,7 +96,7 @@ fn with_a_producer_computed_in_the_update() {
         let p = diagonals();
         p.g.compute_root();
         if inside {
-            p.f.compute_at_stage(&p.g, 1, p.x);
+            p.f.compute_at(p.g.update_stage(0), p.x);
         } else {
             p.f.compute_root();
         }

@@ -91,7 +91,7 @@ fn vectorize_an_outer_loop() {
     let s = stencil();
     s.out
         .split_with_tail(s.y, "yo", "yv", 4, TailStrategy::GuardWithIf)
-        .reorder(&[s.x.into(), "yv".into(), "yo".into()])
+        .reorder((s.x, "yv", "yo"))
         .vectorize_loop("yv");
     s.g.compute_root();
     run(&s);
@@ -171,10 +171,8 @@ fn fuse_and_vectorize_a_producer() {
 #[test]
 fn reorder_loops_of_producer_and_consumer() {
     let s = stencil();
-    s.out.reorder(&[s.y.into(), s.x.into()]);
-    s.g.store_root()
-        .compute_at(&s.out, s.x)
-        .reorder(&[s.y.into(), s.x.into()]);
+    s.out.reorder((s.y, s.x));
+    s.g.store_root().compute_at(&s.out, s.x).reorder((s.y, s.x));
     let c = run(&s);
     // Sliding along x (the outer loop of out): each point of g is computed once.
     assert_eq!(c.stores("g"), 21 * 7);

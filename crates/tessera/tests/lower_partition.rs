@@ -339,7 +339,7 @@ fn factored_reduction_tails_leave_the_steady_state_unguarded() {
     partial.compute_root();
     partial
         .update_stage(0)
-        .reorder(&[lane.into(), "rxo".into(), "r.y".into()])
+        .reorder((lane, "rxo", "r.y"))
         .unroll_loop(lane);
     let image = lower_common::u8_image(&[1, 0], &[23, 5], 0, 255, 3);
     let run = check(&hist, &TestInputs::new().image(&input, image), &[0], &[256]);

@@ -180,9 +180,9 @@ fn non_rectangular_domains() {
                 tri.update_stage(0).vectorize(x, 4);
             }
             _ => {
-                tri.compute_at_stage(&disc, 1, x);
+                tri.compute_at(disc.update_stage(0), x);
                 disc.update_stage(0)
-                    .reorder(&[x.into(), "d.x".into(), "d.y".into(), y.into()])
+                    .reorder((x, "d.x", "d.y", y))
                     .parallel(y);
             }
         }
@@ -287,7 +287,7 @@ fn update_stages_with_their_own_schedules() {
         |f, _, y| {
             f.update_stage(1)
                 .split("r.x", "ro", "ri", 5)
-                .reorder(&["ri".into(), y.into(), "ro".into()])
+                .reorder(("ri", y, "ro"))
                 .parallel("ro")
                 .unroll("ri", 2);
         },

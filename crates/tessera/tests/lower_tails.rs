@@ -480,7 +480,7 @@ fn tails_on_both_dimensions_of_a_tile() {
         c.out
             .split_with_tail(c.x, "xo", "xi", 4, tail)
             .split_with_tail(c.y, "yo", "yi", 2, tail)
-            .reorder(&["xi".into(), "yi".into(), "xo".into(), "yo".into()]);
+            .reorder(["xi", "yi", "xo", "yo"]);
         c.producer.compute_at(&c.out, "xo");
         let run = run_chain(&c, 0);
         let points = offsets(W, &one_split(4, tail)).len() * offsets(H, &one_split(2, tail)).len();

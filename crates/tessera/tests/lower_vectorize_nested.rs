@@ -8,7 +8,6 @@ mod lower_common;
 use lower_common::{check, schedule_error, TestInputs};
 use tessera::codegen::{emit_llvm_ir, Target};
 use tessera::lang::schedule::TailStrategy;
-use tessera::lang::stage::DimName;
 use tessera::pipeline::signature;
 use tessera::prelude::*;
 
@@ -20,12 +19,7 @@ fn input_image(w: i64, h: i64) -> Buffer<i32> {
 fn vectorized_tiles(f: &Func, x: Var, y: Var, fx: i32, fy: i32, tail: TailStrategy) {
     f.split_with_tail(x, x, "xi", fx, tail)
         .split_with_tail(y, y, "yi", fy, tail)
-        .reorder(&[
-            DimName::from("xi"),
-            DimName::from("yi"),
-            DimName(x.name()),
-            DimName(y.name()),
-        ])
+        .reorder(("xi", "yi", x, y))
         .vectorize_loop("xi")
         .vectorize_loop("yi");
 }

@@ -30,7 +30,7 @@ fn histogram_factored_into_parallel_strips() {
         partial.compute_root().parallel(strip);
         partial
             .update_stage(0)
-            .reorder(&[lane.into(), "rxo".into(), "ryi".into(), strip.into()])
+            .reorder((lane, "rxo", "ryi", strip))
             .parallel(strip);
         hist.compute_root();
         if vectorize {

@@ -99,7 +99,7 @@ fn compute_at_a_specific_stage_without_that_loop() {
     let r = RDom::named("r", [(0, 4)]);
     f.define(x, 0).unwrap();
     f.update(x, f.at(x) + g.at(x + r.x())).unwrap();
-    g.compute_at_stage(&f, 0, "r.x");
+    g.compute_at(f.pure_stage(), "r.x");
     let msg = schedule_error(&f);
     assert_mentions(
         &msg,
@@ -226,7 +226,7 @@ fn histogram_reduction_loop_in_parallel() {
 #[test]
 fn reorder_reduction_loops() {
     let (f, r) = scan();
-    f.update_stage(0).reorder(&[r.y().into(), r.x().into()]);
+    f.update_stage(0).reorder((r.y(), r.x()));
     let msg = schedule_error(&f);
     assert_mentions(
         &msg,
@@ -247,7 +247,7 @@ fn reorder_reduction_loops_of_a_transposing_update() {
     f.define((x, y), x + y).unwrap();
     f.update((r.x(), r.y()), f.at((r.x(), r.y())) + f.at((r.y(), r.x())))
         .unwrap();
-    f.update_stage(0).reorder(&[r.y().into(), r.x().into()]);
+    f.update_stage(0).reorder((r.y(), r.x()));
     assert_mentions(
         &schedule_error(&f),
         &[
@@ -281,7 +281,7 @@ fn unknown_dimension_names() {
     );
 
     let t = two_stage();
-    t.out.reorder(&["x".into(), "w".into()]);
+    t.out.reorder(["x", "w"]);
     assert_mentions(&schedule_error(&t.out), &["out.reorder(x, w)", "no loop w"]);
 
     let t = two_stage();
@@ -328,7 +328,7 @@ fn bound_and_reorder_storage_name_missing_dimensions() {
     );
 
     let t = two_stage();
-    t.g.compute_root().reorder_storage(&[t.y]);
+    t.g.compute_root().reorder_storage([t.y]);
     assert_mentions(&schedule_error(&t.out), &["g.reorder_storage(y)", "x, y"]);
 }
 

@@ -13,8 +13,10 @@ pub enum Arch {
     X86_64,
 }
 
+/// The machine code is compiled for (Halide's `Target`): `Target::host()` for this one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Target {
+    /// The instruction set architecture.
     pub arch: Arch,
     /// LLVM's CPU name (`znver4`, `skylake-avx512`, `x86-64`).
     pub cpu: String,

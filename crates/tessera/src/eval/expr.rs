@@ -48,6 +48,7 @@ impl EvalContext for HashMap<Symbol, Value> {
     }
 }
 
+/// Evaluates expressions one lane at a time, variables read from a context.
 pub struct ExprEval<'a> {
     ctx: &'a mut dyn EvalContext,
     lets: Vec<(Symbol, Value)>,
@@ -61,6 +62,7 @@ pub struct ExprEval<'a> {
 }
 
 impl<'a> ExprEval<'a> {
+    /// An evaluator reading variables from `ctx`.
     pub fn new(ctx: &'a mut dyn EvalContext) -> ExprEval<'a> {
         ExprEval {
             ctx,

@@ -146,6 +146,7 @@ fn slice_vars(pure_args: &[Symbol], def: &Definition) -> Vec<(usize, Symbol)> {
 }
 
 impl Evaluator {
+    /// An evaluator with no inputs bound.
     pub fn new() -> Evaluator {
         Evaluator::default()
     }

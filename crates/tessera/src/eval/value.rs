@@ -12,10 +12,15 @@ use crate::ir::{BinaryOp, Expr, ExprKind, Intrinsic, Type, TypeCode, UnaryOp};
 /// width, so equal values of one type are equal `Value`s.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Value {
+    /// A boolean.
     Bool(bool),
+    /// A signed integer of any width, sign-extended.
     Int(i64),
+    /// An unsigned integer of any width, zero-extended.
     UInt(u64),
+    /// A 32-bit float.
     F32(f32),
+    /// A 64-bit float.
     F64(f64),
 }
 

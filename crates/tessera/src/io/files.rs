@@ -43,11 +43,14 @@ where
 /// The file formats, chosen by extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// NumPy's `.npy`: any element type and dimension count.
     Npy,
+    /// PNG: 8- or 16-bit gray, gray-alpha, RGB or RGBA.
     Png,
 }
 
 impl Format {
+    /// The format of `path`, by its extension; an error names an unknown one.
     pub fn of(path: &Path) -> Result<Format> {
         let ext = path
             .extension()
@@ -145,9 +148,11 @@ impl OutputFile {
         })
     }
 
+    /// The file's path.
     pub fn path(&self) -> &Path {
         &self.path
     }
+    /// The file's format.
     pub fn format(&self) -> Format {
         self.format
     }

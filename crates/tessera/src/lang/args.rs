@@ -7,11 +7,13 @@ use crate::ir::{Expr, ExprKind, Type};
 
 /// Coordinates of a call or an update's left-hand side.
 pub trait IntoArgs {
+    /// The coordinates, one per dimension.
     fn into_args(self) -> Vec<Expr>;
 }
 
 /// The pure variables of a definition's left-hand side.
 pub trait IntoVars {
+    /// The Vars, one per dimension.
     fn into_vars(self) -> Vec<Var>;
 }
 

@@ -19,11 +19,33 @@ use crate::runtime::huge_pages;
 /// One dimension of a buffer: coordinates `[min, min + extent)`, elements `stride` apart.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Dim {
+    /// The first coordinate.
     pub min: i64,
+    /// The number of coordinates.
     pub extent: i64,
+    /// The distance in elements between neighbours in this dimension.
     pub stride: i64,
 }
 
+/// An image of elements of type `T` over a box of coordinates, dense with x innermost unless
+/// built from other dimensions (Halide's `Buffer<T>`): the inputs a pipeline reads and the
+/// outputs it writes.
+///
+/// ```
+/// use tessera::prelude::*;
+///
+/// // Buffer<float> image(4, 3); with a min of (10, 20): image.set_min({10, 20});
+/// let mut image = Buffer::<f32>::with_mins(&[10, 20], &[4, 3]);
+/// image.set(&[11, 21], 2.5); // image(11, 21) = 2.5f;
+/// assert_eq!(image.get(&[11, 21]), 2.5); // image(11, 21)
+/// assert_eq!((image.width(), image.height()), (4, 3)); // image.width(), image.height()
+/// assert_eq!(image.mins(), vec![10, 20]); // image.min(0), image.min(1)
+/// assert_eq!(image.try_get(&[0, 0]), None); // outside the box
+///
+/// // Buffer<int> ramp = Buffer<int>::make_with_shape_of(...), filled by a loop:
+/// let ramp = Buffer::<i32>::from_fn(&[0, 0], &[4, 3], |c| (c[0] + 10 * c[1]) as i32);
+/// assert_eq!(ramp.get(&[3, 2]), 23);
+/// ```
 #[derive(Debug)]
 pub struct Buffer<T: Scalar> {
     dims: Vec<Dim>,
@@ -274,27 +296,35 @@ impl<T: Scalar> Buffer<T> {
         })
     }
 
+    /// Its dimensions, innermost first as stored.
     pub fn dims(&self) -> &[Dim] {
         &self.dims
     }
+    /// Its number of dimensions (Halide's `dimensions()`).
     pub fn dimensions(&self) -> usize {
         self.dims.len()
     }
+    /// Dimension `i` (Halide's `dim(i)`).
     pub fn dim(&self, i: usize) -> Dim {
         self.dims[i]
     }
+    /// The extent of dimension 0 (Halide's `width()`).
     pub fn width(&self) -> i64 {
         self.dims.first().map_or(1, |d| d.extent)
     }
+    /// The extent of dimension 1 (Halide's `height()`).
     pub fn height(&self) -> i64 {
         self.dims.get(1).map_or(1, |d| d.extent)
     }
+    /// The extent of dimension 2 (Halide's `channels()`).
     pub fn channels(&self) -> i64 {
         self.dims.get(2).map_or(1, |d| d.extent)
     }
+    /// The min coordinate of each dimension.
     pub fn mins(&self) -> Vec<i64> {
         self.dims.iter().map(|d| d.min).collect()
     }
+    /// The extent of each dimension.
     pub fn extents(&self) -> Vec<i64> {
         self.dims.iter().map(|d| d.extent).collect()
     }
@@ -302,12 +332,15 @@ impl<T: Scalar> Buffer<T> {
     pub fn len(&self) -> usize {
         self.dims.iter().map(|d| d.extent as usize).product()
     }
+    /// Whether it holds no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// The elements as stored, from the first one.
     pub fn data(&self) -> &[T] {
         &self.storage[self.start..]
     }
+    /// The elements as stored, writable.
     pub fn data_mut(&mut self) -> &mut [T] {
         &mut self.storage[self.start..]
     }
@@ -344,6 +377,7 @@ impl<T: Scalar> Buffer<T> {
     pub fn get(&self, coord: &[i64]) -> T {
         self.data()[self.offset(coord)]
     }
+    /// The element at `coord`, or `None` outside the box.
     pub fn try_get(&self, coord: &[i64]) -> Option<T> {
         self.contains(coord).then(|| self.get(coord))
     }
@@ -390,6 +424,7 @@ impl<T: Scalar> Buffer<T> {
             None => false,
         }
     }
+    /// Sets the element at `coord` (Halide's `buf(x, y) = v`); panics outside the box.
     pub fn set(&mut self, coord: &[i64], v: T) {
         let o = self.offset(coord);
         self.data_mut()[o] = v;
@@ -475,16 +510,27 @@ pub fn for_each_coord_in(mins: &[i64], extents: &[i64], f: &mut dyn FnMut(&[i64]
 /// A buffer of any element type, for inputs and outputs whose type is chosen at run time.
 #[derive(Clone, PartialEq, Debug)]
 pub enum AnyBuffer {
+    /// Booleans.
     Bool(Buffer<bool>),
+    /// 8-bit unsigned integers.
     U8(Buffer<u8>),
+    /// 16-bit unsigned integers.
     U16(Buffer<u16>),
+    /// 32-bit unsigned integers.
     U32(Buffer<u32>),
+    /// 64-bit unsigned integers.
     U64(Buffer<u64>),
+    /// 8-bit signed integers.
     I8(Buffer<i8>),
+    /// 16-bit signed integers.
     I16(Buffer<i16>),
+    /// 32-bit signed integers.
     I32(Buffer<i32>),
+    /// 64-bit signed integers.
     I64(Buffer<i64>),
+    /// 32-bit floats.
     F32(Buffer<f32>),
+    /// 64-bit floats.
     F64(Buffer<f64>),
 }
 
@@ -540,15 +586,18 @@ any_buffer_from!(bool => Bool, u8 => U8, u16 => U16, u32 => U32, u64 => U64, i8 
     i32 => I32, i64 => I64, f32 => F32, f64 => F64);
 
 impl AnyBuffer {
+    /// The element type.
     pub fn ty(&self) -> Type {
         fn ty_of<T: Scalar>(_: &Buffer<T>) -> Type {
             T::TYPE
         }
         any_buffer_dispatch!(self, b => ty_of(b))
     }
+    /// Its dimensions.
     pub fn dims(&self) -> &[Dim] {
         any_buffer_dispatch!(self, b => b.dims())
     }
+    /// Whether `coord` is inside the box.
     pub fn contains(&self, coord: &[i64]) -> bool {
         any_buffer_dispatch!(self, b => b.contains(coord))
     }

@@ -15,8 +15,11 @@ use crate::ir::{Expr, ExprKind, Symbol, Type};
 /// What one dimension of a buffer is constrained to (`None`: anything).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DimConstraints {
+    /// The required min, if constrained.
     pub min: Option<Expr>,
+    /// The required extent, if constrained.
     pub extent: Option<Expr>,
+    /// The required stride, if constrained.
     pub stride: Option<Expr>,
 }
 
@@ -62,12 +65,16 @@ pub type SharedConstraints = Arc<RwLock<BufferConstraints>>;
 /// The three fields of a buffer dimension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Field {
+    /// The min coordinate.
     Min,
+    /// The number of coordinates.
     Extent,
+    /// The distance between neighbours in elements.
     Stride,
 }
 
 impl Field {
+    /// The property as messages and symbol names spell it.
     pub fn name(self) -> &'static str {
         match self {
             Field::Min => "min",
@@ -251,6 +258,7 @@ impl OutputBuffer {
             self.constraints.clone(),
         )
     }
+    /// The number of dimensions.
     pub fn dimensions(&self) -> usize {
         self.dims
     }

@@ -25,6 +25,7 @@ pub struct Tuple(pub Vec<Expr>);
 
 /// What a definition's right-hand side may be: one value or a Tuple of them.
 pub trait IntoValues {
+    /// The values, one per Tuple element.
     fn into_values(self) -> Vec<Expr>;
 }
 impl IntoValues for Tuple {
@@ -48,10 +49,39 @@ macro_rules! single_value {
 }
 single_value!(Expr, &Expr, Var, super::rdom::RVar, i32, f32, f64, bool);
 
+/// A function over an infinite integer grid (Halide's `Func`): a pure definition
+/// `f(x, y) = value`, then any number of update definitions, and a schedule saying where and
+/// in what loop order its points are computed. Clones share the same Func.
+///
+/// Each directive below is named as in Halide; those that change loops apply to the pure
+/// definition (use [`Func::update_stage`] for an update's loops):
+///
+/// ```
+/// use tessera::prelude::*;
+///
+/// # fn main() -> Result<()> {
+/// let (x, y) = (Var::new("x"), Var::new("y"));
+/// let gradient = Func::new("gradient"); // Func gradient("gradient");
+/// gradient.define((x, y), x + y * 10)?; // gradient(x, y) = x + y * 10;
+/// let blur = Func::new("blur");
+/// blur.define((x, y), (gradient.at((x, y)) + gradient.at((x + 1, y))) / 2)?;
+///
+/// let (yo, yi) = blur.split_vars(y, "yo", "yi", 4); // blur.split(y, yo, yi, 4)
+/// blur.parallel(yo) // .parallel(yo)
+///     .vectorize(x, 8); // .vectorize(x, 8);
+/// gradient.compute_at(&blur, yi); // gradient.compute_at(blur, yi);
+///
+/// let out = blur.realize::<i32>(&[16, 8])?; // Buffer<int> out = blur.realize({16, 8});
+/// assert_eq!(out.get(&[3, 2]), (3 + 20 + 4 + 20) / 2);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct Func(Function);
 
 impl Func {
+    /// A Func without definitions, named `name` (names label the lowered code and error
+    /// messages; two Funcs may share one).
     pub fn new(name: &str) -> Func {
         Func(Function::new(Symbol::new(name)))
     }
@@ -59,9 +89,11 @@ impl Func {
     pub fn from_function(f: Function) -> Func {
         Func(f)
     }
+    /// Its shared contents: definitions and schedule.
     pub fn function(&self) -> &Function {
         &self.0
     }
+    /// Its name.
     pub fn name(&self) -> Symbol {
         self.0.name()
     }
@@ -109,12 +141,15 @@ impl Func {
         let buffer = value_buffer(name, 0, values);
         Expr::new(Type::i32(), ExprKind::Param(buffer_field(buffer, field, d)))
     }
+    /// Whether it has a pure definition.
     pub fn is_defined(&self) -> bool {
         self.0.is_defined()
     }
+    /// Its number of dimensions (pure Vars).
     pub fn dimensions(&self) -> usize {
         self.0.dimensions()
     }
+    /// The types of its values (one per Tuple element).
     pub fn output_types(&self) -> Vec<Type> {
         self.0.output_types()
     }
@@ -131,6 +166,7 @@ impl Func {
             .map(|s| Var::new(s.as_str()))
             .collect()
     }
+    /// The number of update definitions; [`Func::update_stage`] takes 0 to this minus 1.
     pub fn update_count(&self) -> usize {
         self.0.read().updates.len()
     }

@@ -73,15 +73,22 @@ impl Definition {
     }
 }
 
+/// What a Func is: its definitions and its schedule.
 #[derive(Debug)]
 pub struct FunctionContents {
+    /// Its identity, kept when names are made unique.
     pub id: FuncId,
+    /// Its name.
     pub name: Symbol,
     /// The pure variables, in dimension order (empty until defined).
     pub args: Vec<Symbol>,
+    /// The types of its values (one per Tuple element).
     pub output_types: Vec<Type>,
+    /// The pure definition, once defined.
     pub pure: Option<Definition>,
+    /// The update definitions, in order.
     pub updates: Vec<Definition>,
+    /// Where it is computed and stored.
     pub schedule: FuncSchedule,
     /// `Func::in_` wrappers: calls to the Func named here read the wrapper instead, in every
     /// definition, later updates included.
@@ -100,6 +107,7 @@ impl FunctionContents {
             self.updates.get(stage - 1)
         }
     }
+    /// Definition `stage`, writable (0 is the pure definition, k the k-th update).
     pub fn stage_mut(&mut self, stage: usize) -> Option<&mut Definition> {
         if stage == 0 {
             self.pure.as_mut()
@@ -134,6 +142,7 @@ impl FunctionContents {
 pub struct Function(Arc<RwLock<FunctionContents>>);
 
 impl Function {
+    /// A Function without definitions, with a fresh identity.
     pub fn new(name: Symbol) -> Function {
         Function(Arc::new(RwLock::new(FunctionContents {
             id: FuncId::next(),
@@ -147,27 +156,35 @@ impl Function {
             output_constraints: Arc::new(RwLock::new(BufferConstraints::default())),
         })))
     }
+    /// Its contents, read-locked.
     pub fn read(&self) -> RwLockReadGuard<'_, FunctionContents> {
         self.0.read().expect("Func contents poisoned")
     }
+    /// Its contents, write-locked.
     pub fn write(&self) -> RwLockWriteGuard<'_, FunctionContents> {
         self.0.write().expect("Func contents poisoned")
     }
+    /// Its name.
     pub fn name(&self) -> Symbol {
         self.read().name
     }
+    /// Its identity.
     pub fn id(&self) -> FuncId {
         self.read().id
     }
+    /// Whether it has a pure definition.
     pub fn is_defined(&self) -> bool {
         self.read().pure.is_some()
     }
+    /// Its number of dimensions.
     pub fn dimensions(&self) -> usize {
         self.read().args.len()
     }
+    /// The types of its values.
     pub fn output_types(&self) -> Vec<Type> {
         self.read().output_types.clone()
     }
+    /// Whether `other` is the same Function (not merely one of the same name).
     pub fn same_as(&self, other: &Function) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
@@ -245,6 +262,7 @@ pub struct FuncLink {
 }
 
 impl FuncLink {
+    /// The called Func's name.
     pub fn name(&self) -> Symbol {
         self.name
     }
@@ -267,6 +285,7 @@ impl FuncLink {
             LinkPtr::Weak(_) => function.weak_link(),
         }
     }
+    /// Whether the link does not keep the Func alive (a call in the Func's own definitions).
     pub fn is_weak(&self) -> bool {
         matches!(self.ptr, LinkPtr::Weak(_))
     }

@@ -13,6 +13,9 @@ use super::param::{InputId, ParamBinding};
 use crate::eval::value::Value;
 use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
 
+/// An input image of the pipeline (Halide's `ImageParam`): its type and dimension count
+/// are fixed, the buffer is bound for each run with
+/// [`Inputs::image`](crate::pipeline::Inputs::image).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImageParam {
     name: Symbol,
@@ -38,6 +41,7 @@ impl ImageLink {
             constraints: Arc::new(RwLock::new(BufferConstraints::default())),
         }
     }
+    /// The identity of the image this link leads to.
     pub fn id(&self) -> InputId {
         self.id
     }
@@ -119,6 +123,7 @@ pub fn buffer_field_bindings(image: Symbol, buffer: &AnyBuffer) -> Vec<ParamBind
 }
 
 impl ImageParam {
+    /// An input image of `dims` dimensions of elements of type `ty`, named `name`.
     pub fn new(ty: Type, dims: usize, name: &str) -> ImageParam {
         ImageParam {
             name: Symbol::new(name),
@@ -127,9 +132,11 @@ impl ImageParam {
             dims,
         }
     }
+    /// Its name.
     pub fn name(&self) -> Symbol {
         self.name
     }
+    /// Its identity, which stays when names are made unique.
     pub fn id(&self) -> InputId {
         self.link.id
     }
@@ -148,9 +155,11 @@ impl ImageParam {
             self.link.constraints.clone(),
         )
     }
+    /// Its element type.
     pub fn ty(&self) -> Type {
         self.ty
     }
+    /// Its number of dimensions.
     pub fn dimensions(&self) -> usize {
         self.dims
     }
@@ -211,15 +220,19 @@ impl ImageParam {
     pub fn max(&self, dim: usize) -> Expr {
         self.min(dim) + self.extent(dim) - 1
     }
+    /// The stride of dimension `dim` of the bound buffer, in elements.
     pub fn stride(&self, dim: usize) -> Expr {
         self.field("stride", dim)
     }
+    /// The extent of dimension 0 of the bound buffer.
     pub fn width(&self) -> Expr {
         self.extent(0)
     }
+    /// The extent of dimension 1 of the bound buffer.
     pub fn height(&self) -> Expr {
         self.extent(1)
     }
+    /// The extent of dimension 2 of the bound buffer.
     pub fn channels(&self) -> Expr {
         self.extent(2)
     }

@@ -1,8 +1,9 @@
 //! Inline reductions (Halide's `InlineReductions`): `sum`, `product`, `maximum`, `minimum`,
 //! `argmax` and `argmin` of an expression over the reduction domain its RVars belong to.
-//! Each builds a fresh anonymous Func over the expression's free pure Vars (sorted by name),
-//! whose pure definition is the identity of the reduction and whose one update folds the
-//! expression in over the RDom, and returns a call to that Func at those Vars.
+//! Each builds a fresh Func over the expression's free pure Vars (sorted by name), whose pure
+//! definition is the identity of the reduction and whose one update folds the expression in
+//! over the RDom, and returns a call to that Func at those Vars. The `_named` variants (Halide's
+//! `maximum(e, "name")`) name that Func and give it back, so it can be scheduled.
 //!
 //! Types follow Halide: `sum` and `product` keep the expression's type (and wrap like it);
 //! `maximum` starts from the type's minimum (−∞ for floats) and `minimum` from its maximum.
@@ -23,34 +24,67 @@ use crate::ir::{Expr, ExprKind, Type, TypeCode};
 
 /// The sum of `e` over its reduction domain (0 for an empty domain).
 pub fn sum(e: impl Into<Expr>) -> Expr {
-    fold("sum", e.into(), Expr::zero, |acc, e| acc + e)
+    sum_named(e, "sum$").0
 }
 
 /// The product of `e` over its reduction domain (1 for an empty domain).
 pub fn product(e: impl Into<Expr>) -> Expr {
-    fold("product", e.into(), Expr::one, |acc, e| acc * e)
+    product_named(e, "product$").0
 }
 
 /// The largest value of `e` over its reduction domain (the type's minimum if empty).
 pub fn maximum(e: impl Into<Expr>) -> Expr {
-    fold("maximum", e.into(), type_min, max)
+    maximum_named(e, "maximum$").0
 }
 
 /// The smallest value of `e` over its reduction domain (the type's maximum if empty).
 pub fn minimum(e: impl Into<Expr>) -> Expr {
-    fold("minimum", e.into(), type_max, min)
+    minimum_named(e, "minimum$").0
 }
 
 /// The coordinates of the first maximum of `e` in its reduction domain (one per RDom
 /// dimension), then the maximum.
 pub fn argmax(e: impl Into<Expr>) -> Vec<Expr> {
-    extremum("argmax", e.into(), type_min, |e, best| e.gt(best))
+    argmax_named(e, "argmax$").0
 }
 
 /// The coordinates of the first minimum of `e` in its reduction domain (one per RDom
 /// dimension), then the minimum.
 pub fn argmin(e: impl Into<Expr>) -> Vec<Expr> {
-    extremum("argmin", e.into(), type_max, |e, best| e.lt(best))
+    argmin_named(e, "argmin$").0
+}
+
+/// `sum`, its Func named `name` and given back to be scheduled (Halide's `sum(e, "name")`).
+/// The Func's arguments are the free Vars of `e`, sorted by name; like any Func with an
+/// update it is computed, unless scheduled otherwise, at the innermost loop of its consumer.
+pub fn sum_named(e: impl Into<Expr>, name: &str) -> (Expr, Func) {
+    fold("sum", name, e.into(), Expr::zero, |acc, e| acc + e)
+}
+
+/// `product`, its Func named `name` and given back to be scheduled (see [`sum_named`]).
+pub fn product_named(e: impl Into<Expr>, name: &str) -> (Expr, Func) {
+    fold("product", name, e.into(), Expr::one, |acc, e| acc * e)
+}
+
+/// `maximum`, its Func named `name` and given back to be scheduled (Halide's
+/// `maximum(e, "name")`; see [`sum_named`]).
+pub fn maximum_named(e: impl Into<Expr>, name: &str) -> (Expr, Func) {
+    fold("maximum", name, e.into(), type_min, max)
+}
+
+/// `minimum`, its Func named `name` and given back to be scheduled (see [`sum_named`]).
+pub fn minimum_named(e: impl Into<Expr>, name: &str) -> (Expr, Func) {
+    fold("minimum", name, e.into(), type_max, min)
+}
+
+/// `argmax`, its Func named `name` and given back to be scheduled (see [`sum_named`]).
+pub fn argmax_named(e: impl Into<Expr>, name: &str) -> (Vec<Expr>, Func) {
+    extremum("argmax", name, e.into(), type_min, |e, best| e.gt(best))
+}
+
+/// `argmin`, its Func named `name` and given back to be scheduled (see [`sum_named`]).
+pub fn argmin_named(e: impl Into<Expr>, name: &str) -> (Vec<Expr>, Func) {
+    extremum("argmin", name, e.into(), type_max, |e, best| e.lt(best))
 }
 
 /// The smallest value of a type (−∞ for floats), Halide's `Type::min`.
@@ -81,7 +115,8 @@ struct Reduction {
 }
 
 impl Reduction {
-    fn find(what: &str, e: &Expr) -> Result<Reduction> {
+    /// The reduction `what` of `e`, its Func named `name`.
+    fn find(what: &str, name: &str, e: &Expr) -> Result<Reduction> {
         let mut free = BTreeMap::new();
         let mut rvars = Vec::new();
         visit_exprs(e, &mut |n| {
@@ -117,8 +152,9 @@ impl Reduction {
         Ok(Reduction {
             vars: free.into_values().collect(),
             rvars,
-            // `$` keeps the name apart from users' names; pipelines number same-named Funcs.
-            func: Func::new(&format!("{what}$")),
+            // Unnamed reductions' `$` keeps their names apart from users' names; pipelines
+            // number same-named Funcs.
+            func: Func::new(name),
         })
     }
 
@@ -127,36 +163,54 @@ impl Reduction {
     }
 }
 
-/// `f(vars) = identity(type); f(vars) = combine(f(vars), e)`.
-fn fold(what: &str, e: Expr, identity: fn(Type) -> Expr, combine: fn(Expr, Expr) -> Expr) -> Expr {
+/// `f(vars) = identity(type); f(vars) = combine(f(vars), e)`, with `f` named `name`; a
+/// mistake gives an Invalid value and a Func without definitions.
+fn fold(
+    what: &str,
+    name: &str,
+    e: Expr,
+    identity: fn(Type) -> Expr,
+    combine: fn(Expr, Expr) -> Expr,
+) -> (Expr, Func) {
     let ty = e.ty();
     if matches!(e.kind(), ExprKind::Invalid(_)) {
-        return e;
+        return (e, Func::new(name));
     }
+    let r = match Reduction::find(what, name, &e) {
+        Ok(r) => r,
+        Err(err) => return (Expr::invalid(ty, describe(what, &e, err)), Func::new(name)),
+    };
     let build = || -> Result<Expr> {
-        let r = Reduction::find(what, &e)?;
         r.func.define(r.vars.clone(), identity(ty))?;
         let acc = r.func.at(r.vars.clone());
         r.func.update(r.vars.clone(), combine(acc, e.clone()))?;
         Ok(r.func.at(r.vars.clone()))
     };
-    build().unwrap_or_else(|err| Expr::invalid(ty, describe(what, &e, err)))
+    let value = build().unwrap_or_else(|err| Expr::invalid(ty, describe(what, &e, err)));
+    (value, r.func)
 }
 
-/// `f(vars) = (0, .., start); f(vars) = better(e, f[last]) ? (rvars.., e) : f(vars)`.
+/// `f(vars) = (0, .., start); f(vars) = better(e, f[last]) ? (rvars.., e) : f(vars)`, with `f`
+/// named `name`.
 fn extremum(
     what: &str,
+    name: &str,
     e: Expr,
     start: fn(Type) -> Expr,
     better: fn(&Expr, &Expr) -> Expr,
-) -> Vec<Expr> {
+) -> (Vec<Expr>, Func) {
     let ty = e.ty();
     if let ExprKind::Invalid(msg) = e.kind() {
-        return invalid_tuple(1, ty, msg);
+        return (invalid_tuple(1, ty, msg), Func::new(name));
     }
-    let r = match Reduction::find(what, &e) {
+    let r = match Reduction::find(what, name, &e) {
         Ok(r) => r,
-        Err(err) => return invalid_tuple(1, ty, &describe(what, &e, err)),
+        Err(err) => {
+            return (
+                invalid_tuple(1, ty, &describe(what, &e, err)),
+                Func::new(name),
+            )
+        }
     };
     let dims = r.rvars.len();
     let build = || -> Result<Vec<Expr>> {
@@ -175,7 +229,8 @@ fn extremum(
         r.func.update(r.vars.clone(), Tuple(updated))?;
         Ok(r.at())
     };
-    build().unwrap_or_else(|err| invalid_tuple(dims, ty, &describe(what, &e, err)))
+    let values = build().unwrap_or_else(|err| invalid_tuple(dims, ty, &describe(what, &e, err)));
+    (values, r.func)
 }
 
 /// The result of a failed argmax/argmin: one Invalid per coordinate and one for the value.

@@ -12,10 +12,12 @@ fn invalid_in(e: &[&Expr]) -> Option<Expr> {
         .map(|x| (*x).clone())
 }
 
+/// The smaller of `a` and `b` (Halide's `min`).
 pub fn min(a: impl IntoOperand, b: impl IntoOperand) -> Expr {
     binary_op(BinaryOp::Min, a.into_operand(), b.into_operand())
 }
 
+/// The larger of `a` and `b` (Halide's `max`).
 pub fn max(a: impl IntoOperand, b: impl IntoOperand) -> Expr {
     binary_op(BinaryOp::Max, a.into_operand(), b.into_operand())
 }
@@ -307,23 +309,38 @@ macro_rules! float_unary {
 }
 
 float_unary! {
+    /// The square root (Halide's `sqrt`); an integer `x` is converted to f32 first, as by
+    /// the other float functions.
     sqrt => Sqrt,
+    /// e to the power `x`.
     exp => Exp,
     /// Natural logarithm.
     log => Log,
+    /// The largest integer-valued float not above `x`.
     floor => Floor,
+    /// The smallest integer-valued float not below `x`.
     ceil => Ceil,
     /// Rounds to the nearest integer, ties to even.
     round => Round,
+    /// `x` rounded toward zero.
     trunc => Trunc,
+    /// The sine of `x` radians.
     sin => Sin,
+    /// The cosine of `x` radians.
     cos => Cos,
+    /// The tangent of `x` radians.
     tan => Tan,
+    /// The arcsine, in radians.
     asin => Asin,
+    /// The arccosine, in radians.
     acos => Acos,
+    /// The arctangent, in radians.
     atan => Atan,
+    /// The hyperbolic sine.
     sinh => Sinh,
+    /// The hyperbolic cosine.
     cosh => Cosh,
+    /// The hyperbolic tangent.
     tanh => Tanh,
 }
 
@@ -337,6 +354,7 @@ fn float_binary(name: &str, op: Intrinsic, a: Operand, b: Operand) -> Expr {
     Expr::intrinsic(a.ty(), op, vec![a, b])
 }
 
+/// The angle of the point `(b, a)` (Halide's `atan2(y, x)`), of floats.
 pub fn atan2(a: impl IntoOperand, b: impl IntoOperand) -> Expr {
     float_binary(
         "atan2",
@@ -346,6 +364,7 @@ pub fn atan2(a: impl IntoOperand, b: impl IntoOperand) -> Expr {
     )
 }
 
+/// `sqrt(a * a + b * b)`, of floats.
 pub fn hypot(a: impl IntoOperand, b: impl IntoOperand) -> Expr {
     float_binary(
         "hypot",
@@ -452,7 +471,8 @@ fn sin_by_quadrant(name: &str, x: Expr, shift: i32) -> Expr {
 }
 
 macro_rules! float_predicate {
-    ($($name:ident => $op:ident),* $(,)?) => {$(
+    ($($(#[$doc:meta])* $name:ident => $op:ident),* $(,)?) => {$(
+        $(#[$doc])*
         pub fn $name(x: impl Into<Expr>) -> Expr {
             let x = float_arg(x.into());
             Expr::intrinsic(Type::bool_().with_lanes(x.ty().lanes), Intrinsic::$op, vec![x])
@@ -460,10 +480,18 @@ macro_rules! float_predicate {
     )*};
 }
 
-float_predicate! { is_nan => IsNan, is_inf => IsInf, is_finite => IsFinite }
+float_predicate! {
+    /// Whether the float `x` is NaN (Halide's `is_nan`).
+    is_nan => IsNan,
+    /// Whether the float `x` is +∞ or −∞ (Halide's `is_inf`).
+    is_inf => IsInf,
+    /// Whether the float `x` is neither NaN nor infinite (Halide's `is_finite`).
+    is_finite => IsFinite,
+}
 
 macro_rules! bit_count {
-    ($($name:ident => $op:ident),* $(,)?) => {$(
+    ($($(#[$doc:meta])* $name:ident => $op:ident),* $(,)?) => {$(
+        $(#[$doc])*
         pub fn $name(x: impl Into<Expr>) -> Expr {
             let x = x.into();
             if !x.ty().is_int_or_uint() {
@@ -474,7 +502,16 @@ macro_rules! bit_count {
     )*};
 }
 
-bit_count! { popcount => PopCount, count_leading_zeros => CountLeadingZeros, count_trailing_zeros => CountTrailingZeros }
+bit_count! {
+    /// The number of set bits of the integer `x` (Halide's `popcount`).
+    popcount => PopCount,
+    /// The number of zero bits above the highest set bit of `x` (Halide's
+    /// `count_leading_zeros`).
+    count_leading_zeros => CountLeadingZeros,
+    /// The number of zero bits below the lowest set bit of `x` (Halide's
+    /// `count_trailing_zeros`).
+    count_trailing_zeros => CountTrailingZeros,
+}
 
 /// Marks a condition as usually true (a hint for loop partitioning; the value is unchanged).
 pub fn likely(x: impl Into<Expr>) -> Expr {

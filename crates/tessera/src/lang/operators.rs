@@ -18,12 +18,17 @@ use crate::ir::{BinaryOp, Expr, ExprKind, Type, TypeCode, UnaryOp};
 /// An operand before coercion: an expression or a not-yet-typed Rust literal.
 #[derive(Clone, Debug)]
 pub enum Operand {
+    /// An expression, of its own type.
     Expr(Expr),
+    /// An integer literal, taking the type of the other operand.
     Int(i64),
+    /// A float literal, taking the other operand's float type (f32 against an integer).
     Float(f64),
 }
 
+/// What an operator or math function accepts: an Expr, a Var, an RVar or a Rust literal.
 pub trait IntoOperand {
+    /// The operand, its literal not yet typed.
     fn into_operand(self) -> Operand;
 }
 
@@ -431,27 +436,35 @@ impl_unary!(Expr, &Expr, Var, RVar, &RVar);
 
 /// Comparisons and logical operators as methods (Rust's comparison traits must return bool).
 pub trait ExprOps: IntoOperand + Sized {
+    /// `self == rhs` (Halide's `==`).
     fn eq_(self, rhs: impl IntoOperand) -> Expr {
         binary_op(BinaryOp::Eq, self.into_operand(), rhs.into_operand())
     }
+    /// `self != rhs`.
     fn ne_(self, rhs: impl IntoOperand) -> Expr {
         binary_op(BinaryOp::Ne, self.into_operand(), rhs.into_operand())
     }
+    /// `self < rhs`.
     fn lt(self, rhs: impl IntoOperand) -> Expr {
         binary_op(BinaryOp::Lt, self.into_operand(), rhs.into_operand())
     }
+    /// `self <= rhs`.
     fn le(self, rhs: impl IntoOperand) -> Expr {
         binary_op(BinaryOp::Le, self.into_operand(), rhs.into_operand())
     }
+    /// `self > rhs`.
     fn gt(self, rhs: impl IntoOperand) -> Expr {
         binary_op(BinaryOp::Gt, self.into_operand(), rhs.into_operand())
     }
+    /// `self >= rhs`.
     fn ge(self, rhs: impl IntoOperand) -> Expr {
         binary_op(BinaryOp::Ge, self.into_operand(), rhs.into_operand())
     }
+    /// `self && rhs`, of booleans.
     fn and(self, rhs: impl IntoOperand) -> Expr {
         binary_op(BinaryOp::And, self.into_operand(), rhs.into_operand())
     }
+    /// `self || rhs`, of booleans.
     fn or(self, rhs: impl IntoOperand) -> Expr {
         binary_op(BinaryOp::Or, self.into_operand(), rhs.into_operand())
     }

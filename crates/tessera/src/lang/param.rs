@@ -31,6 +31,8 @@ pub fn same_name_error(what: &str, name: Symbol) -> crate::error::Error {
     ))
 }
 
+/// A scalar input of the pipeline (Halide's `Param<T>`), bound to a value for each run
+/// with [`Inputs::param`](crate::pipeline::Inputs::param).
 #[derive(Clone, Debug)]
 pub struct Param<T: Scalar> {
     name: Symbol,
@@ -42,6 +44,7 @@ pub struct Param<T: Scalar> {
 }
 
 impl<T: Scalar> Param<T> {
+    /// A parameter named `name`.
     pub fn new(name: &str) -> Param<T> {
         Param {
             name: Symbol::new(name),
@@ -103,9 +106,11 @@ impl<T: Scalar> Param<T> {
         self.max = max;
         Ok(())
     }
+    /// Its name.
     pub fn name(&self) -> Symbol {
         self.name
     }
+    /// Its type.
     pub fn ty(&self) -> Type {
         T::TYPE
     }
@@ -147,8 +152,11 @@ impl<T: Scalar> From<&Param<T>> for Expr {
 /// A value for a named scalar parameter.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ParamBinding {
+    /// The parameter's name.
     pub name: Symbol,
+    /// Its type.
     pub ty: Type,
+    /// The value bound to it.
     pub value: Value,
     /// The `Param` bound, when the binding was made by `Param::bind`.
     pub origin: Option<InputId>,
@@ -178,7 +186,9 @@ fn type_end(ty: Type, upper: bool) -> Expr {
 pub struct DeclaredRange {
     /// The parameter (an `ExprKind::Param` node).
     pub param: Expr,
+    /// The smallest value it may take.
     pub min: Expr,
+    /// The largest value it may take.
     pub max: Expr,
 }
 

@@ -11,14 +11,18 @@ use crate::ir::{Expr, ExprKind, Symbol, Type};
 /// One reduction variable: iterates `[min, min + extent)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RVarDef {
+    /// The RVar's name (`r.x`).
     pub name: Symbol,
+    /// The first value.
     pub min: Expr,
+    /// The number of values.
     pub extent: Expr,
 }
 
 /// A snapshot of a reduction domain as an update definition uses it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReductionDomain {
+    /// The domain's name (`r`).
     pub name: Symbol,
     /// Innermost first.
     pub vars: Vec<RVarDef>,
@@ -108,9 +112,11 @@ impl RDom {
         }))
     }
 
+    /// The domain's name.
     pub fn name(&self) -> Symbol {
         self.0.name
     }
+    /// The number of dimensions (RVars).
     pub fn dimensions(&self) -> usize {
         self.0.vars.len()
     }
@@ -130,15 +136,19 @@ impl RDom {
             link: RDomLink(Arc::downgrade(&self.0)),
         }
     }
+    /// The first RVar (Halide's `r.x`).
     pub fn x(&self) -> RVar {
         self.var(0)
     }
+    /// The second RVar (`r.y`).
     pub fn y(&self) -> RVar {
         self.var(1)
     }
+    /// The third RVar (`r.z`).
     pub fn z(&self) -> RVar {
         self.var(2)
     }
+    /// The fourth RVar (`r.w`).
     pub fn w(&self) -> RVar {
         self.var(3)
     }
@@ -153,6 +163,7 @@ impl RDom {
         self
     }
 
+    /// The domain as it is now: its RVars' ranges and its predicates.
     pub fn snapshot(&self) -> ReductionDomain {
         ReductionDomain {
             name: self.0.name,
@@ -170,9 +181,11 @@ pub struct RVar {
 }
 
 impl RVar {
+    /// Its name (`r.x`).
     pub fn name(&self) -> Symbol {
         self.name
     }
+    /// The RVar as an int32 expression.
     pub fn expr(&self) -> Expr {
         Expr::new(Type::i32(), ExprKind::RVar(self.name, self.link.clone()))
     }

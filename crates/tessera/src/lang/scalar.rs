@@ -5,8 +5,12 @@ use crate::error::{Error, Result};
 use crate::eval::value::Value;
 use crate::ir::{Symbol, Type};
 
+/// A Rust type that is a Tessera element type: a buffer element, a parameter or a
+/// literal (`bool`, `u8` to `u64`, `i8` to `i64`, `f32`, `f64`).
 pub trait Scalar: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static {
+    /// The Tessera type of `Self`.
     const TYPE: Type;
+    /// The value as an evaluator [`Value`].
     fn to_value(self) -> Value;
     /// Converts a value of exactly this type back (panics on a kind mismatch: internal bug).
     fn from_value(v: Value) -> Self;

@@ -40,18 +40,26 @@ pub enum TailStrategy {
 pub enum SplitDirective {
     /// `old` becomes `outer * factor + inner`.
     Split {
+        /// The loop split.
         old: Symbol,
+        /// The new outer loop: `old`'s steps of `factor`.
         outer: Symbol,
+        /// The new inner loop, over `[0, factor)`.
         inner: Symbol,
+        /// The inner loop's extent.
         factor: Expr,
+        /// What happens where `factor` does not divide `old`'s extent.
         tail: TailStrategy,
         /// The directive that made it, as the user wrote it (`vectorize(x, 8)`).
         directive: String,
     },
     /// `inner` and `outer` become one loop `fused` (inner fastest).
     Fuse {
+        /// The loop iterating fastest in the fused loop.
         inner: Symbol,
+        /// The loop iterating slowest.
         outer: Symbol,
+        /// The fused loop.
         fused: Symbol,
     },
 }
@@ -61,8 +69,11 @@ pub enum SplitDirective {
 /// `x.xi`); `short` is the name the user gave it, by which directives find it.
 #[derive(Clone, PartialEq, Debug)]
 pub struct LoopDim {
+    /// The full hierarchical name (`x.xo`).
     pub name: Symbol,
+    /// The name the user gave it (`xo`).
     pub short: Symbol,
+    /// Serial, parallel, vectorized or unrolled.
     pub kind: ForKind,
     /// Whether the loop iterates a reduction variable (or a split/fusion of one).
     pub is_rvar: bool,
@@ -71,6 +82,7 @@ pub struct LoopDim {
 /// The loop structure of one stage (pure definition or update).
 #[derive(Clone, PartialEq, Debug, Default)]
 pub struct StageSchedule {
+    /// The splits and fusions made, in order.
     pub splits: Vec<SplitDirective>,
     /// Loops, innermost first.
     pub dims: Vec<LoopDim>,
@@ -89,7 +101,9 @@ pub struct StageSchedule {
 /// buffer sizes) holds.
 #[derive(Clone, PartialEq, Debug)]
 pub struct Specialization {
+    /// When the specialization is used.
     pub condition: Expr,
+    /// The loop structure used then.
     pub schedule: StageSchedule,
 }
 
@@ -180,15 +194,19 @@ pub enum LoopLevel {
     /// Inside the loop over dimension `var` of `func`'s stage `stage` (by default the one stage
     /// of `func` that uses the Func being scheduled).
     At {
+        /// The consumer whose loop it is.
         func: Symbol,
         /// The identity of `func`, which names follow when they are made unique.
         id: FuncId,
+        /// The consumer's stage (0 the pure definition, k + 1 update k), if one is named.
         stage: Option<usize>,
+        /// The loop.
         var: Symbol,
     },
 }
 
 impl LoopLevel {
+    /// The level as messages print it (`root`, `g.x`, `g.s1.x`).
     pub fn describe(&self) -> String {
         match self {
             LoopLevel::Inlined => "inline".to_string(),
@@ -212,8 +230,11 @@ impl LoopLevel {
 /// `bound(var, min, extent)`: the region computed in that dimension is exactly this.
 #[derive(Clone, PartialEq, Debug)]
 pub struct Bound {
+    /// The dimension bounded.
     pub var: Symbol,
+    /// The first coordinate computed.
     pub min: Expr,
+    /// The number of coordinates computed.
     pub extent: Expr,
 }
 
@@ -221,18 +242,22 @@ pub struct Bound {
 /// from the min its consumers need (the min stays inferred).
 #[derive(Clone, PartialEq, Debug)]
 pub struct ExtentBound {
+    /// The dimension bounded.
     pub var: Symbol,
+    /// The number of coordinates computed.
     pub extent: Expr,
 }
 
 /// Where a Func is computed and stored, and constraints on its storage.
 #[derive(Clone, PartialEq, Debug)]
 pub struct FuncSchedule {
+    /// Where it is computed (`compute_root`, `compute_at`, `compute_inline`).
     pub compute_level: LoopLevel,
     /// `None`: stored where it is computed.
     pub store_level: Option<LoopLevel>,
     /// `hoist_storage`: where the storage is allocated, when outside the store level.
     pub hoist_level: Option<LoopLevel>,
+    /// `bound`: dimensions whose computed region is fixed.
     pub bounds: Vec<Bound>,
     /// `bound_extent`: dimensions whose computed extent is fixed (none also in `bounds`).
     pub extent_bounds: Vec<ExtentBound>,
@@ -261,7 +286,9 @@ pub struct FuncSchedule {
 /// `f.fold_storage(var, factor)`: coordinate `c` of dimension `var` is stored at `c mod factor`.
 #[derive(Clone, PartialEq, Debug)]
 pub struct StorageFold {
+    /// The dimension folded.
     pub var: Symbol,
+    /// The number of coordinates stored.
     pub factor: i32,
 }
 
@@ -270,7 +297,9 @@ pub struct StorageFold {
 /// of it too.
 #[derive(Clone, PartialEq, Debug)]
 pub struct StorageAlignment {
+    /// The dimension padded.
     pub var: Symbol,
+    /// The multiple its storage extent is rounded up to.
     pub alignment: i32,
 }
 
@@ -280,7 +309,9 @@ pub struct StorageAlignment {
 /// knows the phase of each coordinate from its loop position.
 #[derive(Clone, PartialEq, Debug)]
 pub struct BoundAlignment {
+    /// The dimension aligned.
     pub var: Symbol,
+    /// The multiple its extent (and min) is widened to.
     pub modulus: i32,
     /// `None` for `align_extent`, which keeps the min.
     pub remainder: Option<i32>,
@@ -291,9 +322,11 @@ pub struct BoundAlignment {
 /// `var`, are one loop nest.
 #[derive(Clone, PartialEq, Debug)]
 pub struct FusedLoops {
+    /// The Func whose loops are joined.
     pub with: Symbol,
     /// The identity of `with`, which names follow when they are made unique.
     pub with_id: FuncId,
+    /// The innermost loop joined.
     pub var: Symbol,
     /// The stage of the Func scheduled (0 = pure, k = update k-1).
     pub stage: usize,
@@ -323,6 +356,7 @@ impl Default for FuncSchedule {
 }
 
 impl FuncSchedule {
+    /// Where it is stored: the store level, or the compute level when none is set.
     pub fn store_level(&self) -> &LoopLevel {
         self.store_level.as_ref().unwrap_or(&self.compute_level)
     }
@@ -361,5 +395,19 @@ pub fn describe_dims(dims: &[LoopDim]) -> String {
         "(none)".to_string()
     } else {
         names.join(", ")
+    }
+}
+
+/// The error of a directive naming stage `stage` (0 the pure definition, k + 1 update k) of
+/// `func`, which has only `updates` update definitions.
+pub(crate) fn missing_update(func: Symbol, stage: usize, updates: usize) -> String {
+    let defined = match updates {
+        0 => "no update definitions".to_string(),
+        1 => "1 update definition, update(0)".to_string(),
+        n => format!("{n} update definitions, update(0) to update({})", n - 1),
+    };
+    match stage.checked_sub(1) {
+        Some(k) => format!("{func} has no update({k}): it has {defined}"),
+        None => format!("{func} has no pure definition (define it before scheduling it)"),
     }
 }

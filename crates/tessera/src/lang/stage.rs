@@ -13,8 +13,8 @@ use super::independent_iterations::{check_independent, loop_rvars, rdom_vars};
 use super::rdom::RVar;
 use super::rfactor::is_exact_reduction;
 use super::schedule::{
-    describe_dims, find_dim, Bound, ExtentBound, FuncSchedule, LoopDim, LoopLevel, Specialization,
-    SplitDirective, StageSchedule, TailStrategy,
+    describe_dims, find_dim, missing_update, Bound, ExtentBound, FuncSchedule, LoopDim, LoopLevel,
+    Specialization, SplitDirective, StageSchedule, TailStrategy,
 };
 use super::var::Var;
 use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, MemoryType, Symbol, Type};
@@ -50,8 +50,102 @@ impl From<&str> for DimName {
     }
 }
 
+impl From<&DimName> for DimName {
+    fn from(d: &DimName) -> DimName {
+        *d
+    }
+}
+
+/// The loops a `reorder` lists, innermost first: an array or `Vec` of Vars, RVars or names
+/// (`[x, y]`, `["xi", "yi"]`), a tuple mixing them (`(r.x(), x, "yo")`, where Halide writes
+/// `reorder(r.x, x, yo)`), or a slice of [`DimName`]s.
+pub trait DimList {
+    /// The loops' names, in the order listed.
+    fn dim_names(self) -> Vec<Symbol>;
+}
+
+impl<T: Into<DimName>, const N: usize> DimList for [T; N] {
+    fn dim_names(self) -> Vec<Symbol> {
+        self.into_iter().map(|d| d.into().0).collect()
+    }
+}
+
+impl<T: Into<DimName>> DimList for Vec<T> {
+    fn dim_names(self) -> Vec<Symbol> {
+        self.into_iter().map(|d| d.into().0).collect()
+    }
+}
+
+/// The spelling `reorder(["x", "y"])` of earlier releases (an array of one
+/// element type is simpler: `reorder(["x", "y"])`).
+impl<const N: usize> DimList for &[DimName; N] {
+    fn dim_names(self) -> Vec<Symbol> {
+        self.iter().map(|d| d.0).collect()
+    }
+}
+
+impl DimList for &Vec<DimName> {
+    fn dim_names(self) -> Vec<Symbol> {
+        self.iter().map(|d| d.0).collect()
+    }
+}
+
+impl DimList for &[DimName] {
+    fn dim_names(self) -> Vec<Symbol> {
+        self.iter().map(|d| d.0).collect()
+    }
+}
+
+/// `DimList` for tuples of up to eight Vars, RVars and names, in any mix.
+macro_rules! dim_list_tuples {
+    ($(($($t:ident),+))*) => {
+        $(
+            impl<$($t: Into<DimName>),+> DimList for ($($t,)+) {
+                #[allow(non_snake_case)]
+                fn dim_names(self) -> Vec<Symbol> {
+                    let ($($t,)+) = self;
+                    vec![$($t.into().0),+]
+                }
+            }
+        )*
+    };
+}
+
+dim_list_tuples! {
+    (A, B)
+    (A, B, C)
+    (A, B, C, D)
+    (A, B, C, D, E)
+    (A, B, C, D, E, F)
+    (A, B, C, D, E, F, G)
+    (A, B, C, D, E, F, G, H)
+}
+
 /// One definition of a Func (or one specialization of it), as a target for loop-structure
-/// directives.
+/// directives (Halide's `Stage`): [`Func::pure_stage`] for the pure definition,
+/// [`Func::update_stage`]`(i)` for update `i` (Halide's `f.update(i)`).
+///
+/// ```
+/// use tessera::prelude::*;
+///
+/// # fn main() -> Result<()> {
+/// let x = Var::new("x");
+/// let r = RDom::named("r", [(0, 4)]);
+/// let histogram = Func::new("histogram");
+/// histogram.define(x, 0)?;
+/// // histogram(x) += (x + r.x) % 3;
+/// histogram.update(x, histogram.at(x) + (x + r.x()) % 3)?;
+///
+/// histogram
+///     .update_stage(0) // histogram.update(0)
+///     .reorder((r.x(), x)) // .reorder(r.x, x)
+///     .vectorize(x, 4); // .vectorize(x, 4);
+///
+/// let out = histogram.realize::<i32>(&[8])?;
+/// assert_eq!(out.get(&[5]), (0..4).map(|r| (5 + r) % 3).sum::<i32>());
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct Stage {
     func: Function,
@@ -62,6 +156,8 @@ pub struct Stage {
 }
 
 impl Stage {
+    /// The stage `index` of `func`: 0 for the pure definition, k + 1 for update k (users
+    /// write [`Func::pure_stage`] and [`Func::update_stage`]).
     pub fn new(func: Function, index: usize) -> Stage {
         Stage {
             func,
@@ -106,11 +202,9 @@ impl Stage {
         }
         let mut contents = self.func.write();
         let Some(def) = contents.stage_mut(self.index) else {
+            let msg = missing_update(self.func.name(), self.index, contents.updates.len());
             drop(contents);
-            self.record_error(
-                "specialize",
-                format!("{} has no stage {}", self.func.name(), self.index),
-            );
+            self.record_error("specialize", msg);
             return self.clone();
         };
         let parent = def.schedule.specialized_mut(&self.specialization);
@@ -206,9 +300,10 @@ impl Stage {
         let func_name = self.func.name();
         let mut contents = self.func.write();
         let result = match contents.stage_mut(self.index) {
-            None => Err(format!(
-                "{func_name} has no stage {} (define it before scheduling it)",
-                self.index
+            None => Err(missing_update(
+                func_name,
+                self.index,
+                contents.updates.len(),
             )),
             Some(def) => {
                 let mut schedule = def.schedule.specialized(&self.specialization).clone();
@@ -237,6 +332,22 @@ impl Stage {
         self.split_with_tail(old, outer, inner, factor, TailStrategy::Auto)
     }
 
+    /// `split`, giving back the new loops `outer` and `inner` as Vars for the directives that
+    /// follow: `let (yo, yi) = f.split_vars(y, "yo", "yi", 8); f.parallel(yo);`.
+    pub fn split_vars(
+        &self,
+        old: impl Into<DimName>,
+        outer: impl Into<DimName>,
+        inner: impl Into<DimName>,
+        factor: impl Into<Expr>,
+    ) -> (Var, Var) {
+        let (outer, inner) = (outer.into(), inner.into());
+        self.split(old, outer, inner, factor);
+        (Var::from(outer), Var::from(inner))
+    }
+
+    /// `split`, with tail strategy `tail` for an extent `factor` does not divide (Halide's
+    /// `split(x, xo, xi, factor, tail)`).
     pub fn split_with_tail(
         &self,
         old: impl Into<DimName>,
@@ -299,8 +410,8 @@ impl Stage {
     }
 
     /// Reorders the named loops, innermost first (they take the positions they held).
-    pub fn reorder(&self, dims: &[DimName]) -> &Stage {
-        let names: Vec<Symbol> = dims.iter().map(|d| d.0).collect();
+    pub fn reorder(&self, dims: impl DimList) -> &Stage {
+        let names = dims.dim_names();
         let listed = names
             .iter()
             .map(|n| n.to_string())
@@ -979,9 +1090,49 @@ fn check_specialize_condition(condition: &Expr) -> Result<(), String> {
     }
 }
 
+/// The consumer whose loop `compute_at`, `store_at` and `hoist_storage` name: a Func (the
+/// loop of whichever of its stages uses the producer), or one stage of it (a `Stage`, such as
+/// `g.update_stage(0)`, Halide's `g.update(0)`).
+pub trait LoopOwner {
+    /// The consumer, and its stage (0 the pure definition, k + 1 update k) if one is named.
+    fn owner_stage(&self) -> (Function, Option<usize>);
+}
+
+impl LoopOwner for Func {
+    fn owner_stage(&self) -> (Function, Option<usize>) {
+        (self.function().clone(), None)
+    }
+}
+
+impl LoopOwner for Stage {
+    fn owner_stage(&self) -> (Function, Option<usize>) {
+        (self.func.clone(), Some(self.index))
+    }
+}
+
+impl<T: LoopOwner + ?Sized> LoopOwner for &T {
+    fn owner_stage(&self) -> (Function, Option<usize>) {
+        (**self).owner_stage()
+    }
+}
+
+/// The loop level of loop `var` of `consumer`.
+fn level_at(consumer: impl LoopOwner, var: impl Into<DimName>) -> LoopLevel {
+    let (func, stage) = consumer.owner_stage();
+    LoopLevel::At {
+        func: func.name(),
+        id: func.id(),
+        stage,
+        var: var.into().0,
+    }
+}
+
 /// Scheduling directives that apply to a whole Func, not one stage.
 impl Func {
-    /// The schedule handle of update definition `k` (0-based).
+    /// The schedule handle of update definition `k`, counted from 0 in the order the updates
+    /// were defined (Halide's `f.update(k)`; `update(args, values)` defines one). An index
+    /// past the last update is reported, naming the Func and its updates, when the pipeline
+    /// is lowered.
     pub fn update_stage(&self, k: usize) -> Stage {
         Stage::new(self.function().clone(), k + 1)
     }
@@ -1005,30 +1156,25 @@ impl Func {
         self.set_placement(|s| s.compute_level = LoopLevel::Root)
     }
     /// Computes the region of this Func that one iteration of `consumer`'s loop `var` needs,
-    /// inside that loop.
-    pub fn compute_at(&self, consumer: &Func, var: impl Into<DimName>) -> &Func {
-        let level = LoopLevel::At {
-            func: consumer.name(),
-            id: consumer.function().id(),
-            stage: None,
-            var: var.into().0,
-        };
+    /// inside that loop. `consumer` is a Func (the loop of whichever of its stages uses this
+    /// one) or one of its stages: `f.compute_at(g.update_stage(0), r.x())` is Halide's
+    /// `f.compute_at(g.update(0), r.x)`.
+    pub fn compute_at(&self, consumer: impl LoopOwner, var: impl Into<DimName>) -> &Func {
+        let level = level_at(consumer, var);
         self.set_placement(|s| s.compute_level = level)
     }
-    /// `compute_at` a loop of a specific stage (0 = pure, k = update k-1) of `consumer`.
+    /// `compute_at` a loop of stage `stage` of `consumer`, numbered 0 for the pure definition
+    /// and k + 1 for update k.
+    #[deprecated(
+        note = "numbers stages unlike `update_stage`; use `compute_at(consumer.update_stage(k), var)` (update k) or `compute_at(consumer.pure_stage(), var)`"
+    )]
     pub fn compute_at_stage(
         &self,
         consumer: &Func,
         stage: usize,
         var: impl Into<DimName>,
     ) -> &Func {
-        let level = LoopLevel::At {
-            func: consumer.name(),
-            id: consumer.function().id(),
-            stage: Some(stage),
-            var: var.into().0,
-        };
-        self.set_placement(|s| s.compute_level = level)
+        self.compute_at(Stage::new(consumer.function().clone(), stage), var)
     }
     /// Computes this Func in the loops of `other` (Halide's `compute_with`): the loops of both
     /// pure definitions, from the outermost down to `var`, become one loop nest whose every
@@ -1045,7 +1191,8 @@ impl Func {
     /// coordinates of `var` that only moves forward. Lowering proves that or refuses the
     /// schedule. (Without it, such storage is folded to the power of two covering the
     /// window, when that saves memory.)
-    pub fn fold_storage(&self, var: Var, factor: i32) -> &Func {
+    pub fn fold_storage(&self, var: impl Into<Var>, factor: i32) -> &Func {
+        let var = var.into();
         self.set_storage_dim("fold_storage", var, factor, "fold factor", |s| {
             s.folds.retain(|f| f.var != var.name());
             s.folds.push(super::schedule::StorageFold {
@@ -1058,7 +1205,8 @@ impl Func {
     /// elements, as Halide's `align_storage`: the strides of the dimensions stored outside
     /// `var` become multiples of `alignment` (e.g. rows that each start at an aligned offset).
     /// What is computed does not change.
-    pub fn align_storage(&self, var: Var, alignment: i32) -> &Func {
+    pub fn align_storage(&self, var: impl Into<Var>, alignment: i32) -> &Func {
+        let var = var.into();
         self.set_storage_dim("align_storage", var, alignment, "alignment", |s| {
             s.alignments.retain(|a| a.var != var.name());
             s.alignments.push(super::schedule::StorageAlignment {
@@ -1071,12 +1219,19 @@ impl Func {
     /// of `modulus` (Halide's `align_bounds`): e.g. with 2, a loop over `var` unrolled by two
     /// knows which iteration is even. On the output Func, whose region is its buffer's, the
     /// buffer must be so aligned (checked when the pipeline runs).
-    pub fn align_bounds(&self, var: Var, modulus: i32) -> &Func {
+    pub fn align_bounds(&self, var: impl Into<Var>, modulus: i32) -> &Func {
+        let var = var.into();
         self.align_bounds_with_remainder(var, modulus, 0)
     }
     /// `align_bounds`, the min widened to `remainder` modulo `modulus` instead (Halide's
     /// `align_bounds(var, modulus, remainder)`); `remainder` is in `[0, modulus)`.
-    pub fn align_bounds_with_remainder(&self, var: Var, modulus: i32, remainder: i32) -> &Func {
+    pub fn align_bounds_with_remainder(
+        &self,
+        var: impl Into<Var>,
+        modulus: i32,
+        remainder: i32,
+    ) -> &Func {
+        let var = var.into();
         if !(0..modulus.max(1)).contains(&remainder) {
             let name = self.name();
             return self.set_placement(|s| {
@@ -1090,7 +1245,8 @@ impl Func {
     }
     /// Widens the region computed in dimension `var` so that its extent is a multiple of
     /// `modulus`, keeping its min (Halide's `align_extent`).
-    pub fn align_extent(&self, var: Var, modulus: i32) -> &Func {
+    pub fn align_extent(&self, var: impl Into<Var>, modulus: i32) -> &Func {
+        let var = var.into();
         self.align_dimension("align_extent", var, modulus, None)
     }
     fn align_dimension(
@@ -1170,26 +1326,16 @@ impl Func {
         self.set_placement(|s| s.store_level = Some(LoopLevel::Root))
     }
     /// Allocates this Func's storage inside `consumer`'s loop `var`.
-    pub fn store_at(&self, consumer: &Func, var: impl Into<DimName>) -> &Func {
-        let level = LoopLevel::At {
-            func: consumer.name(),
-            id: consumer.function().id(),
-            stage: None,
-            var: var.into().0,
-        };
+    pub fn store_at(&self, consumer: impl LoopOwner, var: impl Into<DimName>) -> &Func {
+        let level = level_at(consumer, var);
         self.set_placement(|s| s.store_level = Some(level))
     }
     /// Allocates this Func's storage once per iteration of `consumer`'s loop `var`, outside
     /// its store level (Halide's `hoist_storage`): what is computed, and how storage folds,
     /// stay as at the store level, but the allocation, as large as any iteration inside needs,
     /// is made once for all of them. It may not leave a parallel loop.
-    pub fn hoist_storage(&self, consumer: &Func, var: impl Into<DimName>) -> &Func {
-        let level = LoopLevel::At {
-            func: consumer.name(),
-            id: consumer.function().id(),
-            stage: None,
-            var: var.into().0,
-        };
+    pub fn hoist_storage(&self, consumer: impl LoopOwner, var: impl Into<DimName>) -> &Func {
+        let level = level_at(consumer, var);
         self.set_placement(|s| s.hoist_level = Some(level))
     }
     /// `hoist_storage` outside all loops: one allocation for the whole pipeline.
@@ -1198,7 +1344,13 @@ impl Func {
     }
     /// Computes exactly `[min, min + extent)` of dimension `var` (asserting it covers what is
     /// needed).
-    pub fn bound(&self, var: Var, min: impl Into<Expr>, extent: impl Into<Expr>) -> &Func {
+    pub fn bound(
+        &self,
+        var: impl Into<Var>,
+        min: impl Into<Expr>,
+        extent: impl Into<Expr>,
+    ) -> &Func {
+        let var = var.into();
         let (min, extent) = (min.into(), extent.into());
         let directive = format!("bound({}, ..)", var.name());
         self.set_bound(var, &directive, &[&min, &extent], |s| {
@@ -1212,7 +1364,8 @@ impl Func {
     /// Computes `extent` points of dimension `var` from the min its consumers need (Halide's
     /// `bound_extent`), asserting that covers what is needed: a constant extent gives the
     /// Func a constant-size allocation however the consumers' region varies.
-    pub fn bound_extent(&self, var: Var, extent: impl Into<Expr>) -> &Func {
+    pub fn bound_extent(&self, var: impl Into<Var>, extent: impl Into<Expr>) -> &Func {
+        let var = var.into();
         let extent = extent.into();
         let directive = format!("bound_extent({}, ..)", var.name());
         self.set_bound(var, &directive, &[&extent], |s| {
@@ -1247,10 +1400,10 @@ impl Func {
         })
     }
     /// Orders this Func's storage dimensions, innermost first.
-    pub fn reorder_storage(&self, vars: &[Var]) -> &Func {
+    pub fn reorder_storage<V: Into<Var>>(&self, vars: impl IntoIterator<Item = V>) -> &Func {
         let name = self.name();
         let args = self.function().read().args.clone();
-        let order: Vec<Symbol> = vars.iter().map(|v| v.name()).collect();
+        let order: Vec<Symbol> = vars.into_iter().map(|v| v.into().name()).collect();
         self.set_placement(|s| {
             let mut sorted_order = order.clone();
             sorted_order.sort();
@@ -1288,9 +1441,10 @@ fn join(names: &[Symbol]) -> String {
 }
 
 /// The stage directives on a Func apply to its pure definition (`f.split(...)` is
-/// `f.pure_stage().split(...)`), returning the Func so placement directives can follow.
+/// `f.pure_stage().split(...)`), returning the Func so placement directives can follow
+/// (`chain:`), or what the stage's directive gives back (`value:`).
 macro_rules! forward_stage_directives {
-    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*);)*) => {
+    (chain: $($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*);)*) => {
         impl Func {
             $(
                 $(#[$doc])*
@@ -1302,9 +1456,26 @@ macro_rules! forward_stage_directives {
             )*
         }
     };
+    (value: $($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        impl Func {
+            $(
+                $(#[$doc])*
+                pub fn $name(&self, $($arg: $ty),*) -> $ret {
+                    self.pure_stage().$name($($arg),*)
+                }
+            )*
+        }
+    };
 }
 
 forward_stage_directives! {
+    value:
+    /// See [`Stage::split_vars`].
+    fn split_vars(old: impl Into<DimName>, outer: impl Into<DimName>, inner: impl Into<DimName>, factor: impl Into<Expr>) -> (Var, Var);
+}
+
+forward_stage_directives! {
+    chain:
     /// See [`Stage::split`].
     fn split(old: impl Into<DimName>, outer: impl Into<DimName>, inner: impl Into<DimName>, factor: impl Into<Expr>);
     /// See [`Stage::split_with_tail`].
@@ -1312,7 +1483,7 @@ forward_stage_directives! {
     /// See [`Stage::fuse`].
     fn fuse(inner: impl Into<DimName>, outer: impl Into<DimName>, fused: impl Into<DimName>);
     /// See [`Stage::reorder`].
-    fn reorder(dims: &[DimName]);
+    fn reorder(dims: impl DimList);
     /// See [`Stage::tile`].
     fn tile(x: impl Into<DimName>, y: impl Into<DimName>, xo: impl Into<DimName>, yo: impl Into<DimName>, xi: impl Into<DimName>, yi: impl Into<DimName>, x_factor: impl Into<Expr>, y_factor: impl Into<Expr>);
     /// See [`Stage::tile_in_place`].

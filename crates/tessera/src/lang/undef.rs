@@ -153,6 +153,7 @@ fn take_out_of_arms(c: &Expr, a: &Expr, b: &Expr) -> Stored {
 
 /// A definition's coordinates and values with their undefs taken out.
 pub(crate) struct WithoutUndef {
+    /// The coordinates written.
     pub args: Vec<Expr>,
     /// Per Tuple element, the value to store (`None`: the element is undef).
     pub values: Vec<Option<Expr>>,

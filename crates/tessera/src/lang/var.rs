@@ -3,10 +3,13 @@
 
 use crate::ir::{Expr, Symbol, Type};
 
+/// A pure dimension of a Func, named (Halide's `Var`): an int32 coordinate in definitions
+/// and a loop in schedules.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Var(Symbol);
 
 impl Var {
+    /// The Var named `name`.
     pub fn new(name: &str) -> Var {
         Var(Symbol::new(name))
     }
@@ -30,9 +33,11 @@ impl Var {
     pub fn outermost() -> Var {
         Var::new(super::schedule::OUTERMOST)
     }
+    /// Its name.
     pub fn name(self) -> Symbol {
         self.0
     }
+    /// The Var as an int32 expression.
     pub fn expr(self) -> Expr {
         Expr::var(self.0, Type::i32())
     }
@@ -47,5 +52,24 @@ impl From<Var> for Expr {
 impl From<&Var> for Expr {
     fn from(v: &Var) -> Expr {
         v.expr()
+    }
+}
+
+impl From<&Var> for Var {
+    fn from(v: &Var) -> Var {
+        *v
+    }
+}
+
+impl From<&str> for Var {
+    fn from(name: &str) -> Var {
+        Var::new(name)
+    }
+}
+
+/// The Var naming a loop, as the split family gives back its new loops.
+impl From<super::stage::DimName> for Var {
+    fn from(d: super::stage::DimName) -> Var {
+        Var(d.0)
     }
 }

@@ -12,7 +12,7 @@ use crate::ir::visit::{tree_nodes_within, visit_stmt_exprs, MAX_TREE_NODES};
 use crate::ir::{CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol};
 use crate::lang::func::definition_too_large;
 use crate::lang::function::FunctionContents;
-use crate::lang::schedule::{find_dim, LoopLevel, StageSchedule, OUTERMOST};
+use crate::lang::schedule::{find_dim, missing_update, LoopLevel, StageSchedule, OUTERMOST};
 
 /// The statements computing every stage of `f`, in order, as a producer block. Each stage
 /// is inside a loop of one iteration, its `Var::outermost()` level (as in Halide), where
@@ -288,6 +288,12 @@ fn resolve_level(
         Error::Schedule(format!("{f}.{what}_at({func}, {var}): {func} is not part of this pipeline; legal choices for {f}: {}", legal()))
     })?;
     let c = consumer.read();
+    if let Some(k) = stage.filter(|k| c.stage(*k).is_none()) {
+        return Err(Error::Schedule(format!(
+            "{f}.{what}_at({func}, {var}): {}",
+            missing_update(*func, k, c.updates.len())
+        )));
+    }
     let candidates = level_loops(&c, *stage, *var);
     let positions: Option<Vec<usize>> = nests
         .iter()

@@ -5,7 +5,6 @@
 //! clamps read and the values are checked with plain Rust.
 
 use crate::lower_common::{check, u16_image, TestInputs};
-use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 #[test]
@@ -37,9 +36,9 @@ fn blur_of_a_transposed_clamped_input() {
             (blur_x.at((x, y)) + blur_x.at((x, y + 1)) + blur_x.at((x, y + 2))) / 3,
         )
         .unwrap();
-    input.reorder_storage(&[y, x]).compute_root();
+    input.reorder_storage([y, x]).compute_root();
     blur_x.split(x, x, "_x2", 4).compute_at(&blur_y, y);
-    blur_y.reorder(&[DimName(y.name()), DimName(x.name())]);
+    blur_y.reorder((y, x));
     // Halide infers the input's bounds for a 16 x 16 output: x in [1, 16], y in [0, 16].
     let (w, h) = (N + 1, N + 1);
     let image = u16_image(&[0, 0], &[w, h], 5);

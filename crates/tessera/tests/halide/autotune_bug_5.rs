@@ -4,7 +4,6 @@
 //! input is shrunk to what the 100 x 100 output reads.
 
 use crate::lower_common::{check, TestInputs};
-use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 #[test]
@@ -26,7 +25,7 @@ fn upsampling_per_row_of_a_reordered_split() {
     clamped.compute_root();
     upsampled
         .split(y, y, "yi", 8)
-        .reorder(&["yi".into(), DimName(y.name()), DimName(x.name())])
+        .reorder(("yi", y, x))
         .compute_root();
     upsampledx.compute_at(&upsampled, "yi");
     let image = Buffer::<f32>::from_fn(&[0, 0], &[N + 1, N], |c| (c[0] * 7 + c[1] * 131) as f32);

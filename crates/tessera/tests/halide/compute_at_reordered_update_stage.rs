@@ -4,7 +4,6 @@
 //! Rust (Halide's copy of the output buffer is left out).
 
 use crate::{i32_values, realize};
-use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 #[test]
@@ -15,8 +14,7 @@ fn producer_at_a_reordered_update() {
     let g = Func::new("g");
     g.define((x, y), 0).unwrap();
     g.update((x, y), g.at((x, y)) + f.at((x, y))).unwrap();
-    g.update_stage(0)
-        .reorder(&[DimName(y.name()), DimName(x.name())]);
+    g.update_stage(0).reorder((y, x));
     f.store_at(&g, x).compute_at(&g, y);
     let run = realize(&g, &[10, 10]);
     let out = i32_values(&run);

@@ -115,12 +115,7 @@ fn an_update_with_the_kernel_loops_outermost() {
     blur1.tile_in_place(x, y, "xi", "yi", 16, 16).parallel(y);
     blur1
         .update_stage(0)
-        .reorder(&[
-            DimName::from(x),
-            DimName::from(y),
-            DimName::from(r.x()),
-            DimName::from(r.y()),
-        ])
+        .reorder((x, y, r.x(), r.y()))
         .tile_in_place(x, y, "xi", "yi", 16, 16)
         .parallel(y);
     check_blur(&s, &blur1);

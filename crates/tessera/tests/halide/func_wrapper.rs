@@ -303,9 +303,9 @@ fn wrappers_read_by_an_rdom_predicate() {
     let h_wrapper = h.in_(&g);
     h_wrapper
         .store_root()
-        .compute_at_stage(&g, 1, r.y().name().as_str());
+        .compute_at(g.update_stage(0), r.y().name().as_str());
     let f_in_g = f.in_(&g);
-    f_in_g.compute_at_stage(&g, 1, r.x().name().as_str());
+    f_in_g.compute_at(g.update_stage(0), r.x().name().as_str());
     f.compute_root();
     h.compute_root();
     let run = realize(&g, 120, 120);

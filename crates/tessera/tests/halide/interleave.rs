@@ -14,7 +14,6 @@
 //! Halide only lowers, expecting no interleave) is left out for time.
 
 use crate::lower_common::{check, interleave_count, Checked, TestInputs};
-use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 fn realize(output: &Func, extents: &[i64]) -> Checked {
@@ -107,7 +106,7 @@ fn three_channels_fused_and_vectorized() {
     interleaved.define((x, y), planar.at((x, y))).unwrap();
     planar.compute_at(&interleaved, "xy").vectorize(x, 4);
     interleaved
-        .reorder(&[DimName(y.name()), DimName(x.name())])
+        .reorder((y, x))
         .bound(y, 0, 3)
         .bound(x, 0, 16)
         .fuse(y, x, "xy")
@@ -136,7 +135,7 @@ fn multi_way_rows(rows: i32) -> Func {
     let out = Func::new(&format!("output{rows}"));
     out.define((x, y), select_cases(cases, fs[rows as usize - 1].at(x)))
         .unwrap();
-    out.reorder(&[DimName(y.name()), DimName(x.name())])
+    out.reorder((y, x))
         .bound(y, 0, rows)
         .unroll_loop(y)
         .vectorize(x, 4);

@@ -14,7 +14,6 @@
 
 use crate::lower_common::{check, check_in_place, TestInputs};
 use tessera::lang::schedule::TailStrategy;
-use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 const W: i64 = 37;
@@ -22,8 +21,7 @@ const H: i64 = 9;
 
 /// Channels innermost and unrolled, x vectorized by 16 with guarded tails.
 fn schedule(f: &Func, x: Var, y: Var, c: Var) {
-    f.reorder(&[DimName::from(c), DimName::from(x), DimName::from(y)])
-        .bound(c, 0, 3);
+    f.reorder((c, x, y)).bound(c, 0, 3);
     f.split_with_tail(x, x, "xi", 16, TailStrategy::GuardWithIf)
         .vectorize_loop("xi")
         .unroll_loop(c);

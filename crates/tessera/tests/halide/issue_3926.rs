@@ -9,19 +9,14 @@
 
 use crate::lower_common::{check, TestInputs};
 use tessera::lang::schedule::TailStrategy;
-use tessera::lang::stage::{DimName, Stage};
+use tessera::lang::stage::Stage;
 use tessera::prelude::*;
 
 /// Halide's `tile(x, y, tx, ty, 8, 8, GuardWithIf)`: x and y stay the outer loops.
 fn tile_guarded(s: &Stage, x: Var, y: Var) {
     s.split_with_tail(x, x, "tx", 8, TailStrategy::GuardWithIf)
         .split_with_tail(y, y, "ty", 8, TailStrategy::GuardWithIf)
-        .reorder(&[
-            DimName::from("tx"),
-            DimName::from("ty"),
-            DimName(x.name()),
-            DimName(y.name()),
-        ]);
+        .reorder(("tx", "ty", x, y));
 }
 
 #[test]

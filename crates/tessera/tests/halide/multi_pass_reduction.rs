@@ -4,7 +4,6 @@
 //! integral image whose scans are vectorized and parallel — each against plain Rust.
 
 use crate::lower_common::{check, Checked, TestInputs};
-use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 fn realize(output: &Func, extents: &[i64]) -> Checked {
@@ -54,7 +53,7 @@ fn point_updates_and_a_range_from_another_func() {
     f.update(Expr::from(109), Expr::from(4)).unwrap();
     let r2 = RDom::new([(4, 5)]);
     f.update(r2.x(), g.at(r2.x())).unwrap();
-    g.compute_at_stage(&f, 4, r2.x().name().as_str());
+    g.compute_at(f.update_stage(3), r2.x().name().as_str());
     let run = realize(&f, &[110]);
     let AnyBuffer::I32(out) = &run.realization.buffers[0] else {
         panic!("f is i32");
@@ -110,9 +109,7 @@ fn an_integral_image_vectorized_and_parallel() {
     f.update((r.x(), y), f.at((r.x(), y)) + f.at((r.x() - 1, y)))
         .unwrap();
     f.update_stage(0).vectorize(x, 4);
-    f.update_stage(1)
-        .reorder(&[DimName(r.x().name()), DimName(y.name())])
-        .parallel(y);
+    f.update_stage(1).reorder((r.x(), y)).parallel(y);
     let run = realize(&f, &[100, 100]);
     let AnyBuffer::F32(out) = &run.realization.buffers[0] else {
         panic!("f is f32");

@@ -8,7 +8,6 @@
 
 use crate::{i32_values, realize};
 use tessera::lang::schedule::TailStrategy;
-use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 #[test]
@@ -30,7 +29,7 @@ fn round_up_then(tail: TailStrategy) {
     let (x, y, c) = (Var::new("x"), Var::new("y"), Var::new("c"));
     let f = Func::new("f");
     f.define((x, y, c), x + y + c).unwrap();
-    f.reorder(&[DimName::from(c), DimName::from(x), DimName::from(y)]);
+    f.reorder((c, x, y));
     f.split_with_tail(y, "yo", "yi", 2, TailStrategy::RoundUp);
     f.split_with_tail("yo", "yoo", "yoi", 64, tail);
     let run = realize(&f, &[10, 140, 3]);

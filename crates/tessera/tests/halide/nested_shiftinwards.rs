@@ -8,7 +8,6 @@
 
 use crate::lower_common::{check, seeded_rng, TestInputs};
 use rand::Rng;
-use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 const W: i64 = 44;
@@ -37,7 +36,7 @@ fn a_shift_inwards_split_inside_no_op_splits() {
         .split(x, "x_o", "x_i", 1)
         .split(y, "y_o", "y_i", 1)
         .split(c, "c_o", "c_i", 1)
-        .reorder(&["x_i", "y_i", "c_i", "x_o", "y_o", "c_o"].map(DimName::from))
+        .reorder(["x_i", "y_i", "c_i", "x_o", "y_o", "c_o"])
         .split("x_o", "x_o_vo", "x_o_vi", 16)
         .vectorize_loop("x_o_vi")
         .parallel("c_o")

@@ -37,7 +37,7 @@ fn a_round_up_tile_realized_over_a_smaller_box() {
     f.define((x, y), x + y).unwrap();
     f.split_with_tail(x, x, "xi", 16, TailStrategy::RoundUp)
         .split_with_tail(y, y, "yi", 8, TailStrategy::RoundUp)
-        .reorder(&["xi".into(), "yi".into(), x.into(), y.into()]);
+        .reorder(("xi", "yi", x, y));
     let run = check(&f, &TestInputs::new(), &[0, 0], &[30, 20]);
     crate::assert_i32_output(&run, 0, |p| p[0] + p[1]);
     let compiled = Pipeline::new(&f).compile_jit(&Target::host()).unwrap();

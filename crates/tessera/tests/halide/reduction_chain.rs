@@ -26,9 +26,9 @@ fn updates_along_the_diagonal() {
     out.define((x, y), g.at((x - 1, y - 1)) + g.at((x + 1, y + 1)))
         .unwrap();
     g.store_root().compute_at(&out, x);
-    f0.store_at(&out, x).compute_at_stage(&g, 1, x);
-    f1.store_at(&out, x).compute_at_stage(&g, 2, y);
-    f2.store_at(&out, x).compute_at_stage(&g, 3, x);
+    f0.store_at(&out, x).compute_at(g.update_stage(0), x);
+    f1.store_at(&out, x).compute_at(g.update_stage(1), y);
+    f2.store_at(&out, x).compute_at(g.update_stage(2), x);
     let run = check(&out, &TestInputs::new(), &[0, 0], &[10, 10]);
     let values = crate::i32_values(&run);
     for yy in 0..10 {

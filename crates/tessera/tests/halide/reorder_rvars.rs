@@ -4,7 +4,6 @@
 //! columns and whose row scan runs rows in parallel.
 
 use crate::lower_common::{check, TestInputs};
-use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 fn i32_values(output: &Func, extents: &[i64]) -> Buffer<i32> {
@@ -36,19 +35,9 @@ fn reordering_rvars_keeps_the_meaning() {
     };
     let f = define("f");
     let g = define("g");
-    g.reorder(&[DimName(y.name()), DimName(x.name())]);
-    g.update_stage(0).reorder(&[
-        DimName(r1.y().name()),
-        DimName(y.name()),
-        DimName(x.name()),
-        DimName(r1.x().name()),
-    ]);
-    g.update_stage(1).reorder(&[
-        DimName(r2.x().name()),
-        DimName(x.name()),
-        DimName(r2.y().name()),
-        DimName(r2.z().name()),
-    ]);
+    g.reorder((y, x));
+    g.update_stage(0).reorder((r1.y(), y, x, r1.x()));
+    g.update_stage(1).reorder((r2.x(), x, r2.y(), r2.z()));
     f.compute_root();
     g.compute_root();
     // Halide sums |f - g| over 20 x 20 and expects 0: every f - g is 0.
@@ -78,7 +67,7 @@ fn a_summed_area_table_vectorized_and_parallel() {
         .unwrap();
     sat.update_stage(0)
         .split(x, "xo", "xi", 4)
-        .reorder(&["xi".into(), DimName(r.x().name()), "xo".into()])
+        .reorder(("xi", r.x(), "xo"))
         .vectorize_loop("xi")
         .parallel("xo");
     sat.update_stage(1).parallel(y);

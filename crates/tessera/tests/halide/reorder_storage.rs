@@ -13,7 +13,7 @@ fn reordered_storage_is_the_product_of_the_extents() {
     f.define((x, y, c), 1).unwrap();
     let g = Func::new("g");
     g.define((x, y, c), f.at((x, y, c))).unwrap();
-    f.compute_root().reorder_storage(&[c, x, y]);
+    f.compute_root().reorder_storage([c, x, y]);
     let (w, h) = (10i64, 11i64);
     let run = check(&g, &TestInputs::new(), &[0, 0, 0], &[w, h, 3]);
     let out = crate::i32_values(&run);
@@ -30,7 +30,7 @@ fn aligned_storage_rounds_the_width_up() {
     g.define((x, y, c), f.at((x, y, c))).unwrap();
     let alignment = 16;
     f.compute_root()
-        .reorder_storage(&[c, x, y])
+        .reorder_storage([c, x, y])
         .align_storage(x, alignment);
     let (w, h) = (10i64, 11i64);
     let run = check(&g, &TestInputs::new(), &[0, 0, 0], &[w, h, 3]);

@@ -79,7 +79,7 @@ fn split_rvar_case(n: i32, schedule: impl Fn(&Func, &Func, DimName)) {
 fn compute_at_the_inner_loop_of_a_split_rvar() {
     split_rvar_case(10, |g, f, r| {
         g.update_stage(0).split(r, "ro", "ri", 2);
-        f.compute_at_stage(g, 1, "ri");
+        f.compute_at(g.update_stage(0), "ri");
     });
 }
 
@@ -87,7 +87,7 @@ fn compute_at_the_inner_loop_of_a_split_rvar() {
 fn compute_at_the_outer_loop_of_a_split_rvar_unrolled() {
     split_rvar_case(10, |g, f, r| {
         g.update_stage(0).split(r, "ro", "ri", 2);
-        f.compute_at_stage(g, 1, "ro").unroll_loop("x");
+        f.compute_at(g.update_stage(0), "ro").unroll_loop("x");
     });
 }
 
@@ -95,7 +95,7 @@ fn compute_at_the_outer_loop_of_a_split_rvar_unrolled() {
 fn compute_at_the_unrolled_inner_loop_of_a_split_rvar() {
     split_rvar_case(10, |g, f, r| {
         g.update_stage(0).split(r, "ro", "ri", 2).unroll_loop("ri");
-        f.compute_at_stage(g, 1, "ri");
+        f.compute_at(g.update_stage(0), "ri");
     });
 }
 
@@ -104,8 +104,8 @@ fn compute_at_a_split_rvar_reordered() {
     split_rvar_case(10, |g, f, r| {
         g.update_stage(0)
             .split(r, "ro", "ri", 2)
-            .reorder(&["ro".into(), "ri".into()]);
-        f.compute_at_stage(g, 1, "ro");
+            .reorder(["ro", "ri"]);
+        f.compute_at(g.update_stage(0), "ro");
     });
 }
 
@@ -116,6 +116,6 @@ fn compute_at_a_fused_rvar() {
             .split(r, "ro", "ri", 4)
             .split("ri", "rio", "rii", 2)
             .fuse("rio", "ro", "fused");
-        f.compute_at_stage(g, 1, "fused");
+        f.compute_at(g.update_stage(0), "fused");
     });
 }

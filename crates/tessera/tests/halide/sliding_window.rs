@@ -96,14 +96,12 @@ fn an_inner_vectorized_dimension() {
     h.define((x, c), g.at((x, c))).unwrap();
     f.store_root()
         .compute_at(&h, x)
-        .reorder_storage(&[c, x])
+        .reorder_storage([c, x])
         .bound(c, 0, 4);
-    f.reorder(&[DimName(c.name()), DimName(x.name())])
-        .vectorize_loop(DimName(c.name()));
+    f.reorder((c, x)).vectorize_loop(DimName(c.name()));
     g.compute_at(&h, x);
-    h.reorder_storage(&[c, x]).bound(c, 0, 4);
-    h.reorder(&[DimName(c.name()), DimName(x.name())])
-        .vectorize_loop(DimName(c.name()));
+    h.reorder_storage([c, x]).bound(c, 0, 4);
+    h.reorder((c, x)).vectorize_loop(DimName(c.name()));
     let count = points(&h, "f", &[100, 4]);
     assert!(count <= 404, "f computed {count} points");
 }

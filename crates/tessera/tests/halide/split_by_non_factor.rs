@@ -72,8 +72,8 @@ fn producers_inside_and_outside_a_guarded_split_of_an_update() {
     f.update(x, f.at(x) + g.at(x) + h.at(x)).unwrap();
     f.update_stage(0)
         .split_with_tail(x, "xo", "xi", 7, TailStrategy::GuardWithIf);
-    g.compute_at_stage(&f, 1, "xo");
-    h.compute_at_stage(&f, 1, "xi");
+    g.compute_at(f.update_stage(0), "xo");
+    h.compute_at(f.update_stage(0), "xi");
     let run = check(&f, &TestInputs::new(), &[0], &[15]);
     let out = crate::i32_values(&run);
     for i in 0..15 {

@@ -7,7 +7,6 @@
 //! by its own height uses the height given.
 
 use crate::lower_common::{check, Checked, TestInputs};
-use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 /// Halide's allowance: 3 elements.
@@ -220,9 +219,9 @@ fn fold_with_an_outer_loop(interleave: bool) {
         .unwrap();
     f.store_root().compute_at(&g, y).fold_storage(y, 3);
     if interleave {
-        let order = [DimName(c.name()), DimName(x.name()), DimName(y.name())];
-        f.reorder(&order).reorder_storage(&[c, x, y]);
-        g.reorder(&order).reorder_storage(&[c, x, y]);
+        let order = [c, x, y];
+        f.reorder(order).reorder_storage([c, x, y]);
+        g.reorder(order).reorder_storage([c, x, y]);
     }
     let run = run(&g, &[100, N, 3]);
     let halide = if interleave { 101 * 3 * 3 } else { 101 * 3 };

@@ -8,7 +8,6 @@
 
 use crate::lower_common::{check, TestInputs};
 use tessera::lang::schedule::TailStrategy;
-use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 fn check_product(f: &Func) {
@@ -28,7 +27,7 @@ fn a_tile_with_round_up_tails() {
     f.define((i, j), i * j).unwrap();
     f.split_with_tail(i, "io", i, 8, TailStrategy::RoundUp)
         .split_with_tail(j, "jo", j, 8, TailStrategy::RoundUp)
-        .reorder(&[i.into(), j.into(), DimName::from("io"), DimName::from("jo")]);
+        .reorder((i, j, "io", "jo"));
     check_product(&f);
 }
 

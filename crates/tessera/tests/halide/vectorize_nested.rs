@@ -9,19 +9,13 @@
 
 use crate::lower_common::{check, Checked, TestInputs};
 use tessera::lang::schedule::TailStrategy;
-use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 /// Halide's `tile(x, y, x, y, xi, yi, fx, fy, tail)`, with both inner loops vectorized.
 fn vectorized_tiles(f: &Func, x: Var, y: Var, fx: i32, fy: i32, tail: TailStrategy) {
     f.split_with_tail(x, x, "xi", fx, tail)
         .split_with_tail(y, y, "yi", fy, tail)
-        .reorder(&[
-            DimName::from("xi"),
-            DimName::from("yi"),
-            DimName(x.name()),
-            DimName(y.name()),
-        ])
+        .reorder(("xi", "yi", x, y))
         .vectorize_loop("xi")
         .vectorize_loop("yi");
 }
@@ -79,13 +73,7 @@ fn a_serial_loop_inside_the_vectorized_ones() {
     f.compute_root()
         .split_with_tail(x, x, "xi", 8, TailStrategy::GuardWithIf)
         .split_with_tail(y, y, "yi", 4, TailStrategy::GuardWithIf)
-        .reorder(&[
-            DimName(c.name()),
-            DimName::from("xi"),
-            DimName::from("yi"),
-            DimName(x.name()),
-            DimName(y.name()),
-        ])
+        .reorder((c, "xi", "yi", x, y))
         .vectorize_loop("xi")
         .vectorize_loop("yi");
     let run = check(&f, &TestInputs::new(), &[0, 0, 0], &[33, 22, 3]);
@@ -130,12 +118,7 @@ fn all_four_loops_of_a_tiling_vectorized() {
     f.compute_root()
         .split_with_tail(x, x, "xi", 4, TailStrategy::GuardWithIf)
         .split_with_tail(y, y, "yi", 2, TailStrategy::GuardWithIf)
-        .reorder(&[
-            DimName::from("xi"),
-            DimName::from("yi"),
-            DimName(x.name()),
-            DimName(y.name()),
-        ])
+        .reorder(("xi", "yi", x, y))
         .vectorize_loop(x)
         .vectorize_loop(y)
         .vectorize_loop("xi")
