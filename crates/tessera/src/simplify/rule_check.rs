@@ -20,7 +20,7 @@ use super::rules::{Pat, Rule, Section};
 use super::{cast, families, vector, Simplifier};
 use crate::eval::expr::ExprEval;
 use crate::eval::value::Value;
-use crate::ir::{BinaryOp, Expr, Symbol, Type, UnaryOp};
+use crate::ir::{BinaryOp, Expr, Symbol, Type};
 use crate::testing::{random_assignment, random_expr_with, random_value, GenOptions};
 
 const INSTANCES_PER_RULE: usize = 300;
@@ -174,15 +174,6 @@ impl<'a> Instantiator<'a> {
     }
 }
 
-/// The type a pattern's root has when its section type is `ty`.
-fn root_type(p: &Pat, ty: Type) -> Type {
-    match p {
-        Pat::Binary(op, ..) if op.is_comparison() || op.is_logical() => Type::bool_(),
-        Pat::Unary(UnaryOp::Not, _) => Type::bool_(),
-        _ => ty,
-    }
-}
-
 fn evaluate(e: &Expr, env: &HashMap<Symbol, Value>) -> (Vec<Value>, bool) {
     let mut ctx = env.clone();
     let mut ev = ExprEval::new(&mut ctx);
@@ -219,7 +210,7 @@ fn check_rule(rule: &Rule, rng: &mut SmallRng, seed: u64) -> usize {
         };
         let vars = variables(ty, compared);
         let mut inst = Instantiator::new(rng, compared, &vars);
-        let want = root_type(&rule.lhs, ty).with_lanes(lanes);
+        let want = rule.lhs.result_type(ty).with_lanes(lanes);
         let Some(e) = inst.build(&rule.lhs, want) else {
             continue;
         };
