@@ -597,6 +597,12 @@ impl Build<'_> {
             }
             _ => {
                 let e = self.node(s, p, ty)?;
+                // A part of the match rebuilt as it was (`x + c0` of `min(x + c0, ..)`) is
+                // that node, with what is known about it (the overflow contract of the input).
+                if let Some(matched) = self.m.interior.iter().find(|n| **n == e) {
+                    self.no_wrap &= s.info(matched).no_wrap;
+                    return Some(matched.clone());
+                }
                 self.no_wrap &= s.record(&e, origin).no_wrap;
                 Some(s.rewrite(&e))
             }
