@@ -279,6 +279,7 @@ impl<'a> Parser<'a> {
             "bits" => query(Query::Bits, args),
             "is_int" => query(Query::IsInt, args),
             "is_float" => query(Query::IsFloat, args),
+            "is_const" => query(Query::IsConst, args),
             "floor" => intrinsic(Intrinsic::Floor, args),
             "ceil" => intrinsic(Intrinsic::Ceil, args),
             "round" => intrinsic(Intrinsic::Round, args),

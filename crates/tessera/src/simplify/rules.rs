@@ -22,8 +22,8 @@
 //!   semantics (`eval::value`), so folding cannot disagree with evaluation.
 //! - A predicate is evaluated in exact integer arithmetic over the matched constants, plus
 //!   `lo(e)`/`hi(e)` (constant bounds of `e`: a match, or an expression over matches such as
-//!   `x % c1`, built and simplified as a replacement is), `bits(x)`, `is_int(x)` and
-//!   `is_float(x)`.
+//!   `x % c1`, built and simplified as a replacement is), `bits(x)`, `is_int(x)`,
+//!   `is_float(x)` and `is_const(x)`.
 //! - The section says which operand types a rule is valid for. `Any`: every type. `Int`:
 //!   integers of every width, wraparound included (folds wrap as the evaluator does); these
 //!   rules are also identities in unbounded integers, so that what is known about overflow
@@ -103,6 +103,7 @@ pub(super) enum Query {
     Bits,
     IsInt,
     IsFloat,
+    IsConst,
 }
 
 /// A parsed pattern, replacement or predicate.
@@ -423,6 +424,7 @@ impl Match {
                     Query::Bits => e.ty().bits as i128,
                     Query::IsInt => e.ty().is_int_or_uint() as i128,
                     Query::IsFloat => e.ty().is_float() as i128,
+                    Query::IsConst => e.is_const() as i128,
                 }
             }
             Pat::Unary(UnaryOp::Neg, a) => self.evaluate(s, a)?.checked_neg()?,
