@@ -6,6 +6,7 @@
 //! backend is checked against. See ARCHITECTURE.md for the whole picture.
 
 pub mod analysis;
+pub mod autoschedule;
 pub mod bounds_query;
 pub mod codegen;
 pub mod error;

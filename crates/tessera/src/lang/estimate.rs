@@ -142,8 +142,7 @@ mod tests {
 
     fn defined(name: &str) -> (Func, Var, Var) {
         let (f, x, y) = (Func::new(name), Var::new("x"), Var::new("y"));
-        f.define((x.clone(), y.clone()), x.expr() + y.expr())
-            .unwrap();
+        f.define((x, y), x.expr() + y.expr()).unwrap();
         (f, x, y)
     }
 
