@@ -10,6 +10,7 @@ use crate::ir::{CallKind, Expr, ExprKind, Symbol};
 use crate::lang::func::Func;
 use crate::lang::function::{Definition, Function};
 use crate::lang::image_param::ImageLink;
+use crate::lang::naming::make_func_names_unique;
 use crate::lower::realization_order::realization_order;
 
 /// What a stage reads: another Func of the pipeline or an input image.
@@ -93,9 +94,10 @@ pub struct StageGraph {
 }
 
 impl StageGraph {
-    /// The graph of the pipeline computing `output`; errors are lowering's (an undefined Func,
-    /// a cycle, two Funcs of one name).
+    /// The graph of the pipeline computing `output`, after making its Func names unique as
+    /// lowering does; errors are lowering's (an undefined Func, a cycle).
     pub fn new(output: &Func) -> Result<StageGraph> {
+        make_func_names_unique(output.function());
         let env = realization_order(output.function())?;
         let funcs: Vec<FuncNode> = env
             .order
