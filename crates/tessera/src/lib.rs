@@ -11,6 +11,7 @@
 // (issue 15, item 7) makes them `pub(crate)`; what stays public gets its rustdoc then.
 #[allow(missing_docs)]
 pub mod analysis;
+pub mod autoschedule;
 pub mod bounds_query;
 #[allow(missing_docs)]
 pub mod codegen;

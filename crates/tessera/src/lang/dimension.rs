@@ -8,7 +8,9 @@
 
 use std::sync::{Arc, RwLock};
 
+use super::estimate::Estimate;
 use super::image_param::buffer_field;
+use crate::error::{Error, Result};
 use crate::ir::visit::any_node;
 use crate::ir::{Expr, ExprKind, Symbol, Type};
 
@@ -21,6 +23,9 @@ pub struct DimConstraints {
     pub extent: Option<Expr>,
     /// The required stride, if constrained.
     pub stride: Option<Expr>,
+    /// The bounds the automatic scheduler may assume (`Dimension::set_estimate`); lowering
+    /// neither checks nor uses them.
+    pub estimate: Option<Estimate>,
 }
 
 /// The constraints on every dimension of one buffer, indexed by dimension. Dimensions past
@@ -229,6 +234,31 @@ impl Dimension {
     /// accesses along x become strided loads and stores.
     pub fn remove_stride_constraint(&self) -> &Self {
         self.constrain(Field::Stride, None)
+    }
+    /// Tells the automatic scheduler to expect this dimension to span `[min, min + extent)`
+    /// (Halide's `Dimension::set_estimate`). Unlike `set_bounds` this promises nothing:
+    /// lowering neither checks nor uses it. An error names the buffer and dimension when the
+    /// buffer lacks the dimension or the extent is not positive.
+    pub fn set_estimate(&self, min: i64, extent: i64) -> Result<&Self> {
+        if let Some(message) = self.missing() {
+            return Err(Error::Schedule(format!(
+                "cannot set an estimate: {message}"
+            )));
+        }
+        let estimate = Estimate::new(min, extent).map_err(|why| {
+            Error::Schedule(format!(
+                "the estimate of dimension {} of {} `{}`: {why}",
+                self.dim, self.role, self.buffer
+            ))
+        })?;
+        let mut constraints = self.constraints.write().expect("constraints poisoned");
+        constraints.dim_mut(self.dim).estimate = Some(estimate);
+        Ok(self)
+    }
+    /// The estimate given with `set_estimate`, if any.
+    pub fn estimate(&self) -> Option<Estimate> {
+        let constraints = self.constraints.read().expect("constraints poisoned");
+        constraints.dims().get(self.dim).and_then(|d| d.estimate)
     }
     /// Leaves this dimension's min and extent unconstrained.
     pub fn remove_bounds_constraints(&self) -> &Self {

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 
 use super::dimension::{BufferConstraints, SharedConstraints};
+use super::estimate::Estimate;
 use super::rdom::ReductionDomain;
 use super::schedule::{FuncSchedule, StageSchedule};
 use super::undef::keeps_element;
@@ -96,6 +97,9 @@ pub struct FunctionContents {
     /// What the caller promises about the output buffer when this Func is a pipeline's
     /// output (`Func::output_buffer`).
     pub output_constraints: SharedConstraints,
+    /// The extent of each dimension the automatic scheduler may assume (`Func::set_estimate`),
+    /// indexed by dimension; `None` where none was given.
+    pub estimates: Vec<Option<Estimate>>,
 }
 
 impl FunctionContents {
@@ -154,6 +158,7 @@ impl Function {
             schedule: FuncSchedule::default(),
             wrappers: Vec::new(),
             output_constraints: Arc::new(RwLock::new(BufferConstraints::default())),
+            estimates: Vec::new(),
         })))
     }
     /// Its contents, read-locked.

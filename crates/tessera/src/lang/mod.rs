@@ -6,6 +6,7 @@ pub mod boundary;
 pub mod buffer;
 pub mod compound_updates;
 pub mod dimension;
+pub mod estimate;
 pub mod func;
 pub mod function;
 pub mod image_param;

@@ -40,6 +40,8 @@ pub struct Param<T: Scalar> {
     /// The declared range's ends (Halide's `set_min_value` / `set_max_value`).
     min: Option<T>,
     max: Option<T>,
+    /// The value the automatic scheduler may assume (`set_estimate`).
+    estimate: Option<T>,
     _t: PhantomData<T>,
 }
 
@@ -51,6 +53,7 @@ impl<T: Scalar> Param<T> {
             id: InputId::next(),
             min: None,
             max: None,
+            estimate: None,
             _t: PhantomData,
         }
     }
@@ -105,6 +108,17 @@ impl<T: Scalar> Param<T> {
         self.min = min;
         self.max = max;
         Ok(())
+    }
+    /// Tells the automatic scheduler to expect `value` (Halide's `Param::set_estimate`): it
+    /// sizes reduction domains and regions that depend on the parameter. Runs may bind any
+    /// value.
+    pub fn set_estimate(&mut self, value: T) {
+        self.estimate = Some(value);
+    }
+    /// The estimate as a binding, the form the scheduler's analysis takes it in, if one was
+    /// given.
+    pub fn estimate(&self) -> Option<ParamBinding> {
+        self.estimate.map(|v| self.bind(v))
     }
     /// Its name.
     pub fn name(&self) -> Symbol {

@@ -1,0 +1,381 @@
+//! The analysis on small pipelines whose regions, costs and kinds are derived by hand, the
+//! regions also by plain loops over the coordinates each point reads.
+
+use std::collections::BTreeSet;
+
+use super::*;
+use crate::prelude::*;
+
+fn span(min: i64, extent: i64) -> Span {
+    Span::with_extent(min, extent)
+}
+
+fn classes(a: &PipelineAnalysis, f: &Func, stage: usize) -> BTreeSet<StageClass> {
+    a.classes[&StageId {
+        func: f.name(),
+        stage,
+    }]
+        .clone()
+}
+
+/// The region of coordinates a tile reads at the given offsets per dimension, by a loop over
+/// the tile's points.
+fn region_by_loop(tile: &[Span], reads: impl Fn(&[i64]) -> Vec<Vec<i64>>) -> Region {
+    let mut region: Option<Region> = None;
+    for x in tile[0].min..=tile[0].max {
+        for y in tile[1].min..=tile[1].max {
+            for c in reads(&[x, y]) {
+                let point: Region = c.iter().map(|&v| span(v, 1)).collect();
+                region = Some(match region {
+                    None => point,
+                    Some(r) => r
+                        .iter()
+                        .zip(&point)
+                        .map(|(a, b)| Span {
+                            min: a.min.min(b.min),
+                            max: a.max.max(b.max),
+                        })
+                        .collect(),
+                });
+            }
+        }
+    }
+    region.expect("the tile is not empty")
+}
+
+/// `input` copied, then blurred by a 3 × 3 box.
+fn box_blur() -> (ImageParam, Func, Func) {
+    let input = ImageParam::new(Type::f32(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let copy = Func::new("copy");
+    copy.define((x, y), input.at((x, y))).unwrap();
+    let blur = Func::new("blur");
+    let mut total = Expr::from(0.0f32);
+    for dy in -1..=1 {
+        for dx in -1..=1 {
+            total += copy.at((x.expr() + dx, y.expr() + dy));
+        }
+    }
+    blur.define((x, y), total / 9.0f32).unwrap();
+    (input, copy, blur)
+}
+
+#[test]
+fn blur_footprints_are_the_tile_plus_the_stencil() {
+    let (_, copy, blur) = box_blur();
+    blur.set_estimates(&[(0, 64), (0, 48)]).unwrap();
+    let a = PipelineAnalysis::new(&blur, &[]).unwrap();
+    let names: Vec<_> = a.graph.funcs.iter().map(|f| f.name.to_string()).collect();
+    assert_eq!(names, ["copy", "blur"]);
+    assert_eq!(a.graph.inputs.len(), 1);
+    let tile = [span(0, 32), span(0, 8)];
+    let needed = a
+        .region_needed(Producer::Func(copy.name()), &blur, &tile)
+        .unwrap()
+        .unwrap();
+    assert_eq!(footprint::extents(&needed), [34, 10]);
+    assert_eq!(needed, [span(-1, 34), span(-1, 10)]);
+    let by_loop = region_by_loop(&tile, |p| {
+        (-1..=1)
+            .flat_map(|dy| (-1..=1).map(move |dx| vec![p[0] + dx, p[1] + dy]))
+            .collect()
+    });
+    assert_eq!(needed, by_loop);
+    // Elsewhere, and for a tile of another size.
+    let moved = [span(100, 7), span(-20, 3)];
+    let needed = a
+        .region_needed(Producer::Func(copy.name()), &blur, &moved)
+        .unwrap()
+        .unwrap();
+    assert_eq!(needed, [span(99, 9), span(-21, 5)]);
+    let overlap = a
+        .footprints
+        .overlap(Producer::Func(copy.name()), blur.name(), &tile)
+        .unwrap();
+    assert_eq!(overlap, Some(vec![2, 2]));
+    // blur does not read the input itself.
+    let direct = a
+        .region_needed(Producer::Image(Symbol::new("input")), &blur, &tile)
+        .unwrap();
+    assert_eq!(direct, None);
+    // What the output's estimates need of each.
+    let required = |p| a.footprints.required(p).cloned().unwrap();
+    assert_eq!(
+        required(Producer::Func(blur.name())),
+        [span(0, 64), span(0, 48)]
+    );
+    assert_eq!(
+        required(Producer::Func(copy.name())),
+        [span(-1, 66), span(-1, 50)]
+    );
+    assert_eq!(
+        required(Producer::Image(Symbol::new("input"))),
+        [span(-1, 66), span(-1, 50)]
+    );
+    assert_eq!(classes(&a, &blur, 0), BTreeSet::from([StageClass::Stencil]));
+    assert_eq!(
+        classes(&a, &copy, 0),
+        BTreeSet::from([StageClass::Pointwise])
+    );
+    let cost = &a.costs[&StageId {
+        func: blur.name(),
+        stage: 0,
+    }];
+    assert_eq!(cost.loads.get(&Producer::Func(copy.name())), Some(&9));
+    assert_eq!(cost.count_of(OpKind::Simple), 9, "nine additions");
+    assert_eq!(cost.count_of(OpKind::Divide), 1);
+}
+
+use crate::ir::Symbol;
+
+#[test]
+fn upsample_and_downsample_regions_are_scaled() {
+    let input = ImageParam::new(Type::f32(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let (base, up, down) = (Func::new("base"), Func::new("up"), Func::new("down"));
+    base.define((x, y), input.at((x, y)) * 2.0f32).unwrap();
+    up.define((x, y), base.at((x.expr() / 2, y))).unwrap();
+    down.define((x, y), up.at((x.expr() * 2 + 1, y))).unwrap();
+    down.set_estimates(&[(0, 16), (0, 4)]).unwrap();
+    let a = PipelineAnalysis::new(&down, &[]).unwrap();
+    assert_eq!(classes(&a, &up, 0), BTreeSet::from([StageClass::Upsample]));
+    assert_eq!(
+        classes(&a, &down, 0),
+        BTreeSet::from([StageClass::Downsample])
+    );
+    let tile = [span(0, 16), span(0, 4)];
+    let of_up = a
+        .region_needed(Producer::Func(up.name()), &down, &tile)
+        .unwrap()
+        .unwrap();
+    assert_eq!(of_up, [span(1, 31), span(0, 4)]);
+    assert_eq!(
+        of_up,
+        region_by_loop(&tile, |p| vec![vec![2 * p[0] + 1, p[1]]])
+    );
+    let up_tile = [span(0, 32), span(0, 4)];
+    let of_base = a
+        .region_needed(Producer::Func(base.name()), &up, &up_tile)
+        .unwrap()
+        .unwrap();
+    assert_eq!(of_base, [span(0, 16), span(0, 4)]);
+    assert_eq!(
+        of_base,
+        region_by_loop(&up_tile, |p| vec![vec![p[0].div_euclid(2), p[1]]])
+    );
+    // Neighbouring tiles share nothing along x; each reads all its rows again along y's
+    // diagonal neighbour (none: the neighbour is shifted in y too).
+    let overlap = a
+        .footprints
+        .overlap(Producer::Func(up.name()), down.name(), &tile)
+        .unwrap();
+    assert_eq!(overlap, Some(vec![0, 0]));
+    let required = |f: &Func| {
+        a.footprints
+            .required(Producer::Func(f.name()))
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(required(&up), [span(1, 31), span(0, 4)]);
+    assert_eq!(required(&base), [span(0, 16), span(0, 4)]);
+}
+
+/// A histogram of `input` (u8, a W × H image) into 256 bins.
+fn histogram() -> (ImageParam, Func) {
+    let input = ImageParam::new(Type::u8(), 2, "input");
+    let r = RDom::new([
+        (input.min(0), input.width()),
+        (input.min(1), input.height()),
+    ]);
+    let (x, i) = (Var::new("x"), Var::new("i"));
+    let hist = Func::new("hist");
+    hist.define(i, 0).unwrap();
+    let bin = clamp(cast(Type::i32(), input.at((r.x(), r.y()))), 0, 255);
+    hist.update(bin.clone(), hist.at(bin) + 1).unwrap();
+    let out = Func::new("out");
+    out.define(x, hist.at(x)).unwrap();
+    (input, out)
+}
+
+#[test]
+fn histogram_is_a_data_dependent_reduction_over_the_input() {
+    let (input, out) = histogram();
+    out.set_estimate(&Var::new("x"), 0, 256).unwrap();
+    // The reduction domain spans the input, whose size only its estimate gives.
+    let err = PipelineAnalysis::new(&out, &[]).unwrap_err().to_string();
+    assert!(
+        err.contains("`input`") && err.contains("dimension 0") && err.contains("set_estimate"),
+        "{err}"
+    );
+    input.set_estimates(&[(0, 640), (0, 480)]).unwrap();
+    let a = PipelineAnalysis::new(&out, &[]).unwrap();
+    let hist = Symbol::new("hist");
+    let update = a.classes[&StageId {
+        func: hist,
+        stage: 1,
+    }]
+        .clone();
+    assert_eq!(
+        update,
+        BTreeSet::from([StageClass::Reduction, StageClass::DataDependent])
+    );
+    let required = |p| a.footprints.required(p).cloned().unwrap();
+    assert_eq!(
+        required(Producer::Image(input.name())),
+        [span(0, 640), span(0, 480)]
+    );
+    // The pure stage covers the bins the update may write.
+    assert_eq!(required(Producer::Func(hist)), [span(0, 256)]);
+    // Any tile of the output reads its own bins; the update reads the whole input.
+    let tile = [span(10, 4)];
+    let bins = a
+        .region_needed(Producer::Func(hist), &out, &tile)
+        .unwrap()
+        .unwrap();
+    assert_eq!(bins, [span(10, 4)]);
+    let whole = a
+        .footprints
+        .region_needed(Producer::Image(input.name()), hist, &[span(0, 1)]);
+    assert_eq!(whole.unwrap().unwrap(), [span(0, 640), span(0, 480)]);
+    let cost = &a.costs[&StageId {
+        func: hist,
+        stage: 1,
+    }];
+    assert_eq!(
+        (cost.self_loads, cost.total_loads()),
+        (1, 1),
+        "the bin index is shared"
+    );
+}
+
+#[test]
+fn an_unbounded_read_takes_the_producers_estimate() {
+    let input = ImageParam::new(Type::f32(), 1, "input");
+    let (x, lut, out) = (Var::new("x"), Func::new("lut"), Func::new("out"));
+    lut.define(x, x.expr() * x.expr()).unwrap();
+    out.define(x, lut.at(cast(Type::i32(), input.at(x))))
+        .unwrap();
+    out.set_estimate(&x, 0, 100).unwrap();
+    let err = PipelineAnalysis::new(&out, &[]).unwrap_err().to_string();
+    assert!(
+        err.contains("reads Func lut")
+            && err.contains("dimension 0")
+            && err.contains("Func lut has no estimate"),
+        "{err}"
+    );
+    lut.set_estimate(&x, -5, 20).unwrap();
+    let a = PipelineAnalysis::new(&out, &[]).unwrap();
+    assert_eq!(
+        classes(&a, &out, 0),
+        BTreeSet::from([StageClass::DataDependent])
+    );
+    let needed = a
+        .region_needed(Producer::Func(lut.name()), &out, &[span(0, 8)])
+        .unwrap();
+    assert_eq!(needed, Some(vec![span(-5, 20)]));
+    let needed = a
+        .region_needed(Producer::Image(input.name()), &out, &[span(3, 8)])
+        .unwrap();
+    assert_eq!(needed, Some(vec![span(3, 8)]));
+}
+
+#[test]
+fn pointwise_chain_costs_count_each_operation() {
+    let input = ImageParam::new(Type::u8(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let (widened, root, out) = (Func::new("widened"), Func::new("root"), Func::new("out"));
+    widened
+        .define((x, y), cast(Type::f32(), input.at((x, y))))
+        .unwrap();
+    root.define((x, y), sqrt(widened.at((x, y)) + 1.0f32))
+        .unwrap();
+    let v = root.at((x, y));
+    out.define((x, y), cast(Type::u16(), v.clone() * v))
+        .unwrap();
+    out.set_estimates(&[(0, 32), (0, 32)]).unwrap();
+    let a = PipelineAnalysis::new(&out, &[]).unwrap();
+    for f in [&widened, &root, &out] {
+        assert_eq!(
+            classes(&a, f, 0),
+            BTreeSet::from([StageClass::Pointwise]),
+            "{}",
+            f.name()
+        );
+        let tile = [span(4, 8), span(2, 2)];
+        let consumer_of = |p: &Func| {
+            a.graph
+                .consumers_of(Producer::Func(p.name()))
+                .next()
+                .map(|e| e.consumer.func)
+        };
+        if let Some(c) = consumer_of(f) {
+            let overlap = a
+                .footprints
+                .overlap(Producer::Func(f.name()), c, &tile)
+                .unwrap();
+            assert_eq!(overlap, Some(vec![0, 0]));
+        }
+    }
+    let cost = |f: &Func| {
+        a.costs[&StageId {
+            func: f.name(),
+            stage: 0,
+        }]
+            .clone()
+    };
+    let widened = cost(&widened);
+    assert_eq!(widened.ops.get(&(OpKind::Cast, Type::f32())), Some(&1));
+    assert_eq!(widened.loads.get(&Producer::Image(input.name())), Some(&1));
+    let root = cost(&root);
+    assert_eq!(
+        root.ops.get(&(OpKind::Transcendental, Type::f32())),
+        Some(&1)
+    );
+    assert_eq!(root.ops.get(&(OpKind::Simple, Type::f32())), Some(&1));
+    let out = cost(&out);
+    assert_eq!(out.ops.get(&(OpKind::Multiply, Type::f32())), Some(&1));
+    assert_eq!(out.ops.get(&(OpKind::Cast, Type::u16())), Some(&1));
+    assert_eq!(out.total_loads(), 1, "one shared call");
+    assert_eq!(
+        out.ops_by_lanes(256),
+        [(8, 1), (16, 1)].into_iter().collect()
+    );
+}
+
+#[test]
+fn a_recurrence_is_a_scan_sized_by_its_parameter() {
+    let input = ImageParam::new(Type::f32(), 1, "input");
+    let mut length = Param::<i32>::new("length");
+    let (x, r) = (Var::new("x"), RDom::new([(1, length.expr())]));
+    let running = Func::new("running");
+    running.define(x, input.at(x)).unwrap();
+    running
+        .update(r.x(), running.at(r.x().expr() - 1) + input.at(r.x()))
+        .unwrap();
+    running.set_estimate(&x, 0, 10).unwrap();
+    let err = PipelineAnalysis::new(&running, &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("length") && err.contains("set_estimate(value)"),
+        "{err}"
+    );
+    length.set_estimate(50);
+    let a = PipelineAnalysis::new(&running, &[length.estimate().unwrap()]).unwrap();
+    assert_eq!(classes(&a, &running, 1), BTreeSet::from([StageClass::Scan]));
+    // The scan writes and reads [0, 50], beyond the output's estimate.
+    let required = |p| a.footprints.required(p).cloned().unwrap();
+    assert_eq!(required(Producer::Func(running.name())), [span(0, 51)]);
+    assert_eq!(required(Producer::Image(input.name())), [span(0, 51)]);
+}
+
+#[test]
+fn a_missing_output_estimate_names_the_func_and_var() {
+    let (_, _, blur) = box_blur();
+    blur.set_estimate(&Var::new("x"), 0, 64).unwrap();
+    let err = PipelineAnalysis::new(&blur, &[]).unwrap_err().to_string();
+    assert!(
+        err.contains("Func blur has no estimate for dimension 1 (Var y)"),
+        "{err}"
+    );
+}
