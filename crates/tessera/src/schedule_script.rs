@@ -25,6 +25,8 @@ use crate::lower::realization_order::realization_order;
 /// One scheduling directive. `func` names the Func; `update` (absent: the pure definition)
 /// the update definition a loop directive applies to, numbered from 0 as Halide's
 /// `f.update(i)`; loops are named as the directives that made them name them.
+/// The fields are the directive's arguments, named as in the call each variant documents.
+#[allow(missing_docs)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "directive", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Directive {
@@ -276,8 +278,8 @@ impl Directive {
                 ..
             } => format!("{on}.fuse({inner:?}, {outer:?}, {fused:?});"),
             Directive::Reorder { vars, .. } => {
-                let list: Vec<String> = vars.iter().map(|v| format!("{v:?}.into()")).collect();
-                format!("{on}.reorder(&[{}]);", list.join(", "))
+                let list: Vec<String> = vars.iter().map(|v| format!("{v:?}")).collect();
+                format!("{on}.reorder([{}]);", list.join(", "))
             }
             Directive::Vectorize { var, width, .. } => match width {
                 Some(w) => format!("{on}.vectorize({var:?}, {w});"),
@@ -289,11 +291,11 @@ impl Directive {
             },
             Directive::Parallel { var, .. } => format!("{on}.parallel({var:?});"),
             Directive::FoldStorage { var, factor, .. } => {
-                format!("{f}.fold_storage(Var::new({var:?}), {factor});")
+                format!("{f}.fold_storage({var:?}, {factor});")
             }
             Directive::Bound {
                 var, min, extent, ..
-            } => format!("{f}.bound(Var::new({var:?}), {min}, {extent});"),
+            } => format!("{f}.bound({var:?}, {min}, {extent});"),
         }
     }
 }

@@ -911,7 +911,11 @@ impl Scheduler<'_> {
                 if s.stage == 0 && self.rng.random_bool(0.7) {
                     f.compute_at(&consumer, s.short.as_str());
                 } else {
-                    f.compute_at_stage(&consumer, s.stage, s.short.as_str());
+                    let stage = match s.stage.checked_sub(1) {
+                        Some(k) => consumer.update_stage(k),
+                        None => consumer.pure_stage(),
+                    };
+                    f.compute_at(&stage, s.short.as_str());
                 }
             }
         }
@@ -935,7 +939,7 @@ impl Scheduler<'_> {
         self.hoist_and_fold(&f, &sites, lowest_store, store_depth, inner_end);
         if self.rng.random_bool(0.15) {
             let args = f.args();
-            f.reorder_storage(&[args[1], args[0]]);
+            f.reorder_storage([args[1], args[0]]);
             let _ = writeln!(self.log, "{name}: reorder_storage(y, x)");
         }
         if self.rng.random_bool(0.15) {
@@ -1061,7 +1065,7 @@ impl Scheduler<'_> {
                         let (bo, bi) = self.split(&mut st, &b, fb, None);
                         let order = [ai, bi, ao, bo];
                         st.handle
-                            .reorder(&order.each_ref().map(|n| DimName(Symbol::new(n))));
+                            .reorder(order.each_ref().map(|n| DimName(Symbol::new(n))));
                         let _ = writeln!(self.log, "{}.reorder({})", st.label, order.join(", "));
                     }
                 }

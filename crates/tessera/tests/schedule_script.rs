@@ -96,14 +96,14 @@ fn script() -> ScheduleScript {
 fn schedule_in_rust(f: &Func, g: &Func, out: &Func) {
     out.split_with_tail("y", "yo", "yi", 8, TailStrategy::GuardWithIf)
         .split("x", "xo", "xi", 8)
-        .reorder(&["xi".into(), "yi".into(), "xo".into(), "yo".into()])
+        .reorder(["xi", "yi", "xo", "yo"])
         .fuse("xo", "yo", "tile")
         .parallel("tile")
         .vectorize_loop("xi");
     g.compute_at(out, "tile").unroll("y", 2);
     f.compute_root();
     f.update_stage(0).vectorize("x", 4);
-    out.bound(Var::new("x"), 0, 32);
+    out.bound("x", 0, 32);
 }
 
 #[test]
@@ -144,13 +144,10 @@ fn a_script_prints_as_the_rust_that_applies_it() {
         lines[0],
         r#"out.split_with_tail("y", "yo", "yi", 8, TailStrategy::GuardWithIf);"#
     );
-    assert_eq!(
-        lines[2],
-        r#"out.reorder(&["xi".into(), "yi".into(), "xo".into(), "yo".into()]);"#
-    );
+    assert_eq!(lines[2], r#"out.reorder(["xi", "yi", "xo", "yo"]);"#);
     assert_eq!(lines[6], r#"g.compute_at(&out, "tile");"#);
     assert_eq!(lines[9], r#"f.update_stage(0).vectorize("x", 4);"#);
-    assert_eq!(lines[10], r#"out.bound(Var::new("x"), 0, 32);"#);
+    assert_eq!(lines[10], r#"out.bound("x", 0, 32);"#);
 }
 
 #[test]

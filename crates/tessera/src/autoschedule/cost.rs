@@ -17,6 +17,7 @@ pub enum OpKind {
     /// Addition, subtraction, negation, min, max, comparisons, logic, bitwise operations,
     /// shifts, selects.
     Simple,
+    /// Multiplication.
     Multiply,
     /// Division and modulo.
     Divide,

@@ -26,7 +26,9 @@ use crate::lang::estimate::Estimate;
 /// The coordinates `[min, max]` of one dimension of a region or tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Span {
+    /// The least coordinate.
     pub min: i64,
+    /// The greatest coordinate.
     pub max: i64,
 }
 
@@ -38,6 +40,7 @@ impl Span {
             max: min + extent - 1,
         }
     }
+    /// The number of coordinates (0 when empty).
     pub fn extent(&self) -> i64 {
         self.max - self.min + 1
     }

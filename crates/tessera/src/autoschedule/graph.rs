@@ -16,11 +16,14 @@ use crate::lower::realization_order::realization_order;
 /// What a stage reads: another Func of the pipeline or an input image.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Producer {
+    /// A Func of the pipeline.
     Func(Symbol),
+    /// An input image.
     Image(Symbol),
 }
 
 impl Producer {
+    /// The Func's or image's name.
     pub fn name(self) -> Symbol {
         match self {
             Producer::Func(n) | Producer::Image(n) => n,
@@ -40,7 +43,9 @@ impl std::fmt::Display for Producer {
 /// One stage: definition `stage` of Func `func` (0 is the pure definition, k the k-th update).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StageId {
+    /// The Func.
     pub func: Symbol,
+    /// 0 for the pure definition, k for update k - 1.
     pub stage: usize,
 }
 
@@ -56,7 +61,9 @@ impl std::fmt::Display for StageId {
 /// A Func of the pipeline with its definitions.
 #[derive(Clone, Debug)]
 pub struct FuncNode {
+    /// The Func itself.
     pub function: Function,
+    /// Its (unique) name.
     pub name: Symbol,
     /// The pure Vars, in dimension order.
     pub args: Vec<Symbol>,
@@ -67,16 +74,22 @@ pub struct FuncNode {
 /// An input image the pipeline reads.
 #[derive(Clone, Debug)]
 pub struct InputImage {
+    /// The image's name.
     pub name: Symbol,
+    /// Its number of dimensions.
     pub dimensions: usize,
+    /// Its identity and buffer constraints (estimates included).
     pub link: ImageLink,
 }
 
 /// A producer read by a consumer stage, with the coordinates of each call to it there.
 #[derive(Clone, Debug)]
 pub struct Edge {
+    /// The Func or image read.
     pub producer: Producer,
+    /// The stage reading it.
     pub consumer: StageId,
+    /// The coordinates of each call, one list per call.
     pub call_sites: Vec<Vec<Expr>>,
 }
 
@@ -85,7 +98,9 @@ pub struct Edge {
 pub struct StageGraph {
     /// Producers before consumers; the output is last.
     pub funcs: Vec<FuncNode>,
+    /// The output Func.
     pub output: Symbol,
+    /// The input images the pipeline reads.
     pub inputs: Vec<InputImage>,
     /// The names of the scalar parameters (and buffer fields) the definitions use.
     pub params: BTreeSet<Symbol>,

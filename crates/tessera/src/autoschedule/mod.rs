@@ -34,9 +34,13 @@ use crate::lang::param::ParamBinding;
 /// Everything the scheduler knows about a pipeline before choosing a schedule.
 #[derive(Clone, Debug)]
 pub struct PipelineAnalysis {
+    /// The stages and the producer–consumer edges between them.
     pub graph: StageGraph,
+    /// The region each edge needs of its producer per consumer tile, and each Func's required region.
     pub footprints: Footprints,
+    /// The operations one point of each stage costs.
     pub costs: HashMap<StageId, StageCost>,
+    /// What kind of computation each stage is (pointwise, stencil, reduction, ...).
     pub classes: HashMap<StageId, BTreeSet<StageClass>>,
 }
 

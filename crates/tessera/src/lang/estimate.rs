@@ -14,7 +14,9 @@ use crate::error::{Error, Result};
 /// The range `[min, min + extent)` a dimension is expected to span.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Estimate {
+    /// The least coordinate expected.
     pub min: i64,
+    /// The number of coordinates expected.
     pub extent: i64,
 }
 
