@@ -220,7 +220,10 @@ fn unroll_loop_of_a_missing_loop() {
 fn a_directive_on_an_update_that_does_not_exist() {
     let (f, _) = with_update("one_update");
     f.update_stage(3).parallel(Var::new("x"));
-    says(&lowering_error(&f), &["one_update", "no stage 4"]);
+    says(
+        &lowering_error(&f),
+        &["one_update has no update(3)", "1 update definition"],
+    );
 }
 
 #[test]
