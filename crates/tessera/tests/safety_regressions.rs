@@ -120,7 +120,7 @@ fn directive_on_a_missing_update_stage_is_an_error_not_a_hang() {
         }
     });
     assert!(
-        message.contains("one_stage") && message.contains("no stage 3"),
+        message.contains("one_stage") && message.contains("no update(2)"),
         "{message}"
     );
 }
