@@ -9,6 +9,7 @@
 
 use std::collections::HashSet;
 
+use tessera::autoschedule::{Algorithm, AutoSchedule, AutoScheduleOptions};
 use tessera::eval::realize::Evaluator;
 use tessera::ir::visit::visit_exprs;
 use tessera::ir::{CallKind, ExprKind, Symbol};
@@ -108,6 +109,39 @@ pub trait App: Send + Sync {
     fn default_inputs(&self, width: i64, height: i64) -> Result<Vec<AnyBuffer>>;
     /// The output computed by the app's plain-Rust reference, after `check_inputs`.
     fn reference(&self, inputs: &[AnyBuffer], params: &[ParamBinding]) -> Result<AnyBuffer>;
+
+    /// The algorithm, freshly built and scheduled automatically by `algorithm` for an output
+    /// of `width × height` (the inputs that output needs, the parameters' defaults) on
+    /// `threads` threads, with what the scheduler chose.
+    fn build_auto(
+        &self,
+        algorithm: Algorithm,
+        (width, height): (i64, i64),
+        threads: usize,
+    ) -> Result<(AppPipeline, AutoSchedule)> {
+        let pipeline = self.build()?;
+        let description = self.description();
+        let from_zero = |extents: Vec<i64>| -> Vec<(i64, i64)> {
+            extents.into_iter().map(|e| (0, e)).collect()
+        };
+        let output = description.output.extents(width, height);
+        pipeline.output.set_estimates(&from_zero(output))?;
+        for (image, extents) in pipeline
+            .inputs
+            .iter()
+            .zip(self.input_extents(width, height))
+        {
+            image.set_estimates(&from_zero(extents))?;
+        }
+        let options = AutoScheduleOptions {
+            algorithm,
+            threads,
+            params: complete_params(description.params, &[]),
+            model: None,
+        };
+        let schedule = Pipeline::new(&pipeline.output).auto_schedule(&Target::host(), &options)?;
+        Ok((pipeline, schedule))
+    }
 
     fn name(&self) -> &'static str {
         self.description().name
@@ -370,9 +404,19 @@ impl<D: AppDefinition> App for D {
         self.funcs().map(|f| f.pipeline())
     }
     fn schedules(&self) -> Vec<ScheduleInfo> {
-        infos(AppDefinition::schedules(self))
+        let mut schedules = infos(AppDefinition::schedules(self));
+        schedules.extend(AUTO_SCHEDULES.iter().map(|&(name, _)| ScheduleInfo {
+            name,
+            min_output: (1, 1),
+        }));
+        schedules
     }
     fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
+        if let Some(&(_, algorithm)) = AUTO_SCHEDULES.iter().find(|(n, _)| *n == schedule) {
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let size = self.description().default_size;
+            return Ok(self.build_auto(algorithm, size, threads)?.0);
+        }
         if is_schedule_file(schedule) {
             let script = read_schedule_file(schedule)?;
             let pipeline = self.build()?;
@@ -398,6 +442,12 @@ impl<D: AppDefinition> App for D {
         AppDefinition::reference(self, inputs, params)
     }
 }
+
+/// The schedules every app has from the automatic scheduler, by name: `auto` (PolyMage-DP's
+/// dynamic programming) and `auto-greedy` (PolyMage's greedy grouping). They are made for the
+/// app's default size and compute any output size.
+pub const AUTO_SCHEDULES: [(&str, Algorithm); 2] =
+    [("auto", Algorithm::Dp), ("auto-greedy", Algorithm::Greedy)];
 
 /// `extents` as `W x H` or `W x H x C`.
 fn extents_text(extents: &[i64]) -> String {

@@ -14,6 +14,7 @@ macro_rules! outln {
     };
 }
 
+mod autoschedule;
 mod bench;
 mod inputs;
 mod lower;
@@ -47,6 +48,9 @@ enum Command {
     Lower(lower::LowerArgs),
     /// Compile an app once and time repeated runs (median and minimum).
     Bench(bench::BenchArgs),
+    /// Schedule an app automatically and print the schedule, its groups with their
+    /// predicted times, and the search time.
+    Autoschedule(autoschedule::AutoscheduleArgs),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Lower(args) => lower::lower(&args),
         Command::Bench(args) => bench::bench(&args),
+        Command::Autoschedule(args) => autoschedule::autoschedule(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

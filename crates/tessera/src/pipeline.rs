@@ -226,6 +226,19 @@ impl Pipeline {
         Ok(self.lower(&LowerOptions::default())?.loop_nest())
     }
 
+    /// Schedules the pipeline automatically for `target` (Halide's `apply_autoscheduler`):
+    /// PolyMage-DP's dynamic programming or PolyMage's greedy grouping, as `options` choose,
+    /// over a cost model of this machine. The schedule is applied to the Funcs and returned
+    /// with the groups, their predicted times and the search time. The output's and the
+    /// inputs' estimates must be set.
+    pub fn auto_schedule(
+        &self,
+        target: &Target,
+        options: &crate::autoschedule::AutoScheduleOptions,
+    ) -> Result<crate::autoschedule::AutoSchedule> {
+        crate::autoschedule::auto_schedule(&self.output, target, options)
+    }
+
     /// Lowers and compiles the pipeline to native code for `target`.
     pub fn compile_jit(&self, target: &Target) -> Result<Compiled> {
         let lowered = self.lower(&LowerOptions::default())?;

@@ -326,10 +326,19 @@ pub struct ScheduleScript {
 }
 
 impl ScheduleScript {
-    /// The script in `json`, or an error saying where the JSON is malformed.
+    /// The script in `json`, or an error saying where the JSON is malformed. The script may
+    /// also be the `schedule` field of a larger object, as `AutoSchedule::to_json` writes.
     pub fn from_json(json: &str) -> Result<ScheduleScript> {
-        serde_json::from_str(json)
-            .map_err(|e| Error::Schedule(format!("not a valid schedule script: {e}")))
+        let invalid =
+            |e: serde_json::Error| Error::Schedule(format!("not a valid schedule script: {e}"));
+        let value: serde_json::Value = serde_json::from_str(json).map_err(invalid)?;
+        let script = match value {
+            serde_json::Value::Object(mut fields) if fields.contains_key("schedule") => {
+                fields.remove("schedule").unwrap_or_default()
+            }
+            other => other,
+        };
+        serde_json::from_value(script).map_err(invalid)
     }
 
     /// The script as pretty-printed JSON, one directive per line.

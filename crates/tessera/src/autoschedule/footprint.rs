@@ -170,6 +170,11 @@ impl Footprints {
         self.stages.iter().filter(move |s| s.stage.func == func)
     }
 
+    /// The values assumed for the parameters and buffer fields (their estimates).
+    pub fn estimate_values(&self) -> &EstimateValues {
+        &self.values
+    }
+
     /// The region of `producer` (a Func or an input image) that computing the output over
     /// its estimates needs.
     pub fn required(&self, producer: Producer) -> Option<&Region> {

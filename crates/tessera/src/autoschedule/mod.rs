@@ -11,25 +11,45 @@
 //! - the kind of each stage (`classify`): pointwise, stencil, up/downsample, reduction,
 //!   scan, data-dependent.
 //!
-//! Nothing here schedules: the grouping search and the cost model (PolyMage's greedy
-//! grouping, PolyMage-DP's dynamic programming) are still to come and will query this.
+//! On that stand the scheduler's parts, in the order they run:
+//! - `problem`: the Funcs to schedule, inlining decided by the cost model, memoized regions;
+//! - `plan` and `model` (with `machine`): a group's strategies (overlapped tiles, sliding
+//!   window in strips, plain rows) and their predicted time;
+//! - `search`: PolyMage's greedy grouping and PolyMage-DP's dynamic programming;
+//! - `emit`: the chosen plans as an ordinary schedule (`ScheduleScript`).
+//!
+//! `auto_schedule` (and `Pipeline::auto_schedule`) runs them all and applies the schedule.
 
 pub mod classify;
 pub mod cost;
+pub mod emit;
 pub mod estimates;
 pub mod footprint;
 pub mod graph;
+pub mod machine;
+pub mod model;
+pub mod plan;
+pub mod problem;
+pub mod search;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
 
 pub use classify::StageClass;
 pub use cost::{OpKind, StageCost};
 pub use footprint::{Footprints, Region, Span};
 pub use graph::{Producer, StageGraph, StageId};
+pub use machine::Machine;
+pub use model::CostModel;
+pub use plan::Strategy;
 
+use crate::codegen::target::Target;
 use crate::error::Result;
 use crate::lang::func::Func;
 use crate::lang::param::ParamBinding;
+use crate::schedule_script::ScheduleScript;
 
 /// Everything the scheduler knows about a pipeline before choosing a schedule.
 #[derive(Clone, Debug)]
@@ -82,6 +102,142 @@ impl PipelineAnalysis {
         self.footprints
             .region_needed(producer, consumer.name(), tile)
     }
+}
+
+/// Which search the automatic scheduler runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Algorithm {
+    /// PolyMage-DP's dynamic programming over groupings (the default).
+    #[default]
+    Dp,
+    /// PolyMage's greedy grouping.
+    Greedy,
+}
+
+impl std::str::FromStr for Algorithm {
+    type Err = crate::error::Error;
+    fn from_str(s: &str) -> Result<Algorithm> {
+        match s {
+            "dp" => Ok(Algorithm::Dp),
+            "greedy" => Ok(Algorithm::Greedy),
+            _ => Err(crate::error::Error::Schedule(format!(
+                "unknown autoscheduling algorithm `{s}`: use dp or greedy"
+            ))),
+        }
+    }
+}
+
+/// What the automatic scheduler is asked for.
+#[derive(Clone, Debug)]
+pub struct AutoScheduleOptions {
+    /// The search.
+    pub algorithm: Algorithm,
+    /// The threads the pipeline will run on.
+    pub threads: usize,
+    /// The values of the scalar parameters (beside their estimates).
+    pub params: Vec<ParamBinding>,
+    /// The cost model's coefficients (`CostModel::from_environment` by default).
+    pub model: Option<CostModel>,
+}
+
+impl Default for AutoScheduleOptions {
+    fn default() -> AutoScheduleOptions {
+        AutoScheduleOptions {
+            algorithm: Algorithm::Dp,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            params: Vec::new(),
+            model: None,
+        }
+    }
+}
+
+/// One group of the chosen schedule, as reported to the user.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GroupReport {
+    /// The group's output, computed at root.
+    pub output: String,
+    /// The Funcs computed inside the output's loops.
+    pub members: Vec<String>,
+    /// How the group is computed.
+    pub strategy: String,
+    /// The cost model's predicted time, in milliseconds.
+    pub predicted_ms: f64,
+}
+
+/// An automatic schedule: the directives (already applied to the pipeline's Funcs), the
+/// groups with their predicted times, and how long the search took.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AutoSchedule {
+    /// The schedule as data.
+    pub schedule: ScheduleScript,
+    /// The Funcs inlined.
+    pub inlined: Vec<String>,
+    /// The groups, producers first.
+    pub groups: Vec<GroupReport>,
+    /// The whole pipeline's predicted time, in milliseconds.
+    pub predicted_ms: f64,
+    /// The search's wall time, in milliseconds.
+    pub search_ms: f64,
+}
+
+impl AutoSchedule {
+    /// The Rust statements applying the schedule (`ScheduleScript::to_rust`).
+    pub fn to_rust(&self) -> String {
+        self.schedule.to_rust()
+    }
+
+    /// One JSON object: the schedule, the groups with their predicted times, and the search
+    /// time. `ScheduleScript::from_json` (and `tessera run --schedule FILE.json`) reads it.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("an automatic schedule serializes")
+    }
+}
+
+/// Schedules the pipeline computing `output` automatically for `target` and applies the
+/// schedule to its Funcs. The output's estimates (`Func::set_estimate`) and the inputs'
+/// (`ImageParam::set_estimates`) size the problem; a missing one is an error naming it.
+pub fn auto_schedule(
+    output: &Func,
+    target: &Target,
+    options: &AutoScheduleOptions,
+) -> Result<AutoSchedule> {
+    let start = Instant::now();
+    let analysis = PipelineAnalysis::new(output, &options.params)?;
+    let model = match &options.model {
+        Some(m) => m.clone(),
+        None => CostModel::from_environment()?,
+    };
+    let machine = Machine::host(target, options.threads);
+    let problem = problem::Problem::new(&analysis, machine, model)?;
+    let plans = match options.algorithm {
+        Algorithm::Dp => search::dynamic_programming(&problem)?,
+        Algorithm::Greedy => search::greedy(&problem)?,
+    };
+    let schedule = emit::emit(&problem, &plans);
+    let names = |set: &mut dyn Iterator<Item = usize>| -> Vec<String> {
+        set.map(|i| problem.funcs[i].name.as_str().to_string())
+            .collect()
+    };
+    let groups = plans
+        .iter()
+        .map(|p| GroupReport {
+            output: problem.funcs[p.output].name.as_str().to_string(),
+            members: names(&mut p.members.iter().copied().filter(|&m| m != p.output)),
+            strategy: p.strategy.to_string(),
+            predicted_ms: p.ns / 1e6,
+        })
+        .collect();
+    let inlined = names(&mut (0..problem.funcs.len()).filter(|&i| problem.inlined[i]));
+    let search_ms = start.elapsed().as_secs_f64() * 1e3;
+    schedule.apply(output)?;
+    Ok(AutoSchedule {
+        inlined,
+        groups,
+        predicted_ms: plans.iter().map(|p| p.ns).sum::<f64>() / 1e6,
+        schedule,
+        search_ms,
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,225 @@
+//! Plans as an ordinary schedule: the directives (`ScheduleScript`) that compute each group
+//! as its plan says, so that lowering and code generation see nothing but a schedule a
+//! person could have written. Every split of the pipeline's output guards its last piece
+//! (`GuardWithIf`), so a schedule made for one size computes any output size correctly.
+
+use super::plan::{GroupPlan, Strategy};
+use super::problem::{FuncInfo, Problem};
+use crate::lang::schedule::TailStrategy;
+use crate::schedule_script::{Directive, ScheduleScript};
+
+/// The schedule computing `plans` (every Func in exactly one plan or inlined).
+pub fn emit(problem: &Problem, plans: &[GroupPlan]) -> ScheduleScript {
+    let mut out = Vec::new();
+    for (i, f) in problem.funcs.iter().enumerate() {
+        if problem.inlined[i] {
+            out.push(Directive::ComputeInline { func: name(f) });
+        }
+    }
+    for plan in plans {
+        emit_group(problem, plan, &mut out);
+    }
+    ScheduleScript { directives: out }
+}
+
+fn name(f: &FuncInfo) -> String {
+    f.name.as_str().to_string()
+}
+
+/// A loop name made from `var` that is none of `f`'s Vars.
+fn loop_name(f: &FuncInfo, var: &str, suffix: &str) -> String {
+    let mut n = format!("{var}_{suffix}");
+    while f.args.iter().any(|a| a.as_str() == n) {
+        n.push('_');
+    }
+    n
+}
+
+fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
+    let f = &problem.funcs[plan.output];
+    let func = name(f);
+    if !f.is_output {
+        out.push(Directive::ComputeRoot { func: func.clone() });
+    }
+    let args: Vec<String> = f.args.iter().map(|a| a.as_str().to_string()).collect();
+    let split = |var: &str, outer: &str, inner: &str, factor: i64| Directive::Split {
+        func: func.clone(),
+        update: None,
+        var: var.to_string(),
+        outer: outer.to_string(),
+        inner: inner.to_string(),
+        factor: factor as i32,
+        tail: TailStrategy::GuardWithIf,
+    };
+    match plan.strategy {
+        Strategy::Rows => {
+            if let Some(par) = fuse_outer(f, &args[1.min(args.len())..], out) {
+                out.push(Directive::Parallel {
+                    func: func.clone(),
+                    update: None,
+                    var: par,
+                });
+            }
+            if let Some(x) = args.first() {
+                vectorize(f, x, out);
+            }
+            emit_updates(problem, plan.output, out);
+        }
+        Strategy::Tiles { width, height } => {
+            let (xo, xi) = (loop_name(f, &args[0], "o"), loop_name(f, &args[0], "i"));
+            out.push(split(&args[0], &xo, &xi, width));
+            let mut order = vec![xi.clone()];
+            let mut outer = vec![xo.clone()];
+            if let Some(y) = args.get(1) {
+                let (yo, yi) = (loop_name(f, y, "o"), loop_name(f, y, "i"));
+                out.push(split(y, &yo, &yi, height));
+                order.push(yi);
+                outer.push(yo);
+            }
+            order.extend(outer.iter().cloned());
+            order.extend(args.iter().skip(2).cloned());
+            out.push(Directive::Reorder {
+                func: func.clone(),
+                update: None,
+                vars: order,
+            });
+            let parallel: Vec<String> = outer
+                .iter()
+                .skip(1)
+                .cloned()
+                .chain(args.iter().skip(2).cloned())
+                .collect();
+            let par = fuse_outer(f, &parallel, out).unwrap_or_else(|| xo.clone());
+            out.push(Directive::Parallel {
+                func: func.clone(),
+                update: None,
+                var: par,
+            });
+            if width >= f.lanes {
+                out.push(Directive::Vectorize {
+                    func: func.clone(),
+                    update: None,
+                    var: xi,
+                    width: Some(f.lanes as i32),
+                });
+            }
+            for &m in plan.members.iter().filter(|&&m| m != plan.output) {
+                let g = &problem.funcs[m];
+                out.push(Directive::ComputeAt {
+                    func: name(g),
+                    consumer: func.clone(),
+                    var: xo.clone(),
+                });
+                if let Some(x) = g.args.first() {
+                    vectorize(g, x.as_str(), out);
+                }
+            }
+        }
+        Strategy::Strips { rows } => {
+            let y = &args[1];
+            let (yo, yi) = (loop_name(f, y, "o"), loop_name(f, y, "i"));
+            out.push(split(y, &yo, &yi, rows));
+            let parallel: Vec<String> = std::iter::once(yo)
+                .chain(args.iter().skip(2).cloned())
+                .collect();
+            let par = fuse_outer(f, &parallel, out).expect("a strip loop exists");
+            out.push(Directive::Parallel {
+                func: func.clone(),
+                update: None,
+                var: par.clone(),
+            });
+            vectorize(f, &args[0], out);
+            for &m in plan.members.iter().filter(|&&m| m != plan.output) {
+                let g = &problem.funcs[m];
+                out.push(Directive::StoreAt {
+                    func: name(g),
+                    consumer: func.clone(),
+                    var: par.clone(),
+                });
+                out.push(Directive::ComputeAt {
+                    func: name(g),
+                    consumer: func.clone(),
+                    var: yi.clone(),
+                });
+                if let Some(x) = g.args.first() {
+                    vectorize(g, x.as_str(), out);
+                }
+            }
+        }
+    }
+}
+
+/// Fuses loops `vars` (innermost first, adjacent) of `f`'s pure definition into one; its name,
+/// or `None` when there are none.
+fn fuse_outer(f: &FuncInfo, vars: &[String], out: &mut Vec<Directive>) -> Option<String> {
+    let mut fused = vars.first()?.clone();
+    for outer in &vars[1..] {
+        let combined = loop_name(f, &format!("{fused}_{outer}"), "f");
+        out.push(Directive::Fuse {
+            func: name(f),
+            update: None,
+            inner: fused,
+            outer: outer.clone(),
+            fused: combined.clone(),
+        });
+        fused = combined;
+    }
+    Some(fused)
+}
+
+/// Vectorizes `f`'s loop `x` at the natural width when its region is at least a vector wide.
+/// The pipeline's output guards the last vector (its size is the caller's); a Func computed
+/// inside the pipeline is allocated whole vectors.
+fn vectorize(f: &FuncInfo, x: &str, out: &mut Vec<Directive>) {
+    if f.region.first().map_or(0, |s| s.extent()) < f.lanes {
+        return;
+    }
+    if f.is_output {
+        let (xo, xi) = (loop_name(f, x, "v"), loop_name(f, x, "vi"));
+        out.push(Directive::Split {
+            func: name(f),
+            update: None,
+            var: x.to_string(),
+            outer: xo,
+            inner: xi.clone(),
+            factor: f.lanes as i32,
+            tail: TailStrategy::GuardWithIf,
+        });
+        out.push(Directive::Vectorize {
+            func: name(f),
+            update: None,
+            var: xi,
+            width: None,
+        });
+    } else {
+        out.push(Directive::Vectorize {
+            func: name(f),
+            update: None,
+            var: x.to_string(),
+            width: Some(f.lanes as i32),
+        });
+    }
+}
+
+/// Parallel and vectorized loops for the updates of Func `i`, over the pure dimensions each
+/// may run in parallel (`FuncInfo::update_pure_dims`).
+fn emit_updates(problem: &Problem, i: usize, out: &mut Vec<Directive>) {
+    let f = &problem.funcs[i];
+    for (u, dims) in f.update_pure_dims.iter().enumerate() {
+        if let Some(&outer) = dims.iter().filter(|&&d| d >= 1).max() {
+            out.push(Directive::Parallel {
+                func: name(f),
+                update: Some(u),
+                var: f.args[outer].as_str().to_string(),
+            });
+        }
+        if dims.contains(&0) && f.region.first().map_or(0, |s| s.extent()) >= f.lanes {
+            out.push(Directive::Vectorize {
+                func: name(f),
+                update: Some(u),
+                var: f.args[0].as_str().to_string(),
+                width: Some(f.lanes as i32),
+            });
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! What the cost model needs to know of the machine: the thread count the schedule is made
+//! for, the vector width it computes at, and the data cache sizes, read from the host's
+//! `/sys/devices/system/cpu/cpu0/cache` (with common sizes where that is not readable).
+
+use crate::codegen::target::Target;
+
+/// The machine a schedule is made for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Machine {
+    /// The threads the pipeline runs on.
+    pub threads: usize,
+    /// The vector width the schedule computes at, in bits. Capped at 256: on AVX-512 machines
+    /// 256-bit vectors avoid the frequency drop and are what Halide's expert schedules use.
+    pub vector_bits: u32,
+    /// Per-core L1 data cache, in bytes.
+    pub l1_bytes: i64,
+    /// Per-core L2 cache, in bytes.
+    pub l2_bytes: i64,
+    /// The shared last-level cache, in bytes.
+    pub l3_bytes: i64,
+}
+
+impl Machine {
+    /// The host running this process, for `threads` threads and `target`'s vectors.
+    pub fn host(target: &Target, threads: usize) -> Machine {
+        let mut machine = Machine {
+            threads: threads.max(1),
+            vector_bits: target.vector_bits.min(256),
+            l1_bytes: 32 << 10,
+            l2_bytes: 1 << 20,
+            l3_bytes: 16 << 20,
+        };
+        for index in 0..8 {
+            let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{index}");
+            let read = |field: &str| std::fs::read_to_string(format!("{dir}/{field}")).ok();
+            let (Some(level), Some(kind), Some(size)) = (read("level"), read("type"), read("size"))
+            else {
+                continue;
+            };
+            let Some(bytes) = parse_cache_size(size.trim()) else {
+                continue;
+            };
+            match (level.trim(), kind.trim()) {
+                ("1", "Data") => machine.l1_bytes = bytes,
+                ("2", _) => machine.l2_bytes = bytes,
+                ("3", _) => machine.l3_bytes = bytes,
+                _ => {}
+            }
+        }
+        machine
+    }
+
+    /// The lanes of a vector of elements of `bits` bits (bools count as bytes).
+    pub fn lanes(&self, bits: u32) -> i64 {
+        i64::from((self.vector_bits / bits.max(8)).max(1))
+    }
+}
+
+/// `48K`, `1024K`, `32M` as bytes.
+fn parse_cache_size(size: &str) -> Option<i64> {
+    let (digits, unit) = size.split_at(size.find(|c: char| !c.is_ascii_digit())?);
+    let n: i64 = digits.parse().ok()?;
+    match unit {
+        "K" => Some(n << 10),
+        "M" => Some(n << 20),
+        "G" => Some(n << 30),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_sizes_parse_as_sysfs_writes_them() {
+        assert_eq!(parse_cache_size("48K"), Some(48 << 10));
+        assert_eq!(parse_cache_size("32M"), Some(32 << 20));
+        assert_eq!(parse_cache_size("12"), None);
+    }
+
+    #[test]
+    fn lanes_fill_the_vector() {
+        let m = Machine {
+            threads: 2,
+            vector_bits: 256,
+            l1_bytes: 1,
+            l2_bytes: 1,
+            l3_bytes: 1,
+        };
+        assert_eq!(
+            (m.lanes(8), m.lanes(16), m.lanes(32), m.lanes(1)),
+            (32, 16, 8, 32)
+        );
+    }
+}

@@ -1,0 +1,413 @@
+//! The scheduling problem the search works on, distilled from the `PipelineAnalysis`: the
+//! pipeline's Funcs in realization order with their required regions, sizes and vector
+//! widths; which Funcs are inlined (decided first, by the cost model: a Func is inlined when
+//! recomputing it at every use costs less than storing and reloading it, as PolyMage-DP
+//! inlines pointwise stages); the per-point cost of every other Func with its inlined
+//! producers folded in; and the region of every Func a tile of a group's output needs,
+//! through inlined Funcs, memoized because the search asks for the same regions many times.
+
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+
+use super::classify::StageClass;
+use super::footprint::{Region, Span};
+use super::graph::{Producer, StageId};
+use super::machine::Machine;
+use super::model::CostModel;
+use super::PipelineAnalysis;
+use crate::error::Result;
+use crate::ir::{CallKind, Expr, ExprKind, Symbol};
+use crate::lang::function::Definition;
+
+/// One Func of the problem.
+#[derive(Clone, Debug)]
+pub struct FuncInfo {
+    /// The Func's (unique) name.
+    pub name: Symbol,
+    /// Its pure Vars, in dimension order.
+    pub args: Vec<Symbol>,
+    /// Whether it has update definitions (a reduction or scan: it is always its own group).
+    pub has_updates: bool,
+    /// Whether it is the pipeline's output.
+    pub is_output: bool,
+    /// The lanes of a vector of its widest value type.
+    pub lanes: i64,
+    /// The bytes of one point (all Tuple elements).
+    pub bytes: i64,
+    /// The region the output's estimates need.
+    pub region: Region,
+    /// The Funcs (indices) and images its stages read directly.
+    pub producers: Vec<Producer>,
+    /// The Funcs (indices) reading it.
+    pub consumers: Vec<usize>,
+    /// The time of one point of its pure definition, vectorized, with inlined producers
+    /// folded in.
+    pub point_ns: f64,
+    /// The time of all its updates over the region (serial), 0 without updates.
+    pub updates_ns: f64,
+    /// Which pure dimensions each update (in order) may run in parallel or vectorize: those it
+    /// writes at the pure Var and reads its own Func only at that Var.
+    pub update_pure_dims: Vec<Vec<usize>>,
+}
+
+impl FuncInfo {
+    /// The number of points of its required region.
+    pub fn points(&self) -> i64 {
+        volume(&self.region)
+    }
+}
+
+/// The problem: Funcs, inlining, and memoized regions.
+pub struct Problem<'a> {
+    analysis: &'a PipelineAnalysis,
+    /// The machine the schedule is made for.
+    pub machine: Machine,
+    /// The cost model's coefficients.
+    pub model: CostModel,
+    /// Every Func, producers before consumers; the output is last.
+    pub funcs: Vec<FuncInfo>,
+    /// Which Funcs are inlined.
+    pub inlined: Vec<bool>,
+    index: HashMap<Symbol, usize>,
+    image_bytes: HashMap<Symbol, i64>,
+    regions: RefCell<HashMap<(Producer, usize, Region), Option<Region>>>,
+}
+
+/// The number of points of a region.
+pub fn volume(region: &[Span]) -> i64 {
+    region.iter().map(|s| s.extent().max(0)).product()
+}
+
+impl<'a> Problem<'a> {
+    /// The problem of `analysis` for `machine` under `model`; inlining is decided here.
+    pub fn new(
+        analysis: &'a PipelineAnalysis,
+        machine: Machine,
+        model: CostModel,
+    ) -> Result<Problem<'a>> {
+        let graph = &analysis.graph;
+        let index: HashMap<Symbol, usize> = (graph.funcs.iter().enumerate())
+            .map(|(i, f)| (f.name, i))
+            .collect();
+        let image_bytes = image_element_bytes(analysis);
+        let mut funcs = Vec::new();
+        for f in &graph.funcs {
+            let types = f.function.output_types();
+            let bits = types.iter().map(|t| u32::from(t.bits)).max().unwrap_or(32);
+            let producers: BTreeSet<Producer> = (graph.edges.iter())
+                .filter(|e| e.consumer.func == f.name)
+                .map(|e| e.producer)
+                .collect();
+            let region = analysis
+                .footprints
+                .required(Producer::Func(f.name))
+                .cloned()
+                .unwrap_or_default();
+            funcs.push(FuncInfo {
+                name: f.name,
+                args: f.args.clone(),
+                has_updates: f.definitions.len() > 1,
+                is_output: f.name == graph.output,
+                lanes: machine.lanes(bits),
+                bytes: types.iter().map(|t| t.bytes().max(1) as i64).sum(),
+                region,
+                producers: producers.into_iter().collect(),
+                consumers: Vec::new(),
+                point_ns: 0.0,
+                updates_ns: 0.0,
+                update_pure_dims: (f.definitions.iter().skip(1))
+                    .map(|d| update_pure_dims(f.name, &f.args, d))
+                    .collect(),
+            });
+        }
+        for c in 0..funcs.len() {
+            for p in funcs[c].producers.clone() {
+                if let Producer::Func(name) = p {
+                    if let Some(&i) = index.get(&name) {
+                        funcs[i].consumers.push(c);
+                    }
+                }
+            }
+        }
+        let mut problem = Problem {
+            analysis,
+            machine,
+            model,
+            inlined: vec![false; funcs.len()],
+            funcs,
+            index,
+            image_bytes,
+            regions: RefCell::new(HashMap::new()),
+        };
+        problem.decide_inlining();
+        Ok(problem)
+    }
+
+    /// The index of Func `name`.
+    pub fn func_index(&self, name: Symbol) -> Option<usize> {
+        self.index.get(&name).copied()
+    }
+
+    /// The bytes of one point of `producer`.
+    pub fn bytes_of(&self, producer: Producer) -> i64 {
+        match producer {
+            Producer::Func(name) => self.func_index(name).map_or(4, |i| self.funcs[i].bytes),
+            Producer::Image(name) => self.image_bytes.get(&name).copied().unwrap_or(4),
+        }
+    }
+
+    /// The bytes of the whole required region of `producer`.
+    pub fn total_bytes(&self, producer: Producer) -> i64 {
+        let region = self.analysis.footprints.required(producer);
+        region.map_or(0, |r| volume(r)) * self.bytes_of(producer)
+    }
+
+    /// The time of one stage point: its operations vectorized at `lanes`, its loads and
+    /// stores; loads at data-dependent coordinates are gathers.
+    fn own_point_ns(&self, stage: StageId, lanes: i64) -> f64 {
+        let m = &self.model;
+        let cost = &self.analysis.costs[&stage];
+        let mut ns = 0.0;
+        for ((kind, ty), n) in &cost.ops {
+            let op_lanes = self.machine.lanes(u32::from(ty.bits));
+            // An operation on wider elements than the Func's needs more vectors per point.
+            ns += f64::from(*n) * m.op_ns(*kind) / op_lanes.min(lanes) as f64;
+        }
+        let gathers = self.analysis.classes[&stage].contains(&StageClass::DataDependent);
+        let load_ns = if gathers {
+            m.gather_ns
+        } else {
+            m.load_ns / lanes as f64
+        };
+        ns += f64::from(cost.total_loads() + cost.self_loads) * load_ns;
+        ns + f64::from(cost.stores) * m.load_ns / lanes as f64
+    }
+
+    /// Inlining, producers first: a pure Func that is not the output is inlined when
+    /// evaluating it at every call costs less than computing it once, storing it and loading
+    /// it at every call.
+    fn decide_inlining(&mut self) {
+        let graph = &self.analysis.graph;
+        for i in 0..self.funcs.len() {
+            let f = &graph.funcs[i];
+            let lanes = self.funcs[i].lanes;
+            let mut point = self.own_point_ns(
+                StageId {
+                    func: f.name,
+                    stage: 0,
+                },
+                lanes,
+            );
+            point += self.inlined_producers_ns(StageId {
+                func: f.name,
+                stage: 0,
+            });
+            let mut updates = 0.0;
+            for s in 1..f.definitions.len() {
+                let stage = StageId {
+                    func: f.name,
+                    stage: s,
+                };
+                let per = self.own_point_ns(stage, lanes) + self.inlined_producers_ns(stage);
+                updates += per * self.update_iterations(i, &f.definitions[s]) as f64;
+            }
+            self.funcs[i].point_ns = point;
+            self.funcs[i].updates_ns = updates;
+            let info = &self.funcs[i];
+            if info.is_output || info.has_updates || info.consumers.is_empty() {
+                continue;
+            }
+            let calls: f64 = (info.consumers.iter())
+                .map(|&c| self.calls_from(c, info.name) as f64)
+                .sum();
+            // Inlined, each call evaluates the Func's expression in place of one load of it.
+            let access = self.model.load_ns / lanes as f64;
+            let recompute = calls * (point - 2.0 * access).max(0.0);
+            let materialize = info.points() as f64 * point;
+            let traffic = info.points() as f64 * info.bytes as f64 * self.model.l2_byte_ns;
+            self.inlined[i] = recompute <= materialize + traffic;
+        }
+    }
+
+    /// The time one point of `stage` spends evaluating the Funcs it reads that are inlined.
+    fn inlined_producers_ns(&self, stage: StageId) -> f64 {
+        let cost = &self.analysis.costs[&stage];
+        (cost.loads.iter())
+            .filter_map(|(p, n)| match p {
+                Producer::Func(name) => {
+                    let i = self.func_index(*name)?;
+                    let inlined = self.inlined[i];
+                    // The expression replaces the load of it, and stores nothing.
+                    let access = self.model.load_ns / self.funcs[i].lanes as f64;
+                    let ns = (self.funcs[i].point_ns - 2.0 * access).max(0.0);
+                    inlined.then(|| f64::from(*n) * ns)
+                }
+                Producer::Image(_) => None,
+            })
+            .sum()
+    }
+
+    /// How many times all stages of Func `consumer` read Func `producer` over their regions.
+    fn calls_from(&self, consumer: usize, producer: Symbol) -> i64 {
+        let f = &self.analysis.graph.funcs[consumer];
+        (0..f.definitions.len())
+            .map(|s| {
+                let stage = StageId {
+                    func: f.name,
+                    stage: s,
+                };
+                let n = i64::from(
+                    (self.analysis.costs[&stage].loads)
+                        .get(&Producer::Func(producer))
+                        .copied()
+                        .unwrap_or(0),
+                );
+                let iterations = match s {
+                    0 => self.funcs[consumer].points(),
+                    _ => self.update_iterations(consumer, &f.definitions[s]),
+                };
+                n * iterations
+            })
+            .sum()
+    }
+
+    /// The iterations of an update of Func `func`: its pure dimensions' extents times its
+    /// reduction domain's size (1 where an extent has no estimate).
+    fn update_iterations(&self, func: usize, update: &Definition) -> i64 {
+        let info = &self.funcs[func];
+        let values = self.analysis.footprints.estimate_values();
+        let pure: i64 = (update.args.iter().enumerate())
+            .filter(|(d, a)| matches!(a.kind(), ExprKind::Var(v) if Some(v) == info.args.get(*d)))
+            .map(|(d, _)| info.region.get(d).map_or(1, |s| s.extent()))
+            .product();
+        let rdom: i64 = (update.rdom.iter().flat_map(|r| &r.vars))
+            .map(|v| values.evaluate(&v.extent, &String::new).unwrap_or(1).max(1))
+            .product();
+        pure * rdom
+    }
+
+    /// The region of `producer` that `region` of Func `consumer` needs (memoized).
+    pub fn region_needed(
+        &self,
+        producer: Producer,
+        consumer: usize,
+        region: &[Span],
+    ) -> Result<Option<Region>> {
+        let key = (producer, consumer, region.to_vec());
+        if let Some(r) = self.regions.borrow().get(&key) {
+            return Ok(r.clone());
+        }
+        let name = self.funcs[consumer].name;
+        let r = self
+            .analysis
+            .footprints
+            .region_needed(producer, name, region)?;
+        self.regions.borrow_mut().insert(key, r.clone());
+        Ok(r)
+    }
+
+    /// The regions `tile` of Func `output` needs of each Func in `members` and of each Func
+    /// they inline (`inside`), and of every other producer they read (`outside`: Funcs of
+    /// other groups and images).
+    pub fn tile_regions(
+        &self,
+        output: usize,
+        members: &BTreeSet<usize>,
+        tile: &[Span],
+    ) -> Result<TileRegions> {
+        let mut inside: HashMap<usize, Region> = HashMap::new();
+        let mut outside: HashMap<Producer, Region> = HashMap::new();
+        inside.insert(output, tile.to_vec());
+        for c in (0..=output).rev() {
+            let Some(region) = inside.get(&c).cloned() else {
+                continue;
+            };
+            for &p in &self.funcs[c].producers {
+                let Some(needed) = self.region_needed(p, c, &region)? else {
+                    continue;
+                };
+                let inner = match p {
+                    Producer::Func(name) => self
+                        .func_index(name)
+                        .filter(|&i| members.contains(&i) || self.inlined[i]),
+                    Producer::Image(_) => None,
+                };
+                match inner {
+                    Some(i) => merge(inside.entry(i).or_default(), needed),
+                    None => merge(outside.entry(p).or_default(), needed),
+                }
+            }
+        }
+        inside.retain(|i, _| members.contains(i));
+        Ok(TileRegions { inside, outside })
+    }
+}
+
+/// What one tile of a group needs: the region of each member, and of each producer outside
+/// the group.
+#[derive(Clone, Debug, Default)]
+pub struct TileRegions {
+    /// Each member's region.
+    pub inside: HashMap<usize, Region>,
+    /// Each outside producer's region.
+    pub outside: HashMap<Producer, Region>,
+}
+
+/// The bytes of an element of each input image, from the type of the calls reading it.
+fn image_element_bytes(analysis: &PipelineAnalysis) -> HashMap<Symbol, i64> {
+    let mut bytes = HashMap::new();
+    for f in &analysis.graph.funcs {
+        for e in f.definitions.iter().flat_map(Definition::exprs) {
+            crate::ir::visit::visit_exprs(e, &mut |n| {
+                if let ExprKind::Call {
+                    kind: CallKind::Image(_),
+                    name,
+                    ..
+                } = n.kind()
+                {
+                    bytes.insert(*name, n.ty().bytes().max(1) as i64);
+                }
+                true
+            });
+        }
+    }
+    bytes
+}
+
+/// `into` grown to cover `region` (empty `into` becomes `region`).
+fn merge(into: &mut Region, region: Region) {
+    if into.is_empty() {
+        *into = region;
+        return;
+    }
+    for (a, b) in into.iter_mut().zip(region) {
+        a.min = a.min.min(b.min);
+        a.max = a.max.max(b.max);
+    }
+}
+
+/// The pure dimensions of Func `func` an update may run in parallel or vectorize: where it
+/// writes at the pure Var itself and every read of its own Func in that dimension is at that
+/// same Var.
+fn update_pure_dims(func: Symbol, args: &[Symbol], update: &Definition) -> Vec<usize> {
+    let is_var = |e: &Expr, v: Symbol| matches!(e.kind(), ExprKind::Var(n) if *n == v);
+    let mut dims: Vec<usize> = (0..args.len())
+        .filter(|&d| update.args.get(d).is_some_and(|a| is_var(a, args[d])))
+        .collect();
+    for e in update.exprs() {
+        crate::ir::visit::visit_exprs(e, &mut |n| {
+            if let ExprKind::Call {
+                name,
+                args: call_args,
+                ..
+            } = n.kind()
+            {
+                if *name == func {
+                    dims.retain(|&d| call_args.get(d).is_some_and(|a| is_var(a, args[d])));
+                }
+            }
+            true
+        });
+    }
+    dims
+}

@@ -1,0 +1,189 @@
+//! The two searches over groupings. Both start from the problem's Funcs with inlining decided
+//! and return one plan per group, each with its best strategy (`plan::best_plan`).
+//!
+//! - `greedy` is PolyMage's grouping (ASPLOS'15 §4): start with every Func its own group and
+//!   repeatedly merge a group into the single group that reads its output, taking the merge
+//!   the cost model says saves the most, until no merge saves anything.
+//! - `dynamic_programming` is PolyMage-DP's (TOPLAS'20 §3): over a topological order in
+//!   which each Func's producers come right before it (a depth-first post-order, so chains
+//!   of stages are contiguous), the best grouping of every prefix is the best over its last
+//!   group — a run of at most `MAX_GROUP` consecutive Funcs ending at the prefix's end — of
+//!   that group's cost plus the best grouping of what precedes it. The bound on a group's
+//!   size keeps the search linear in the number of stages (PolyMage-DP's bounded DP), so
+//!   there is no cap on the pipeline's length.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::graph::Producer;
+use super::plan::{best_plan, GroupPlan};
+use super::problem::Problem;
+use crate::error::{Error, Result};
+
+/// The most Funcs one group of the dynamic programming holds.
+pub const MAX_GROUP: usize = 16;
+
+/// Best plans, memoized by their members (both searches ask for the same groups repeatedly).
+struct Plans<'p, 'a> {
+    problem: &'p Problem<'a>,
+    memo: HashMap<BTreeSet<usize>, Option<GroupPlan>>,
+}
+
+impl<'p, 'a> Plans<'p, 'a> {
+    fn new(problem: &'p Problem<'a>) -> Self {
+        Plans {
+            problem,
+            memo: HashMap::new(),
+        }
+    }
+
+    fn best(&mut self, output: usize, members: BTreeSet<usize>) -> Result<Option<GroupPlan>> {
+        if let Some(p) = self.memo.get(&members) {
+            return Ok(p.clone().filter(|p| p.output == output));
+        }
+        let plan = best_plan(self.problem, output, &members)?;
+        self.memo.insert(members, plan.clone());
+        Ok(plan)
+    }
+
+    fn single(&mut self, f: usize) -> Result<GroupPlan> {
+        self.best(f, BTreeSet::from([f]))?
+            .ok_or_else(|| Error::Internal("a Func alone is always a group".into()))
+    }
+}
+
+/// The Funcs (not inlined) that read Func `f`, looking through inlined Funcs.
+fn scheduled_consumers(problem: &Problem, f: usize) -> BTreeSet<usize> {
+    let mut out = BTreeSet::new();
+    for &c in &problem.funcs[f].consumers {
+        if problem.inlined[c] {
+            out.extend(scheduled_consumers(problem, c));
+        } else {
+            out.insert(c);
+        }
+    }
+    out
+}
+
+/// The Funcs (not inlined) Func `f` reads, looking through inlined Funcs.
+fn scheduled_producers(problem: &Problem, f: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    for p in &problem.funcs[f].producers {
+        let Producer::Func(name) = p else { continue };
+        let Some(i) = problem.func_index(*name) else {
+            continue;
+        };
+        if problem.inlined[i] {
+            out.extend(scheduled_producers(problem, i));
+        } else if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// The Funcs that are not inlined, in the problem's order.
+fn scheduled(problem: &Problem) -> Vec<usize> {
+    (0..problem.funcs.len())
+        .filter(|&i| !problem.inlined[i])
+        .collect()
+}
+
+/// PolyMage's greedy grouping.
+pub fn greedy(problem: &Problem) -> Result<Vec<GroupPlan>> {
+    let mut plans = Plans::new(problem);
+    let mut groups = Vec::new();
+    for f in scheduled(problem) {
+        groups.push(plans.single(f)?);
+    }
+    loop {
+        let group_of =
+            |f: usize, groups: &[GroupPlan]| groups.iter().position(|g| g.members.contains(&f));
+        let mut best: Option<(f64, usize, usize, GroupPlan)> = None;
+        for (gi, g) in groups.iter().enumerate() {
+            let consumers: BTreeSet<usize> = (scheduled_consumers(problem, g.output).into_iter())
+                .filter_map(|c| group_of(c, &groups))
+                .collect();
+            let [ci] = consumers.into_iter().collect::<Vec<_>>()[..] else {
+                continue;
+            };
+            let c = &groups[ci];
+            let members: BTreeSet<usize> = g.members.union(&c.members).copied().collect();
+            let Some(merged) = plans.best(c.output, members)? else {
+                continue;
+            };
+            let saving = g.ns + c.ns - merged.ns;
+            if saving > 0.0 && best.as_ref().is_none_or(|b| saving > b.0) {
+                best = Some((saving, gi, ci, merged));
+            }
+        }
+        let Some((_, gi, ci, merged)) = best else {
+            return Ok(groups);
+        };
+        groups[ci] = merged;
+        groups.remove(gi);
+    }
+}
+
+/// PolyMage-DP's dynamic programming over groupings of consecutive Funcs in a producer-first
+/// depth-first order.
+pub fn dynamic_programming(problem: &Problem) -> Result<Vec<GroupPlan>> {
+    let order = depth_first_order(problem);
+    let n = order.len();
+    let mut plans = Plans::new(problem);
+    // best[i]: the least time of the first i Funcs, and where its last group starts.
+    let mut best: Vec<(f64, usize, Option<GroupPlan>)> = vec![(0.0, 0, None)];
+    for i in 1..=n {
+        let output = order[i - 1];
+        let mut choice: (f64, usize, Option<GroupPlan>) = (f64::INFINITY, i - 1, None);
+        let mut members = BTreeSet::new();
+        for j in (i.saturating_sub(MAX_GROUP)..i).rev() {
+            members.insert(order[j]);
+            let Some(plan) = plans.best(output, members.clone())? else {
+                continue;
+            };
+            let total = best[j].0 + plan.ns;
+            if total < choice.0 {
+                choice = (total, j, Some(plan));
+            }
+        }
+        best.push(choice);
+    }
+    let mut groups = Vec::new();
+    let mut i = n;
+    while i > 0 {
+        let (_, start, plan) = &best[i];
+        groups.push(
+            plan.clone()
+                .ok_or_else(|| Error::Internal("a Func alone is always a group".into()))?,
+        );
+        i = *start;
+    }
+    groups.reverse();
+    Ok(groups)
+}
+
+/// The scheduled Funcs in a topological order where each Func comes right after its
+/// producers' chains: a depth-first post-order from the output.
+fn depth_first_order(problem: &Problem) -> Vec<usize> {
+    let mut order = Vec::new();
+    let mut visited = vec![false; problem.funcs.len()];
+    let roots: Vec<usize> = scheduled(problem)
+        .into_iter()
+        .filter(|&f| scheduled_consumers(problem, f).is_empty())
+        .collect();
+    for root in roots {
+        visit(problem, root, &mut visited, &mut order);
+    }
+    order
+}
+
+fn visit(problem: &Problem, f: usize, visited: &mut [bool], order: &mut Vec<usize>) {
+    if visited[f] {
+        return;
+    }
+    visited[f] = true;
+    for p in scheduled_producers(problem, f) {
+        visit(problem, p, visited, order);
+    }
+    order.push(f);
+}
