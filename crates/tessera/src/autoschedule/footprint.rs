@@ -19,6 +19,8 @@ use crate::analysis::bounds::{bounds_of_expr, Scope};
 use crate::analysis::boxes::{box_union, boxes_required, Box};
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
+use crate::eval::expr::eval_scalar;
+use crate::eval::value::Value;
 use crate::ir::substitute::substitute_map;
 use crate::ir::{Expr, Symbol, Type};
 use crate::lang::estimate::Estimate;
@@ -257,18 +259,22 @@ impl Footprints {
         what: &dyn Fn() -> String,
     ) -> Result<Region> {
         let mut numbers = HashMap::new();
+        let mut values = HashMap::new();
         for (var, span) in self.args[&consumer].iter().zip(tile) {
-            numbers.insert(
-                tile_end(consumer, *var, "min"),
-                Expr::make_const(Type::i32(), span.min),
-            );
-            numbers.insert(
-                tile_end(consumer, *var, "max"),
-                Expr::make_const(Type::i32(), span.max),
-            );
+            for (end, v) in [("min", span.min), ("max", span.max)] {
+                let name = tile_end(consumer, *var, end);
+                numbers.insert(name, Expr::make_const(Type::i32(), v));
+                values.insert(name, Value::Int(v));
+            }
         }
+        // Evaluating directly is fast (the search asks for many regions); an end that does
+        // not evaluate (an estimate missing) goes the slow way, which names what is missing.
         let end = |e: &Option<Expr>, d: usize, pick: fn(Span) -> i64| match e {
-            Some(e) => self.values.evaluate(&substitute_map(e, &numbers), what),
+            Some(e) => match eval_scalar(e, &mut values.clone()) {
+                Ok(Value::Int(v)) => Ok(v),
+                Ok(Value::UInt(v)) if i64::try_from(v).is_ok() => Ok(v as i64),
+                _ => self.values.evaluate(&substitute_map(e, &numbers), what),
+            },
             None => fallback(d).map(pick),
         };
         (symbolic.bounds.iter().enumerate())

@@ -10,8 +10,106 @@ use serde::{Deserialize, Serialize};
 use super::cost::OpKind;
 use crate::error::{Error, Result};
 
+/// One term of the cost model: a quantity a plan is predicted to spend, per thread, which the
+/// model multiplies by its coefficient.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Term {
+    /// Vector add, min, compare, select or logic operations.
+    SimpleOp,
+    /// Vector multiplications.
+    Multiply,
+    /// Vector divisions and modulos.
+    Divide,
+    /// Vector conversions.
+    Cast,
+    /// Cheap math functions (abs, floor, lerp).
+    Intrinsic,
+    /// Transcendental functions (exp, log, sqrt, pow).
+    Transcendental,
+    /// Vector loads and stores from L1.
+    Load,
+    /// Gathered elements (loads at data-dependent coordinates).
+    Gather,
+    /// Bytes moved from L2.
+    L2Byte,
+    /// Bytes moved from the last-level cache.
+    L3Byte,
+    /// Bytes moved from memory.
+    MemoryByte,
+    /// Iterations of tile loops: entering a tile, its loop setup and boundary code.
+    Tile,
+    /// Parallel tasks.
+    Task,
+    /// Allocations of a Func's storage.
+    Allocation,
+}
+
+/// The number of terms.
+pub const TERMS: usize = 14;
+
+/// Every term, in order.
+pub const ALL_TERMS: [Term; TERMS] = [
+    Term::SimpleOp,
+    Term::Multiply,
+    Term::Divide,
+    Term::Cast,
+    Term::Intrinsic,
+    Term::Transcendental,
+    Term::Load,
+    Term::Gather,
+    Term::L2Byte,
+    Term::L3Byte,
+    Term::MemoryByte,
+    Term::Tile,
+    Term::Task,
+    Term::Allocation,
+];
+
+impl Term {
+    /// The term counting operations of kind `kind`.
+    pub fn of_op(kind: OpKind) -> Term {
+        match kind {
+            OpKind::Simple => Term::SimpleOp,
+            OpKind::Multiply => Term::Multiply,
+            OpKind::Divide => Term::Divide,
+            OpKind::Cast => Term::Cast,
+            OpKind::Intrinsic => Term::Intrinsic,
+            OpKind::Transcendental => Term::Transcendental,
+        }
+    }
+}
+
+/// Quantities of each term; the model's prediction is their dot product with its coefficients,
+/// which is what lets `tessera calibrate` fit the coefficients by least squares.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CostTerms(pub [f64; TERMS]);
+
+impl CostTerms {
+    /// The quantity of `term`.
+    pub fn get(&self, term: Term) -> f64 {
+        self.0[term as usize]
+    }
+    /// Adds `amount` of `term`.
+    pub fn add(&mut self, term: Term, amount: f64) {
+        self.0[term as usize] += amount;
+    }
+    /// Adds `other` times `scale`.
+    pub fn add_scaled(&mut self, other: &CostTerms, scale: f64) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a += b * scale;
+        }
+    }
+    /// These terms times `scale`.
+    pub fn scaled(&self, scale: f64) -> CostTerms {
+        let mut out = CostTerms::default();
+        out.add_scaled(self, scale);
+        out
+    }
+}
+
 /// The coefficients of the analytic cost model (PolyMage-DP's cost function, §4 of the
-/// TOPLAS'20 paper, with Tessera's memory and parallelism terms).
+/// TOPLAS'20 paper, with Tessera's memory and parallelism terms): nanoseconds per unit of each
+/// `Term`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CostModel {
@@ -35,11 +133,9 @@ pub struct CostModel {
     pub l2_byte_ns: f64,
     /// One byte moved from the last-level cache.
     pub l3_byte_ns: f64,
-    /// One byte moved from memory, by one thread.
+    /// One byte moved from memory (per thread: the coefficient absorbs the threads' sharing
+    /// of the memory bandwidth at the thread count it was fitted for).
     pub memory_byte_ns: f64,
-    /// How many threads' worth of memory bandwidth the machine has (memory traffic scales
-    /// with the threads up to this many).
-    pub memory_threads: f64,
     /// One iteration of a tile loop: entering a tile, its loop setup and its boundary code.
     pub tile_ns: f64,
     /// One parallel task (scheduling it on a thread).
@@ -50,27 +146,67 @@ pub struct CostModel {
 
 impl Default for CostModel {
     fn default() -> CostModel {
-        CostModel {
-            simple_op_ns: 0.15,
-            multiply_ns: 0.25,
-            divide_ns: 2.0,
-            cast_ns: 0.2,
-            intrinsic_ns: 0.4,
-            transcendental_ns: 4.0,
-            load_ns: 0.2,
-            gather_ns: 0.6,
-            l2_byte_ns: 0.02,
-            l3_byte_ns: 0.04,
-            memory_byte_ns: 0.12,
-            memory_threads: 1.5,
-            tile_ns: 40.0,
-            task_ns: 1500.0,
-            allocation_ns: 60.0,
-        }
+        CostModel::from_coefficients([
+            0.15, 0.25, 2.0, 0.2, 0.4, 4.0, 0.2, 0.6, 0.02, 0.04, 0.12, 40.0, 1500.0, 60.0,
+        ])
     }
 }
 
 impl CostModel {
+    /// The coefficients in `ALL_TERMS` order.
+    pub fn coefficients(&self) -> [f64; TERMS] {
+        [
+            self.simple_op_ns,
+            self.multiply_ns,
+            self.divide_ns,
+            self.cast_ns,
+            self.intrinsic_ns,
+            self.transcendental_ns,
+            self.load_ns,
+            self.gather_ns,
+            self.l2_byte_ns,
+            self.l3_byte_ns,
+            self.memory_byte_ns,
+            self.tile_ns,
+            self.task_ns,
+            self.allocation_ns,
+        ]
+    }
+
+    /// The model with coefficients `c` in `ALL_TERMS` order.
+    pub fn from_coefficients(c: [f64; TERMS]) -> CostModel {
+        CostModel {
+            simple_op_ns: c[0],
+            multiply_ns: c[1],
+            divide_ns: c[2],
+            cast_ns: c[3],
+            intrinsic_ns: c[4],
+            transcendental_ns: c[5],
+            load_ns: c[6],
+            gather_ns: c[7],
+            l2_byte_ns: c[8],
+            l3_byte_ns: c[9],
+            memory_byte_ns: c[10],
+            tile_ns: c[11],
+            task_ns: c[12],
+            allocation_ns: c[13],
+        }
+    }
+
+    /// The coefficient of `term`.
+    pub fn coefficient(&self, term: Term) -> f64 {
+        self.coefficients()[term as usize]
+    }
+
+    /// The predicted time of `terms`, in nanoseconds.
+    pub fn time(&self, terms: &CostTerms) -> f64 {
+        self.coefficients()
+            .iter()
+            .zip(terms.0)
+            .map(|(c, t)| c * t)
+            .sum()
+    }
+
     /// The model in `json`, or an error saying what is malformed.
     pub fn from_json(json: &str) -> Result<CostModel> {
         serde_json::from_str(json)
@@ -94,18 +230,6 @@ impl CostModel {
             Err(_) => Ok(CostModel::default()),
         }
     }
-
-    /// The time of one vector operation of kind `kind`.
-    pub fn op_ns(&self, kind: OpKind) -> f64 {
-        match kind {
-            OpKind::Simple => self.simple_op_ns,
-            OpKind::Multiply => self.multiply_ns,
-            OpKind::Divide => self.divide_ns,
-            OpKind::Cast => self.cast_ns,
-            OpKind::Intrinsic => self.intrinsic_ns,
-            OpKind::Transcendental => self.transcendental_ns,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -115,8 +239,22 @@ mod tests {
     #[test]
     fn a_model_round_trips_through_json_and_bad_files_are_refused() {
         let model = CostModel::default();
-        assert_eq!(CostModel::from_json(&model.to_json()), Ok(model));
+        assert_eq!(CostModel::from_json(&model.to_json()), Ok(model.clone()));
+        assert_eq!(CostModel::from_coefficients(model.coefficients()), model);
         let e = CostModel::from_json("{\"simple_op_ns\": 1}").unwrap_err();
         assert!(e.to_string().contains("not a valid cost model"), "{e}");
+    }
+
+    #[test]
+    fn the_time_is_the_dot_product_of_terms_and_coefficients() {
+        let model = CostModel::default();
+        let mut terms = CostTerms::default();
+        terms.add(Term::Tile, 2.0);
+        terms.add(Term::Load, 10.0);
+        assert_eq!(
+            model.time(&terms),
+            2.0 * model.tile_ns + 10.0 * model.load_ns
+        );
+        assert_eq!(model.coefficient(Term::Task), model.task_ns);
     }
 }

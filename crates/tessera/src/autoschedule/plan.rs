@@ -17,11 +17,12 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use super::footprint::{Region, Span};
+use super::model::{CostTerms, Term};
 use super::problem::{volume, Problem};
 use crate::error::Result;
 
 /// How a group is computed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Strategy {
     /// One Func alone, over its whole region: parallel over its outer dimensions, vectorized
     /// over its innermost.
@@ -63,6 +64,8 @@ pub struct GroupPlan {
     pub strategy: Strategy,
     /// The predicted time, in nanoseconds.
     pub ns: f64,
+    /// The terms that time is made of.
+    pub terms: CostTerms,
 }
 
 /// The best plan for a group of `members` with output `output`, or `None` if the group
@@ -76,11 +79,13 @@ pub fn best_plan(
         return Ok(None);
     }
     let plan = |strategy| -> Result<GroupPlan> {
+        let terms = predict(problem, output, members, strategy)?;
         Ok(GroupPlan {
             output,
             members: members.clone(),
             strategy,
-            ns: predict(problem, output, members, strategy)?,
+            ns: problem.model.time(&terms),
+            terms,
         })
     };
     let mut best = plan(Strategy::Rows)?;
@@ -91,66 +96,78 @@ pub fn best_plan(
     let f = &problem.funcs[output];
     let extent = |d: usize| f.region.get(d).map_or(1, Span::extent).max(1);
     let lanes = f.lanes;
-    let widths = candidates(lanes, extent(0));
-    let heights = if f.args.len() >= 2 {
-        candidates(1, extent(1))
-    } else {
-        vec![1]
+    let two_dimensional = f.args.len() >= 2;
+    // A coarse grid of sizes (powers of four, in whole vectors across), then a descent
+    // through neighbouring sizes (halves, doubles, three quarters, one and a half: sizes
+    // that are not powers of two are reached).
+    let widths = candidates(lanes, round_up(extent(0), lanes), 4);
+    let heights = match two_dimensional {
+        true => candidates(1, extent(1), 4),
+        false => vec![1],
     };
-    let consider = |strategy, best: &mut GroupPlan| -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    let mut consider = |strategy, best: &mut GroupPlan| -> Result<bool> {
+        if !seen.insert(strategy) {
+            return Ok(false);
+        }
         let p = plan(strategy)?;
-        if p.ns < best.ns {
+        let better = p.ns < best.ns;
+        if better {
             *best = p;
         }
-        Ok(())
+        Ok(better)
     };
     for &width in &widths {
         for &height in &heights {
             consider(Strategy::Tiles { width, height }, &mut best)?;
         }
     }
-    if f.args.len() >= 2 {
+    if two_dimensional {
         for &rows in &heights {
             consider(Strategy::Strips { rows }, &mut best)?;
         }
     }
-    // Refine between the grid's sizes: three quarters and one and a half of the best.
-    let refine = |n: i64, unit: i64, most: i64| -> Vec<i64> {
-        [n * 3 / 4, n * 3 / 2]
+    let neighbours = |n: i64, unit: i64, most: i64| -> Vec<i64> {
+        [n / 2, n * 2, n * 3 / 4, n * 3 / 2]
             .into_iter()
             .map(|m| (m / unit).max(1) * unit)
-            .filter(|&m| m != n && m <= most.max(unit))
+            .filter(|&m| m != n && m <= most)
             .collect()
     };
-    match best.strategy {
-        Strategy::Tiles { width, height } => {
-            for w in refine(width, lanes, round_up(extent(0), lanes)) {
-                consider(Strategy::Tiles { width: w, height }, &mut best)?;
+    let (most_x, most_y) = (round_up(extent(0), lanes), extent(1));
+    loop {
+        let mut improved = false;
+        match best.strategy {
+            Strategy::Tiles { width, height } => {
+                for w in neighbours(width, lanes, most_x) {
+                    improved |= consider(Strategy::Tiles { width: w, height }, &mut best)?;
+                }
+                for h in neighbours(height, 1, most_y) {
+                    improved |= consider(Strategy::Tiles { width, height: h }, &mut best)?;
+                }
             }
-            let width = match best.strategy {
-                Strategy::Tiles { width, .. } => width,
-                _ => width,
-            };
-            for h in refine(height, 1, extent(1)) {
-                consider(Strategy::Tiles { width, height: h }, &mut best)?;
+            Strategy::Strips { rows } => {
+                for r in neighbours(rows, 1, most_y) {
+                    improved |= consider(Strategy::Strips { rows: r }, &mut best)?;
+                }
             }
+            Strategy::Rows => {}
         }
-        Strategy::Strips { rows } => {
-            for r in refine(rows, 1, extent(1)) {
-                consider(Strategy::Strips { rows: r }, &mut best)?;
-            }
+        if !improved {
+            return Ok(Some(best));
         }
-        Strategy::Rows => {}
     }
-    Ok(Some(best))
 }
 
-/// `unit` times powers of two up to the first at least `extent`.
-fn candidates(unit: i64, extent: i64) -> Vec<i64> {
-    let mut sizes = vec![unit];
-    while *sizes.last().expect("starts non-empty") < extent && sizes.len() < 12 {
-        sizes.push(sizes.last().expect("non-empty") * 2);
+/// `unit` times powers of `ratio` below `most`, and `most`.
+fn candidates(unit: i64, most: i64, ratio: i64) -> Vec<i64> {
+    let mut sizes = vec![];
+    let mut size = unit;
+    while size < most {
+        sizes.push(size);
+        size *= ratio;
     }
+    sizes.push(most.max(unit));
     sizes
 }
 
@@ -186,15 +203,15 @@ fn inlined_into(problem: &Problem, c: usize, members: &BTreeSet<usize>) -> bool 
             .all(|&d| members.contains(&d) || inlined_into(problem, d, members))
 }
 
-/// The predicted time of group `members` with output `output` computed with `strategy`.
+/// The predicted terms of group `members` with output `output` computed with `strategy`,
+/// per thread.
 pub fn predict(
     problem: &Problem,
     output: usize,
     members: &BTreeSet<usize>,
     strategy: Strategy,
-) -> Result<f64> {
+) -> Result<CostTerms> {
     let f = &problem.funcs[output];
-    let m = &problem.model;
     let machine = &problem.machine;
     let threads = machine.threads as f64;
     let extents: Vec<i64> = f.region.iter().map(|s| s.extent().max(1)).collect();
@@ -224,7 +241,7 @@ pub fn predict(
     };
     let regions = problem.tile_regions(output, members, &tile)?;
     // Compute: every member's points, rounded up to whole vectors along dimension 0.
-    let mut compute = 0.0;
+    let mut per_tile = CostTerms::default();
     let mut working_set = 0;
     for (&i, region) in &regions.inside {
         let g = &problem.funcs[i];
@@ -232,7 +249,7 @@ pub fn predict(
             .first()
             .map_or(1, |s| round_up(s.extent().max(1), g.lanes));
         let points = row * volume(&region[1.min(region.len())..]);
-        compute += points as f64 * g.point_ns;
+        per_tile.add_scaled(&g.point, points as f64);
         if i != output {
             working_set += volume(region) * g.bytes;
         }
@@ -246,49 +263,45 @@ pub fn predict(
             .map(|(&i, r)| volume(r) * problem.funcs[i].bytes)
             .sum();
     }
-    let level_ns = |bytes: i64| -> (f64, bool) {
+    let level = |bytes: i64| -> Term {
         if bytes <= machine.l1_bytes {
-            (0.0, false)
+            Term::Load
         } else if bytes <= machine.l2_bytes {
-            (m.l2_byte_ns, false)
+            Term::L2Byte
         } else if bytes * machine.threads as i64 <= machine.l3_bytes {
-            (m.l3_byte_ns, false)
+            Term::L3Byte
         } else {
-            (m.memory_byte_ns, true)
+            Term::MemoryByte
         }
     };
-    let (mut cached, mut memory) = (0.0, 0.0);
-    let mut charge = |bytes: i64, level: (f64, bool)| {
-        let ns = bytes as f64 * level.0;
-        if level.1 {
-            memory += ns;
-        } else {
-            cached += ns;
+    // Bytes from L1 are already counted as the loads of the points computed.
+    let mut charge = |bytes: i64, term: Term| {
+        if term != Term::Load {
+            per_tile.add(term, bytes as f64);
         }
     };
     for (&p, region) in &regions.outside {
         let bytes = volume(region) * problem.bytes_of(p);
-        charge(bytes, level_ns(problem.total_bytes(p)));
+        charge(bytes, level(problem.total_bytes(p)));
     }
     // Members are written and read back within the tile.
-    charge(2 * working_set, level_ns(working_set));
-    let out_bytes = volume(&tile) * f.bytes;
-    charge(out_bytes, level_ns(f.points() * f.bytes));
-    let allocations = (members.len() - 1) as f64 * m.allocation_ns;
-    let per_tile = compute + cached + m.tile_ns + allocations;
-    let tiles = tiles as f64;
+    charge(2 * working_set, level(working_set));
+    charge(volume(&tile) * f.bytes, level(f.points() * f.bytes));
+    per_tile.add(Term::Tile, 1.0);
+    per_tile.add(Term::Allocation, (members.len() - 1) as f64);
     let balance = {
         let p = parallel as f64;
         ((p / threads).ceil() * threads / p).max(1.0)
     };
-    let parallel_time = (per_tile * tiles * balance + m.task_ns * parallel as f64) / threads;
-    let memory_time = memory * tiles / threads.min(m.memory_threads).max(1.0);
-    let updates = if f.update_pure_dims.iter().all(|d| !d.is_empty()) && f.args.len() >= 2 {
-        f.updates_ns / threads
-    } else {
-        f.updates_ns
-    };
-    Ok(parallel_time + memory_time + updates)
+    let mut terms = per_tile.scaled(tiles as f64 * balance / threads);
+    terms.add(Term::Task, parallel as f64 / threads);
+    let updates_parallel =
+        f.args.len() >= 2 && f.update_pure_dims.iter().all(|d| d.iter().any(|&d| d >= 1));
+    terms.add_scaled(
+        &f.updates,
+        if updates_parallel { 1.0 / threads } else { 1.0 },
+    );
+    Ok(terms)
 }
 
 /// A tile of `size` (dimensions 0 and 1; the others one point) at the middle of `region`, so

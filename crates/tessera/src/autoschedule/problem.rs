@@ -9,11 +9,13 @@
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 
+use rustc_hash::FxHashMap;
+
 use super::classify::StageClass;
 use super::footprint::{Region, Span};
 use super::graph::{Producer, StageId};
 use super::machine::Machine;
-use super::model::CostModel;
+use super::model::{CostModel, CostTerms, Term};
 use super::PipelineAnalysis;
 use crate::error::Result;
 use crate::ir::{CallKind, Expr, ExprKind, Symbol};
@@ -40,11 +42,11 @@ pub struct FuncInfo {
     pub producers: Vec<Producer>,
     /// The Funcs (indices) reading it.
     pub consumers: Vec<usize>,
-    /// The time of one point of its pure definition, vectorized, with inlined producers
-    /// folded in.
-    pub point_ns: f64,
-    /// The time of all its updates over the region (serial), 0 without updates.
-    pub updates_ns: f64,
+    /// The terms of one point of its pure definition, vectorized, with inlined producers
+    /// evaluated in place.
+    pub point: CostTerms,
+    /// The terms of all its updates over the region (serial); none without updates.
+    pub updates: CostTerms,
     /// Which pure dimensions each update (in order) may run in parallel or vectorize: those it
     /// writes at the pure Var and reads its own Func only at that Var.
     pub update_pure_dims: Vec<Vec<usize>>,
@@ -70,7 +72,7 @@ pub struct Problem<'a> {
     pub inlined: Vec<bool>,
     index: HashMap<Symbol, usize>,
     image_bytes: HashMap<Symbol, i64>,
-    regions: RefCell<HashMap<(Producer, usize, Region), Option<Region>>>,
+    regions: RefCell<FxHashMap<(Producer, usize, Region), Option<Region>>>,
 }
 
 /// The number of points of a region.
@@ -113,8 +115,8 @@ impl<'a> Problem<'a> {
                 region,
                 producers: producers.into_iter().collect(),
                 consumers: Vec::new(),
-                point_ns: 0.0,
-                updates_ns: 0.0,
+                point: CostTerms::default(),
+                updates: CostTerms::default(),
                 update_pure_dims: (f.definitions.iter().skip(1))
                     .map(|d| update_pure_dims(f.name, &f.args, d))
                     .collect(),
@@ -137,7 +139,7 @@ impl<'a> Problem<'a> {
             funcs,
             index,
             image_bytes,
-            regions: RefCell::new(HashMap::new()),
+            regions: RefCell::new(FxHashMap::default()),
         };
         problem.decide_inlining();
         Ok(problem)
@@ -162,25 +164,49 @@ impl<'a> Problem<'a> {
         region.map_or(0, |r| volume(r)) * self.bytes_of(producer)
     }
 
-    /// The time of one stage point: its operations vectorized at `lanes`, its loads and
+    /// The terms of one stage point: its operations vectorized at `lanes`, its loads and
     /// stores; loads at data-dependent coordinates are gathers.
-    fn own_point_ns(&self, stage: StageId, lanes: i64) -> f64 {
-        let m = &self.model;
+    fn own_point_terms(&self, stage: StageId, lanes: i64) -> CostTerms {
         let cost = &self.analysis.costs[&stage];
-        let mut ns = 0.0;
+        let mut terms = CostTerms::default();
         for ((kind, ty), n) in &cost.ops {
             let op_lanes = self.machine.lanes(u32::from(ty.bits));
             // An operation on wider elements than the Func's needs more vectors per point.
-            ns += f64::from(*n) * m.op_ns(*kind) / op_lanes.min(lanes) as f64;
+            terms.add(
+                Term::of_op(*kind),
+                f64::from(*n) / op_lanes.min(lanes) as f64,
+            );
         }
-        let gathers = self.analysis.classes[&stage].contains(&StageClass::DataDependent);
-        let load_ns = if gathers {
-            m.gather_ns
+        let loads = f64::from(cost.total_loads() + cost.self_loads);
+        if self.analysis.classes[&stage].contains(&StageClass::DataDependent) {
+            terms.add(Term::Gather, loads);
         } else {
-            m.load_ns / lanes as f64
-        };
-        ns += f64::from(cost.total_loads() + cost.self_loads) * load_ns;
-        ns + f64::from(cost.stores) * m.load_ns / lanes as f64
+            terms.add(Term::Load, loads / lanes as f64);
+        }
+        terms.add(Term::Load, f64::from(cost.stores) / lanes as f64);
+        terms
+    }
+
+    /// The terms of one stage point with its inlined producers evaluated in place.
+    fn point_terms(&self, stage: StageId, lanes: i64) -> CostTerms {
+        let mut terms = self.own_point_terms(stage, lanes);
+        for (p, n) in &self.analysis.costs[&stage].loads {
+            let Producer::Func(name) = p else { continue };
+            let Some(i) = self.func_index(*name).filter(|&i| self.inlined[i]) else {
+                continue;
+            };
+            terms.add_scaled(&self.inlined_call_terms(i), f64::from(*n));
+        }
+        terms
+    }
+
+    /// What one call of inlined Func `i` adds: its expression, in place of one load of it,
+    /// storing nothing.
+    fn inlined_call_terms(&self, i: usize) -> CostTerms {
+        let mut terms = self.funcs[i].point;
+        let access = 2.0 / self.funcs[i].lanes as f64;
+        terms.0[Term::Load as usize] = (terms.get(Term::Load) - access).max(0.0);
+        terms
     }
 
     /// Inlining, producers first: a pure Func that is not the output is inlined when
@@ -191,28 +217,17 @@ impl<'a> Problem<'a> {
         for i in 0..self.funcs.len() {
             let f = &graph.funcs[i];
             let lanes = self.funcs[i].lanes;
-            let mut point = self.own_point_ns(
-                StageId {
-                    func: f.name,
-                    stage: 0,
-                },
-                lanes,
-            );
-            point += self.inlined_producers_ns(StageId {
+            let stage = |s| StageId {
                 func: f.name,
-                stage: 0,
-            });
-            let mut updates = 0.0;
+                stage: s,
+            };
+            self.funcs[i].point = self.point_terms(stage(0), lanes);
+            let mut updates = CostTerms::default();
             for s in 1..f.definitions.len() {
-                let stage = StageId {
-                    func: f.name,
-                    stage: s,
-                };
-                let per = self.own_point_ns(stage, lanes) + self.inlined_producers_ns(stage);
-                updates += per * self.update_iterations(i, &f.definitions[s]) as f64;
+                let iterations = self.update_iterations(i, &f.definitions[s]) as f64;
+                updates.add_scaled(&self.point_terms(stage(s), lanes), iterations);
             }
-            self.funcs[i].point_ns = point;
-            self.funcs[i].updates_ns = updates;
+            self.funcs[i].updates = updates;
             let info = &self.funcs[i];
             if info.is_output || info.has_updates || info.consumers.is_empty() {
                 continue;
@@ -220,31 +235,12 @@ impl<'a> Problem<'a> {
             let calls: f64 = (info.consumers.iter())
                 .map(|&c| self.calls_from(c, info.name) as f64)
                 .sum();
-            // Inlined, each call evaluates the Func's expression in place of one load of it.
-            let access = self.model.load_ns / lanes as f64;
-            let recompute = calls * (point - 2.0 * access).max(0.0);
-            let materialize = info.points() as f64 * point;
-            let traffic = info.points() as f64 * info.bytes as f64 * self.model.l2_byte_ns;
+            let recompute = calls * self.model.time(&self.inlined_call_terms(i));
+            let points = info.points() as f64;
+            let materialize = points * self.model.time(&info.point);
+            let traffic = points * info.bytes as f64 * self.model.l2_byte_ns;
             self.inlined[i] = recompute <= materialize + traffic;
         }
-    }
-
-    /// The time one point of `stage` spends evaluating the Funcs it reads that are inlined.
-    fn inlined_producers_ns(&self, stage: StageId) -> f64 {
-        let cost = &self.analysis.costs[&stage];
-        (cost.loads.iter())
-            .filter_map(|(p, n)| match p {
-                Producer::Func(name) => {
-                    let i = self.func_index(*name)?;
-                    let inlined = self.inlined[i];
-                    // The expression replaces the load of it, and stores nothing.
-                    let access = self.model.load_ns / self.funcs[i].lanes as f64;
-                    let ns = (self.funcs[i].point_ns - 2.0 * access).max(0.0);
-                    inlined.then(|| f64::from(*n) * ns)
-                }
-                Producer::Image(_) => None,
-            })
-            .sum()
     }
 
     /// How many times all stages of Func `consumer` read Func `producer` over their regions.

@@ -12,7 +12,9 @@
 //!   size keeps the search linear in the number of stages (PolyMage-DP's bounded DP), so
 //!   there is no cap on the pipeline's length.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap;
 
 use super::graph::Producer;
 use super::plan::{best_plan, GroupPlan};
@@ -25,14 +27,14 @@ pub const MAX_GROUP: usize = 16;
 /// Best plans, memoized by their members (both searches ask for the same groups repeatedly).
 struct Plans<'p, 'a> {
     problem: &'p Problem<'a>,
-    memo: HashMap<BTreeSet<usize>, Option<GroupPlan>>,
+    memo: FxHashMap<BTreeSet<usize>, Option<GroupPlan>>,
 }
 
 impl<'p, 'a> Plans<'p, 'a> {
     fn new(problem: &'p Problem<'a>) -> Self {
         Plans {
             problem,
-            memo: HashMap::new(),
+            memo: FxHashMap::default(),
         }
     }
 
