@@ -1,7 +1,8 @@
 //! Pass 2, loop synthesis (Halide §4.1): the loop nest of the output, then each other Func
 //! (consumers first) injected into it — inlined, or computed and stored at the loop levels its
 //! schedule names, after checking those levels are legal: the compute level must enclose every
-//! use, storage must be at or outside it, with no parallel loop in between.
+//! use, storage must be at or outside it, with no parallel loop in between. A level at the
+//! loops of a `compute_with` group is placed for the group (`compute_with::FusedGroups`).
 
 use super::compute_with::FusedGroups;
 use super::inline::inline_in_stmt;
