@@ -2,7 +2,8 @@
 //! fused one. Results equal the evaluator (on the interpreter before and after flattening,
 //! and natively) for Funcs with the same and with different regions, computed at root and
 //! inside a consumer's loop, vectorized or not, fused down to vectorized or unrolled loops,
-//! fused below producers computed in the Funcs' outer loops, specialized, and for random pairs under random schedules (re-run one with `TESSERA_SEED`); the fused
+//! fused below producers computed in the Funcs' outer loops, with a producer computed at the
+//! group's loops for both Funcs, specialized, and for random pairs under random schedules (re-run one with `TESSERA_SEED`); the fused
 //! loop nest holds both Funcs' stores; mistakes come back as schedule errors naming both
 //! Funcs.
 
@@ -178,6 +179,72 @@ fn producers_computed_in_an_outer_fused_loop_run_under_their_funcs_guards() {
     );
     assert_eq!(run.stores("pf"), 21 * 9);
     assert_eq!(run.stores("pg"), 22 * 9);
+}
+
+/// `p = in(x, y) + in(x + 1, y + 1)` read by `f` (at x and x + 2) and by `g` (at x - 1, one
+/// row down), with `out = f(x - 2, y + 3) + g(x + 1, y - 1)`; f and g at root, g computed
+/// with f at x. `q`, read by g alone, is `in(x, y) * 2`.
+fn shared_producer() -> (ImageParam, [Func; 5]) {
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let (p, q) = (Func::new("p"), Func::new("q"));
+    p.define((x, y), input.at((x, y)) + input.at((x + 1, y + 1)))
+        .unwrap();
+    q.define((x, y), input.at((x, y)) * 2).unwrap();
+    let (f, g) = (Func::new("f"), Func::new("g"));
+    f.define((x, y), p.at((x, y)) + p.at((x + 2, y))).unwrap();
+    g.define((x, y), p.at((x - 1, y + 1)) * 3 + q.at((x, y)))
+        .unwrap();
+    let out = Func::new("out");
+    out.define((x, y), f.at((x - 2, y + 3)) + g.at((x + 1, y - 1)))
+        .unwrap();
+    f.compute_root();
+    g.compute_root();
+    g.compute_with(&f, x);
+    (input, [p, q, f, g, out])
+}
+
+fn run_shared(input: &ImageParam, out: &Func) -> lower_common::Checked {
+    let image = u16_image(&[-3, -2], &[30, 20], 11);
+    check(
+        out,
+        &TestInputs::new().image(input, image),
+        &[0, 0],
+        &[20, 9],
+    )
+}
+
+#[test]
+fn producers_computed_at_a_fused_groups_loops_are_placed_for_every_member() {
+    // At the outermost level of the fused stage, which the group shares: p is computed once,
+    // where the group is, over the union of what f and g read (x in [-2, 19], y in [0, 11]).
+    let (input, [p, _, f, _, out]) = shared_producer();
+    p.compute_at(&f, Var::outermost());
+    let run = run_shared(&input, &out);
+    assert_eq!(run.stores("p"), 22 * 12);
+
+    // At the innermost fused loop: computed in that loop for f's point and for g's.
+    let (input, [p, _, f, _, out]) = shared_producer();
+    p.compute_at(&f, "x");
+    let run = run_shared(&input, &out);
+    assert_eq!(run.stores("p"), 20 * 9 * (3 + 1));
+
+    // At an outer fused loop, by the one member that uses it: in that member's loop.
+    let (input, [_, q, f, _, out]) = shared_producer();
+    q.compute_at(&f, "y");
+    let run = run_shared(&input, &out);
+    assert_eq!(run.stores("q"), 20 * 9);
+
+    // At an outer fused loop, by both: placed in each, the placements would nest.
+    let (_, [p, _, f, _, out]) = shared_producer();
+    p.compute_at(&f, "y");
+    let msg = schedule_error(&out);
+    assert!(
+        msg.contains("p is computed at f.y")
+            && msg.contains("used by both")
+            && msg.contains("innermost fused loop"),
+        "{msg}"
+    );
 }
 
 #[test]

@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::ir::substitute::substitute_map;
 use crate::ir::visit::reads_memory;
 use crate::ir::{BinaryOp, Expr, ForKind, Range, Stmt, StmtKind, Symbol, Type};
+use crate::lang::function::FunctionContents;
 use crate::lang::math::likely;
 use crate::lang::schedule::{find_dim, LoopLevel, OUTERMOST};
 
@@ -39,6 +40,159 @@ pub fn compute_with(s: &Stmt, env: &Environment) -> Result<Stmt> {
         out = pair.fuse(&out)?;
     }
     Ok(out)
+}
+
+/// What placing Funcs needs to know of the groups `compute_with` makes (Halide realizes each
+/// group as one unit): which loops become one once fused, and the `Var::outermost()` level of
+/// each fused stage, which all members share. The loops are fused only after placement (and
+/// after the sliding window), so a Func computed at a fused loop is placed in the loop of
+/// each member that uses it, and one computed at the outermost level of a fused stage where
+/// the group is computed, just before it.
+pub(super) struct FusedGroups {
+    /// Each fused loop and where it is in its group.
+    loops: HashMap<Symbol, FusedLoop>,
+    /// The `Var::outermost()` level of each fused stage, with the Func its group is fused
+    /// with (the one computed with no other).
+    outermost: HashMap<Symbol, Symbol>,
+}
+
+/// A loop `compute_with` fuses with others.
+struct FusedLoop {
+    /// The Func it is a loop of.
+    member: Symbol,
+    /// The loop at the same depth of the Func the group is fused with, which all the loops
+    /// fused with this one share.
+    host_loop: Symbol,
+    /// Whether it is the innermost loop fused in every pair it is fused in: the members'
+    /// bodies in it then run one after the other, each in its own scope.
+    innermost: bool,
+}
+
+impl FusedGroups {
+    /// The groups of `env`'s schedules; pairs the compute_with pass will refuse are left out.
+    pub(super) fn new(env: &Environment) -> FusedGroups {
+        let mut groups = FusedGroups {
+            loops: HashMap::new(),
+            outermost: HashMap::new(),
+        };
+        for &f in &env.order {
+            let Some(fused) = env.func(f).read().schedule.compute_with.clone() else {
+                continue;
+            };
+            let Some(with) = env.funcs.get(&fused.with) else {
+                continue;
+            };
+            let member_loops = fused_loops(&env.func(f).read(), fused.stage, fused.var);
+            let host_loops = fused_loops(&with.read(), fused.with_stage, fused.var);
+            let (Ok(member_loops), Ok(host_loops)) = (member_loops, host_loops) else {
+                continue;
+            };
+            if member_loops.len() != host_loops.len() {
+                continue;
+            }
+            for (member, stage) in [(f, fused.stage), (fused.with, fused.with_stage)] {
+                groups
+                    .outermost
+                    .insert(stage_var(member, stage, Symbol::new(OUTERMOST)), fused.with);
+            }
+            let depth = host_loops.len();
+            for (i, ((member_loop, _), (host_loop, _))) in
+                member_loops.into_iter().zip(host_loops).enumerate()
+            {
+                let innermost = i + 1 == depth;
+                groups.loops.insert(
+                    member_loop,
+                    FusedLoop {
+                        member: f,
+                        host_loop,
+                        innermost,
+                    },
+                );
+                let host = groups.loops.entry(host_loop).or_insert(FusedLoop {
+                    member: fused.with,
+                    host_loop,
+                    innermost,
+                });
+                host.innermost &= innermost;
+            }
+        }
+        groups
+    }
+
+    /// The loops fused with `loop_name` (itself included, if it is fused at all).
+    pub(super) fn fused_with(&self, loop_name: Symbol) -> Vec<Symbol> {
+        let Some(host) = self.loops.get(&loop_name).map(|l| l.host_loop) else {
+            return Vec::new();
+        };
+        self.loops
+            .iter()
+            .filter(|(_, l)| l.host_loop == host)
+            .map(|(name, _)| *name)
+            .collect()
+    }
+
+    /// The Func the group is fused with, if `loop_name` is the `Var::outermost()` level of a
+    /// fused stage.
+    pub(super) fn group_of_outermost(&self, loop_name: Symbol) -> Option<Symbol> {
+        self.outermost.get(&loop_name).copied()
+    }
+
+    /// Checks that `f`, placed (computed or stored, `what`) at `level` in the loops
+    /// `chosen`, is placed in the loops of one member of a group, or only at loops fused
+    /// innermost: at a loop with fused loops inside, the members' placements would nest,
+    /// one Func's storage hiding the other's.
+    pub(super) fn check_placement(
+        &self,
+        f: Symbol,
+        what: &str,
+        level: &LoopLevel,
+        chosen: &[Symbol],
+    ) -> Result<()> {
+        let fused: Vec<&FusedLoop> = chosen.iter().filter_map(|l| self.loops.get(l)).collect();
+        let Some(first) = fused.first() else {
+            return Ok(());
+        };
+        let Some(other) = fused.iter().find(|l| l.member != first.member) else {
+            return Ok(());
+        };
+        if fused.iter().all(|l| l.innermost) {
+            return Ok(());
+        }
+        Err(Error::Schedule(format!(
+            "{f} is {what}d at {}, a loop that compute_with fuses with loops of other Funcs, and it is used by both {} and {}: it is placed in the loops of each, which can be done only at their innermost fused loop; {what} {f} there or outside the fused loops",
+            level.describe(),
+            first.member,
+            other.member
+        )))
+    }
+}
+
+/// The loops of stage `stage` of `c` that `compute_with(.., var)` fuses, outermost first, by
+/// their names in the loop nest, with their kinds (none for `Var::outermost()`: the stages
+/// are only computed side by side); or why there are none.
+fn fused_loops(
+    c: &FunctionContents,
+    stage: usize,
+    var: Symbol,
+) -> std::result::Result<Vec<(Symbol, ForKind)>, String> {
+    let def = c.stage(stage).ok_or_else(|| {
+        format!(
+            "{} has no update definition {}",
+            c.name,
+            stage.saturating_sub(1)
+        )
+    })?;
+    let dims = &def.schedule.dims;
+    let at = if var.as_str() == OUTERMOST {
+        dims.len()
+    } else {
+        find_dim(dims, var).map_err(|e| format!("in {}: {e}", describe_stage(c.name, stage)))?
+    };
+    Ok(dims[at..]
+        .iter()
+        .rev()
+        .map(|d| (stage_var(c.name, stage, d.name), d.kind))
+        .collect())
 }
 
 /// The two Funcs and, for each, the stage fused and the names of its loops to fuse,
@@ -81,7 +235,7 @@ impl Pair {
             )));
         }
         let (fc, gc) = (env.func(f).read(), env.func(g).read());
-        let level = |c: &crate::lang::function::FunctionContents| c.schedule.compute_level.clone();
+        let level = |c: &FunctionContents| c.schedule.compute_level.clone();
         if !same_level(&level(&fc), &level(&gc)) {
             return Err(err(format!(
                 "both must be computed at the same loop level, but {f} is computed at {} and {g} at {}",
@@ -113,31 +267,9 @@ impl Pair {
         let mut loops: HashMap<Symbol, Vec<Symbol>> = HashMap::new();
         let mut kinds = Vec::new();
         for c in [&fc, &gc] {
-            let stage = stages[&c.name];
-            let def = c.stage(stage).ok_or_else(|| {
-                err(format!(
-                    "{} has no update definition {}",
-                    c.name,
-                    stage.saturating_sub(1)
-                ))
-            })?;
-            let dims = &def.schedule.dims;
-            // `Var::outermost()` fuses no loop: the stages are only computed side by side.
-            let at = if var.as_str() == OUTERMOST {
-                dims.len()
-            } else {
-                find_dim(dims, var)
-                    .map_err(|e| err(format!("in {}: {e}", describe_stage(c.name, stage))))?
-            };
-            let outer: Vec<_> = dims[at..].iter().rev().collect();
-            kinds.push(outer.iter().map(|d| d.kind).collect::<Vec<_>>());
-            loops.insert(
-                c.name,
-                outer
-                    .iter()
-                    .map(|d| stage_var(c.name, stage, d.name))
-                    .collect(),
-            );
+            let outer = fused_loops(c, stages[&c.name], var).map_err(err)?;
+            kinds.push(outer.iter().map(|(_, kind)| *kind).collect::<Vec<_>>());
+            loops.insert(c.name, outer.into_iter().map(|(name, _)| name).collect());
         }
         if kinds[0] != kinds[1] {
             return Err(err(format!(
@@ -322,7 +454,11 @@ impl Pair {
         let stage = self.stages[&func];
         let prefix = format!("{func}.s{stage}.");
         let at = if self.loops[&func].is_empty() {
-            (stmts.len() == self.stage_counts[&func]).then_some(stage)
+            // The statements of the Funcs fused into it before do not write `func`.
+            let own: Vec<usize> = (0..stmts.len())
+                .filter(|&i| writes(&stmts[i], func))
+                .collect();
+            (own.len() == self.stage_counts[&func]).then(|| own[stage])
         } else {
             stmts.iter().position(|s| has_loop_named(s, &prefix))
         };
@@ -673,6 +809,18 @@ fn has_loop_named(s: &Stmt, prefix: &str) -> bool {
     }
     let mut found = false;
     s.for_each_child(|_| {}, |c| found = found || has_loop_named(c, prefix));
+    found
+}
+
+/// Whether `s` writes a point of `func`.
+fn writes(s: &Stmt, func: Symbol) -> bool {
+    if let StmtKind::Provide { func: f, .. } = s.kind() {
+        if *f == func {
+            return true;
+        }
+    }
+    let mut found = false;
+    s.for_each_child(|_| {}, |c| found = found || writes(c, func));
     found
 }
 

@@ -1,8 +1,10 @@
 //! Pass 2, loop synthesis (Halide §4.1): the loop nest of the output, then each other Func
 //! (consumers first) injected into it — inlined, or computed and stored at the loop levels its
 //! schedule names, after checking those levels are legal: the compute level must enclose every
-//! use, storage must be at or outside it, with no parallel loop in between.
+//! use, storage must be at or outside it, with no parallel loop in between. A level at the
+//! loops of a `compute_with` group is placed for the group (`compute_with::FusedGroups`).
 
+use super::compute_with::FusedGroups;
 use super::inline::inline_in_stmt;
 use super::names::{i32_var, realized_extent, realized_min, stage_var};
 use super::realization_order::Environment;
@@ -56,6 +58,7 @@ pub fn schedule_functions(env: &Environment) -> Result<Stmt> {
     let output = env.func(env.output).read();
     let mut s = build_production(&output);
     drop(output);
+    let groups = FusedGroups::new(env);
     for &name in env.order.iter().rev().skip(1) {
         let f = env.func(name);
         let c = f.read();
@@ -73,7 +76,7 @@ pub fn schedule_functions(env: &Environment) -> Result<Stmt> {
                 inlined
             }
             (LoopLevel::Inlined, false) => inject_around_uses(&s, &c),
-            _ => inject_realization(&s, &c, env)?,
+            _ => inject_realization(&s, &c, env, &groups)?,
         };
     }
     Ok(strip_outermost_loops(&s))
@@ -262,6 +265,7 @@ fn resolve_level(
     f: Symbol,
     nests: &[Vec<Site>],
     env: &Environment,
+    groups: &FusedGroups,
 ) -> Result<Option<Vec<usize>>> {
     let LoopLevel::At {
         func, stage, var, ..
@@ -294,7 +298,14 @@ fn resolve_level(
             missing_update(*func, k, c.updates.len())
         )));
     }
-    let candidates = level_loops(&c, *stage, *var);
+    let mut candidates = level_loops(&c, *stage, *var);
+    // The loops fused with the one named are that loop too.
+    let fused: Vec<Symbol> = candidates
+        .iter()
+        .flatten()
+        .flat_map(|name| groups.fused_with(*name))
+        .collect();
+    candidates.extend(fused.into_iter().map(Ok));
     let positions: Option<Vec<usize>> = nests
         .iter()
         .map(|nest| {
@@ -327,14 +338,56 @@ fn describe_site(loop_name: Symbol) -> String {
     format!("{func}, {var}")
 }
 
-fn inject_realization(s: &Stmt, f: &FunctionContents, env: &Environment) -> Result<Stmt> {
+/// `level`, or where a fused group is computed if `level` is the `Var::outermost()` level of
+/// a fused stage and every use (each nest in `nests`) is in the group: the group's members
+/// share that level, where Halide computes the group as one unit.
+fn group_level(
+    level: &LoopLevel,
+    nests: &[Vec<Site>],
+    env: &Environment,
+    groups: &FusedGroups,
+) -> LoopLevel {
+    let LoopLevel::At {
+        func, stage, var, ..
+    } = level
+    else {
+        return level.clone();
+    };
+    let Some(consumer) = env.funcs.get(func).filter(|_| var.as_str() == OUTERMOST) else {
+        return level.clone();
+    };
+    let Some(host) = level_loops(&consumer.read(), *stage, *var)
+        .into_iter()
+        .flatten()
+        .find_map(|name| groups.group_of_outermost(name))
+    else {
+        return level.clone();
+    };
+    let in_group = nests.iter().all(|nest| {
+        nest.iter()
+            .any(|site| groups.group_of_outermost(site.loop_name) == Some(host))
+    });
+    match &env.func(host).read().schedule.compute_level {
+        host_level @ (LoopLevel::Root | LoopLevel::At { .. }) if in_group => host_level.clone(),
+        _ => level.clone(),
+    }
+}
+
+fn inject_realization(
+    s: &Stmt,
+    f: &FunctionContents,
+    env: &Environment,
+    groups: &FusedGroups,
+) -> Result<Stmt> {
     let nests = use_sites(s, f.name);
     if nests.is_empty() {
         // Nothing uses f any more (every use was in an inlined branch that vanished).
         return Ok(s.clone());
     }
-    let compute = resolve_level(&f.schedule.compute_level, "compute", f.name, &nests, env)?;
-    let store = resolve_level(f.schedule.store_level(), "store", f.name, &nests, env)?;
+    let compute_level = group_level(&f.schedule.compute_level, &nests, env, groups);
+    let store_level = group_level(f.schedule.store_level(), &nests, env, groups);
+    let compute = resolve_level(&compute_level, "compute", f.name, &nests, env, groups)?;
+    let store = resolve_level(&store_level, "store", f.name, &nests, env, groups)?;
     let mut compute_loops = Vec::new();
     let mut store_loops = Vec::new();
     for (n, nest) in nests.iter().enumerate() {
@@ -358,6 +411,8 @@ fn inject_realization(s: &Stmt, f: &FunctionContents, env: &Environment) -> Resu
         compute_loops.extend(compute.as_ref().map(|p| nest[p[n]].loop_name));
         store_loops.extend(store.as_ref().map(|p| nest[p[n]].loop_name));
     }
+    groups.check_placement(f.name, "compute", &f.schedule.compute_level, &compute_loops)?;
+    groups.check_placement(f.name, "store", f.schedule.store_level(), &store_loops)?;
     let s = match compute {
         None => produce_then(f, s.clone()),
         Some(_) => inject_at_loops(s, &compute_loops, &|body| produce_then(f, body)),

@@ -3,9 +3,9 @@
 //! Var::outermost())`), while the wrapped Func is computed at two's outermost level. Halide
 //! only checks that it runs over 64 x 64; here the values are checked with plain Rust.
 //!
-//! The running case fuses the outermost real loop (y) instead and computes `one` at root;
-//! the `Var::outermost()` form is refused (`one` at two's outermost level does not enclose
-//! its use by the wrapper, which joins two only after every Func is placed) and ignored.
+//! Both Halide's form (`Var::outermost()`, with `one` computed at two's outermost level,
+//! which the group shares: `one` is computed once for both, where the group is) and one
+//! fusing the outermost real loop (y) with `one` at root are run.
 
 use crate::lower_common::Checked;
 use crate::{i32_values, realize};
@@ -54,7 +54,7 @@ fn a_wrapper_computed_with_another_func() {
 }
 
 #[test]
-#[ignore = "refused: one.compute_at(two, __outermost) is not a legal location: that loop does not enclose every use of one (the Funcs computed with two join its loops only after every Func is placed)"]
+
 fn at_var_outermost() {
     let run = run(|one, two, wrapper, _| {
         wrapper.compute_root().compute_with(two, Var::outermost());
