@@ -20,7 +20,6 @@ use tessera::pipeline::{run_interp, Inputs, Pipeline};
 use tessera::prelude::*;
 
 use crate::description::{extents, mins, AppDescription, ParamSpec};
-use crate::params::value_text;
 use crate::schedule::{
     find, infos, is_schedule_file, read_schedule_file, AppFuncs, Schedule, ScheduleInfo,
 };
@@ -377,7 +376,7 @@ pub trait App: Send + Sync {
         let params: Vec<String> = description
             .params
             .iter()
-            .map(|p| format!("{}={}", p.name, value_text(p.default)))
+            .map(|p| format!("{}={}", p.name, p.default))
             .collect();
         let params = if params.is_empty() {
             String::new()

@@ -69,17 +69,6 @@ pub fn param_value<T: Scalar>(
     }
 }
 
-/// `value` as `--param` would take it back: the shortest text that parses to it.
-pub fn value_text(value: Value) -> String {
-    match value {
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::UInt(u) => u.to_string(),
-        Value::F32(f) => f.to_string(),
-        Value::F64(f) => f.to_string(),
-    }
-}
-
 /// `text` as a value of the parameter's type, if it is one (integers must be in range).
 fn parse_value(spec: &ParamSpec, text: &str) -> Option<Value> {
     let ty = spec.ty;

@@ -33,7 +33,7 @@ fn two_consumers() -> (Func, Func, Func) {
 fn callees(f: &Func) -> Vec<Symbol> {
     let mut out = Vec::new();
     for d in f.function().definitions() {
-        for e in d.args.iter().chain(&d.values) {
+        for e in d.exprs() {
             visit_exprs(e, &mut |n| {
                 if let ExprKind::Call {
                     kind: CallKind::Func(link),
@@ -176,4 +176,43 @@ fn misuse_is_a_schedule_error_naming_the_funcs() {
         errors,
         vec!["undefined.in_(g): undefined has no definition yet; define it before wrapping it"]
     );
+}
+
+#[test]
+fn a_func_read_only_in_a_reduction_bound_can_be_wrapped() {
+    // `g`'s update sums over `r` in [0, f(2, 1)): `f` is read only in the RDom's extent.
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define((x, y), x + y * 2).unwrap();
+    let g = Func::new("g");
+    g.define((x, y), x * y).unwrap();
+    let r = RDom::new([(Expr::from(0), f.at((2, 1)))]);
+    g.update((x, y), g.at((x, y)) + r.x()).unwrap();
+    let wrapper = f.in_(&g);
+    assert_eq!(wrapper.name().as_str(), "f_in_g");
+    wrapper.compute_root();
+    check(&g, &TestInputs::new(), &[-1, 0], &[W, H]);
+}
+
+#[test]
+fn a_func_read_only_in_a_store_condition_can_be_wrapped() {
+    // `g`'s update stores only where `f` is even: `f` is read only in the update's guard.
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define((x, y), x * 3 + y).unwrap();
+    let g = Func::new("g");
+    g.define((x, y), x - y).unwrap();
+    g.update(
+        (x, y),
+        select(
+            (f.at((x, y)) % 2).eq_(0),
+            g.at((x, y)) + 100,
+            undef::<i32>(),
+        ),
+    )
+    .unwrap();
+    let wrapper = f.in_(&g);
+    assert_eq!(wrapper.name().as_str(), "f_in_g");
+    wrapper.compute_at(&g, "y");
+    check(&g, &TestInputs::new(), &[0, -4], &[W, H]);
 }

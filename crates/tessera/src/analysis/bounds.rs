@@ -751,10 +751,18 @@ impl<'a> Bounder<'a> {
                 args,
                 ..
             } => self.restrict(&args[0], truth, narrow),
-            ExprKind::Binary(op, a, b) if op.is_comparison() => {
-                let op = if truth { *op } else { negate_comparison(*op) };
-                self.restrict_var(a, op, b, narrow)
-                    + self.restrict_var(b, swap_comparison(op), a, narrow)
+            ExprKind::Binary(op, a, b) => {
+                let holding = if truth {
+                    Some(*op)
+                } else {
+                    op.negated_comparison()
+                };
+                let Some((op, swapped)) =
+                    holding.zip(holding.and_then(BinaryOp::swapped_comparison))
+                else {
+                    return 0;
+                };
+                self.restrict_var(a, op, b, narrow) + self.restrict_var(b, swapped, a, narrow)
             }
             _ => 0,
         }
@@ -974,31 +982,6 @@ fn compare(op: BinaryOp, x: &Interval, y: &Interval) -> Interval {
     Interval {
         min: Some(certain.unwrap_or_else(|| Expr::bool_(false))),
         max: Some(possible.unwrap_or_else(|| Expr::bool_(true))),
-    }
-}
-
-fn negate_comparison(op: BinaryOp) -> BinaryOp {
-    use BinaryOp::*;
-    match op {
-        Lt => Ge,
-        Le => Gt,
-        Gt => Le,
-        Ge => Lt,
-        Eq => Ne,
-        Ne => Eq,
-        _ => unreachable!("internal error: {op:?} is not a comparison"),
-    }
-}
-
-/// The comparison that holds for `b, a` when `op` holds for `a, b`.
-fn swap_comparison(op: BinaryOp) -> BinaryOp {
-    use BinaryOp::*;
-    match op {
-        Lt => Gt,
-        Le => Ge,
-        Gt => Lt,
-        Ge => Le,
-        other => other,
     }
 }
 

@@ -11,7 +11,6 @@ use super::value::{self, Value};
 use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, MessagePart, Symbol, Type};
 use crate::lang::function::FuncLink;
-use crate::runtime::context::format_value;
 
 /// What an expression may refer to outside itself.
 pub trait EvalContext {
@@ -219,7 +218,7 @@ impl<'a> ExprEval<'a> {
                         match part {
                             MessagePart::Text(t) => text.push_str(&t),
                             MessagePart::Value(v) => {
-                                text.push_str(&format_value(self.eval(&v, lane)?))
+                                text.push_str(&self.eval(&v, lane)?.to_string())
                             }
                         }
                     }
@@ -232,7 +231,7 @@ impl<'a> ExprEval<'a> {
                     let below = value::binary(BinaryOp::Lt, v, lo, arg_ty).is_true();
                     let above = value::binary(BinaryOp::Gt, v, hi, arg_ty).is_true();
                     if below || above {
-                        let shown = [v, lo, hi].map(format_value);
+                        let shown = [v, lo, hi].map(|v| v.to_string());
                         Err(Error::Runtime(broken_promise_message(&args[0], shown)))
                     } else {
                         Ok(v)

@@ -409,13 +409,8 @@ impl Evaluator {
 
     /// Every image and Param a definition mentions must be bound (with a Param's type).
     fn check_inputs_bound(&self, func: Symbol, def: &Definition) -> Result<()> {
-        let mut exprs: Vec<&Expr> = def.args.iter().chain(&def.values).collect();
-        if let Some(r) = &def.rdom {
-            exprs.extend(r.vars.iter().flat_map(|v| [&v.min, &v.extent]));
-            exprs.extend(&r.predicates);
-        }
         let mut problem = None;
-        for e in exprs {
+        for e in def.exprs() {
             visit_exprs(e, &mut |n| {
                 if problem.is_some() {
                     return false;

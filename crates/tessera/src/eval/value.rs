@@ -5,6 +5,8 @@
 //! the tests all call these functions, so they cannot disagree; the native backend is tested
 //! against them.
 
+use std::fmt;
+
 use crate::ir::expr::{sign_extend, zero_extend, FloatBits};
 use crate::ir::{BinaryOp, Expr, ExprKind, Intrinsic, Type, TypeCode, UnaryOp};
 
@@ -22,6 +24,20 @@ pub enum Value {
     F32(f32),
     /// A 64-bit float.
     F64(f64),
+}
+
+/// A value as messages and command lines show it: the shortest text that parses back to it
+/// (`true`, `-3`, `0.1`).
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::UInt(u) => write!(f, "{u}"),
+            Value::F32(x) => write!(f, "{x}"),
+            Value::F64(x) => write!(f, "{x}"),
+        }
+    }
 }
 
 impl Value {
@@ -474,6 +490,20 @@ mod tests {
 
     fn i(v: i64) -> Value {
         Value::Int(v)
+    }
+
+    #[test]
+    fn values_show_as_the_shortest_text_that_parses_back() {
+        assert_eq!(Value::Bool(true).to_string(), "true");
+        assert_eq!(i(-3).to_string(), "-3");
+        assert_eq!(Value::UInt(u64::MAX).to_string(), "18446744073709551615");
+        for x in [0.1f32, -2.5, 1e-7, f32::MAX] {
+            assert_eq!(Value::F32(x).to_string().parse::<f32>(), Ok(x));
+        }
+        for x in [0.1f64, -1e300, 3.0] {
+            assert_eq!(Value::F64(x).to_string().parse::<f64>(), Ok(x));
+        }
+        assert_eq!(Value::F64(3.0).to_string(), "3");
     }
 
     #[test]

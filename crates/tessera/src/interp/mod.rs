@@ -23,7 +23,6 @@ use crate::ir::{Expr, ForKind, MemoryType, MessagePart, Range, Stmt, StmtKind, S
 use crate::lang::buffer::AnyBuffer;
 use crate::lang::function::FuncLink;
 use crate::lang::image_param::buffer_field;
-use crate::runtime::context::format_value;
 
 /// What one run did, per Func or buffer name.
 #[derive(Default, Debug, Clone, PartialEq, Eq)]
@@ -359,7 +358,7 @@ impl Interpreter {
                 MessagePart::Text(t) => out.push_str(t),
                 MessagePart::Value(e) => {
                     let lanes: Vec<String> =
-                        self.eval_lanes(e)?.into_iter().map(format_value).collect();
+                        self.eval_lanes(e)?.iter().map(Value::to_string).collect();
                     if lanes.len() == 1 {
                         out.push_str(&lanes[0]);
                     } else {

@@ -17,7 +17,7 @@ use npyz::{DType, TypeChar, WriterBuilder};
 use super::layout::{file_order_values, file_shape, from_file_order};
 use crate::error::{Error, Result};
 use crate::ir::Type;
-use crate::lang::buffer::{AnyBuffer, Buffer};
+use crate::lang::buffer::{any_buffer_dispatch, AnyBuffer, Buffer};
 use crate::lang::scalar::Scalar;
 use crate::runtime::huge_pages;
 
@@ -353,20 +353,7 @@ fn write_npy(writer: &mut impl Write, image: &AnyBuffer) -> std::result::Result<
         out.extend(file_order_values(b))?;
         out.finish()
     }
-    match image {
-        AnyBuffer::Bool(b) => typed(writer, b),
-        AnyBuffer::U8(b) => typed(writer, b),
-        AnyBuffer::U16(b) => typed(writer, b),
-        AnyBuffer::U32(b) => typed(writer, b),
-        AnyBuffer::U64(b) => typed(writer, b),
-        AnyBuffer::I8(b) => typed(writer, b),
-        AnyBuffer::I16(b) => typed(writer, b),
-        AnyBuffer::I32(b) => typed(writer, b),
-        AnyBuffer::I64(b) => typed(writer, b),
-        AnyBuffer::F32(b) => typed(writer, b),
-        AnyBuffer::F64(b) => typed(writer, b),
-    }
-    .map_err(|e| format!("cannot write ({e})"))
+    any_buffer_dispatch!(image, b => typed(writer, b)).map_err(|e| format!("cannot write ({e})"))
 }
 
 /// How many times its size deflate can expand data at most (a run of one byte repeated:

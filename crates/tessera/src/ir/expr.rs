@@ -42,6 +42,34 @@ impl BinaryOp {
         use BinaryOp::*;
         matches!(self, Eq | Ne | Lt | Le | Gt | Ge)
     }
+    /// The comparison that holds exactly where this one does not (`<` gives `>=`); `None`
+    /// for an operator that is not a comparison.
+    pub fn negated_comparison(self) -> Option<BinaryOp> {
+        use BinaryOp::*;
+        Some(match self {
+            Lt => Ge,
+            Le => Gt,
+            Gt => Le,
+            Ge => Lt,
+            Eq => Ne,
+            Ne => Eq,
+            _ => return None,
+        })
+    }
+    /// The comparison that holds for `b, a` exactly where this one holds for `a, b` (`<`
+    /// gives `>`); `None` for an operator that is not a comparison.
+    pub fn swapped_comparison(self) -> Option<BinaryOp> {
+        use BinaryOp::*;
+        Some(match self {
+            Lt => Gt,
+            Le => Ge,
+            Gt => Lt,
+            Ge => Le,
+            Eq => Eq,
+            Ne => Ne,
+            _ => return None,
+        })
+    }
     pub fn is_logical(self) -> bool {
         matches!(self, BinaryOp::And | BinaryOp::Or)
     }
@@ -703,5 +731,41 @@ pub fn round_to_float_type(v: f64, bits: u8) -> f64 {
         v as f32 as f64
     } else {
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BinaryOp::{self, *};
+
+    /// `a op b` on plain integers, written out independently of the tables under test.
+    fn holds(op: BinaryOp, a: i32, b: i32) -> bool {
+        match op {
+            Lt => a < b,
+            Le => a <= b,
+            Gt => a > b,
+            Ge => a >= b,
+            Eq => a == b,
+            Ne => a != b,
+            _ => unreachable!("{op:?} is not a comparison"),
+        }
+    }
+
+    #[test]
+    fn negated_and_swapped_comparisons_agree_with_integer_comparison() {
+        for op in [Lt, Le, Gt, Ge, Eq, Ne] {
+            let negated = op.negated_comparison().unwrap();
+            let swapped = op.swapped_comparison().unwrap();
+            for a in -2..=2 {
+                for b in -2..=2 {
+                    assert_eq!(holds(negated, a, b), !holds(op, a, b), "{op:?} {a} {b}");
+                    assert_eq!(holds(swapped, b, a), holds(op, a, b), "{op:?} {a} {b}");
+                }
+            }
+        }
+        for op in [Add, Min, And, BitXor] {
+            assert_eq!(op.negated_comparison(), None);
+            assert_eq!(op.swapped_comparison(), None);
+        }
     }
 }

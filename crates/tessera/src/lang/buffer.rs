@@ -534,23 +534,27 @@ pub enum AnyBuffer {
     F64(Buffer<f64>),
 }
 
+/// `$body` with `$b` bound to the typed `Buffer<T>` inside the `AnyBuffer` `$self` (by value,
+/// reference or mutable reference, as `$self` is given): the one place that lists the
+/// element types, for code generic over `T: Scalar` to run on a buffer chosen at run time.
 macro_rules! any_buffer_dispatch {
     ($self:expr, $b:ident => $body:expr) => {
         match $self {
-            AnyBuffer::Bool($b) => $body,
-            AnyBuffer::U8($b) => $body,
-            AnyBuffer::U16($b) => $body,
-            AnyBuffer::U32($b) => $body,
-            AnyBuffer::U64($b) => $body,
-            AnyBuffer::I8($b) => $body,
-            AnyBuffer::I16($b) => $body,
-            AnyBuffer::I32($b) => $body,
-            AnyBuffer::I64($b) => $body,
-            AnyBuffer::F32($b) => $body,
-            AnyBuffer::F64($b) => $body,
+            $crate::lang::buffer::AnyBuffer::Bool($b) => $body,
+            $crate::lang::buffer::AnyBuffer::U8($b) => $body,
+            $crate::lang::buffer::AnyBuffer::U16($b) => $body,
+            $crate::lang::buffer::AnyBuffer::U32($b) => $body,
+            $crate::lang::buffer::AnyBuffer::U64($b) => $body,
+            $crate::lang::buffer::AnyBuffer::I8($b) => $body,
+            $crate::lang::buffer::AnyBuffer::I16($b) => $body,
+            $crate::lang::buffer::AnyBuffer::I32($b) => $body,
+            $crate::lang::buffer::AnyBuffer::I64($b) => $body,
+            $crate::lang::buffer::AnyBuffer::F32($b) => $body,
+            $crate::lang::buffer::AnyBuffer::F64($b) => $body,
         }
     };
 }
+pub(crate) use any_buffer_dispatch;
 
 macro_rules! any_buffer_from {
     ($($t:ty => $variant:ident),*) => {

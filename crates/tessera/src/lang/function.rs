@@ -45,18 +45,26 @@ impl FuncId {
 }
 
 impl Definition {
-    /// Every expression of the definition: its coordinates, its values and its reduction
-    /// domain's bounds and predicates.
+    /// Every expression of the definition: those evaluated at each of its points
+    /// (`pointwise_exprs`), then its reduction domain's bounds. This is the one walk over a
+    /// definition's expressions; whatever looks for calls, names or inputs in a definition
+    /// goes through it (or `map_exprs`), so none of them misses a place a call can stand.
     pub fn exprs(&self) -> impl Iterator<Item = &Expr> {
+        let bounds = self.rdom.iter().flat_map(|r| &r.vars);
+        self.pointwise_exprs()
+            .chain(bounds.flat_map(|v| [&v.min, &v.extent]))
+    }
+
+    /// The expressions evaluated at each point of the definition's domain: its coordinates,
+    /// its values, its store condition and its reduction domain's predicates (not the
+    /// domain's bounds, which are evaluated once, before the first point).
+    pub fn pointwise_exprs(&self) -> impl Iterator<Item = &Expr> {
+        let predicates = self.rdom.iter().flat_map(|r| &r.predicates);
         self.args
             .iter()
             .chain(&self.values)
             .chain(&self.guard)
-            .chain(self.rdom.iter().flat_map(|r| {
-                r.predicates
-                    .iter()
-                    .chain(r.vars.iter().flat_map(|v| [&v.min, &v.extent]))
-            }))
+            .chain(predicates)
     }
 
     /// The definition with `f` applied to each of the expressions `exprs` lists.

@@ -87,12 +87,11 @@ pub(crate) fn check_independent(
     Ok(())
 }
 
-/// The coordinates of every read of `func` in the update's values, its store condition and
-/// its domain's predicates.
+/// The coordinates of every read of `func` that an iteration of the update makes (in its
+/// coordinates, values, store condition and domain's predicates).
 fn reads_of(def: &Definition, func: Symbol) -> Vec<Vec<Expr>> {
-    let predicates = def.rdom.iter().flat_map(|r| r.predicates.iter());
     let mut reads = Vec::new();
-    for e in def.values.iter().chain(&def.guard).chain(predicates) {
+    for e in def.pointwise_exprs() {
         visit_exprs(e, &mut |n| {
             if let ExprKind::Call {
                 name,

@@ -35,7 +35,7 @@ impl Func {
             .function()
             .definitions()
             .iter()
-            .any(|d| definition_exprs(d).any(|e| calls_func(e, self.function())))
+            .any(|d| d.exprs().any(|e| calls_func(e, self.function())))
         {
             Some(format!(
                 "{them} does not call {me}, so there is nothing to wrap"
@@ -73,13 +73,6 @@ impl Func {
         let found = contents.wrappers.iter().find(|(of, _)| *of == f);
         found.map(|(_, wrapper)| wrapper.clone())
     }
-}
-
-/// The expressions of a definition that may call Funcs: coordinates, values and the
-/// reduction domain's predicates.
-fn definition_exprs(d: &Definition) -> impl Iterator<Item = &Expr> {
-    let predicates = d.rdom.iter().flat_map(|r| r.predicates.iter());
-    d.args.iter().chain(&d.values).chain(predicates)
 }
 
 /// `d` with its calls to each wrapped Func redirected to the wrapper.

@@ -9,16 +9,15 @@ use crate::eval::expr::broken_promise_message;
 use crate::eval::value::Value;
 use crate::ir::{MessagePart, Stmt, StmtKind, Symbol, MESSAGE_VALUE_MARK};
 use crate::lang::param::declared_ranges;
-use crate::runtime::context::format_value;
 
 /// `s` preceded by an assertion of each declared range of the pipeline's Params.
 pub fn add_param_checks(s: &Stmt, env: &Environment) -> Stmt {
     let exprs = definition_exprs(env);
     let checks = declared_ranges(&exprs).into_iter().map(|range| {
         let shown = |e: &crate::ir::Expr| {
-            format_value(
-                Value::from_const(e).expect("internal error: a declared range is constant"),
-            )
+            Value::from_const(e)
+                .expect("internal error: a declared range is constant")
+                .to_string()
         };
         let text = broken_promise_message(
             &range.param,

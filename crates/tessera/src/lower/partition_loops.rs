@@ -541,13 +541,7 @@ pub(super) fn negate(c: &Expr) -> Option<Expr> {
     use BinaryOp::*;
     Some(match c.kind() {
         ExprKind::Binary(op @ (Lt | Le | Gt | Ge), a, b) => {
-            let flipped = match op {
-                Lt => Ge,
-                Le => Gt,
-                Gt => Le,
-                _ => Lt,
-            };
-            Expr::binary(flipped, a.clone(), b.clone())
+            Expr::binary(op.negated_comparison()?, a.clone(), b.clone())
         }
         ExprKind::Binary(And, a, b) => Expr::binary(Or, negate(a)?, negate(b)?),
         ExprKind::Binary(Or, a, b) => Expr::binary(And, negate(a)?, negate(b)?),

@@ -207,16 +207,12 @@ impl Known {
 }
 
 /// `def` where each condition has the truth value given: the known conditions are replaced
-/// in its values and predicates by constants, and what changes is simplified (a value
+/// in each of its expressions by constants, and what changes is simplified (a value
 /// `select(c, a, b)` specialized on `c` reads only `a`).
 fn assuming(def: &Definition, facts: &[(&Expr, bool)]) -> Definition {
     let known = Known::new(facts);
     let mut def = def.clone();
-    def.values = def.values.iter().map(|e| known.apply(e)).collect();
-    def.guard = def.guard.as_ref().map(|e| known.apply(e));
-    if let Some(rdom) = &mut def.rdom {
-        rdom.predicates = rdom.predicates.iter().map(|e| known.apply(e)).collect();
-    }
+    def.map_exprs(|e| known.apply(e));
     def
 }
 

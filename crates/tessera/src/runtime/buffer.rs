@@ -7,7 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::ir::{Symbol, Type, TypeCode};
-use crate::lang::buffer::{AnyBuffer, Buffer, Dim};
+use crate::lang::buffer::{any_buffer_dispatch, AnyBuffer, Buffer, Dim};
 use crate::lang::scalar::Scalar;
 
 /// One dimension: coordinates `[min, min + extent)`, elements `stride` apart.
@@ -135,28 +135,10 @@ fn element_ptr_mut<T: Scalar>(b: &mut Buffer<T>) -> *mut u8 {
     b.data_mut().as_mut_ptr().wrapping_add(base) as *mut u8
 }
 
-macro_rules! dispatch {
-    ($buffer:expr, $b:ident => $body:expr) => {
-        match $buffer {
-            AnyBuffer::Bool($b) => $body,
-            AnyBuffer::U8($b) => $body,
-            AnyBuffer::U16($b) => $body,
-            AnyBuffer::U32($b) => $body,
-            AnyBuffer::U64($b) => $body,
-            AnyBuffer::I8($b) => $body,
-            AnyBuffer::I16($b) => $body,
-            AnyBuffer::I32($b) => $body,
-            AnyBuffer::I64($b) => $body,
-            AnyBuffer::F32($b) => $body,
-            AnyBuffer::F64($b) => $body,
-        }
-    };
-}
-
 fn host_of(buffer: &AnyBuffer) -> *mut u8 {
-    dispatch!(buffer, b => element_ptr(b))
+    any_buffer_dispatch!(buffer, b => element_ptr(b))
 }
 
 fn host_of_mut(buffer: &mut AnyBuffer) -> *mut u8 {
-    dispatch!(buffer, b => element_ptr_mut(b))
+    any_buffer_dispatch!(buffer, b => element_ptr_mut(b))
 }

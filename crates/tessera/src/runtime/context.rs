@@ -53,7 +53,7 @@ pub fn decode_message(template: &str, values: &[u64]) -> String {
         let end = after.find(VALUE_END).unwrap_or(after.len());
         let ty = parse_type(&after[..end]);
         let lanes: Vec<String> = (0..ty.lanes)
-            .map(|_| format_value(Value::from_bits(values.next().unwrap_or(0), ty.element())))
+            .map(|_| Value::from_bits(values.next().unwrap_or(0), ty.element()).to_string())
             .collect();
         if lanes.len() == 1 {
             out.push_str(&lanes[0]);
@@ -77,17 +77,6 @@ fn parse_type(s: &str) -> Type {
         .find(|t| t.to_string() == scalar)
         .unwrap_or_else(|| panic!("internal error: bad type {s:?} in a message template"));
     scalar.with_lanes(lanes)
-}
-
-/// A value as assertion messages print it (in every backend).
-pub fn format_value(v: Value) -> String {
-    match v {
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::UInt(u) => u.to_string(),
-        Value::F32(f) => f.to_string(),
-        Value::F64(f) => f.to_string(),
-    }
 }
 
 /// What one run of a compiled pipeline shares with the code it runs.
