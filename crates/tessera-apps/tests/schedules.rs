@@ -18,6 +18,7 @@ use rand::Rng;
 use tessera::ir::line_wrap::MAX_LINE_COLUMNS;
 use tessera::pipeline::{run_interp, signature};
 use tessera::prelude::*;
+use tessera_apps::app::AUTO_SCHEDULES;
 use tessera_apps::schedule::ScheduleInfo;
 use tessera_apps::{apps, App};
 
@@ -321,7 +322,11 @@ fn every_listed_schedule_lowers_to_its_golden_statement() {
         concat!(env!("CARGO_MANIFEST_DIR"), "/tests/lowered"),
         "stmt",
     );
-    for printout in every_listed_schedule_printed() {
+    // Automatic schedules are left out: they depend on the host's caches and cores.
+    let by_hand = every_listed_schedule_printed()
+        .iter()
+        .filter(|p| !AUTO_SCHEDULES.iter().any(|(name, _)| *name == p.schedule));
+    for printout in by_hand {
         golden.check(
             &format!("{}-{}", printout.app, printout.schedule),
             &printout.stmt,

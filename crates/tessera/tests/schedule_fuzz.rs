@@ -51,6 +51,7 @@ use lower_common::{fuzz_seeds, fuzz_target, try_check_on, TestInputs};
 use rand::rngs::SmallRng;
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
+use tessera::autoschedule::{Algorithm, AutoScheduleOptions};
 use tessera::ir::{ForKind, Symbol};
 use tessera::lang::schedule::{LoopDim, SplitDirective, TailStrategy};
 use tessera::lang::stage::{DimName, Stage};
@@ -1598,3 +1599,95 @@ fn cases_that_once_failed_match_the_evaluator() {
         }
     }
 }
+
+// ---- automatic schedules -----------------------------------------------------------------
+
+/// Cases the automatic scheduler is tried on, per algorithm.
+const AUTO_CASES: u64 = 40;
+
+/// Builds case `seed`, schedules it automatically with `algorithm` for an output size drawn
+/// independently of the size it is then checked at (often much larger, so tiles and strips
+/// overhang the output and must be guarded), and checks it. Whether the schedule fused
+/// Funcs into a group.
+fn run_auto_case(seed: u64, algorithm: Algorithm) -> Result<bool, String> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let case = random_case(&mut rng);
+    let output = &case.nodes[case.output()].func;
+    let planned = [rng.random_range(1..=600), rng.random_range(1..=400)];
+    let describe = |e: String| {
+        format!(
+            "case seed {seed} ({algorithm:?}, planned for {planned:?}; re-run alone with TESSERA_SEED={seed} TESSERA_FUZZ_CASES=1)\n{}{e}",
+            case.log
+        )
+    };
+    output
+        .set_estimates(&[(0, planned[0]), (0, planned[1])])
+        .map_err(|e| describe(e.to_string()))?;
+    let region = input_region(&case, &vec![[0, 0]; case.nodes.len()]);
+    let span = |(lo, hi): (i64, i64)| (lo - 64, hi - lo + 1 + planned[0].max(planned[1]) + 128);
+    let (x, y) = (span(region[0]), span(region[1]));
+    case.input
+        .set_estimates(&[x, y])
+        .map_err(|e| describe(e.to_string()))?;
+    let options = AutoScheduleOptions {
+        algorithm,
+        threads: 2,
+        ..AutoScheduleOptions::default()
+    };
+    let schedule = Pipeline::new(output)
+        .auto_schedule(&Target::host(), &options)
+        .map_err(|e| describe(e.to_string()))?;
+    // The input covers what any schedule reads: interval analysis may over-approximate, and
+    // a vectorized Func inside the pipeline computes whole vectors.
+    let pad = |(lo, hi): (i64, i64)| (lo - 3 * (hi - lo) - 40, 7 * (hi - lo) + 81);
+    let (x, y) = (pad(region[0]), pad(region[1]));
+    let image = random_image(&mut rng, case.input_ty, &[x.0, y.0], &[x.1, y.1]);
+    let inputs = TestInputs::new().image(&case.input, image);
+    let fused = schedule.groups.iter().any(|g| !g.members.is_empty());
+    try_check_on(
+        output,
+        &inputs,
+        &case.mins,
+        &case.extents,
+        &fuzz_target(seed),
+    )
+    .map(|_| fused)
+    .map_err(|e| describe(format!("{}\n{e}", schedule.to_rust())))
+}
+
+#[test]
+fn random_pipelines_under_automatic_schedules_match_the_evaluator() {
+    let (seed, cases) = fuzz_seeds("autoschedule fuzz", DEFAULT_SEED, AUTO_CASES);
+    let mut failures = Vec::new();
+    let mut fused = 0;
+    for case_seed in (0..cases).map(|i| seed.wrapping_add(i)) {
+        for algorithm in [Algorithm::Dp, Algorithm::Greedy] {
+            match run_auto_case(case_seed, algorithm) {
+                Ok(grouped) => fused += u64::from(grouped),
+                Err(e) => failures.push(e),
+            }
+        }
+    }
+    eprintln!(
+        "autoschedule fuzz: {cases} pipelines x 2 algorithms, {} failed, {fused} schedules fusing Funcs into groups",
+        failures.len()
+    );
+    if let Some(first) = failures.first() {
+        panic!(
+            "{} of {} automatic schedules failed; the first:\n{first}",
+            failures.len(),
+            2 * cases
+        );
+    }
+    // The fuzzer must exercise grouping, not only Funcs alone at root.
+    if cases >= AUTO_CASES / 2 {
+        assert!(
+            fused * 100 >= 2 * cases * FEWEST_FUSED_PERCENT,
+            "only {fused} of {} automatic schedules fuse Funcs (floor {FEWEST_FUSED_PERCENT}%)",
+            2 * cases
+        );
+    }
+}
+
+/// The least share of automatic schedules, in percent, that fuse Funcs into groups.
+const FEWEST_FUSED_PERCENT: u64 = 10;

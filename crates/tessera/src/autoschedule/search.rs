@@ -21,8 +21,10 @@ use super::plan::{best_plan, GroupPlan};
 use super::problem::Problem;
 use crate::error::{Error, Result};
 
-/// The most Funcs one group of the dynamic programming holds.
-pub const MAX_GROUP: usize = 16;
+/// The most Funcs one group holds (both searches). Bounds the dynamic programming's work per
+/// stage, and lowering's: the bounds of a deep nest of Funcs computed inside one another
+/// grow with every level.
+pub const MAX_GROUP: usize = 8;
 
 /// Best plans, memoized by their members (both searches ask for the same groups repeatedly).
 struct Plans<'p, 'a> {
@@ -110,6 +112,9 @@ pub fn greedy(problem: &Problem) -> Result<Vec<GroupPlan>> {
             };
             let c = &groups[ci];
             let members: BTreeSet<usize> = g.members.union(&c.members).copied().collect();
+            if members.len() > MAX_GROUP {
+                continue;
+            }
             let Some(merged) = plans.best(c.output, members)? else {
                 continue;
             };
