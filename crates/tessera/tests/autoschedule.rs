@@ -1,0 +1,212 @@
+//! The automatic scheduler through its API (`Pipeline::auto_schedule`): both searches form
+//! multi-stage groups where fusion pays, the schedule computes what a plain Rust loop does at
+//! the size it was made for and at sizes smaller than its tiles, survives a JSON round trip,
+//! schedules a 100-stage chain, and names a missing estimate.
+
+use tessera::autoschedule::{Algorithm, AutoSchedule, AutoScheduleOptions};
+use tessera::prelude::*;
+use tessera::schedule_script::ScheduleScript;
+
+/// A 3 × 3 box blur of a u16 image through a clamped boundary: `blur_x` then `blur_y`.
+fn blur() -> (ImageParam, Func) {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let clamped = Func::new("clamped");
+    let cx = clamp(x, input.dim(0).min(), input.dim(0).max());
+    let cy = clamp(y, input.dim(1).min(), input.dim(1).max());
+    clamped.define((x, y), input.at((cx, cy))).unwrap();
+    let blur_x = Func::new("blur_x");
+    let sum = |dx: i32| clamped.at((x + dx, y));
+    blur_x
+        .define((x, y), (sum(-1) + sum(0) + sum(1)) / 3)
+        .unwrap();
+    let blur_y = Func::new("blur_y");
+    let col = |dy: i32| blur_x.at((x, y + dy));
+    blur_y
+        .define((x, y), (col(-1) + col(0) + col(1)) / 3)
+        .unwrap();
+    (input, blur_y)
+}
+
+fn image(w: i64, h: i64) -> Buffer<u16> {
+    Buffer::from_fn(&[0, 0], &[w, h], |c| ((c[0] * 7 + c[1] * 13) % 1000) as u16)
+}
+
+/// The blur in plain loops.
+fn blur_reference(input: &Buffer<u16>, w: i64, h: i64) -> Buffer<u16> {
+    let (iw, ih) = (input.extents()[0], input.extents()[1]);
+    let at = |x: i64, y: i64| input.get(&[x.clamp(0, iw - 1), y.clamp(0, ih - 1)]);
+    let bx = |x: i64, y: i64| {
+        ((at(x - 1, y) as u32 + at(x, y) as u32 + at(x + 1, y) as u32) as u16 as u32 / 3) as u16
+    };
+    Buffer::from_fn(&[0, 0], &[w, h], |c| {
+        let (x, y) = (c[0], c[1]);
+        let s = bx(x, y - 1)
+            .wrapping_add(bx(x, y))
+            .wrapping_add(bx(x, y + 1));
+        s / 3
+    })
+}
+
+/// The blur scheduled by `algorithm` for a `w × h` output on 2 threads.
+fn scheduled_blur(algorithm: Algorithm, w: i64, h: i64) -> (ImageParam, Func, AutoSchedule) {
+    let (input, out) = blur();
+    out.set_estimates(&[(0, w), (0, h)]).unwrap();
+    input.set_estimates(&[(0, w), (0, h)]).unwrap();
+    let options = AutoScheduleOptions {
+        algorithm,
+        threads: 2,
+        ..AutoScheduleOptions::default()
+    };
+    let schedule = Pipeline::new(&out)
+        .auto_schedule(&Target::host(), &options)
+        .unwrap();
+    (input, out, schedule)
+}
+
+fn realize(input: &ImageParam, out: &Func, data: &Buffer<u16>, w: i64, h: i64) -> Buffer<u16> {
+    let compiled = Pipeline::new(out).compile_jit(&Target::host()).unwrap();
+    let inputs = Inputs::new().image(input, data.clone());
+    let mut outs = compiled.realize(&inputs, &[0, 0], &[w, h]).unwrap();
+    Buffer::<u16>::try_from(outs.remove(0)).unwrap()
+}
+
+#[test]
+fn both_searches_fuse_the_blur_and_compute_it_right_at_any_size() {
+    for algorithm in [Algorithm::Dp, Algorithm::Greedy] {
+        let (input, out, schedule) = scheduled_blur(algorithm, 1536, 1024);
+        // `clamped` is inlined (its clamps are addressing); blur_x is fused into blur_y.
+        assert_eq!(
+            schedule.inlined,
+            vec!["clamped".to_string()],
+            "{algorithm:?}"
+        );
+        assert_eq!(
+            schedule.groups.len(),
+            1,
+            "{algorithm:?}: {:?}",
+            schedule.groups
+        );
+        assert_eq!(schedule.groups[0].output, "blur_y");
+        assert_eq!(schedule.groups[0].members, vec!["blur_x".to_string()]);
+        assert!(schedule.predicted_ms > 0.0 && schedule.search_ms >= 0.0);
+        // At the planned size, and at sizes smaller than one tile, vector or strip.
+        for (w, h) in [(1536, 1024), (100, 37), (7, 5), (1, 1)] {
+            let data = image(w, h);
+            let got = realize(&input, &out, &data, w, h);
+            let want = blur_reference(&data, w, h);
+            got.for_each_coord(|c| {
+                assert_eq!(got.get(c), want.get(c), "{algorithm:?} {w}x{h} at {c:?}")
+            });
+        }
+    }
+}
+
+#[test]
+fn an_automatic_schedule_survives_json_and_prints_as_rust() {
+    let (_, out, schedule) = scheduled_blur(Algorithm::Dp, 640, 480);
+    let lowered = Pipeline::new(&out).lower_to_string().unwrap();
+    let json = schedule.to_json();
+    let back: AutoSchedule = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, schedule);
+    // The whole object loads as a schedule script, as `--schedule FILE.json` reads it.
+    let script = ScheduleScript::from_json(&json).unwrap();
+    assert_eq!(script, schedule.schedule);
+    let (_, fresh) = blur();
+    script.apply(&fresh).unwrap();
+    assert_eq!(Pipeline::new(&fresh).lower_to_string().unwrap(), lowered);
+    let rust = schedule.to_rust();
+    assert!(rust.contains("blur_x.compute_at(&blur_y,"), "{rust}");
+}
+
+#[test]
+fn a_missing_estimate_is_named() {
+    let (input, out) = blur();
+    input.set_estimates(&[(0, 64), (0, 64)]).unwrap();
+    let e = Pipeline::new(&out)
+        .auto_schedule(&Target::host(), &AutoScheduleOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("blur_y") && e.contains("estimate"), "{e}");
+    let (_, out) = blur();
+    out.set_estimates(&[(0, 64), (0, 64)]).unwrap();
+    let e = Pipeline::new(&out)
+        .auto_schedule(&Target::host(), &AutoScheduleOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("input") && e.contains("estimate"), "{e}");
+}
+
+#[test]
+fn a_hundred_stage_chain_is_scheduled_in_bounded_groups_and_computes_right() {
+    const STAGES: usize = 100;
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let input = ImageParam::new(Type::i32(), 2, "input");
+    let clamped = Func::new("clamped");
+    let cx = clamp(x, input.dim(0).min(), input.dim(0).max());
+    let cy = clamp(y, input.dim(1).min(), input.dim(1).max());
+    clamped.define((x, y), input.at((cx, cy))).unwrap();
+    let mut prev = clamped;
+    for i in 0..STAGES {
+        let f = Func::new(&format!("stage_{i}"));
+        // Alternate directions so every stage is a stencil the next must wait for.
+        let (a, b) = match i % 2 {
+            0 => (prev.at((x - 1, y)), prev.at((x + 1, y))),
+            _ => (prev.at((x, y - 1)), prev.at((x, y + 1))),
+        };
+        f.define((x, y), (a + b + prev.at((x, y))) % 1000).unwrap();
+        prev = f;
+    }
+    let out = prev;
+    out.set_estimates(&[(0, 512), (0, 512)]).unwrap();
+    input.set_estimates(&[(0, 512), (0, 512)]).unwrap();
+    let options = AutoScheduleOptions {
+        threads: 2,
+        ..AutoScheduleOptions::default()
+    };
+    let schedule = Pipeline::new(&out)
+        .auto_schedule(&Target::host(), &options)
+        .unwrap();
+    eprintln!(
+        "100-stage chain: searched in {:.1} ms, {} groups",
+        schedule.search_ms,
+        schedule.groups.len()
+    );
+    assert!(schedule.groups.iter().all(|g| g.members.len() < 8));
+    let scheduled: usize = schedule.groups.iter().map(|g| g.members.len() + 1).sum();
+    assert_eq!(scheduled + schedule.inlined.len(), STAGES + 1);
+    let (w, h) = (23, 11);
+    let data = Buffer::<i32>::from_fn(&[0, 0], &[w, h], |c| ((c[0] * 31 + c[1] * 17) % 100) as i32);
+    let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
+    let inputs = Inputs::new().image(&input, data.clone());
+    let mut outs = compiled.realize(&inputs, &[0, 0], &[w, h]).unwrap();
+    let got = Buffer::<i32>::try_from(outs.remove(0)).unwrap();
+    // The chain in plain loops, over a region wide enough for every stage's reads.
+    let margin = STAGES as i64;
+    let (ew, eh) = (w + 2 * margin, h + 2 * margin);
+    let mut cur: Vec<i32> = (0..ew * eh)
+        .map(|i| {
+            let (x, y) = (i % ew - margin, i / ew - margin);
+            data.get(&[x.clamp(0, w - 1), y.clamp(0, h - 1)])
+        })
+        .collect();
+    for i in 0..STAGES {
+        let at = |v: &[i32], x: i64, y: i64| {
+            v[((y.clamp(0, eh - 1)) * ew + x.clamp(0, ew - 1)) as usize]
+        };
+        cur = (0..ew * eh)
+            .map(|k| {
+                let (x, y) = (k % ew, k / ew);
+                let (a, b) = match i % 2 {
+                    0 => (at(&cur, x - 1, y), at(&cur, x + 1, y)),
+                    _ => (at(&cur, x, y - 1), at(&cur, x, y + 1)),
+                };
+                (a + b + at(&cur, x, y)) % 1000
+            })
+            .collect();
+    }
+    got.for_each_coord(|c| {
+        let want = cur[((c[1] + margin) * ew + c[0] + margin) as usize];
+        assert_eq!(got.get(c), want, "at {c:?}");
+    });
+}
