@@ -2,7 +2,9 @@
 //! nest an app's pipeline lowers to under a schedule, as pseudo-code (or the LLVM IR or host
 //! assembly the native backend makes of it, or with `--summary` the loop structure alone).
 //! With `--passes`, the statement after every lowering pass comes first, each under a header
-//! naming the pass and its time, and a table of the pass times last.
+//! naming the pass and its time, and a table of the pass times last. With `--rule-report`
+//! (where APP and S may be `all`) it lowers instead and reports which simplifier rules never
+//! fired.
 
 use clap::{Args, ValueEnum};
 use tessera::codegen::{emit_assembly, emit_llvm_ir, Target};
@@ -29,6 +31,10 @@ pub struct LowerArgs {
     /// Print only the loop structure: loops, produce/consume, allocations and compute points.
     #[arg(long, conflicts_with = "emit")]
     summary: bool,
+    /// Lower only, then list the simplifier rules that never fired; APP and the schedule may
+    /// be `all`.
+    #[arg(long, conflicts_with_all = ["emit", "summary", "passes"])]
+    rule_report: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -39,6 +45,9 @@ enum Emit {
 }
 
 pub fn lower(args: &LowerArgs) -> Result<(), String> {
+    if args.rule_report {
+        return rule_report(args);
+    }
     let app = tessera_apps::find(&args.app).map_err(|e| e.to_string())?;
     let options = LowerOptions {
         record_ir: args.passes,
@@ -85,6 +94,37 @@ fn print_statement_after_every_pass(lowered: &Lowered) -> Result<(), String> {
             )?;
             write_stdout(format_args!("{stmt}"))?;
         }
+    }
+    Ok(())
+}
+
+/// Lowers the chosen apps under the chosen schedules, then prints how many simplifier rules
+/// fired and lists those that never did.
+fn rule_report(args: &LowerArgs) -> Result<(), String> {
+    let apps = match args.app.as_str() {
+        "all" => tessera_apps::apps().to_vec(),
+        name => vec![tessera_apps::find(name).map_err(|e| e.to_string())?],
+    };
+    let mut lowered = 0;
+    for app in apps {
+        let schedules: Vec<&str> = match args.schedule.as_str() {
+            "all" => app.schedules().iter().map(|s| s.name).collect(),
+            name => vec![name],
+        };
+        for schedule in schedules {
+            app.lower(schedule).map_err(|e| e.to_string())?;
+            lowered += 1;
+        }
+    }
+    let firings = tessera::simplify::rule_firings();
+    let never: Vec<_> = firings.iter().filter(|r| r.count == 0).collect();
+    outln!(
+        "{} of {} simplifier rules fired over {lowered} lowerings; never fired:",
+        firings.len() - never.len(),
+        firings.len()
+    )?;
+    for r in never {
+        outln!("  {}: {}", r.family, r.rule)?;
     }
     Ok(())
 }

@@ -13,6 +13,9 @@ use llvm_common::*;
 use tessera::codegen::{c_header, emit_assembly, emit_object, Target};
 use tessera::ir::{Expr, ExprKind, Stmt, Type};
 use tessera::lang::buffer::Buffer;
+use tessera::lower::LowerOptions;
+use tessera::pipeline::{signature, Pipeline};
+use tessera::prelude::*;
 
 /// `out[x] = in[x] * k + in[x + 1]` over 16-lane vectors.
 fn saxpy_case() -> Case {
@@ -730,4 +733,127 @@ fn masked_gathers_of_any_lane_count_use_distinct_destination_and_index_registers
         }
         case.check_on(&Target::host());
     }
+}
+
+/// A Harris-like corner response: gradients `gx` and `gy` computed row by row in parallel
+/// strips of 8 rows (a sliding window), and 3 × 3 window sums of their products, `lanes`
+/// f32 lanes wide: the output loop keeps 18 vectors of gradients live, more than the
+/// target's registers hold, so its task function spills vector registers.
+fn corner_response_assembly(name: &str, target: &Target, lanes: i32) -> String {
+    let input = ImageParam::new(Type::f32(), 2, &format!("{name}_in"));
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let gradient = |suffix: &str, (dx, dy): (i32, i32)| {
+        let f = Func::new(&format!("{name}_{suffix}"));
+        f.define(
+            (x, y),
+            input.at((x + dx, y + dy)) - input.at((x - dx, y - dy)),
+        )
+        .expect("a valid definition");
+        f
+    };
+    let (gx, gy) = (gradient("gx", (1, 0)), gradient("gy", (0, 1)));
+    let window_sum = |product: &dyn Fn(Expr, Expr) -> Expr| {
+        (-1..=1)
+            .flat_map(|dy| (-1..=1).map(move |dx| (dx, dy)))
+            .map(|(dx, dy)| product(gx.at((x + dx, y + dy)), gy.at((x + dx, y + dy))))
+            .reduce(|sum, term| sum + term)
+            .expect("nine terms")
+    };
+    let sxx = window_sum(&|a, _| a.clone() * a);
+    let syy = window_sum(&|_, b| b.clone() * b);
+    let sxy = window_sum(&|a, b| a * b);
+    let out = Func::new(name);
+    out.define(
+        (x, y),
+        sxx.clone() * syy.clone() - sxy.clone() * sxy - (sxx + syy.clone()) * syy * 0.04f32,
+    )
+    .expect("a valid definition");
+    out.split("y", "yo", "yi", 8)
+        .parallel("yo")
+        .vectorize("x", lanes);
+    for g in [&gx, &gy] {
+        g.store_at(&out, "yo")
+            .compute_at(&out, "yi")
+            .vectorize("x", lanes);
+    }
+    let lowered = Pipeline::new(&out)
+        .lower(&LowerOptions::default())
+        .expect("lowers");
+    emit_assembly(&lowered.stmt, &signature(&lowered), target, name).expect("compiles")
+}
+
+/// The byte offset from `%rsp` of the memory operand of `instruction`, if it has one.
+fn rsp_offset(instruction: &str) -> Option<i64> {
+    let at = instruction.find("(%rsp)")?;
+    let start = instruction[..at]
+        .rfind(|c: char| !(c.is_ascii_digit() || c == '-'))
+        .map_or(0, |i| i + 1);
+    let offset = &instruction[start..at];
+    Some(if offset.is_empty() {
+        0
+    } else {
+        offset.parse().expect("a decimal offset")
+    })
+}
+
+/// Every function that keeps `register`-sized vectors on its stack aligns its frame to at
+/// least their width (`andq $-N, %rsp`) and places them at multiples of it, so no vector slot
+/// straddles two cache lines (split spills and reloads made harris run 2x slower). Returns
+/// how many such stack accesses there are.
+fn assert_vector_slots_aligned(asm: &str, register: &str, bytes: i64) -> usize {
+    let mut functions: Vec<(&str, Vec<&str>)> = Vec::new();
+    for line in asm.lines().map(str::trim) {
+        match line.strip_suffix(':') {
+            Some(label) if !label.starts_with('.') => functions.push((label, Vec::new())),
+            _ => {
+                if let Some((_, body)) = functions.last_mut() {
+                    body.push(line);
+                }
+            }
+        }
+    }
+    let mut accesses = 0;
+    for (function, body) in &functions {
+        let offsets: Vec<i64> = body
+            .iter()
+            .filter(|l| l.contains(&format!("%{register}")))
+            .filter_map(|l| rsp_offset(l))
+            .collect();
+        if offsets.is_empty() {
+            continue;
+        }
+        accesses += offsets.len();
+        let realigned = body.iter().any(|l| {
+            l.strip_prefix("andq\t$-")
+                .and_then(|rest| rest.strip_suffix(", %rsp"))
+                .and_then(|n| n.parse::<i64>().ok())
+                .is_some_and(|n| n % bytes == 0)
+        });
+        assert!(
+            realigned,
+            "{function} keeps {register} vectors on a stack it does not align to {bytes}:\n{asm}"
+        );
+        let misplaced: Vec<i64> = offsets.into_iter().filter(|o| o % bytes != 0).collect();
+        assert!(
+            misplaced.is_empty(),
+            "{function} has {register} stack slots at offsets {misplaced:?}, not multiples of {bytes}"
+        );
+    }
+    accesses
+}
+
+#[test]
+fn vector_spill_slots_never_straddle_cache_lines() {
+    let avx2 = Target::x86_64("haswell", "+avx,+avx2,+fma");
+    let asm = corner_response_assembly("spills_avx2", &avx2, 16);
+    assert!(
+        assert_vector_slots_aligned(&asm, "ymm", 32) > 0,
+        "no ymm register is spilled: the case no longer tests spills"
+    );
+    let avx512 = Target::x86_64("skylake-avx512", "+avx,+avx2,+fma,+avx512f,+avx512bw");
+    let asm = corner_response_assembly("spills_avx512", &avx512, 32);
+    assert!(
+        assert_vector_slots_aligned(&asm, "zmm", 64) > 0,
+        "no zmm register is spilled: the case no longer tests spills"
+    );
 }

@@ -525,7 +525,8 @@ fn blur_indices() -> BlurIndices {
         int("blur_y.s0.x.x"),
     );
     let y = int("blur_y.s0.y");
-    let base = min0.clone() + min((xmax - min0.clone()) - 7, xo * 8);
+    // In canonical form: a constant offset is added (`+ -7`, printed `- 7`).
+    let base = min0.clone() + min((xmax - min0.clone()) + (-7), xo * 8);
     let load_index = bin(
         Sub,
         bin(

@@ -74,7 +74,7 @@ pub(super) fn rules() -> &'static RuleSet {
                 // Division by a positive constant is monotonic (a window moving by y / 2
                 // moves forward).
                 "x / c1 <= (x + c0) / c1" => "true" if "c0 >= 0 && c1 > 0";
-                "(x - c0) / c1 <= x / c1" => "true" if "c0 >= 0 && c1 > 0";
+                "(x + c0) / c1 <= x / c1" => "true" if "c0 <= 0 && c1 > 0";
             }
         }
     })

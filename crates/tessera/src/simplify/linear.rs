@@ -303,7 +303,10 @@ impl SumBuilder<'_> {
             self.acc = Some(self.constant(v));
             return;
         };
-        let (op, magnitude) = if v < 0 && fits(self.ty, -v, -v) {
+        // The canonical constant offset is added (`x + -32`, printed `x - 32`), so that rules
+        // written for `x + c0` see every offset; a type that cannot hold `v` (an unsigned
+        // type's negative offset) subtracts its magnitude instead.
+        let (op, magnitude) = if v < 0 && !fits(self.ty, v, v) && fits(self.ty, -v, -v) {
             (BinaryOp::Sub, -v)
         } else {
             (BinaryOp::Add, v)
@@ -390,7 +393,13 @@ impl Simplifier {
         let computed = self.info(&e);
         let mut info: Info = computed.meet(self.info(before), e.ty().element());
         info.linear_exact = computed.linear_exact || rebuilt.exact;
-        info.no_wrap = computed.no_wrap;
+        // A linear-exact sum of linear-exact operands computes exactly their unbounded sum:
+        // its own operation does not wrap (so `a - 32` rebuilt as `a + -32` keeps what the
+        // input's overflow contract said about it).
+        let mut operands = Vec::new();
+        e.for_each_child(|c| operands.push(c.clone()));
+        let operands_exact = operands.iter().all(|c| self.info(c).linear_exact);
+        info.no_wrap = computed.no_wrap || (rebuilt.exact && is_linear_node(&e) && operands_exact);
         self.set_info(&e, info);
         self.rewrite(&e)
     }

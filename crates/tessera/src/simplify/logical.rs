@@ -34,6 +34,17 @@ pub(super) fn rules() -> &'static RuleSet {
                 "c0 < x && c1 < x" => "fold(max(c0, c1)) < x" if "is_int(x)";
                 "x < c0 || x < c1" => "x < fold(max(c0, c1))" if "is_int(x)";
                 "c0 < x || c1 < x" => "fold(min(c0, c1)) < x" if "is_int(x)";
+                // One value against two bounds is one comparison with their min or max; not
+                // for a constant shared by two conditions, which loop trimming solves one by
+                // one (`a <= 73 && b <= 73` bounds two loops).
+                "x <= y && x <= z" => "x <= min(y, z)" if "is_int(x) && !is_const(x)";
+                "x <= y || x <= z" => "x <= max(y, z)" if "is_int(x) && !is_const(x)";
+                "y <= x && z <= x" => "max(y, z) <= x" if "is_int(x) && !is_const(x)";
+                "y <= x || z <= x" => "min(y, z) <= x" if "is_int(x) && !is_const(x)";
+                "x < y && x < z" => "x < min(y, z)" if "is_int(x) && !is_const(x)";
+                "x < y || x < z" => "x < max(y, z)" if "is_int(x) && !is_const(x)";
+                "y < x && z < x" => "max(y, z) < x" if "is_int(x) && !is_const(x)";
+                "y < x || z < x" => "min(y, z) < x" if "is_int(x) && !is_const(x)";
                 "x < y && y <= x" => "false";
                 "x < y || y <= x" => "true" if "is_int(x)";
                 "x <= y && y < x" => "false";

@@ -42,6 +42,29 @@ pub(super) fn rules() -> &'static RuleSet {
                 "max(x + y, x + z)" => "x + max(y, z)";
                 "min(x - y, x - z)" => "x - max(y, z)";
                 "max(x - y, x - z)" => "x - min(y, z)";
+                // Constant offsets of one value merge along a chain.
+                "min(x + c0, min(x + c1, y))" => "min(x + fold(min(c0, c1)), y)";
+                "max(x + c0, max(x + c1, y))" => "max(x + fold(max(c0, c1)), y)";
+                "min(x + c0, min(x, y))" => "min(x + fold(min(c0, 0)), y)";
+                "max(x + c0, max(x, y))" => "max(x + fold(max(c0, 0)), y)";
+                "min(x, min(x + c0, y))" => "min(x + fold(min(c0, 0)), y)";
+                "max(x, max(x + c0, y))" => "max(x + fold(max(c0, 0)), y)";
+                // Stair steps: x rounded down to a multiple of c1, ((x + c0) / c1) * c1, lies
+                // in [x + c0 - (c1 - 1), x + c0].
+                "min(((x + c0) / c1) * c1, x + c2)" => "((x + c0) / c1) * c1" if "c1 > 0 && c0 <= c2";
+                "min(((x + c0) / c1) * c1, x + c2)" => "x + c2" if "c1 > 0 && c2 <= c0 - c1 + 1";
+                "max(((x + c0) / c1) * c1, x + c2)" => "x + c2" if "c1 > 0 && c0 <= c2";
+                "max(((x + c0) / c1) * c1, x + c2)" => "((x + c0) / c1) * c1" if "c1 > 0 && c2 <= c0 - c1 + 1";
+                "min(((x + c0) / c1) * c1, x)" => "((x + c0) / c1) * c1" if "c1 > 0 && c0 <= 0";
+                "min(((x + c0) / c1) * c1, x)" => "x" if "c1 > 0 && c1 <= c0 + 1";
+                "max(((x + c0) / c1) * c1, x)" => "x" if "c1 > 0 && c0 <= 0";
+                "max(((x + c0) / c1) * c1, x)" => "((x + c0) / c1) * c1" if "c1 > 0 && c1 <= c0 + 1";
+                "min((x / c1) * c1, x + c2)" => "(x / c1) * c1" if "c1 > 0 && 0 <= c2";
+                "min((x / c1) * c1, x + c2)" => "x + c2" if "c1 > 0 && c2 <= 1 - c1";
+                "max((x / c1) * c1, x + c2)" => "x + c2" if "c1 > 0 && 0 <= c2";
+                "max((x / c1) * c1, x + c2)" => "(x / c1) * c1" if "c1 > 0 && c2 <= 1 - c1";
+                "min((x / c1) * c1, x)" => "(x / c1) * c1" if "c1 > 0";
+                "max((x / c1) * c1, x)" => "x" if "c1 > 0";
                 "min(x * c0, y * c0)" => "min(x, y) * c0" if "c0 > 0";
                 "min(x * c0, y * c0)" => "max(x, y) * c0" if "c0 < 0";
                 "max(x * c0, y * c0)" => "max(x, y) * c0" if "c0 > 0";

@@ -13,6 +13,7 @@ mod linear;
 mod order;
 #[cfg(test)]
 mod rule_check;
+mod rule_parser;
 #[macro_use]
 mod rules;
 mod add;
@@ -375,4 +376,37 @@ pub fn rule_counts() -> Vec<(&'static str, usize)> {
         .into_iter()
         .map(|(name, rules)| (name, rules.len()))
         .collect()
+}
+
+/// How often one rule has fired in this process.
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleFirings {
+    pub family: &'static str,
+    /// The rule as written: `Section: pattern => replacement [if predicate]`.
+    pub rule: String,
+    pub count: u64,
+}
+
+/// Every rule, in order, with how often it has rewritten an expression since the process
+/// started (all threads together): for finding rules that real pipelines never need.
+#[doc(hidden)]
+pub fn rule_firings() -> Vec<RuleFirings> {
+    families()
+        .into_iter()
+        .flat_map(|(family, rules)| {
+            rules.rules.iter().map(move |r| RuleFirings {
+                family,
+                rule: r.text.clone(),
+                count: r.firings.load(std::sync::atomic::Ordering::Relaxed),
+            })
+        })
+        .collect()
+}
+
+/// Parses a concrete expression in the rule language (`rules.rs`), its variables `x`, `y`,
+/// `z`, `w`, `u`, `v` and its literals of type `ty`: the simplifier's text test cases.
+#[doc(hidden)]
+pub fn parse_expr(text: &str, ty: crate::ir::Type) -> Result<Expr, String> {
+    rule_parser::parse_expr(text, ty)
 }

@@ -22,8 +22,8 @@
 //!   semantics (`eval::value`), so folding cannot disagree with evaluation.
 //! - A predicate is evaluated in exact integer arithmetic over the matched constants, plus
 //!   `lo(e)`/`hi(e)` (constant bounds of `e`: a match, or an expression over matches such as
-//!   `x % c1`, built and simplified as a replacement is), `bits(x)`, `is_int(x)` and
-//!   `is_float(x)`.
+//!   `x % c1`, built and simplified as a replacement is), `bits(x)`, `is_int(x)`,
+//!   `is_float(x)` and `is_const(x)`.
 //! - The section says which operand types a rule is valid for. `Any`: every type. `Int`:
 //!   integers of every width, wraparound included (folds wrap as the evaluator does); these
 //!   rules are also identities in unbounded integers, so that what is known about overflow
@@ -34,11 +34,15 @@
 //!
 //! Operands of commutative integer and bool operators are matched in both orders. A rule
 //! whose replacement would be ill-typed, or needs a literal the type cannot represent, does
-//! not fire. Rules are parsed once, on first use; a malformed rule is an internal error, and
-//! `rule_check.rs` tests every rule on random instances.
+//! not fire. Rules are parsed once, on first use (`rule_parser.rs`); a malformed rule is an
+//! internal error, and `rule_check.rs` tests every rule on random instances. Each rule counts
+//! how often it fired (`rule_firings`), to find rules that real pipelines never need.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::fold;
 use super::info::Origin;
+use super::rule_parser::parse;
 use super::Simplifier;
 use crate::eval::value::Value;
 use crate::ir::{BinaryOp, Expr, ExprKind, Intrinsic, Type, UnaryOp};
@@ -88,8 +92,8 @@ macro_rules! rules {
     (@predicate $pred:literal) => { Some($pred) };
 }
 
-const WILDCARDS: [&str; 6] = ["x", "y", "z", "w", "u", "v"];
-const CONSTANTS: usize = 6;
+pub(super) const WILDCARDS: [&str; 6] = ["x", "y", "z", "w", "u", "v"];
+pub(super) const CONSTANTS: usize = 6;
 
 /// What a predicate can ask about a matched subexpression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,6 +103,7 @@ pub(super) enum Query {
     Bits,
     IsInt,
     IsFloat,
+    IsConst,
 }
 
 /// A parsed pattern, replacement or predicate.
@@ -125,9 +130,10 @@ pub(super) struct Rule {
     pub lhs: Pat,
     pub rhs: Pat,
     pub predicate: Option<Pat>,
-    /// The rule as written, for test failure messages.
-    #[cfg(test)]
+    /// The rule as written, for reports and test failure messages.
     pub text: String,
+    /// How many times the rule has rewritten an expression, in this process.
+    pub firings: AtomicU64,
 }
 
 /// A family's rules, tried in order; the first that matches and whose predicate holds wins.
@@ -138,7 +144,7 @@ pub(super) struct RuleSet {
 impl RuleSet {
     pub fn compile(sources: &[RuleSource]) -> RuleSet {
         let parse = |text: &str, what: &str| {
-            Parser::parse(text)
+            parse(text)
                 .unwrap_or_else(|err| panic!("internal error: bad rule {what} `{text}`: {err}"))
         };
         let rules = sources
@@ -148,11 +154,11 @@ impl RuleSet {
                 lhs: parse(r.lhs, "pattern"),
                 rhs: parse(r.rhs, "replacement"),
                 predicate: r.predicate.map(|p| parse(p, "predicate")),
-                #[cfg(test)]
                 text: match r.predicate {
                     Some(p) => format!("{:?}: {} => {} if {}", r.section, r.lhs, r.rhs, p),
                     None => format!("{:?}: {} => {}", r.section, r.lhs, r.rhs),
                 },
+                firings: AtomicU64::new(0),
             })
             .collect();
         RuleSet { rules }
@@ -180,10 +186,14 @@ impl Rule {
         if !self.lhs.may_match(e, float) {
             return None;
         }
-        Match::default()
+        let result = Match::default()
             .extend(&self.lhs, e, float)
             .into_iter()
-            .find_map(|m| try_rule(s, self, &m, e))
+            .find_map(|m| try_rule(s, self, &m, e));
+        if result.is_some() {
+            self.firings.fetch_add(1, Ordering::Relaxed);
+        }
+        result
     }
 }
 
@@ -232,6 +242,15 @@ fn is_commutative_for(op: BinaryOp, ty: Type, float: bool) -> bool {
 }
 
 impl Pat {
+    /// The type of the expression `p` stands for when its operands have type `operand`.
+    pub fn result_type(&self, operand: Type) -> Type {
+        match self {
+            Pat::Binary(op, ..) if op.is_comparison() || op.is_logical() => Type::bool_(),
+            Pat::Unary(UnaryOp::Not, _) => Type::bool_(),
+            _ => operand,
+        }
+    }
+
     /// Whether `e` has this pattern's shape — operators, literals and constants where the
     /// pattern has them — ignoring whether repeated wildcards bind equal expressions: a
     /// cheap necessary condition for `Match::extend` to find a match.
@@ -405,6 +424,7 @@ impl Match {
                     Query::Bits => e.ty().bits as i128,
                     Query::IsInt => e.ty().is_int_or_uint() as i128,
                     Query::IsFloat => e.ty().is_float() as i128,
+                    Query::IsConst => e.is_const() as i128,
                 }
             }
             Pat::Unary(UnaryOp::Neg, a) => self.evaluate(s, a)?.checked_neg()?,
@@ -579,6 +599,12 @@ impl Build<'_> {
             }
             _ => {
                 let e = self.node(s, p, ty)?;
+                // A part of the match rebuilt as it was (`x + c0` of `min(x + c0, ..)`) is
+                // that node, with what is known about it (the overflow contract of the input).
+                if let Some(matched) = self.m.interior.iter().find(|n| **n == e) {
+                    self.no_wrap &= s.info(matched).no_wrap;
+                    return Some(matched.clone());
+                }
                 self.no_wrap &= s.record(&e, origin).no_wrap;
                 Some(s.rewrite(&e))
             }
@@ -668,242 +694,5 @@ fn scalar_of(c: &Expr) -> Expr {
     match c.kind() {
         ExprKind::Broadcast(v) => scalar_of(v),
         _ => c.clone(),
-    }
-}
-
-// ---- parsing --------------------------------------------------------------------------------
-
-struct Parser<'a> {
-    tokens: Vec<&'a str>,
-    pos: usize,
-}
-
-fn tokenize(text: &str) -> Result<Vec<&str>, String> {
-    const TWO_CHAR: [&str; 8] = ["<=", ">=", "==", "!=", "&&", "||", "<<", ">>"];
-    let mut out = Vec::new();
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i] as char;
-        if c.is_whitespace() {
-            i += 1;
-        } else if c.is_ascii_alphanumeric() || c == '_' {
-            let start = i;
-            while i < bytes.len()
-                && ((bytes[i] as char).is_ascii_alphanumeric() || bytes[i] == b'_')
-            {
-                i += 1;
-            }
-            out.push(&text[start..i]);
-        } else if i + 1 < bytes.len() && TWO_CHAR.contains(&&text[i..i + 2]) {
-            out.push(&text[i..i + 2]);
-            i += 2;
-        } else if "+-*/%<>!~&|^(),".contains(c) {
-            out.push(&text[i..i + 1]);
-            i += 1;
-        } else {
-            return Err(format!("unexpected character `{c}`"));
-        }
-    }
-    Ok(out)
-}
-
-/// Binary operators by precedence level, loosest first (Rust's precedence).
-const LEVELS: [&[(&str, BinaryOp)]; 9] = [
-    &[("||", BinaryOp::Or)],
-    &[("&&", BinaryOp::And)],
-    &[
-        ("==", BinaryOp::Eq),
-        ("!=", BinaryOp::Ne),
-        ("<", BinaryOp::Lt),
-        ("<=", BinaryOp::Le),
-        (">", BinaryOp::Gt),
-        (">=", BinaryOp::Ge),
-    ],
-    &[("|", BinaryOp::BitOr)],
-    &[("^", BinaryOp::BitXor)],
-    &[("&", BinaryOp::BitAnd)],
-    &[("<<", BinaryOp::Shl), (">>", BinaryOp::Shr)],
-    &[("+", BinaryOp::Add), ("-", BinaryOp::Sub)],
-    &[
-        ("*", BinaryOp::Mul),
-        ("/", BinaryOp::Div),
-        ("%", BinaryOp::Mod),
-    ],
-];
-
-impl<'a> Parser<'a> {
-    fn parse(text: &'a str) -> Result<Pat, String> {
-        let mut p = Parser {
-            tokens: tokenize(text)?,
-            pos: 0,
-        };
-        let pat = p.level(0)?;
-        match p.peek() {
-            None => Ok(pat),
-            Some(t) => Err(format!("unexpected `{t}`")),
-        }
-    }
-
-    fn peek(&self) -> Option<&'a str> {
-        self.tokens.get(self.pos).copied()
-    }
-
-    fn expect(&mut self, t: &str) -> Result<(), String> {
-        if self.peek() == Some(t) {
-            self.pos += 1;
-            Ok(())
-        } else {
-            Err(format!("expected `{t}`, found {:?}", self.peek()))
-        }
-    }
-
-    fn level(&mut self, n: usize) -> Result<Pat, String> {
-        if n == LEVELS.len() {
-            return self.unary();
-        }
-        let mut lhs = self.level(n + 1)?;
-        while let Some(&(_, op)) = LEVELS[n].iter().find(|(t, _)| Some(*t) == self.peek()) {
-            self.pos += 1;
-            let rhs = self.level(n + 1)?;
-            lhs = Pat::Binary(op, Box::new(lhs), Box::new(rhs));
-        }
-        Ok(lhs)
-    }
-
-    fn unary(&mut self) -> Result<Pat, String> {
-        let op = match self.peek() {
-            Some("-") => UnaryOp::Neg,
-            Some("!") => UnaryOp::Not,
-            Some("~") => UnaryOp::BitNot,
-            _ => return self.primary(),
-        };
-        self.pos += 1;
-        let operand = self.unary()?;
-        Ok(match (op, operand) {
-            (UnaryOp::Neg, Pat::Int(v)) => Pat::Int(-v),
-            (op, operand) => Pat::Unary(op, Box::new(operand)),
-        })
-    }
-
-    fn args(&mut self) -> Result<Vec<Pat>, String> {
-        self.expect("(")?;
-        let mut args = vec![self.level(0)?];
-        while self.peek() == Some(",") {
-            self.pos += 1;
-            args.push(self.level(0)?);
-        }
-        self.expect(")")?;
-        Ok(args)
-    }
-
-    fn primary(&mut self) -> Result<Pat, String> {
-        let t = self.peek().ok_or("unexpected end")?;
-        self.pos += 1;
-        if t == "(" {
-            let p = self.level(0)?;
-            self.expect(")")?;
-            return Ok(p);
-        }
-        if let Ok(v) = t.parse::<i64>() {
-            return Ok(Pat::Int(v));
-        }
-        if let Some(i) = WILDCARDS.iter().position(|w| *w == t) {
-            return Ok(Pat::Wild(i));
-        }
-        if let Some(i) = t.strip_prefix('c').and_then(|d| d.parse::<usize>().ok()) {
-            return if i < CONSTANTS {
-                Ok(Pat::Const(i))
-            } else {
-                Err(format!("too many constant wildcards: {t}"))
-            };
-        }
-        match t {
-            "true" => return Ok(Pat::Bool(true)),
-            "false" => return Ok(Pat::Bool(false)),
-            _ => {}
-        }
-        let mut args = self.args()?;
-        let arity = |n: usize, args: &Vec<Pat>| {
-            if args.len() == n {
-                Ok(())
-            } else {
-                Err(format!("{t} takes {n} arguments"))
-            }
-        };
-        let query = |q: Query, mut args: Vec<Pat>| -> Result<Pat, String> {
-            arity(1, &args)?;
-            Ok(Pat::Query(q, Box::new(args.remove(0))))
-        };
-        let intrinsic = |op: Intrinsic, args: Vec<Pat>| -> Result<Pat, String> {
-            arity(1, &args)?;
-            Ok(Pat::Intrinsic(op, args))
-        };
-        match t {
-            "min" | "max" => {
-                arity(2, &args)?;
-                let op = if t == "min" {
-                    BinaryOp::Min
-                } else {
-                    BinaryOp::Max
-                };
-                let b = args.pop().expect("two arguments");
-                let a = args.pop().expect("two arguments");
-                Ok(Pat::Binary(op, Box::new(a), Box::new(b)))
-            }
-            "select" => {
-                arity(3, &args)?;
-                let f = args.pop().expect("three arguments");
-                let tv = args.pop().expect("three arguments");
-                let c = args.pop().expect("three arguments");
-                Ok(Pat::Select(Box::new(c), Box::new(tv), Box::new(f)))
-            }
-            "ramp" => {
-                if !(2..=3).contains(&args.len()) {
-                    return Err("ramp takes 2 or 3 arguments".to_string());
-                }
-                let lanes = (args.len() == 3).then(|| Box::new(args.pop().expect("three")));
-                let s = args.pop().expect("two arguments");
-                let b = args.pop().expect("two arguments");
-                Ok(Pat::Ramp(Box::new(b), Box::new(s), lanes))
-            }
-            "broadcast" => {
-                arity(1, &args)?;
-                Ok(Pat::Broadcast(Box::new(args.remove(0))))
-            }
-            "fold" => {
-                arity(1, &args)?;
-                Ok(Pat::Fold(Box::new(args.remove(0))))
-            }
-            "lo" => query(Query::Lo, args),
-            "hi" => query(Query::Hi, args),
-            "bits" => query(Query::Bits, args),
-            "is_int" => query(Query::IsInt, args),
-            "is_float" => query(Query::IsFloat, args),
-            "floor" => intrinsic(Intrinsic::Floor, args),
-            "ceil" => intrinsic(Intrinsic::Ceil, args),
-            "round" => intrinsic(Intrinsic::Round, args),
-            "trunc" => intrinsic(Intrinsic::Trunc, args),
-            "sqrt" => intrinsic(Intrinsic::Sqrt, args),
-            "likely" => intrinsic(Intrinsic::Likely, args),
-            _ => Err(format!("unknown function `{t}`")),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_with_rust_precedence() {
-        let p = Parser::parse("x + c0 * 2 < min(y, -1) && !z").unwrap();
-        let Pat::Binary(BinaryOp::And, lhs, rhs) = p else {
-            panic!("wrong root")
-        };
-        assert!(matches!(*lhs, Pat::Binary(BinaryOp::Lt, _, _)));
-        assert!(matches!(*rhs, Pat::Unary(UnaryOp::Not, _)));
-        assert!(Parser::parse("x +").is_err());
-        assert!(Parser::parse("foo(x)").is_err());
     }
 }
