@@ -13,7 +13,7 @@ use tessera::autoschedule::fit::{fit, Measurement};
 use tessera::autoschedule::CostModel;
 
 use crate::model_check::Quality;
-use crate::sampling::{measure_app, AppMeasurements, SamplingOptions};
+use crate::sampling::{measure_app, AppMeasurements, MeasureArgs};
 
 /// How strongly the fit keeps each coefficient near the current model's, against the sum
 /// of the squared relative errors of all measurements (`fit::fit`).
@@ -31,16 +31,8 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "N", default_value_t = 40,
           value_parser = clap::value_parser!(u32).range(2..))]
     samples: u32,
-    /// Worker threads the schedules are made for and run on (default: one per core).
-    #[arg(long, value_name = "T", default_value_t = 0)]
-    threads: usize,
-    /// The seed of the random schedules.
-    #[arg(long, value_name = "S", default_value_t = 16)]
-    seed: u64,
-    /// Timed runs per schedule (their median counts).
-    #[arg(long, value_name = "R", default_value_t = 3,
-          value_parser = clap::value_parser!(u32).range(1..))]
-    runs: u32,
+    #[command(flatten)]
+    measure: MeasureArgs,
     /// Where to write the fitted model.
     #[arg(long, value_name = "FILE", default_value = "cost_model.json")]
     out: PathBuf,
@@ -61,13 +53,7 @@ pub fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
         ));
     }
     let prior = CostModel::from_environment().map_err(|e| e.to_string())?;
-    let options = SamplingOptions {
-        samples: args.samples as usize,
-        threads: args.threads,
-        seed: args.seed,
-        runs: args.runs,
-        model: prior.clone(),
-    };
+    let options = args.measure.options(args.samples, &prior);
     let measure = |names: &[&str]| -> Result<Vec<AppMeasurements>, String> {
         (names.iter())
             .map(|n| measure_app(tessera_apps::find(n).map_err(|e| e.to_string())?, &options))
@@ -79,7 +65,6 @@ pub fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
         tessera_apps::find(name).map_err(|e| e.to_string())?;
     }
     let fitted_on = measure(&fitted_names)?;
-    let held_out = measure(&holdout)?;
     let measurements: Vec<Measurement> = (fitted_on.iter())
         .flat_map(|a| a.samples.iter().chain([&a.dp, &a.greedy]))
         .map(|m| Measurement {
@@ -96,6 +81,9 @@ pub fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
         fitted_names.join(", "),
         args.out.display()
     )?;
+    // The fitted model is written before the held-out apps are measured: a long measurement
+    // cut short does not lose it.
+    let held_out = measure(&holdout)?;
     outln!("app              set      tau before  tau after  best/best before  after")?;
     for (set, apps) in [("fitted", &fitted_on), ("held out", &held_out)] {
         for a in apps.iter() {

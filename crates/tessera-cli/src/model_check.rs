@@ -8,7 +8,7 @@
 use clap::Args;
 use tessera::autoschedule::CostModel;
 
-use crate::sampling::{measure_app, AppMeasurements, Measured, SamplingOptions};
+use crate::sampling::{measure_app, AppMeasurements, MeasureArgs, Measured};
 
 #[derive(Args)]
 pub struct ModelCheckArgs {
@@ -18,16 +18,8 @@ pub struct ModelCheckArgs {
     #[arg(long, value_name = "N", default_value_t = 100,
           value_parser = clap::value_parser!(u32).range(2..))]
     samples: u32,
-    /// Worker threads the schedules are made for and run on (default: one per core).
-    #[arg(long, value_name = "T", default_value_t = 0)]
-    threads: usize,
-    /// The seed of the random schedules.
-    #[arg(long, value_name = "S", default_value_t = 16)]
-    seed: u64,
-    /// Timed runs per schedule (their median counts).
-    #[arg(long, value_name = "R", default_value_t = 5,
-          value_parser = clap::value_parser!(u32).range(1..))]
-    runs: u32,
+    #[command(flatten)]
+    measure: MeasureArgs,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -36,13 +28,7 @@ pub struct ModelCheckArgs {
 pub fn model_check(args: &ModelCheckArgs) -> Result<(), String> {
     let app = tessera_apps::find(&args.app).map_err(|e| e.to_string())?;
     let model = CostModel::from_environment().map_err(|e| e.to_string())?;
-    let options = SamplingOptions {
-        samples: args.samples as usize,
-        threads: args.threads,
-        seed: args.seed,
-        runs: args.runs,
-        model: model.clone(),
-    };
+    let options = args.measure.options(args.samples, &model);
     let measured = measure_app(app, &options)?;
     let quality = Quality::of(&model, &measured)?;
     let ms = |ns: f64| ns / 1e6;
@@ -59,8 +45,8 @@ pub fn model_check(args: &ModelCheckArgs) -> Result<(), String> {
             "width": w,
             "height": h,
             "threads": measured.threads,
-            "runs": args.runs,
-            "seed": args.seed,
+            "runs": args.measure.runs,
+            "seed": args.measure.seed,
             "samples": measured.samples.len(),
             "failures": measured.failures.len(),
             "kendall_tau": quality.tau,
@@ -78,7 +64,7 @@ pub fn model_check(args: &ModelCheckArgs) -> Result<(), String> {
         measured.app,
         measured.samples.len(),
         measured.threads,
-        args.runs,
+        args.measure.runs,
         match measured.failures.len() {
             0 => String::new(),
             n => format!("; {n} failed to compile or run"),

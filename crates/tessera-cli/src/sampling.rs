@@ -6,6 +6,7 @@
 //! after another in the (random) order drawn, so a slow drift of the machine's load adds
 //! noise, not a bias toward any kind of schedule.
 
+use clap::Args;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use tessera::autoschedule::model::CostTerms;
@@ -18,6 +19,34 @@ use tessera_apps::App;
 use crate::bench::{median, time_runs};
 use crate::inputs::load_inputs;
 use crate::run::compile_pipeline;
+
+/// The command-line options of `model-check` and `calibrate` on how schedules are measured.
+#[derive(Args)]
+pub struct MeasureArgs {
+    /// Worker threads the schedules are made for and run on (default: one per core).
+    #[arg(long, value_name = "T", default_value_t = 0)]
+    pub threads: usize,
+    /// The seed of the random schedules.
+    #[arg(long, value_name = "S", default_value_t = 16)]
+    pub seed: u64,
+    /// Timed runs per schedule (their median counts).
+    #[arg(long, value_name = "R", default_value_t = 3,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub runs: u32,
+}
+
+impl MeasureArgs {
+    /// The options measuring `samples` random schedules, inlining decided by `model`.
+    pub fn options(&self, samples: u32, model: &CostModel) -> SamplingOptions {
+        SamplingOptions {
+            samples: samples as usize,
+            threads: self.threads,
+            seed: self.seed,
+            runs: self.runs,
+            model: model.clone(),
+        }
+    }
+}
 
 /// How an app's schedules are sampled and measured.
 pub struct SamplingOptions {
