@@ -109,15 +109,13 @@ pub trait App: Send + Sync {
     /// The output computed by the app's plain-Rust reference, after `check_inputs`.
     fn reference(&self, inputs: &[AnyBuffer], params: &[ParamBinding]) -> Result<AnyBuffer>;
 
-    /// The algorithm, freshly built and scheduled automatically by `algorithm` for an output
-    /// of `width × height` (the inputs that output needs, the parameters' defaults) on
-    /// `threads` threads, with what the scheduler chose.
-    fn build_auto(
+    /// The algorithm, freshly built and unscheduled, with the estimates of an output of
+    /// `width × height` and of the inputs that output needs set, and the parameters' default
+    /// values: what the automatic scheduler (and `autoschedule::PipelineAnalysis`) needs.
+    fn build_with_estimates(
         &self,
-        algorithm: Algorithm,
         (width, height): (i64, i64),
-        threads: usize,
-    ) -> Result<(AppPipeline, AutoSchedule)> {
+    ) -> Result<(AppPipeline, Vec<ParamBinding>)> {
         let pipeline = self.build()?;
         let description = self.description();
         let from_zero = |extents: Vec<i64>| -> Vec<(i64, i64)> {
@@ -132,10 +130,23 @@ pub trait App: Send + Sync {
         {
             image.set_estimates(&from_zero(extents))?;
         }
+        Ok((pipeline, complete_params(description.params, &[])))
+    }
+
+    /// The algorithm, freshly built and scheduled automatically by `algorithm` for an output
+    /// of `width × height` (the inputs that output needs, the parameters' defaults) on
+    /// `threads` threads, with what the scheduler chose.
+    fn build_auto(
+        &self,
+        algorithm: Algorithm,
+        size: (i64, i64),
+        threads: usize,
+    ) -> Result<(AppPipeline, AutoSchedule)> {
+        let (pipeline, params) = self.build_with_estimates(size)?;
         let options = AutoScheduleOptions {
             algorithm,
             threads,
-            params: complete_params(description.params, &[]),
+            params,
             model: None,
         };
         let schedule = Pipeline::new(&pipeline.output).auto_schedule(&Target::host(), &options)?;

@@ -8,7 +8,9 @@ use clap::Args;
 use tessera::codegen::target::Target;
 
 use crate::inputs::load_inputs;
-use crate::run::{compile, parse_params, DEFAULT_SCHEDULE};
+use tessera::prelude::{AnyBuffer, ParamBinding};
+
+use crate::run::{compile, parse_params, CompiledApp, DEFAULT_SCHEDULE};
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -66,23 +68,8 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
     } else {
         args.threads
     };
-    // One untimed run first: it allocates and faults in the output and scratch memory. The
-    // timed runs then write the same output from the same inputs, so they time the pipeline
-    // alone (as Halide's yardstick does), not copying the input or faulting fresh pages.
-    let inputs = compiled.inputs(&loaded.images, &params);
-    let mut output = compiled.run(&loaded.images, &params, mins, extents)?;
-    let mut times = Vec::with_capacity(args.runs as usize);
-    for _ in 0..args.runs {
-        let start = Instant::now();
-        compiled.run_into(&inputs, &mut output)?;
-        times.push(start.elapsed().as_secs_f64() * 1e3);
-    }
-    times.sort_by(f64::total_cmp);
-    let median = if times.len() % 2 == 1 {
-        times[times.len() / 2]
-    } else {
-        (times[times.len() / 2 - 1] + times[times.len() / 2]) / 2.0
-    };
+    let times = time_runs(&compiled, &loaded.images, &params, mins, extents, args.runs)?;
+    let median = median(&times);
     let min = times[0];
     if args.json {
         outln!(
@@ -102,4 +89,39 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
         )?;
     }
     Ok(())
+}
+
+/// The times of `runs` runs of `compiled` on `images` over `[mins, mins + extents)`, in
+/// milliseconds, sorted. One untimed run comes first: it allocates and faults in the output
+/// and scratch memory. The timed runs then write the same output from the same inputs, so
+/// they time the pipeline alone (as Halide's yardstick does), not copying the input or
+/// faulting fresh pages.
+pub fn time_runs(
+    compiled: &CompiledApp,
+    images: &[AnyBuffer],
+    params: &[ParamBinding],
+    mins: &[i64],
+    extents: &[i64],
+    runs: u32,
+) -> Result<Vec<f64>, String> {
+    let inputs = compiled.inputs(images, params);
+    let mut output = compiled.run(images, params, mins, extents)?;
+    let mut times = Vec::with_capacity(runs as usize);
+    for _ in 0..runs {
+        let start = Instant::now();
+        compiled.run_into(&inputs, &mut output)?;
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times)
+}
+
+/// The median of `sorted` (not empty).
+pub fn median(sorted: &[f64]) -> f64 {
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
 }

@@ -1,7 +1,8 @@
 //! The `tessera` command (the project's command-line contract): `tessera apps` lists the
 //! built-in pipelines and their schedules, `tessera run` computes one with a schedule (or the
 //! definition-level evaluator), `tessera lower` prints its lowered loop nest, `tessera bench`
-//! times its compiled code. Every failure
+//! times its compiled code, `tessera autoschedule` schedules one automatically, and `tessera
+//! model-check` and `tessera calibrate` check and fit the scheduler's cost model. Every failure
 //! ends the process with a one-line `error: ...` on stderr and a non-zero exit code (2 for a
 //! malformed command line, 1 for anything else). Output cut short by its reader (`tessera
 //! lower APP | head`) ends the process quietly with code 0.
@@ -16,9 +17,12 @@ macro_rules! outln {
 
 mod autoschedule;
 mod bench;
+mod calibrate;
 mod inputs;
 mod lower;
+mod model_check;
 mod run;
+mod sampling;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -51,6 +55,12 @@ enum Command {
     /// Schedule an app automatically and print the schedule, its groups with their
     /// predicted times, and the search time.
     Autoschedule(autoschedule::AutoscheduleArgs),
+    /// Check the cost model: measure random schedules of an app and print the rank
+    /// correlation (Kendall's tau) of predicted and measured times.
+    ModelCheck(model_check::ModelCheckArgs),
+    /// Fit the cost model's coefficients to measured random schedules of apps and write
+    /// them as JSON (read through TESSERA_COST_MODEL).
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +80,8 @@ fn main() -> ExitCode {
         Command::Lower(args) => lower::lower(&args),
         Command::Bench(args) => bench::bench(&args),
         Command::Autoschedule(args) => autoschedule::autoschedule(&args),
+        Command::ModelCheck(args) => model_check::model_check(&args),
+        Command::Calibrate(args) => calibrate::calibrate(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -255,6 +255,17 @@ pub fn compile<'a>(
     target: &Target,
 ) -> Result<CompiledApp<'a>, String> {
     let pipeline = app.build_scheduled(schedule).map_err(|e| e.to_string())?;
+    compile_pipeline(app, pipeline, threads, target)
+}
+
+/// Compiles `pipeline`, an app's pipeline already scheduled, for `target` with `threads`
+/// workers (0: one per core).
+pub fn compile_pipeline<'a>(
+    app: &'a dyn App,
+    pipeline: tessera_apps::AppPipeline,
+    threads: usize,
+    target: &Target,
+) -> Result<CompiledApp<'a>, String> {
     let mut compiled = Pipeline::new(&pipeline.output)
         .compile_jit(target)
         .map_err(|e| e.to_string())?;

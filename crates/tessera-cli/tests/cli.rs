@@ -1173,3 +1173,45 @@ fn a_schedule_file_works_wherever_a_schedule_name_does() {
     let e = failure(&["bench", "blur", "--schedule", "missing.json"]);
     assert!(e.contains("cannot read schedule file missing.json"), "{e}");
 }
+
+#[test]
+fn model_check_prints_one_json_object_and_calibrate_writes_a_model() {
+    let out = success(&[
+        "model-check",
+        "blur",
+        "--samples",
+        "4",
+        "--runs",
+        "1",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["app"], "blur");
+    assert_eq!(v["samples"], 4);
+    assert_eq!(v["schedules"].as_array().map(Vec::len), Some(4));
+    let tau = v["kendall_tau"].as_f64().expect("a tau");
+    assert!((-1.0..=1.0).contains(&tau), "{tau}");
+    assert!(v["best_ratio"].as_f64().expect("a ratio") >= 1.0);
+    assert!(v["auto"]["measured_ms"].as_f64().expect("auto measured") > 0.0);
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.json");
+    let out = success(&[
+        "calibrate",
+        "--apps",
+        "blur",
+        "--samples",
+        "3",
+        "--runs",
+        "1",
+        "--out",
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.contains("blur"), "{out}");
+    let model = std::fs::read_to_string(&path).unwrap();
+    tessera::autoschedule::CostModel::from_json(&model).expect("calibrate writes a cost model");
+
+    assert!(failure(&["model-check", "nope"]).contains("nope"));
+    let e = failure(&["calibrate", "--apps", "blur", "--holdout", "blur"]);
+    assert!(e.contains("both fitted on"), "{e}");
+}

@@ -18,18 +18,23 @@
 //! - `search`: PolyMage's greedy grouping and PolyMage-DP's dynamic programming;
 //! - `emit`: the chosen plans as an ordinary schedule (`ScheduleScript`).
 //!
+//! Beside them, for checking and calibrating the cost model: `sample` draws random schedules
+//! from the space with their predictions, `fit` fits the model's coefficients to measured times.
+//!
 //! `auto_schedule` (and `Pipeline::auto_schedule`) runs them all and applies the schedule.
 
 pub mod classify;
 pub mod cost;
 pub mod emit;
 pub mod estimates;
+pub mod fit;
 pub mod footprint;
 pub mod graph;
 pub mod machine;
 pub mod model;
 pub mod plan;
 pub mod problem;
+pub mod sample;
 pub mod search;
 
 use std::collections::{BTreeSet, HashMap, HashSet};

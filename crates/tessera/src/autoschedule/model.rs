@@ -1,9 +1,9 @@
 //! The cost model's coefficients: what one vector operation of each kind, one byte moved from
 //! each level of the memory hierarchy, one tile, one parallel task and one allocation cost, in
-//! nanoseconds. The defaults were fitted on the development machine by `tessera calibrate`
-//! (see ARCHITECTURE.md); a model fitted elsewhere is read from a JSON file of this shape
-//! (`CostModel::from_json`), as `tessera calibrate` writes it, or from the file named by the
-//! `TESSERA_COST_MODEL` environment variable.
+//! nanoseconds. The defaults are `cost_model.json`, beside this file, as `tessera calibrate`
+//! writes it (see ARCHITECTURE.md); a model fitted elsewhere is read from a JSON file of this
+//! shape (`CostModel::from_json`), or from the file the `TESSERA_COST_MODEL` environment
+//! variable names.
 
 use serde::{Deserialize, Serialize};
 
@@ -144,11 +144,14 @@ pub struct CostModel {
     pub allocation_ns: f64,
 }
 
+/// The default coefficients: the model `tessera calibrate` fitted on the development
+/// machine, checked in beside this file.
+const DEFAULT_MODEL_JSON: &str = include_str!("cost_model.json");
+
 impl Default for CostModel {
     fn default() -> CostModel {
-        CostModel::from_coefficients([
-            0.15, 0.25, 2.0, 0.2, 0.4, 4.0, 0.2, 0.6, 0.02, 0.04, 0.12, 40.0, 1500.0, 60.0,
-        ])
+        CostModel::from_json(DEFAULT_MODEL_JSON)
+            .expect("the checked-in cost_model.json is a cost model")
     }
 }
 
@@ -238,7 +241,12 @@ mod tests {
 
     #[test]
     fn a_model_round_trips_through_json_and_bad_files_are_refused() {
-        let model = CostModel::default();
+        let model = CostModel::from_json(DEFAULT_MODEL_JSON).unwrap();
+        assert_eq!(model, CostModel::default());
+        assert!(model
+            .coefficients()
+            .iter()
+            .all(|&c| c >= 0.0 && c.is_finite()));
         assert_eq!(CostModel::from_json(&model.to_json()), Ok(model.clone()));
         assert_eq!(CostModel::from_coefficients(model.coefficients()), model);
         let e = CostModel::from_json("{\"simple_op_ns\": 1}").unwrap_err();

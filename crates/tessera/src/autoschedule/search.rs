@@ -56,7 +56,7 @@ impl<'p, 'a> Plans<'p, 'a> {
 }
 
 /// The Funcs (not inlined) that read Func `f`, looking through inlined Funcs.
-fn scheduled_consumers(problem: &Problem, f: usize) -> BTreeSet<usize> {
+pub(super) fn scheduled_consumers(problem: &Problem, f: usize) -> BTreeSet<usize> {
     let mut out = BTreeSet::new();
     for &c in &problem.funcs[f].consumers {
         if problem.inlined[c] {
@@ -86,7 +86,7 @@ fn scheduled_producers(problem: &Problem, f: usize) -> Vec<usize> {
 }
 
 /// The Funcs that are not inlined, in the problem's order.
-fn scheduled(problem: &Problem) -> Vec<usize> {
+pub(super) fn scheduled(problem: &Problem) -> Vec<usize> {
     (0..problem.funcs.len())
         .filter(|&i| !problem.inlined[i])
         .collect()
