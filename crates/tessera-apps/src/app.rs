@@ -21,7 +21,7 @@ use tessera::prelude::*;
 
 use crate::description::{extents, mins, AppDescription, ParamSpec};
 use crate::schedule::{
-    find, infos, is_schedule_file, read_schedule_file, AppFuncs, Schedule, ScheduleInfo,
+    infos, is_schedule_file, read_schedule_file, unknown_schedule, AppFuncs, Schedule, ScheduleInfo,
 };
 use crate::synthetic;
 
@@ -433,7 +433,13 @@ impl<D: AppDefinition> App for D {
             script.apply(&pipeline.output)?;
             return Ok(pipeline);
         }
-        let schedule = find(self.name(), AppDefinition::schedules(self), schedule)?;
+        let schedule = AppDefinition::schedules(self)
+            .iter()
+            .find(|s| s.name == schedule)
+            .ok_or_else(|| {
+                let names = App::schedules(self);
+                unknown_schedule(self.name(), names.iter().map(|s| s.name), schedule)
+            })?;
         let funcs = self.funcs()?;
         (schedule.apply)(&funcs);
         Ok(funcs.pipeline())

@@ -76,7 +76,7 @@ fn apps_lists_every_app_with_its_stages_and_input() {
     );
     assert!(
         lines[0].ends_with(
-            "schedules: manual, root, inline, breadth_first, full_fusion, sliding_window, tiled, sliding_tiles"
+            "schedules: manual, root, inline, breadth_first, full_fusion, sliding_window, tiled, sliding_tiles, auto, auto-greedy"
         ),
         "{text}"
     );
@@ -85,7 +85,7 @@ fn apps_lists_every_app_with_its_stages_and_input() {
         "{text}"
     );
     assert!(
-        lines[1].ends_with("schedules: manual, root, inline"),
+        lines[1].ends_with("schedules: manual, root, inline, auto, auto-greedy"),
         "{text}"
     );
     let names: Vec<&str> = lines

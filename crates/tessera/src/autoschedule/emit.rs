@@ -168,37 +168,28 @@ fn fuse_outer(f: &FuncInfo, vars: &[String], out: &mut Vec<Directive>) -> Option
 }
 
 /// Vectorizes `f`'s loop `x` at the natural width when its region is at least a vector wide.
-/// The pipeline's output guards the last vector (its size is the caller's); a Func computed
-/// inside the pipeline is allocated whole vectors.
+/// The last vector of a row is guarded (`GuardWithIf`): whole vectors past the end would read
+/// past what the pipeline's inputs hold when the output is narrower than planned.
 fn vectorize(f: &FuncInfo, x: &str, out: &mut Vec<Directive>) {
     if f.region.first().map_or(0, |s| s.extent()) < f.lanes {
         return;
     }
-    if f.is_output {
-        let (xo, xi) = (loop_name(f, x, "v"), loop_name(f, x, "vi"));
-        out.push(Directive::Split {
-            func: name(f),
-            update: None,
-            var: x.to_string(),
-            outer: xo,
-            inner: xi.clone(),
-            factor: f.lanes as i32,
-            tail: TailStrategy::GuardWithIf,
-        });
-        out.push(Directive::Vectorize {
-            func: name(f),
-            update: None,
-            var: xi,
-            width: None,
-        });
-    } else {
-        out.push(Directive::Vectorize {
-            func: name(f),
-            update: None,
-            var: x.to_string(),
-            width: Some(f.lanes as i32),
-        });
-    }
+    let (xo, xi) = (loop_name(f, x, "v"), loop_name(f, x, "vi"));
+    out.push(Directive::Split {
+        func: name(f),
+        update: None,
+        var: x.to_string(),
+        outer: xo,
+        inner: xi.clone(),
+        factor: f.lanes as i32,
+        tail: TailStrategy::GuardWithIf,
+    });
+    out.push(Directive::Vectorize {
+        func: name(f),
+        update: None,
+        var: xi,
+        width: None,
+    });
 }
 
 /// Parallel and vectorized loops for the updates of Func `i`, over the pure dimensions each
