@@ -249,7 +249,9 @@ fn every_app_has_the_common_schedules_and_refuses_unknown_ones() {
             "full_fusion",
             "sliding_window",
             "tiled",
-            "sliding_tiles"
+            "sliding_tiles",
+            "auto",
+            "auto-greedy"
         ]
     );
 }
