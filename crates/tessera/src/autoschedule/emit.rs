@@ -1,7 +1,8 @@
 //! Plans as an ordinary schedule: the directives (`ScheduleScript`) that compute each group
 //! as its plan says, so that lowering and code generation see nothing but a schedule a
-//! person could have written. Every split of the pipeline's output guards its last piece
-//! (`GuardWithIf`), so a schedule made for one size computes any output size correctly.
+//! person could have written. Every split of the pipeline's output, and every row's last
+//! vector, guards its last piece (`GuardWithIf`), so a schedule made for one size computes any
+//! output size correctly.
 
 use super::plan::{GroupPlan, Strategy};
 use super::problem::{FuncInfo, Problem};

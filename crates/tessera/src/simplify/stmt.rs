@@ -256,15 +256,7 @@ pub(crate) fn var_bound(fact: &Expr, holds: bool) -> Option<(Symbol, i128, i128)
     let op = if holds {
         op
     } else {
-        match op {
-            Lt => Ge,
-            Le => Gt,
-            Gt => Le,
-            Ge => Lt,
-            Eq => Ne,
-            Ne => Eq,
-            other => other,
-        }
+        op.negated_comparison().unwrap_or(op)
     };
     let (lo, hi) = match op {
         Lt => (i128::MIN, c - 1),
