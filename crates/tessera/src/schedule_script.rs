@@ -107,6 +107,15 @@ pub enum Directive {
         var: String,
         factor: i32,
     },
+    /// `f.store_nontemporal()`.
+    StoreNontemporal { func: String },
+    /// `let wrapper = f.in_(&consumer)`: a copy of `f` that `consumer` reads instead of `f`,
+    /// scheduled by later directives under the name `wrapper` (the name `in_` gives it).
+    Wrap {
+        func: String,
+        consumer: String,
+        wrapper: String,
+    },
     /// `f.bound(var, min, extent)`.
     Bound {
         func: String,
@@ -140,6 +149,8 @@ impl Directive {
             | Directive::Unroll { func, .. }
             | Directive::Parallel { func, .. }
             | Directive::FoldStorage { func, .. }
+            | Directive::StoreNontemporal { func }
+            | Directive::Wrap { func, .. }
             | Directive::Bound { func, .. } => func,
         }
     }
@@ -235,6 +246,23 @@ impl Directive {
             Directive::FoldStorage { var, factor, .. } => {
                 f.fold_storage(Var::new(var), *factor);
             }
+            Directive::StoreNontemporal { .. } => {
+                f.store_nontemporal();
+            }
+            Directive::Wrap {
+                consumer: c,
+                wrapper,
+                ..
+            } => {
+                let made = f.in_(&consumer(c)?);
+                if made.name().as_str() != wrapper {
+                    return Err(Error::Schedule(format!(
+                        "the schedule script wraps {} in {c} as `{wrapper}`, but the wrapper is named `{}`",
+                        f.name(),
+                        made.name()
+                    )));
+                }
+            }
             Directive::Bound {
                 var, min, extent, ..
             } => {
@@ -293,6 +321,14 @@ impl Directive {
             Directive::FoldStorage { var, factor, .. } => {
                 format!("{f}.fold_storage({var:?}, {factor});")
             }
+            Directive::StoreNontemporal { .. } => format!("{f}.store_nontemporal();"),
+            Directive::Wrap {
+                consumer, wrapper, ..
+            } => format!(
+                "let {} = {f}.in_(&{});",
+                rust_ident(wrapper),
+                rust_ident(consumer)
+            ),
             Directive::Bound {
                 var, min, extent, ..
             } => format!("{f}.bound({var:?}, {min}, {extent});"),
@@ -360,35 +396,63 @@ impl ScheduleScript {
     }
 
     /// Applies the directives, in order, to the Funcs of the pipeline computing `output`.
-    /// A directive naming a Func the pipeline does not have is an error listing those it has;
-    /// nothing is applied then.
+    /// A directive naming a Func the pipeline does not have (nor an earlier `Wrap` makes) is
+    /// an error listing those it has; nothing is applied then.
     pub fn apply(&self, output: &Func) -> Result<()> {
-        let env = realization_order(output.function())?;
-        let funcs: BTreeMap<&str, Func> = env
-            .order
-            .iter()
-            .map(|name| (name.as_str(), Func::from_function(env.func(*name).clone())))
-            .collect();
-        let find = |name: &str| -> Result<Func> {
-            funcs.get(name).cloned().ok_or_else(|| {
-                let names: Vec<&str> = funcs.keys().copied().collect();
-                Error::Schedule(format!(
+        let mut funcs = pipeline_funcs(output)?;
+        let mut known: Vec<String> = funcs.keys().cloned().collect();
+        let missing = |name: &str, known: &[String]| -> Result<()> {
+            match known.iter().any(|k| k == name) {
+                true => Ok(()),
+                false => Err(Error::Schedule(format!(
                     "the schedule script names Func `{name}`, which is not part of the pipeline computing {}; its Funcs are: {}",
                     output.name(),
-                    names.join(", ")
-                ))
-            })
+                    known.join(", ")
+                ))),
+            }
         };
         for d in &self.directives {
-            let f = find(d.func())?;
-            if let Directive::ComputeAt { consumer, .. } | Directive::StoreAt { consumer, .. } = d {
-                find(consumer)?;
+            missing(d.func(), &known)?;
+            match d {
+                Directive::ComputeAt { consumer, .. } | Directive::StoreAt { consumer, .. } => {
+                    missing(consumer, &known)?;
+                }
+                Directive::Wrap {
+                    consumer, wrapper, ..
+                } => {
+                    missing(consumer, &known)?;
+                    known.push(wrapper.clone());
+                }
+                _ => {}
             }
-            d.stage(&f)?;
+            if let Some(f) = funcs.get(d.func()) {
+                d.stage(f)?;
+            }
         }
         for d in &self.directives {
+            let find = |name: &str| -> Result<Func> {
+                funcs.get(name).cloned().ok_or_else(|| {
+                    Error::Schedule(format!(
+                        "the schedule script names Func `{name}` before it exists"
+                    ))
+                })
+            };
             d.apply(&find(d.func())?, &find)?;
+            if let Directive::Wrap { .. } = d {
+                funcs = pipeline_funcs(output)?;
+            }
         }
         Ok(())
     }
+}
+
+/// The Funcs of the pipeline computing `output`, by name.
+fn pipeline_funcs(output: &Func) -> Result<BTreeMap<String, Func>> {
+    let env = realization_order(output.function())?;
+    Ok((env.order.iter())
+        .map(|name| {
+            let f = Func::from_function(env.func(*name).clone());
+            (name.as_str().to_string(), f)
+        })
+        .collect())
 }

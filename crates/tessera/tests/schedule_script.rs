@@ -89,6 +89,17 @@ fn script() -> ScheduleScript {
                 min: 0,
                 extent: 32,
             },
+            Directive::StoreNontemporal { func: "out".into() },
+            Directive::Wrap {
+                func: "f".into(),
+                consumer: "g".into(),
+                wrapper: "f_in_g".into(),
+            },
+            Directive::ComputeAt {
+                func: "f_in_g".into(),
+                consumer: "out".into(),
+                var: "tile".into(),
+            },
         ],
     }
 }
@@ -104,6 +115,9 @@ fn schedule_in_rust(f: &Func, g: &Func, out: &Func) {
     f.compute_root();
     f.update_stage(0).vectorize("x", 4);
     out.bound("x", 0, 32);
+    out.store_nontemporal();
+    let f_in_g = f.in_(g);
+    f_in_g.compute_at(out, "tile");
 }
 
 #[test]
@@ -148,6 +162,9 @@ fn a_script_prints_as_the_rust_that_applies_it() {
     assert_eq!(lines[6], r#"g.compute_at(&out, "tile");"#);
     assert_eq!(lines[9], r#"f.update_stage(0).vectorize("x", 4);"#);
     assert_eq!(lines[10], r#"out.bound("x", 0, 32);"#);
+    assert_eq!(lines[11], "out.store_nontemporal();");
+    assert_eq!(lines[12], "let f_in_g = f.in_(&g);");
+    assert_eq!(lines[13], r#"f_in_g.compute_at(&out, "tile");"#);
 }
 
 #[test]

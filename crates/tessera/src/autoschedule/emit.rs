@@ -2,7 +2,7 @@
 //! as its plan says, so that lowering and code generation see nothing but a schedule a
 //! person could have written. Every split of the pipeline's output, and every row's last
 //! vector, guards its last piece (`GuardWithIf`), so a schedule made for one size computes any
-//! output size correctly.
+//! output size correctly. An output larger than the last-level cache is stored nontemporally.
 
 use super::plan::{GroupPlan, Strategy};
 use super::problem::{FuncInfo, Problem};
@@ -19,6 +19,12 @@ pub fn emit(problem: &Problem, plans: &[GroupPlan]) -> ScheduleScript {
     }
     for plan in plans {
         emit_group(problem, plan, &mut out);
+    }
+    // An output larger than the last-level cache leaves it before anyone reads it: written
+    // past the caches, it costs no read of the lines it overwrites and evicts nothing.
+    let output = problem.funcs.iter().find(|f| f.is_output);
+    if let Some(f) = output.filter(|f| f.points() * f.bytes > problem.machine.l3_bytes) {
+        out.push(Directive::StoreNontemporal { func: name(f) });
     }
     ScheduleScript { directives: out }
 }

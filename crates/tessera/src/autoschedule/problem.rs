@@ -75,6 +75,15 @@ pub struct Problem<'a> {
     regions: RefCell<FxHashMap<(Producer, usize, Region), Option<Region>>>,
 }
 
+/// What one inlined call of a Func of per-point terms `point` and `lanes` lanes adds: its
+/// expression, in place of one load of it, storing nothing.
+fn call_terms(point: &CostTerms, lanes: i64) -> CostTerms {
+    let mut terms = *point;
+    let access = 2.0 / lanes as f64;
+    terms.0[Term::Load as usize] = (terms.get(Term::Load) - access).max(0.0);
+    terms
+}
+
 /// The number of points of a region.
 pub fn volume(region: &[Span]) -> i64 {
     region.iter().map(|s| s.extent().max(0)).product()
@@ -203,48 +212,57 @@ impl<'a> Problem<'a> {
     /// What one call of inlined Func `i` adds: its expression, in place of one load of it,
     /// storing nothing.
     fn inlined_call_terms(&self, i: usize) -> CostTerms {
-        let mut terms = self.funcs[i].point;
-        let access = 2.0 / self.funcs[i].lanes as f64;
-        terms.0[Term::Load as usize] = (terms.get(Term::Load) - access).max(0.0);
-        terms
+        call_terms(&self.funcs[i].point, self.funcs[i].lanes)
     }
 
-    /// Inlining, producers first: a pure Func that is not the output is inlined when
+    /// Inlining, consumers first, so that a Func's evaluations are counted through the
+    /// consumers inlined into theirs (a Func read at two data-dependent levels by an inlined
+    /// consumer is evaluated twice per point of that consumer's consumer, not once per point
+    /// of the consumer's whole region): a pure Func that is not the output is inlined when
     /// evaluating it at every call costs less than computing it once, storing it and loading
-    /// it at every call.
+    /// it at every call. The comparison uses the Func's own expression; its producers,
+    /// decided after it, are then charged for its evaluations. Then, producers first, every
+    /// Func's per-point terms with its inlined producers folded in.
     fn decide_inlining(&mut self) {
         let graph = &self.analysis.graph;
-        for i in 0..self.funcs.len() {
-            let f = &graph.funcs[i];
-            let lanes = self.funcs[i].lanes;
-            let stage = |s| StageId {
-                func: f.name,
-                stage: s,
-            };
-            self.funcs[i].point = self.point_terms(stage(0), lanes);
-            let mut updates = CostTerms::default();
-            for s in 1..f.definitions.len() {
-                let iterations = self.update_iterations(i, &f.definitions[s]) as f64;
-                updates.add_scaled(&self.point_terms(stage(s), lanes), iterations);
-            }
-            self.funcs[i].updates = updates;
+        let stage = |i: usize, s: usize| StageId {
+            func: graph.funcs[i].name,
+            stage: s,
+        };
+        let mut evaluations: Vec<f64> = self.funcs.iter().map(|f| f.points() as f64).collect();
+        for i in (0..self.funcs.len()).rev() {
             let info = &self.funcs[i];
             if info.is_output || info.has_updates || info.consumers.is_empty() {
                 continue;
             }
+            let own = self.own_point_terms(stage(i, 0), info.lanes);
             let calls: f64 = (info.consumers.iter())
-                .map(|&c| self.calls_from(c, info.name) as f64)
+                .map(|&c| self.calls_from(c, info.name, evaluations[c]))
                 .sum();
-            let recompute = calls * self.model.time(&self.inlined_call_terms(i));
+            let recompute = calls * self.model.time(&call_terms(&own, info.lanes));
             let points = info.points() as f64;
-            let materialize = points * self.model.time(&info.point);
+            let materialize = points * self.model.time(&own);
             let traffic = points * info.bytes as f64 * self.model.l2_byte_ns;
-            self.inlined[i] = recompute <= materialize + traffic;
+            if recompute <= materialize + traffic {
+                self.inlined[i] = true;
+                evaluations[i] = calls;
+            }
+        }
+        for (i, f) in graph.funcs.iter().enumerate() {
+            let lanes = self.funcs[i].lanes;
+            self.funcs[i].point = self.point_terms(stage(i, 0), lanes);
+            let mut updates = CostTerms::default();
+            for s in 1..f.definitions.len() {
+                let iterations = self.update_iterations(i, &f.definitions[s]) as f64;
+                updates.add_scaled(&self.point_terms(stage(i, s), lanes), iterations);
+            }
+            self.funcs[i].updates = updates;
         }
     }
 
-    /// How many times all stages of Func `consumer` read Func `producer` over their regions.
-    fn calls_from(&self, consumer: usize, producer: Symbol) -> i64 {
+    /// How many times all stages of Func `consumer`, its pure definition evaluated
+    /// `evaluations` times, read Func `producer`.
+    fn calls_from(&self, consumer: usize, producer: Symbol, evaluations: f64) -> f64 {
         let f = &self.analysis.graph.funcs[consumer];
         (0..f.definitions.len())
             .map(|s| {
@@ -252,17 +270,15 @@ impl<'a> Problem<'a> {
                     func: f.name,
                     stage: s,
                 };
-                let n = i64::from(
-                    (self.analysis.costs[&stage].loads)
-                        .get(&Producer::Func(producer))
-                        .copied()
-                        .unwrap_or(0),
-                );
+                let n = (self.analysis.costs[&stage].loads)
+                    .get(&Producer::Func(producer))
+                    .copied()
+                    .unwrap_or(0);
                 let iterations = match s {
-                    0 => self.funcs[consumer].points(),
-                    _ => self.update_iterations(consumer, &f.definitions[s]),
+                    0 => evaluations,
+                    _ => self.update_iterations(consumer, &f.definitions[s]) as f64,
                 };
-                n * iterations
+                f64::from(n) * iterations
             })
             .sum()
     }
