@@ -447,7 +447,7 @@ impl ScheduleScript {
 }
 
 /// The Funcs of the pipeline computing `output`, by name.
-fn pipeline_funcs(output: &Func) -> Result<BTreeMap<String, Func>> {
+pub(crate) fn pipeline_funcs(output: &Func) -> Result<BTreeMap<String, Func>> {
     let env = realization_order(output.function())?;
     Ok((env.order.iter())
         .map(|name| {

@@ -9,9 +9,16 @@ use super::problem::{FuncInfo, Problem};
 use crate::lang::schedule::TailStrategy;
 use crate::schedule_script::{Directive, ScheduleScript};
 
-/// The schedule computing `plans` (every Func in exactly one plan or inlined).
+/// The schedule computing `plans` (every Func in exactly one plan or inlined), after the
+/// wrappers the problem was made with.
 pub fn emit(problem: &Problem, plans: &[GroupPlan]) -> ScheduleScript {
-    let mut out = Vec::new();
+    let mut out: Vec<Directive> = (problem.wrapped.iter())
+        .map(|w| Directive::Wrap {
+            func: w.func.as_str().to_string(),
+            consumer: w.consumer.as_str().to_string(),
+            wrapper: w.wrapper.as_str().to_string(),
+        })
+        .collect();
     for (i, f) in problem.funcs.iter().enumerate() {
         if problem.inlined[i] {
             out.push(Directive::ComputeInline { func: name(f) });

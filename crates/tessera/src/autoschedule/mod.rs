@@ -51,7 +51,8 @@ pub use model::CostModel;
 pub use plan::Strategy;
 
 use crate::codegen::target::Target;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::ir::Symbol;
 use crate::lang::func::Func;
 use crate::lang::param::ParamBinding;
 use crate::schedule_script::ScheduleScript;
@@ -126,7 +127,7 @@ impl std::str::FromStr for Algorithm {
         match s {
             "dp" => Ok(Algorithm::Dp),
             "greedy" => Ok(Algorithm::Greedy),
-            _ => Err(crate::error::Error::Schedule(format!(
+            _ => Err(Error::Schedule(format!(
                 "unknown autoscheduling algorithm `{s}`: use dp or greedy"
             ))),
         }
@@ -208,13 +209,18 @@ pub fn auto_schedule(
     options: &AutoScheduleOptions,
 ) -> Result<AutoSchedule> {
     let start = Instant::now();
-    let analysis = PipelineAnalysis::new(output, &options.params)?;
     let model = match &options.model {
         Some(m) => m.clone(),
         None => CostModel::from_environment()?,
     };
     let machine = Machine::host(target, options.threads);
-    let problem = problem::Problem::new(&analysis, machine, model)?;
+    let mut analysis = PipelineAnalysis::new(output, &options.params)?;
+    let to_wrap = problem::Problem::new(&analysis, machine.clone(), model.clone())?.to_wrap()?;
+    let wrapped = wrap(output, &to_wrap)?;
+    if !wrapped.is_empty() {
+        analysis = PipelineAnalysis::new(output, &options.params)?;
+    }
+    let problem = problem::Problem::with_wrappers(&analysis, machine, model, wrapped)?;
     let plans = match options.algorithm {
         Algorithm::Dp => search::dynamic_programming(&problem)?,
         Algorithm::Greedy => search::greedy(&problem)?,
@@ -243,6 +249,28 @@ pub fn auto_schedule(
         schedule,
         search_ms,
     })
+}
+
+/// Splits each Func of `pairs` (Func, consumer) with `Func::in_`, in the pipeline computing
+/// `output`.
+fn wrap(output: &Func, pairs: &[(Symbol, Symbol)]) -> Result<Vec<problem::Wrapped>> {
+    let funcs = crate::schedule_script::pipeline_funcs(output)?;
+    let find = |name: Symbol| {
+        funcs.get(name.as_str()).cloned().ok_or_else(|| {
+            Error::Internal(format!("the automatic scheduler lost Func {name}"))
+        })
+    };
+    pairs
+        .iter()
+        .map(|&(func, consumer)| {
+            let wrapper = find(func)?.in_(&find(consumer)?).name();
+            Ok(problem::Wrapped {
+                func,
+                consumer,
+                wrapper,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -70,9 +70,25 @@ pub struct Problem<'a> {
     pub funcs: Vec<FuncInfo>,
     /// Which Funcs are inlined.
     pub inlined: Vec<bool>,
+    /// How many times each Func's pure definition is evaluated: its points, or when inlined
+    /// its calls.
+    evaluations: Vec<f64>,
+    /// The Funcs split by `Func::in_` before this problem was made.
+    pub wrapped: Vec<Wrapped>,
     index: HashMap<Symbol, usize>,
     image_bytes: HashMap<Symbol, i64>,
     regions: RefCell<FxHashMap<(Producer, usize, Region), Option<Region>>>,
+}
+
+/// A Func split by `Func::in_`: inlined into its consumers but one, which reads `wrapper`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wrapped {
+    /// The Func split.
+    pub func: Symbol,
+    /// The consumer reading the wrapper.
+    pub consumer: Symbol,
+    /// The wrapper (a copy of `func`, scheduled on its own).
+    pub wrapper: Symbol,
 }
 
 /// What one inlined call of a Func of per-point terms `point` and `lanes` lanes adds: its
@@ -95,6 +111,17 @@ impl<'a> Problem<'a> {
         analysis: &'a PipelineAnalysis,
         machine: Machine,
         model: CostModel,
+    ) -> Result<Problem<'a>> {
+        Problem::with_wrappers(analysis, machine, model, Vec::new())
+    }
+
+    /// The problem of a pipeline in which the `wrapped` Funcs were split (`to_wrap`): each
+    /// original is inlined and each wrapper materialized, whatever inlining alone decides.
+    pub fn with_wrappers(
+        analysis: &'a PipelineAnalysis,
+        machine: Machine,
+        model: CostModel,
+        wrapped: Vec<Wrapped>,
     ) -> Result<Problem<'a>> {
         let graph = &analysis.graph;
         let index: HashMap<Symbol, usize> = (graph.funcs.iter().enumerate())
@@ -145,6 +172,8 @@ impl<'a> Problem<'a> {
             machine,
             model,
             inlined: vec![false; funcs.len()],
+            evaluations: Vec::new(),
+            wrapped,
             funcs,
             index,
             image_bytes,
@@ -232,7 +261,8 @@ impl<'a> Problem<'a> {
         let mut evaluations: Vec<f64> = self.funcs.iter().map(|f| f.points() as f64).collect();
         for i in (0..self.funcs.len()).rev() {
             let info = &self.funcs[i];
-            if info.is_output || info.has_updates || info.consumers.is_empty() {
+            let wrapper = self.wrapped.iter().any(|w| w.wrapper == info.name);
+            if info.is_output || info.has_updates || info.consumers.is_empty() || wrapper {
                 continue;
             }
             let own = self.own_point_terms(stage(i, 0), info.lanes);
@@ -243,11 +273,13 @@ impl<'a> Problem<'a> {
             let points = info.points() as f64;
             let materialize = points * self.model.time(&own);
             let traffic = points * info.bytes as f64 * self.model.l2_byte_ns;
-            if recompute <= materialize + traffic {
+            let original = self.wrapped.iter().any(|w| w.func == info.name);
+            if original || recompute <= materialize + traffic {
                 self.inlined[i] = true;
                 evaluations[i] = calls;
             }
         }
+        self.evaluations = evaluations;
         for (i, f) in graph.funcs.iter().enumerate() {
             let lanes = self.funcs[i].lanes;
             self.funcs[i].point = self.point_terms(stage(i, 0), lanes);
@@ -281,6 +313,38 @@ impl<'a> Problem<'a> {
                 f64::from(n) * iterations
             })
             .sum()
+    }
+
+    /// Materialized Funcs worth splitting with `Func::in_` (Halide's wrappers), as pairs
+    /// (Func, consumer): those whose calls from every consumer but one are cheaper to
+    /// evaluate in place than the part of the Func that consumer needs is to compute and
+    /// store, while the remaining consumer reads each point several times (a downsampling's
+    /// x pass). Split, the Func is inlined into the cheap consumers and its wrapper, a copy
+    /// only the remaining consumer reads, can join that consumer's group — where the
+    /// whole Func, read outside any one group, would have been computed at root.
+    pub fn to_wrap(&self) -> Result<Vec<(Symbol, Symbol)>> {
+        let mut pairs = Vec::new();
+        for (i, f) in self.funcs.iter().enumerate() {
+            if self.inlined[i] || f.is_output || f.has_updates || f.consumers.len() < 2 {
+                continue;
+            }
+            let evaluate = self.model.time(&call_terms(&f.point, f.lanes));
+            let materialize = self.model.time(&f.point) + f.bytes as f64 * self.model.l2_byte_ns;
+            let mut materialized = Vec::new();
+            for &c in &f.consumers {
+                let calls = self.calls_from(c, f.name, self.evaluations[c]);
+                let needed = self
+                    .region_needed(Producer::Func(f.name), c, &self.funcs[c].region)?
+                    .map_or(f.points(), |r| volume(&r)) as f64;
+                if calls * evaluate > needed * materialize {
+                    materialized.push(c);
+                }
+            }
+            if let [c] = materialized[..] {
+                pairs.push((f.name, self.funcs[c].name));
+            }
+        }
+        Ok(pairs)
     }
 
     /// The iterations of an update of Func `func`: its pure dimensions' extents times its
