@@ -210,3 +210,107 @@ fn a_hundred_stage_chain_is_scheduled_in_bounded_groups_and_computes_right() {
         assert_eq!(got.get(c), want, "at {c:?}");
     });
 }
+
+/// A miniature of local Laplacian's level 0: `levels(x, y, k)` (a table lookup per pixel and
+/// level) is read once per output pixel at a data-dependent level, and four times per point
+/// by the x pass of its downsampling.
+fn two_consumer_levels() -> (ImageParam, Func) {
+    let (x, y, k, i) = (Var::new("x"), Var::new("y"), Var::new("k"), Var::new("i"));
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let clamped = Func::new("clamped");
+    let cx = clamp(x, input.dim(0).min(), input.dim(0).max());
+    let cy = clamp(y, input.dim(1).min(), input.dim(1).max());
+    clamped
+        .define((x, y), cast(Type::i32(), input.at((cx, cy))))
+        .unwrap();
+    let table = Func::new("table");
+    table.define(i, (i * i) % 251).unwrap();
+    table.set_estimate(&i, 0, 64).unwrap();
+    let levels = Func::new("levels");
+    levels
+        .define((x, y, k), table.at(clamped.at((x, y)) + k))
+        .unwrap();
+    let dx = Func::new("dx");
+    let at = |d: i32| levels.at((x * 2 + d, y, k));
+    dx.define((x, y, k), at(-1) + at(0) * 3 + at(1) * 3 + at(2))
+        .unwrap();
+    let down = Func::new("down");
+    let row = |d: i32| dx.at((x, y * 2 + d, k));
+    down.define((x, y, k), row(-1) + row(0) * 3 + row(1) * 3 + row(2))
+        .unwrap();
+    let out = Func::new("out");
+    let level = clamped.at((x, y)) % 4;
+    out.define(
+        (x, y),
+        levels.at((x, y, level.clone())) + down.at((x / 2, y / 2, level)),
+    )
+    .unwrap();
+    (input, out)
+}
+
+fn two_consumer_levels_reference(input: &Buffer<u16>, w: i64, h: i64) -> Buffer<i32> {
+    let (iw, ih) = (input.extents()[0], input.extents()[1]);
+    let clamped = |x: i64, y: i64| i64::from(input.get(&[x.clamp(0, iw - 1), y.clamp(0, ih - 1)]));
+    let levels = |x: i64, y: i64, k: i64| {
+        let i = clamped(x, y) + k;
+        (i * i) % 251
+    };
+    let dx = |x: i64, y: i64, k: i64| {
+        levels(2 * x - 1, y, k)
+            + 3 * levels(2 * x, y, k)
+            + 3 * levels(2 * x + 1, y, k)
+            + levels(2 * x + 2, y, k)
+    };
+    let down = |x: i64, y: i64, k: i64| {
+        dx(x, 2 * y - 1, k) + 3 * dx(x, 2 * y, k) + 3 * dx(x, 2 * y + 1, k) + dx(x, 2 * y + 2, k)
+    };
+    Buffer::from_fn(&[0, 0], &[w, h], |c| {
+        let (x, y) = (c[0], c[1]);
+        let level = clamped(x, y) % 4;
+        (levels(x, y, level) + down(x.div_euclid(2), y.div_euclid(2), level)) as i32
+    })
+}
+
+#[test]
+fn a_func_read_cheaply_by_one_consumer_and_densely_by_another_is_split_with_a_wrapper() {
+    let (input, out) = two_consumer_levels();
+    out.set_estimates(&[(0, 1024), (0, 768)]).unwrap();
+    input.set_estimates(&[(0, 1024), (0, 768)]).unwrap();
+    let options = AutoScheduleOptions {
+        threads: 2,
+        ..AutoScheduleOptions::default()
+    };
+    let schedule = Pipeline::new(&out)
+        .auto_schedule(&Target::host(), &options)
+        .unwrap();
+    // `levels` is inlined into the output and its wrapper computed for the x pass.
+    let rust = schedule.to_rust();
+    assert!(
+        rust.contains("let levels_in_dx = levels.in_(&dx);"),
+        "{rust}"
+    );
+    assert!(schedule.inlined.contains(&"levels".to_string()), "{rust}");
+    assert!(
+        !schedule.inlined.contains(&"levels_in_dx".to_string()),
+        "{rust}"
+    );
+    for (w, h) in [(1024, 768), (61, 17), (1, 1)] {
+        let data = Buffer::from_fn(&[0, 0], &[w, h], |c| ((c[0] * 7 + c[1] * 13) % 60) as u16);
+        let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
+        let inputs = Inputs::new().image(&input, data.clone());
+        let mut outs = compiled.realize(&inputs, &[0, 0], &[w, h]).unwrap();
+        let got = Buffer::<i32>::try_from(outs.remove(0)).unwrap();
+        let want = two_consumer_levels_reference(&data, w, h);
+        got.for_each_coord(|c| assert_eq!(got.get(c), want.get(c), "{w}x{h} at {c:?}"));
+    }
+    // The script, wrapper included, applies to a freshly built pipeline.
+    let (_, fresh) = two_consumer_levels();
+    ScheduleScript::from_json(&schedule.to_json())
+        .unwrap()
+        .apply(&fresh)
+        .unwrap();
+    assert_eq!(
+        Pipeline::new(&fresh).lower_to_string().unwrap(),
+        Pipeline::new(&out).lower_to_string().unwrap()
+    );
+}

@@ -256,9 +256,10 @@ pub fn auto_schedule(
 fn wrap(output: &Func, pairs: &[(Symbol, Symbol)]) -> Result<Vec<problem::Wrapped>> {
     let funcs = crate::schedule_script::pipeline_funcs(output)?;
     let find = |name: Symbol| {
-        funcs.get(name.as_str()).cloned().ok_or_else(|| {
-            Error::Internal(format!("the automatic scheduler lost Func {name}"))
-        })
+        funcs
+            .get(name.as_str())
+            .cloned()
+            .ok_or_else(|| Error::Internal(format!("the automatic scheduler lost Func {name}")))
     };
     pairs
         .iter()
