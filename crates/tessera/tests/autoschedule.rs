@@ -48,9 +48,9 @@ fn blur_reference(input: &Buffer<u16>, w: i64, h: i64) -> Buffer<u16> {
     })
 }
 
-/// The blur scheduled by `algorithm` for a `w × h` output on 2 threads.
-fn scheduled_blur(algorithm: Algorithm, w: i64, h: i64) -> (ImageParam, Func, AutoSchedule) {
-    let (input, out) = blur();
+/// The pipeline from `input` to `out` scheduled by `algorithm` for a `w × h` output (and
+/// input) on 2 threads.
+fn schedule(input: &ImageParam, out: &Func, algorithm: Algorithm, w: i64, h: i64) -> AutoSchedule {
     out.set_estimates(&[(0, w), (0, h)]).unwrap();
     input.set_estimates(&[(0, w), (0, h)]).unwrap();
     let options = AutoScheduleOptions {
@@ -58,9 +58,15 @@ fn scheduled_blur(algorithm: Algorithm, w: i64, h: i64) -> (ImageParam, Func, Au
         threads: 2,
         ..AutoScheduleOptions::default()
     };
-    let schedule = Pipeline::new(&out)
+    Pipeline::new(out)
         .auto_schedule(&Target::host(), &options)
-        .unwrap();
+        .unwrap()
+}
+
+/// The blur scheduled by `algorithm` for a `w × h` output on 2 threads.
+fn scheduled_blur(algorithm: Algorithm, w: i64, h: i64) -> (ImageParam, Func, AutoSchedule) {
+    let (input, out) = blur();
+    let schedule = schedule(&input, &out, algorithm, w, h);
     (input, out, schedule)
 }
 
@@ -158,15 +164,7 @@ fn a_hundred_stage_chain_is_scheduled_in_bounded_groups_and_computes_right() {
         prev = f;
     }
     let out = prev;
-    out.set_estimates(&[(0, 512), (0, 512)]).unwrap();
-    input.set_estimates(&[(0, 512), (0, 512)]).unwrap();
-    let options = AutoScheduleOptions {
-        threads: 2,
-        ..AutoScheduleOptions::default()
-    };
-    let schedule = Pipeline::new(&out)
-        .auto_schedule(&Target::host(), &options)
-        .unwrap();
+    let schedule = schedule(&input, &out, Algorithm::Dp, 512, 512);
     eprintln!(
         "100-stage chain: searched in {:.1} ms, {} groups",
         schedule.search_ms,
@@ -274,15 +272,7 @@ fn two_consumer_levels_reference(input: &Buffer<u16>, w: i64, h: i64) -> Buffer<
 #[test]
 fn a_func_read_cheaply_by_one_consumer_and_densely_by_another_is_split_with_a_wrapper() {
     let (input, out) = two_consumer_levels();
-    out.set_estimates(&[(0, 1024), (0, 768)]).unwrap();
-    input.set_estimates(&[(0, 1024), (0, 768)]).unwrap();
-    let options = AutoScheduleOptions {
-        threads: 2,
-        ..AutoScheduleOptions::default()
-    };
-    let schedule = Pipeline::new(&out)
-        .auto_schedule(&Target::host(), &options)
-        .unwrap();
+    let schedule = schedule(&input, &out, Algorithm::Dp, 1024, 768);
     // `levels` is inlined into the output and its wrapper computed for the x pass.
     let rust = schedule.to_rust();
     assert!(
