@@ -1,6 +1,6 @@
 //! The per-point cost of each stage: the operations one evaluation of its definition performs,
-//! counted on its expressions (a node shared in the tree is counted once, as common
-//! subexpression elimination would compute it once): arithmetic by kind and element type
+//! counted on its expressions (equal subexpressions are counted once, as common subexpression
+//! elimination computes them once: `Ix(x, y) * Ix(x, y)` is one load and a multiply): arithmetic by kind and element type
 //! (the type gives the vector width class, `lanes_in`), loads per producer, and calls of
 //! transcendental and other math functions.
 
@@ -59,16 +59,17 @@ impl StageCost {
         cost
     }
 
-    /// Counts the nodes of `e` not `seen` yet. A call's coordinates count only when they read
-    /// data: affine coordinates become addressing, which loops strength-reduce.
+    /// Counts the nodes of `e` not `seen` yet (compared by structure, not identity). A call's
+    /// coordinates count only when they read data: affine coordinates become addressing,
+    /// which loops strength-reduce.
     fn count_tree(
         &mut self,
         func: Symbol,
         e: &Expr,
         images: &HashSet<Symbol>,
-        seen: &mut HashSet<usize>,
+        seen: &mut HashSet<Expr>,
     ) {
-        if !seen.insert(e.node_id()) {
+        if !seen.insert(e.clone()) {
             return;
         }
         self.count_node(func, e, images);
