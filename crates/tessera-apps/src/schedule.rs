@@ -71,14 +71,6 @@ pub fn unknown_schedule<'a>(app: &str, names: impl Iterator<Item = &'a str>, nam
     ))
 }
 
-/// The schedule of app `app` called `name`, or an error listing the schedules it has.
-pub fn find<'a, F>(app: &str, schedules: &'a [Schedule<F>], name: &str) -> Result<&'a Schedule<F>> {
-    schedules
-        .iter()
-        .find(|s| s.name == name)
-        .ok_or_else(|| unknown_schedule(app, schedules.iter().map(|s| s.name), name))
-}
-
 /// The lanes of a vector of `ty` in 256-bit registers (AVX2, the native backend's target).
 pub const fn natural_vector_width(ty: Type) -> i32 {
     let lanes = 32 / ty.bytes() as i32;
@@ -161,24 +153,7 @@ mod tests {
 
     #[test]
     fn unknown_schedules_are_refused_with_the_list() {
-        struct NoFuncs;
-        let schedules = [
-            Schedule::<NoFuncs> {
-                name: "manual",
-                min_output: (1, 1),
-                apply: |_| {},
-            },
-            Schedule::<NoFuncs> {
-                name: "root",
-                min_output: (1, 1),
-                apply: |_| {},
-            },
-        ];
-        assert_eq!(find("app", &schedules, "root").map(|s| s.name), Ok("root"));
-        let e = find("app", &schedules, "fast")
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
+        let e = unknown_schedule("app", ["manual", "root"].into_iter(), "fast").to_string();
         assert!(
             e.contains("app app has no schedule `fast`; its schedules are: manual, root"),
             "{e}"

@@ -49,6 +49,7 @@ impl StageCost {
             stores: definition.values.len() as u32,
             ..StageCost::default()
         };
+        #[allow(clippy::mutable_key_type)] // structural keys: see `count_tree`
         let mut seen = HashSet::new();
         let exprs = (definition.args.iter())
             .chain(&definition.values)
@@ -62,6 +63,9 @@ impl StageCost {
     /// Counts the nodes of `e` not `seen` yet (compared by structure, not identity). A call's
     /// coordinates count only when they read data: affine coordinates become addressing,
     /// which loops strength-reduce.
+    // `Expr` keys are sound: hashing and equality are structural and ignore the Func and RDom
+    // links (the interior mutability clippy sees).
+    #[allow(clippy::mutable_key_type)]
     fn count_tree(
         &mut self,
         func: Symbol,
