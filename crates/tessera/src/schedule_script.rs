@@ -10,7 +10,7 @@
 //! the pipeline is lowered. What only the script can get wrong — a Func the pipeline does not
 //! have, malformed JSON — is reported when it is loaded or applied.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
@@ -114,6 +114,15 @@ pub enum Directive {
         min: i32,
         extent: i32,
     },
+    /// `f.update_stage(update).rfactor_named(intermediate, preserved)`: each preserved pair
+    /// is a reduction loop of the update (an RVar or a loop split from one) and the pure Var
+    /// it becomes in the intermediate Func, which later directives schedule by its name.
+    Rfactor {
+        func: String,
+        update: usize,
+        preserved: Vec<(String, String)>,
+        intermediate: String,
+    },
 }
 
 fn auto_tail() -> TailStrategy {
@@ -140,7 +149,8 @@ impl Directive {
             | Directive::Unroll { func, .. }
             | Directive::Parallel { func, .. }
             | Directive::FoldStorage { func, .. }
-            | Directive::Bound { func, .. } => func,
+            | Directive::Bound { func, .. }
+            | Directive::Rfactor { func, .. } => func,
         }
     }
 
@@ -154,6 +164,7 @@ impl Directive {
             | Directive::Vectorize { update, .. }
             | Directive::Unroll { update, .. }
             | Directive::Parallel { update, .. } => *update,
+            Directive::Rfactor { update, .. } => Some(*update),
             _ => None,
         }
     }
@@ -172,8 +183,19 @@ impl Directive {
         }
     }
 
-    /// Applies the directive to `f`; `consumer` finds the Funcs it names.
-    fn apply(&self, f: &Func, consumer: &dyn Fn(&str) -> Result<Func>) -> Result<()> {
+    /// The other Func a placement directive names.
+    fn consumer(&self) -> Option<&str> {
+        match self {
+            Directive::ComputeAt { consumer, .. } | Directive::StoreAt { consumer, .. } => {
+                Some(consumer)
+            }
+            _ => None,
+        }
+    }
+
+    /// Applies the directive to `f`; `consumer` finds the Funcs it names. The Func it
+    /// creates, if any (rfactor's intermediate).
+    fn apply(&self, f: &Func, consumer: &dyn Fn(&str) -> Result<Func>) -> Result<Option<Func>> {
         let stage = || self.stage(f);
         match self {
             Directive::ComputeRoot { .. } => {
@@ -240,8 +262,18 @@ impl Directive {
             } => {
                 f.bound(Var::new(var), *min, *extent);
             }
+            Directive::Rfactor {
+                preserved,
+                intermediate,
+                ..
+            } => {
+                let pairs: Vec<(DimName, Var)> = (preserved.iter())
+                    .map(|(rvar, var)| (dim(rvar), Var::new(var)))
+                    .collect();
+                return stage()?.rfactor_named(intermediate, &pairs).map(Some);
+            }
         }
-        Ok(())
+        Ok(None)
     }
 
     /// The Rust statement applying the directive, the Funcs being variables of their names.
@@ -296,6 +328,20 @@ impl Directive {
             Directive::Bound {
                 var, min, extent, ..
             } => format!("{f}.bound({var:?}, {min}, {extent});"),
+            Directive::Rfactor {
+                preserved,
+                intermediate,
+                ..
+            } => {
+                let pairs: Vec<String> = (preserved.iter())
+                    .map(|(rvar, var)| format!("({rvar:?}.into(), Var::new({var:?}))"))
+                    .collect();
+                format!(
+                    "let {} = {on}.rfactor_named({intermediate:?}, &[{}])?;",
+                    rust_ident(intermediate),
+                    pairs.join(", ")
+                )
+            }
         }
     }
 }
@@ -359,36 +405,59 @@ impl ScheduleScript {
         self.directives.iter().map(|d| d.to_rust() + "\n").collect()
     }
 
-    /// Applies the directives, in order, to the Funcs of the pipeline computing `output`.
-    /// A directive naming a Func the pipeline does not have is an error listing those it has;
-    /// nothing is applied then.
+    /// Applies the directives, in order, to the Funcs of the pipeline computing `output`
+    /// and to the Funcs earlier directives create (rfactor's intermediates). A directive
+    /// naming a Func that is neither is an error listing the pipeline's Funcs, and so is an
+    /// intermediate named as a Func that already exists; nothing is applied then.
     pub fn apply(&self, output: &Func) -> Result<()> {
         let env = realization_order(output.function())?;
-        let funcs: BTreeMap<&str, Func> = env
+        let mut funcs: BTreeMap<String, Func> = env
             .order
             .iter()
-            .map(|name| (name.as_str(), Func::from_function(env.func(*name).clone())))
-            .collect();
-        let find = |name: &str| -> Result<Func> {
-            funcs.get(name).cloned().ok_or_else(|| {
-                let names: Vec<&str> = funcs.keys().copied().collect();
-                Error::Schedule(format!(
-                    "the schedule script names Func `{name}`, which is not part of the pipeline computing {}; its Funcs are: {}",
-                    output.name(),
-                    names.join(", ")
-                ))
+            .map(|name| {
+                (
+                    name.to_string(),
+                    Func::from_function(env.func(*name).clone()),
+                )
             })
-        };
+            .collect();
+        let mut created = BTreeSet::new();
         for d in &self.directives {
-            let f = find(d.func())?;
-            if let Directive::ComputeAt { consumer, .. } | Directive::StoreAt { consumer, .. } = d {
-                find(consumer)?;
+            for name in std::iter::once(d.func()).chain(d.consumer()) {
+                if !created.contains(name) {
+                    find(&funcs, name, output)?;
+                }
             }
-            d.stage(&f)?;
+            if !created.contains(d.func()) {
+                d.stage(&find(&funcs, d.func(), output)?)?;
+            }
+            if let Directive::Rfactor { intermediate, .. } = d {
+                if funcs.contains_key(intermediate) || !created.insert(intermediate.as_str()) {
+                    return Err(Error::Schedule(format!(
+                        "the schedule script names rfactor's intermediate `{intermediate}`, but a Func of that name already exists; give it another name"
+                    )));
+                }
+            }
         }
         for d in &self.directives {
-            d.apply(&find(d.func())?, &find)?;
+            let f = find(&funcs, d.func(), output)?;
+            let created = d.apply(&f, &|name| find(&funcs, name, output))?;
+            if let Some(intermediate) = created {
+                funcs.insert(intermediate.name().to_string(), intermediate);
+            }
         }
         Ok(())
     }
+}
+
+/// Func `name` among `funcs`, or an error naming it and listing them.
+fn find(funcs: &BTreeMap<String, Func>, name: &str, output: &Func) -> Result<Func> {
+    funcs.get(name).cloned().ok_or_else(|| {
+        let names: Vec<&str> = funcs.keys().map(String::as_str).collect();
+        Error::Schedule(format!(
+            "the schedule script names Func `{name}`, which is not part of the pipeline computing {}; its Funcs are: {}",
+            output.name(),
+            names.join(", ")
+        ))
+    })
 }
