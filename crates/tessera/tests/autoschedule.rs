@@ -4,6 +4,8 @@
 //! schedules a 100-stage chain, names a missing estimate, and runs reductions in
 //! parallel: a histogram factored into strips (rfactor), a grid histogram over rows and channels.
 
+mod lower_common;
+
 use tessera::autoschedule::{Algorithm, AutoSchedule, AutoScheduleOptions};
 use tessera::prelude::*;
 use tessera::schedule_script::{Directive, ScheduleScript};
@@ -224,17 +226,7 @@ fn two_threads() -> AutoScheduleOptions {
 fn histogram() -> (ImageParam, Func) {
     let i = Var::new("i");
     let input = ImageParam::new(Type::u8(), 2, "input");
-    let r = RDom::named(
-        "r",
-        [
-            (input.min(0), input.width()),
-            (input.min(1), input.height()),
-        ],
-    );
-    let hist = Func::new("hist");
-    hist.define(i, 0).unwrap();
-    let bin = cast_to::<i32>(input.at((r.x(), r.y())));
-    hist.update(bin.clone(), hist.at(bin) + 1).unwrap();
+    let hist = lower_common::histogram(&input);
     let tripled = Func::new("tripled");
     tripled.define(i, hist.at(i) * 3).unwrap();
     tripled.set_estimates(&[(0, 256)]).unwrap();
