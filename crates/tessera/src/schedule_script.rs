@@ -10,7 +10,7 @@
 //! the pipeline is lowered. What only the script can get wrong — a Func the pipeline does not
 //! have, malformed JSON — is reported when it is loaded or applied.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
@@ -123,6 +123,15 @@ pub enum Directive {
         min: i32,
         extent: i32,
     },
+    /// `f.update_stage(update).rfactor_named(intermediate, preserved)`: each preserved pair
+    /// is a reduction loop of the update (an RVar or a loop split from one) and the pure Var
+    /// it becomes in the intermediate Func, which later directives schedule by its name.
+    Rfactor {
+        func: String,
+        update: usize,
+        preserved: Vec<(String, String)>,
+        intermediate: String,
+    },
 }
 
 fn auto_tail() -> TailStrategy {
@@ -151,7 +160,8 @@ impl Directive {
             | Directive::FoldStorage { func, .. }
             | Directive::StoreNontemporal { func }
             | Directive::Wrap { func, .. }
-            | Directive::Bound { func, .. } => func,
+            | Directive::Bound { func, .. }
+            | Directive::Rfactor { func, .. } => func,
         }
     }
 
@@ -165,6 +175,7 @@ impl Directive {
             | Directive::Vectorize { update, .. }
             | Directive::Unroll { update, .. }
             | Directive::Parallel { update, .. } => *update,
+            Directive::Rfactor { update, .. } => Some(*update),
             _ => None,
         }
     }
@@ -183,8 +194,19 @@ impl Directive {
         }
     }
 
-    /// Applies the directive to `f`; `consumer` finds the Funcs it names.
-    fn apply(&self, f: &Func, consumer: &dyn Fn(&str) -> Result<Func>) -> Result<()> {
+    /// The other Func a placement directive names.
+    fn consumer(&self) -> Option<&str> {
+        match self {
+            Directive::ComputeAt { consumer, .. }
+            | Directive::StoreAt { consumer, .. }
+            | Directive::Wrap { consumer, .. } => Some(consumer),
+            _ => None,
+        }
+    }
+
+    /// Applies the directive to `f`; `consumer` finds the Funcs it names. The Func it
+    /// creates, if any (a wrapper, rfactor's intermediate).
+    fn apply(&self, f: &Func, consumer: &dyn Fn(&str) -> Result<Func>) -> Result<Option<Func>> {
         let stage = || self.stage(f);
         match self {
             Directive::ComputeRoot { .. } => {
@@ -262,14 +284,25 @@ impl Directive {
                         made.name()
                     )));
                 }
+                return Ok(Some(made));
             }
             Directive::Bound {
                 var, min, extent, ..
             } => {
                 f.bound(Var::new(var), *min, *extent);
             }
+            Directive::Rfactor {
+                preserved,
+                intermediate,
+                ..
+            } => {
+                let pairs: Vec<(DimName, Var)> = (preserved.iter())
+                    .map(|(rvar, var)| (dim(rvar), Var::new(var)))
+                    .collect();
+                return stage()?.rfactor_named(intermediate, &pairs).map(Some);
+            }
         }
-        Ok(())
+        Ok(None)
     }
 
     /// The Rust statement applying the directive, the Funcs being variables of their names.
@@ -332,6 +365,20 @@ impl Directive {
             Directive::Bound {
                 var, min, extent, ..
             } => format!("{f}.bound({var:?}, {min}, {extent});"),
+            Directive::Rfactor {
+                preserved,
+                intermediate,
+                ..
+            } => {
+                let pairs: Vec<String> = (preserved.iter())
+                    .map(|(rvar, var)| format!("({rvar:?}.into(), Var::new({var:?}))"))
+                    .collect();
+                format!(
+                    "let {} = {on}.rfactor_named({intermediate:?}, &[{}])?;",
+                    rust_ident(intermediate),
+                    pairs.join(", ")
+                )
+            }
         }
     }
 }
@@ -395,51 +442,40 @@ impl ScheduleScript {
         self.directives.iter().map(|d| d.to_rust() + "\n").collect()
     }
 
-    /// Applies the directives, in order, to the Funcs of the pipeline computing `output`.
-    /// A directive naming a Func the pipeline does not have (nor an earlier `Wrap` makes) is
-    /// an error listing those it has; nothing is applied then.
+    /// Applies the directives, in order, to the Funcs of the pipeline computing `output`
+    /// and to the Funcs earlier directives create (wrappers, rfactor's intermediates). A directive
+    /// naming a Func that is neither is an error listing the pipeline's Funcs, and so is an
+    /// intermediate named as a Func that already exists; nothing is applied then.
     pub fn apply(&self, output: &Func) -> Result<()> {
         let mut funcs = pipeline_funcs(output)?;
-        let mut known: Vec<String> = funcs.keys().cloned().collect();
-        let missing = |name: &str, known: &[String]| -> Result<()> {
-            match known.iter().any(|k| k == name) {
-                true => Ok(()),
-                false => Err(Error::Schedule(format!(
-                    "the schedule script names Func `{name}`, which is not part of the pipeline computing {}; its Funcs are: {}",
-                    output.name(),
-                    known.join(", ")
-                ))),
-            }
-        };
+        let mut created = BTreeSet::new();
         for d in &self.directives {
-            missing(d.func(), &known)?;
-            match d {
-                Directive::ComputeAt { consumer, .. } | Directive::StoreAt { consumer, .. } => {
-                    missing(consumer, &known)?;
+            for name in std::iter::once(d.func()).chain(d.consumer()) {
+                if !created.contains(name) {
+                    find(&funcs, name, output)?;
                 }
-                Directive::Wrap {
-                    consumer, wrapper, ..
-                } => {
-                    missing(consumer, &known)?;
-                    known.push(wrapper.clone());
-                }
-                _ => {}
             }
-            if let Some(f) = funcs.get(d.func()) {
-                d.stage(f)?;
+            if !created.contains(d.func()) {
+                d.stage(&find(&funcs, d.func(), output)?)?;
+            }
+            if let Directive::Rfactor { intermediate, .. } = d {
+                if funcs.contains_key(intermediate) || !created.insert(intermediate.as_str()) {
+                    return Err(Error::Schedule(format!(
+                        "the schedule script names rfactor's intermediate `{intermediate}`, but a Func of that name already exists; give it another name"
+                    )));
+                }
+            }
+            if let Directive::Wrap { wrapper, .. } = d {
+                // Wrapping again returns the existing wrapper.
+                if !funcs.contains_key(wrapper) {
+                    created.insert(wrapper.as_str());
+                }
             }
         }
         for d in &self.directives {
-            let find = |name: &str| -> Result<Func> {
-                funcs.get(name).cloned().ok_or_else(|| {
-                    Error::Schedule(format!(
-                        "the schedule script names Func `{name}` before it exists"
-                    ))
-                })
-            };
-            d.apply(&find(d.func())?, &find)?;
-            if let Directive::Wrap { .. } = d {
-                funcs = pipeline_funcs(output)?;
+            let f = find(&funcs, d.func(), output)?;
+            if let Some(made) = d.apply(&f, &|name| find(&funcs, name, output))? {
+                funcs.insert(made.name().to_string(), made);
             }
         }
         Ok(())
@@ -455,4 +491,16 @@ pub(crate) fn pipeline_funcs(output: &Func) -> Result<BTreeMap<String, Func>> {
             (name.as_str().to_string(), f)
         })
         .collect())
+}
+
+/// Func `name` among `funcs`, or an error naming it and listing them.
+fn find(funcs: &BTreeMap<String, Func>, name: &str, output: &Func) -> Result<Func> {
+    funcs.get(name).cloned().ok_or_else(|| {
+        let names: Vec<&str> = funcs.keys().map(String::as_str).collect();
+        Error::Schedule(format!(
+            "the schedule script names Func `{name}`, which is not part of the pipeline computing {}; its Funcs are: {}",
+            output.name(),
+            names.join(", ")
+        ))
+    })
 }

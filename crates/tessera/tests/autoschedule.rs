@@ -1,11 +1,14 @@
 //! The automatic scheduler through its API (`Pipeline::auto_schedule`): both searches form
 //! multi-stage groups where fusion pays, the schedule computes what a plain Rust loop does at
 //! the size it was made for and at sizes smaller than its tiles, survives a JSON round trip,
-//! schedules a 100-stage chain, and names a missing estimate.
+//! schedules a 100-stage chain, names a missing estimate, and runs reductions in
+//! parallel: a histogram factored into strips (rfactor), a grid histogram over rows and channels.
+
+mod lower_common;
 
 use tessera::autoschedule::{Algorithm, AutoSchedule, AutoScheduleOptions};
 use tessera::prelude::*;
-use tessera::schedule_script::ScheduleScript;
+use tessera::schedule_script::{Directive, ScheduleScript};
 
 /// A 3 × 3 box blur of a u16 image through a clamped boundary: `blur_x` then `blur_y`.
 fn blur() -> (ImageParam, Func) {
@@ -303,4 +306,191 @@ fn a_func_read_cheaply_by_one_consumer_and_densely_by_another_is_split_with_a_wr
         Pipeline::new(&fresh).lower_to_string().unwrap(),
         Pipeline::new(&out).lower_to_string().unwrap()
     );
+}
+
+/// The options of the tests of reductions: the dynamic programming on 2 threads.
+fn two_threads() -> AutoScheduleOptions {
+    AutoScheduleOptions {
+        threads: 2,
+        ..AutoScheduleOptions::default()
+    }
+}
+
+/// A histogram of a u8 image, `hist(input(r.x, r.y)) += 1`, tripled by a consumer.
+fn histogram() -> (ImageParam, Func) {
+    let i = Var::new("i");
+    let input = ImageParam::new(Type::u8(), 2, "input");
+    let hist = lower_common::histogram(&input);
+    let tripled = Func::new("tripled");
+    tripled.define(i, hist.at(i) * 3).unwrap();
+    tripled.set_estimates(&[(0, 256)]).unwrap();
+    input.set_estimates(&[(0, 1024), (0, 1024)]).unwrap();
+    (input, tripled)
+}
+
+fn u8_image(w: i64, h: i64) -> Buffer<u8> {
+    Buffer::from_fn(&[0, 0], &[w, h], |c| {
+        ((c[0] * 7 + c[1] * c[1] * 3) % 251) as u8
+    })
+}
+
+#[test]
+fn a_histogram_is_factored_into_parallel_strips_and_counts_right_at_any_size() {
+    let (input, out) = histogram();
+    let schedule = Pipeline::new(&out)
+        .auto_schedule(&Target::host(), &two_threads())
+        .unwrap();
+    let directives = &schedule.schedule.directives;
+    let intermediate = directives
+        .iter()
+        .find_map(|d| match d {
+            Directive::Rfactor {
+                func,
+                update: 0,
+                preserved,
+                intermediate,
+            } if func == "hist" && preserved.len() == 1 => Some(intermediate.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("hist is not factored: {}", schedule.to_rust()));
+    let strip = directives
+        .iter()
+        .find_map(|d| match d {
+            Directive::Parallel {
+                func,
+                update: Some(0),
+                var,
+            } if *func == intermediate => Some(var.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("the partial histograms are serial: {}", schedule.to_rust()));
+    assert!(strip.contains("strip"), "{strip}");
+    for (w, h) in [(1024, 1024), (333, 77), (37, 5), (1, 1)] {
+        let data = u8_image(w, h);
+        let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
+        let inputs = Inputs::new().image(&input, data.clone());
+        let mut outs = compiled.realize(&inputs, &[0], &[256]).unwrap();
+        let got = Buffer::<i32>::try_from(outs.remove(0)).unwrap();
+        let mut want = [0i32; 256];
+        data.for_each_coord(|c| want[data.get(c) as usize] += 1);
+        for (bin, count) in want.iter().enumerate() {
+            assert_eq!(got.get(&[bin as i64]), count * 3, "{w}x{h} at bin {bin}");
+        }
+    }
+}
+
+#[test]
+fn a_factored_histogram_survives_json_and_prints_as_rust() {
+    let (_, out) = histogram();
+    let schedule = Pipeline::new(&out)
+        .auto_schedule(&Target::host(), &two_threads())
+        .unwrap();
+    let lowered = Pipeline::new(&out).lower_to_string().unwrap();
+    assert!(lowered.contains("hist_intm"), "{lowered}");
+    let script = ScheduleScript::from_json(&schedule.to_json()).unwrap();
+    assert_eq!(script, schedule.schedule);
+    let (_, fresh) = histogram();
+    script.apply(&fresh).unwrap();
+    assert_eq!(Pipeline::new(&fresh).lower_to_string().unwrap(), lowered);
+    let rust = schedule.to_rust();
+    assert!(
+        rust.contains("let hist_intm = hist.update_stage(0).rfactor_named(\"hist_intm\", &[(\"r_y_o\".into(), Var::new(\"r_y_strip\"))])?;"),
+        "{rust}"
+    );
+}
+
+/// A bilateral grid's histogram: per 8 × 8 block of the clamped image (cells `x, y`), the sum
+/// of the values falling in each of 16 intensity bins `z` (`c` = 0) and their count (`c` = 1).
+fn grid() -> (ImageParam, Func) {
+    let (x, y, z, c) = (Var::new("x"), Var::new("y"), Var::new("z"), Var::new("c"));
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let r = RDom::named("r", [(0, 8), (0, 8)]);
+    let px = clamp(x * 8 + r.x(), input.dim(0).min(), input.dim(0).max());
+    let py = clamp(y * 8 + r.y(), input.dim(1).min(), input.dim(1).max());
+    let val = cast_to::<i32>(input.at((px, py)));
+    let grid = Func::new("grid");
+    grid.define((x, y, z, c), 0).unwrap();
+    let zi = val.clone() / 64;
+    grid.update(
+        (x.expr(), y.expr(), zi.clone(), c.expr()),
+        grid.at((x.expr(), y.expr(), zi, c.expr())) + select(c.eq_(0), val, 1),
+    )
+    .unwrap();
+    let out = Func::new("out");
+    out.define((x, y, z, c), grid.at((x, y, z, c)) + 1).unwrap();
+    out.set_estimates(&[(0, 320), (0, 192), (0, 16), (0, 2)])
+        .unwrap();
+    input.set_estimates(&[(0, 2560), (0, 1536)]).unwrap();
+    (input, out)
+}
+
+#[test]
+fn a_grid_histogram_runs_in_parallel_over_rows_and_channels_and_sums_right() {
+    let (input, out) = grid();
+    let schedule = Pipeline::new(&out)
+        .auto_schedule(&Target::host(), &two_threads())
+        .unwrap();
+    let rust = schedule.to_rust();
+    // c alone has 2 iterations: it is fused with y, and the fused loop runs in parallel.
+    let fused = schedule
+        .schedule
+        .directives
+        .iter()
+        .find_map(|d| match d {
+            Directive::Fuse {
+                func,
+                update: Some(0),
+                inner,
+                outer,
+                fused,
+            } if func == "grid" && inner == "y" && outer == "c" => Some(fused.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("y and c are not fused: {rust}"));
+    assert!(
+        schedule.schedule.directives.contains(&Directive::Parallel {
+            func: "grid".into(),
+            update: Some(0),
+            var: fused,
+        }),
+        "{rust}"
+    );
+    assert!(
+        !rust.contains("rfactor"),
+        "the grid has rows enough: {rust}"
+    );
+    for (w, h) in [(2560, 1536), (100, 37), (9, 17), (1, 1)] {
+        let data = Buffer::<u16>::from_fn(&[0, 0], &[w, h], |c| {
+            ((c[0] * 37 + c[1] * 11) % 1024) as u16
+        });
+        let (gw, gh) = ((w + 7) / 8, (h + 7) / 8);
+        let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
+        let inputs = Inputs::new().image(&input, data.clone());
+        let mut outs = compiled
+            .realize(&inputs, &[0, 0, 0, 0], &[gw, gh, 16, 2])
+            .unwrap();
+        let got = Buffer::<i32>::try_from(outs.remove(0)).unwrap();
+        let mut want = vec![1i32; (gw * gh * 32) as usize];
+        let cell = |x: i64, y: i64, z: i64, c: i64| (((c * 16 + z) * gh + y) * gw + x) as usize;
+        for cy in 0..gh {
+            for cx in 0..gw {
+                for ry in 0..8 {
+                    for rx in 0..8 {
+                        let v =
+                            data.get(&[(cx * 8 + rx).min(w - 1), (cy * 8 + ry).min(h - 1)]) as i32;
+                        let z = (v / 64) as i64;
+                        want[cell(cx, cy, z, 0)] += v;
+                        want[cell(cx, cy, z, 1)] += 1;
+                    }
+                }
+            }
+        }
+        got.for_each_coord(|c| {
+            assert_eq!(
+                got.get(c),
+                want[cell(c[0], c[1], c[2], c[3])],
+                "{w}x{h} at {c:?}"
+            )
+        });
+    }
 }

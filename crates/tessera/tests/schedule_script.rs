@@ -1,6 +1,7 @@
 //! Schedules as data (`tessera::schedule_script`): a script applied to a pipeline lowers to
 //! exactly the code the same directives written in Rust do, computes the values a plain Rust
-//! loop does, survives a JSON round trip, prints as Rust, and refuses what it names wrongly.
+//! loop does, survives a JSON round trip, prints as Rust, names the intermediate Funcs of its rfactors
+//! for later directives, and refuses what it names wrongly.
 
 use tessera::prelude::*;
 use tessera::schedule_script::{Directive, ScheduleScript};
@@ -236,4 +237,87 @@ fn malformed_json_is_an_error_saying_what_is_wrong() {
         let e = ScheduleScript::from_json(json).unwrap_err().to_string();
         assert!(e.contains(says), "{json}: {e}");
     }
+}
+
+/// `sums(x) = Σ_{r < 40} x * r + r`, and a script factoring the sum into 5 partial sums of
+/// 8 terms, the partial sums computed at root in parallel, scheduled by the name the script
+/// gives them.
+fn factored_sum() -> (Func, ScheduleScript) {
+    let x = Var::new("x");
+    let r = RDom::named("r", [(0, 40)]);
+    let sums = Func::new("sums");
+    sums.define(x, 0).unwrap();
+    sums.update(x, sums.at(x) + (x * r.x() + r.x())).unwrap();
+    let on_sums = |var: &str| Directive::Split {
+        func: "sums".into(),
+        update: Some(0),
+        var: var.into(),
+        outer: "ro".into(),
+        inner: "ri".into(),
+        factor: 8,
+        tail: TailStrategy::GuardWithIf,
+    };
+    let script = ScheduleScript {
+        directives: vec![
+            on_sums("r.x"),
+            Directive::Rfactor {
+                func: "sums".into(),
+                update: 0,
+                preserved: vec![("ro".into(), "k".into())],
+                intermediate: "partial".into(),
+            },
+            Directive::ComputeRoot {
+                func: "partial".into(),
+            },
+            Directive::Parallel {
+                func: "partial".into(),
+                update: Some(0),
+                var: "k".into(),
+            },
+        ],
+    };
+    (sums, script)
+}
+
+#[test]
+fn an_rfactor_directive_names_its_intermediate_for_later_directives() {
+    let (sums, script) = factored_sum();
+    let json = script.to_json();
+    assert_eq!(ScheduleScript::from_json(&json).unwrap(), script);
+    script.apply(&sums).unwrap();
+    let lowered = Pipeline::new(&sums).lower_to_string().unwrap();
+    assert!(lowered.contains("parallel for (partial.s1.k"), "{lowered}");
+    let values = sums.realize::<i32>(&[10]).unwrap();
+    values.for_each_coord(|c| {
+        let want: i64 = (0..40).map(|r| c[0] * r + r).sum();
+        assert_eq!(values.get(c) as i64, want, "sums{c:?}");
+    });
+    let rust = script.to_rust();
+    assert!(
+        rust.contains(r#"let partial = sums.update_stage(0).rfactor_named("partial", &[("ro".into(), Var::new("k"))])?;"#),
+        "{rust}"
+    );
+}
+
+#[test]
+fn an_intermediate_used_before_its_rfactor_or_named_as_an_existing_func_is_refused() {
+    let (sums, script) = factored_sum();
+    let mut early = script.clone();
+    early.directives.swap(1, 2);
+    let e = early.apply(&sums).unwrap_err().to_string();
+    assert!(
+        e.contains("`partial`") && e.contains("its Funcs are: sums"),
+        "{e}"
+    );
+    let mut clash = script;
+    if let Directive::Rfactor { intermediate, .. } = &mut clash.directives[1] {
+        *intermediate = "sums".into();
+    }
+    let e = clash.apply(&sums).unwrap_err().to_string();
+    assert!(e.contains("`sums`") && e.contains("already exists"), "{e}");
+    // Nothing was applied: the update is not factored.
+    assert!(!Pipeline::new(&sums)
+        .lower_to_string()
+        .unwrap()
+        .contains("partial"));
 }

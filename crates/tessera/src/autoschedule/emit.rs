@@ -6,6 +6,7 @@
 
 use super::plan::{GroupPlan, Strategy};
 use super::problem::{FuncInfo, Problem};
+use super::reductions;
 use crate::lang::schedule::TailStrategy;
 use crate::schedule_script::{Directive, ScheduleScript};
 
@@ -41,7 +42,7 @@ fn name(f: &FuncInfo) -> String {
 }
 
 /// A loop name made from `var` that is none of `f`'s Vars.
-fn loop_name(f: &FuncInfo, var: &str, suffix: &str) -> String {
+pub(super) fn loop_name(f: &FuncInfo, var: &str, suffix: &str) -> String {
     let mut n = format!("{var}_{suffix}");
     while f.args.iter().any(|a| a.as_str() == n) {
         n.push('_');
@@ -67,7 +68,7 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
     };
     match plan.strategy {
         Strategy::Rows => {
-            if let Some(par) = fuse_outer(f, &args[1.min(args.len())..], out) {
+            if let Some(par) = fuse_outer(f, None, &args[1.min(args.len())..], out) {
                 out.push(Directive::Parallel {
                     func: func.clone(),
                     update: None,
@@ -77,7 +78,7 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
             if let Some(x) = args.first() {
                 vectorize(f, x, out);
             }
-            emit_updates(problem, plan.output, out);
+            reductions::emit_updates(problem, plan.output, out);
         }
         Strategy::Tiles { width, height } => {
             let (xo, xi) = (loop_name(f, &args[0], "o"), loop_name(f, &args[0], "i"));
@@ -103,7 +104,7 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
                 .cloned()
                 .chain(args.iter().skip(2).cloned())
                 .collect();
-            let par = fuse_outer(f, &parallel, out).unwrap_or_else(|| xo.clone());
+            let par = fuse_outer(f, None, &parallel, out).unwrap_or_else(|| xo.clone());
             out.push(Directive::Parallel {
                 func: func.clone(),
                 update: None,
@@ -136,7 +137,7 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
             let parallel: Vec<String> = std::iter::once(yo)
                 .chain(args.iter().skip(2).cloned())
                 .collect();
-            let par = fuse_outer(f, &parallel, out).expect("a strip loop exists");
+            let par = fuse_outer(f, None, &parallel, out).expect("a strip loop exists");
             out.push(Directive::Parallel {
                 func: func.clone(),
                 update: None,
@@ -163,15 +164,20 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
     }
 }
 
-/// Fuses loops `vars` (innermost first, adjacent) of `f`'s pure definition into one; its name,
-/// or `None` when there are none.
-fn fuse_outer(f: &FuncInfo, vars: &[String], out: &mut Vec<Directive>) -> Option<String> {
+/// Fuses loops `vars` (innermost first, adjacent) of `f`'s pure definition (or of its update
+/// `update`) into one; its name, or `None` when there are none.
+pub(super) fn fuse_outer(
+    f: &FuncInfo,
+    update: Option<usize>,
+    vars: &[String],
+    out: &mut Vec<Directive>,
+) -> Option<String> {
     let mut fused = vars.first()?.clone();
     for outer in &vars[1..] {
         let combined = loop_name(f, &format!("{fused}_{outer}"), "f");
         out.push(Directive::Fuse {
             func: name(f),
-            update: None,
+            update,
             inner: fused,
             outer: outer.clone(),
             fused: combined.clone(),
@@ -184,7 +190,7 @@ fn fuse_outer(f: &FuncInfo, vars: &[String], out: &mut Vec<Directive>) -> Option
 /// Vectorizes `f`'s loop `x` at the natural width when its region is at least a vector wide.
 /// The last vector of a row is guarded (`GuardWithIf`): whole vectors past the end would read
 /// past what the pipeline's inputs hold when the output is narrower than planned.
-fn vectorize(f: &FuncInfo, x: &str, out: &mut Vec<Directive>) {
+pub(super) fn vectorize(f: &FuncInfo, x: &str, out: &mut Vec<Directive>) {
     if f.region.first().map_or(0, |s| s.extent()) < f.lanes {
         return;
     }
@@ -204,27 +210,4 @@ fn vectorize(f: &FuncInfo, x: &str, out: &mut Vec<Directive>) {
         var: xi,
         width: None,
     });
-}
-
-/// Parallel and vectorized loops for the updates of Func `i`, over the pure dimensions each
-/// may run in parallel (`FuncInfo::update_pure_dims`).
-fn emit_updates(problem: &Problem, i: usize, out: &mut Vec<Directive>) {
-    let f = &problem.funcs[i];
-    for (u, dims) in f.update_pure_dims.iter().enumerate() {
-        if let Some(&outer) = dims.iter().filter(|&&d| d >= 1).max() {
-            out.push(Directive::Parallel {
-                func: name(f),
-                update: Some(u),
-                var: f.args[outer].as_str().to_string(),
-            });
-        }
-        if dims.contains(&0) && f.region.first().map_or(0, |s| s.extent()) >= f.lanes {
-            out.push(Directive::Vectorize {
-                func: name(f),
-                update: Some(u),
-                var: f.args[0].as_str().to_string(),
-                width: Some(f.lanes as i32),
-            });
-        }
-    }
 }

@@ -16,7 +16,9 @@
 //! - `plan` and `model` (with `machine`): a group's strategies (overlapped tiles, sliding
 //!   window in strips, plain rows) and their predicted time;
 //! - `search`: PolyMage's greedy grouping and PolyMage-DP's dynamic programming;
-//! - `emit`: the chosen plans as an ordinary schedule (`ScheduleScript`).
+//! - `emit`: the chosen plans as an ordinary schedule (`ScheduleScript`), with `reductions`
+//!   the loops of updates: parallel over pure dimensions with iterations enough, else
+//!   factored (`rfactor`) into partial results computed in parallel.
 //!
 //! Beside them, for checking and calibrating the cost model: `sample` draws random schedules
 //! from the space with their predictions, `fit` fits the model's coefficients to measured times.
@@ -34,6 +36,7 @@ pub mod machine;
 pub mod model;
 pub mod plan;
 pub mod problem;
+pub mod reductions;
 pub mod sample;
 pub mod search;
 

@@ -295,11 +295,9 @@ pub fn predict(
     };
     let mut terms = per_tile.scaled(tiles as f64 * balance / threads);
     terms.add(Term::Task, parallel as f64 / threads);
-    let updates_parallel =
-        f.args.len() >= 2 && f.update_pure_dims.iter().all(|d| d.iter().any(|&d| d >= 1));
     terms.add_scaled(
         &f.updates,
-        if updates_parallel { 1.0 / threads } else { 1.0 },
+        1.0 / super::reductions::update_speedup(problem, output),
     );
     Ok(terms)
 }

@@ -183,6 +183,11 @@ impl<'a> Problem<'a> {
         Ok(problem)
     }
 
+    /// The analysis the problem is distilled from.
+    pub fn analysis(&self) -> &'a PipelineAnalysis {
+        self.analysis
+    }
+
     /// The index of Func `name`.
     pub fn func_index(&self, name: Symbol) -> Option<usize> {
         self.index.get(&name).copied()

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use super::*;
 use crate::prelude::*;
+use crate::schedule_script::Directive;
 
 fn span(min: i64, extent: i64) -> Span {
     Span::with_extent(min, extent)
@@ -378,4 +379,59 @@ fn a_missing_output_estimate_names_the_func_and_var() {
         err.contains("Func blur has no estimate for dimension 1 (Var y)"),
         "{err}"
     );
+}
+
+/// A histogram of a 512 × 512 image and its running sum (a scan, `cdf(s) = cdf(s - 1) +
+/// cdf(s)`), and the scheduling problem of them on `threads` threads.
+fn histogram_and_scan(threads: usize, check: impl FnOnce(&problem::Problem, usize, usize)) {
+    let input = ImageParam::new(Type::u8(), 2, "input");
+    let r = RDom::named("r", [(0, input.width()), (0, input.height())]);
+    let i = Var::new("i");
+    let hist = Func::new("hist");
+    hist.define(i, 0).unwrap();
+    let bin = cast_to::<i32>(input.at((r.x(), r.y())));
+    hist.update(bin.clone(), hist.at(bin) + 1).unwrap();
+    let s = RDom::named("s", [(1, 255)]);
+    let cdf = Func::new("cdf");
+    cdf.define(i, hist.at(i)).unwrap();
+    cdf.update(s.x(), cdf.at(s.x() - 1) + cdf.at(s.x()))
+        .unwrap();
+    cdf.set_estimates(&[(0, 256)]).unwrap();
+    input.set_estimates(&[(0, 512), (0, 512)]).unwrap();
+    let analysis = PipelineAnalysis::new(&cdf, &[]).unwrap();
+    let machine = Machine::host(&Target::host(), threads);
+    let problem = problem::Problem::new(&analysis, machine, CostModel::default()).unwrap();
+    let index = |f: &Func| problem.func_index(f.name()).unwrap();
+    check(&problem, index(&hist), index(&cdf));
+}
+
+#[test]
+fn the_cost_model_sees_a_factored_histogram_in_parallel_and_a_scan_serial() {
+    histogram_and_scan(4, |problem, hist, cdf| {
+        // 32 strips (8 per thread) of 16 rows: 8 rounds of 4 tasks.
+        assert_eq!(reductions::update_speedup(problem, hist), 4.0);
+        assert_eq!(reductions::update_speedup(problem, cdf), 1.0);
+        let mut directives = Vec::new();
+        reductions::emit_updates(problem, hist, &mut directives);
+        assert!(
+            directives.iter().any(|d| matches!(d,
+                Directive::Split { func, update: Some(0), var, factor: 16, .. }
+                    if func == "hist" && var == "r.y")),
+            "{directives:?}"
+        );
+        let mut directives = Vec::new();
+        reductions::emit_updates(problem, cdf, &mut directives);
+        assert_eq!(directives, [], "the scan is not factored");
+    });
+    histogram_and_scan(1, |problem, hist, _| {
+        assert_eq!(reductions::update_speedup(problem, hist), 1.0);
+        let mut directives = Vec::new();
+        reductions::emit_updates(problem, hist, &mut directives);
+        assert!(
+            !directives
+                .iter()
+                .any(|d| matches!(d, Directive::Rfactor { .. })),
+            "one thread gains nothing from partial histograms: {directives:?}"
+        );
+    });
 }

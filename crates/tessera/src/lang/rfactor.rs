@@ -35,8 +35,16 @@ impl Stage {
     /// `var` of the returned intermediate Func, which the update then reduces. The
     /// intermediate has this Func's dimensions followed by the `var`s; schedule it (e.g.
     /// `compute_root`, `parallel`) like any Func. Its update iterates the other reduction
-    /// loops, which keep their names.
+    /// loops, which keep their names. The intermediate is named after this Func, `f_intm`
+    /// (`rfactor_named` chooses its name).
     pub fn rfactor(&self, preserved: &[(DimName, Var)]) -> Result<Func> {
+        let name = format!("{}_intm", self.function().name());
+        self.rfactor_named(&name, preserved)
+    }
+
+    /// `rfactor`, the intermediate Func named `intermediate` (so that a schedule kept as data
+    /// can schedule it by that name).
+    pub fn rfactor_named(&self, intermediate: &str, preserved: &[(DimName, Var)]) -> Result<Func> {
         let (func, index) = (self.function().clone(), self.index());
         if index == 0 {
             return Err(Error::Schedule(format!(
@@ -45,7 +53,7 @@ impl Stage {
             )));
         }
         let plan = Plan::new(&func, index - 1, preserved)?;
-        plan.apply(&Func::from_function(func))
+        plan.apply(&Func::from_function(func), intermediate)
     }
 }
 
@@ -232,9 +240,8 @@ impl Plan {
         })
     }
 
-    fn apply(self, f: &Func) -> Result<Func> {
-        let name = f.name();
-        let intm = Func::new(&format!("{name}_intm"));
+    fn apply(self, f: &Func, intermediate: &str) -> Result<Func> {
+        let intm = Func::new(intermediate);
         let kept_vars: Vec<Expr> = self.kept.iter().map(|(v, _, _)| v.expr()).collect();
 
         // The intermediate's reduction domain, and the leaves bound to its RVars and to the

@@ -1,0 +1,289 @@
+//! The loops of a Func's update definitions (reductions, scans, histograms), and what their
+//! parallelism buys the cost model. An update runs in parallel over its outermost pure
+//! dimension it may run in parallel, fused with the next ones inwards while it alone has too
+//! few iterations to balance the threads, and vectorized over x when x is pure and a vector
+//! wide. An update whose pure dimensions cannot keep the threads busy (a histogram,
+//! `hist(input(r.x, r.y)) += 1`, has none) is factored instead (`rfactor`), as Halide's
+//! experts do: its outer reduction loop is split into strips, each strip's partial result is
+//! a point of an intermediate Func computed at root in parallel over the strips, and the
+//! update then merges the partial results.
+
+use super::emit::{fuse_outer, loop_name, vectorize};
+use super::footprint::Span;
+use super::problem::{FuncInfo, Problem};
+use crate::ir::Symbol;
+use crate::lang::function::Definition;
+use crate::lang::rfactor::is_exact_reduction;
+use crate::lang::schedule::TailStrategy;
+use crate::schedule_script::Directive;
+
+/// The parallel tasks per thread an update's parallel loop aims for: its tasks are rarely
+/// of equal work (a histogram's strips of unequal images, cells with more or fewer pixels),
+/// and a thread with several of them evens out what one long task leaves idle.
+const TASKS_PER_THREAD: i64 = 8;
+
+/// A strip of a factored update does at least this many parallel tasks' overhead of work.
+const TASKS_OF_WORK_PER_STRIP: f64 = 8.0;
+
+/// At most this fraction of an update's iterations is spent merging the partial results of
+/// a factored update (strips times the Func's points).
+const MERGE_FRACTION: i64 = 16;
+
+/// How one update is computed.
+#[derive(Clone, Debug, PartialEq)]
+enum UpdatePlan {
+    /// Parallel over the pure loops `parallel` (dimensions, innermost first, fused; none:
+    /// serial), vectorized over x when `vector`.
+    Pure { parallel: Vec<usize>, vector: bool },
+    /// Factored into partial results per strip, the strips in parallel.
+    Factored(Factoring),
+}
+
+/// An update factored into strips of its outer reduction loop.
+#[derive(Clone, Debug, PartialEq)]
+struct Factoring {
+    /// The outer reduction loop, as the update's loops name it.
+    rvar: Symbol,
+    /// Its iterations per strip.
+    factor: i64,
+    /// The number of strips (of partial results).
+    strips: i64,
+}
+
+/// The pure loops of `update` of `f` (dimensions, innermost first), as its loops are ordered.
+fn pure_loops(f: &FuncInfo, update: &Definition) -> Vec<usize> {
+    (update.schedule.dims.iter())
+        .filter(|d| !d.is_rvar)
+        .filter_map(|d| f.args.iter().position(|&a| a == d.name))
+        .collect()
+}
+
+/// The number of iterations of dimension `d` of `f`'s region (at least 1).
+fn extent(f: &FuncInfo, d: usize) -> i64 {
+    f.region.get(d).map_or(1, Span::extent).max(1)
+}
+
+/// The pure loops to run in parallel, of `loops` (innermost first) those in `safe`: the
+/// outermost safe one but x (kept for vectors), with the safe loops just inside it while the
+/// iterations are fewer than `TASKS_PER_THREAD` per thread; and their iterations.
+fn parallel_loops(
+    f: &FuncInfo,
+    loops: &[usize],
+    safe: &[usize],
+    threads: i64,
+) -> (Vec<usize>, i64) {
+    let usable = |k: usize| loops[k] >= 1 && safe.contains(&loops[k]);
+    let Some(mut k) = (0..loops.len()).rev().find(|&k| usable(k)) else {
+        return (Vec::new(), 1);
+    };
+    let mut parallel = vec![loops[k]];
+    let mut iterations = extent(f, loops[k]);
+    while iterations < threads * TASKS_PER_THREAD && k > 0 && usable(k - 1) {
+        k -= 1;
+        parallel.insert(0, loops[k]);
+        iterations *= extent(f, loops[k]);
+    }
+    (parallel, iterations)
+}
+
+/// Whether x is a pure loop of the update, safe to vectorize, and a vector wide.
+fn vectorizable(f: &FuncInfo, loops: &[usize], safe: &[usize]) -> bool {
+    loops.contains(&0) && safe.contains(&0) && extent(f, 0) >= f.lanes
+}
+
+/// The plan for update `u` of Func `i`: its pure parallelism when that keeps the threads
+/// busy; else, if it is an exact reduction over a domain long enough, factored into strips.
+fn plan_update(problem: &Problem, i: usize, u: usize) -> (UpdatePlan, i64) {
+    let f = &problem.funcs[i];
+    let definition = &problem.analysis().graph.funcs[i].definitions[u + 1];
+    let threads = problem.machine.threads as i64;
+    let (loops, safe) = (pure_loops(f, definition), &f.update_pure_dims[u]);
+    let (parallel, iterations) = parallel_loops(f, &loops, safe, threads);
+    let pure = UpdatePlan::Pure {
+        parallel,
+        vector: vectorizable(f, &loops, safe),
+    };
+    if iterations >= threads || threads == 1 {
+        return (pure, iterations);
+    }
+    match factoring(problem, i, definition, iterations) {
+        Some(factoring) => {
+            let strips = factoring.strips;
+            (UpdatePlan::Factored(factoring), strips)
+        }
+        None => (pure, iterations),
+    }
+}
+
+/// `update` of Func `i` factored into strips of its outer reduction loop, when that pays: it
+/// is an exact reduction (`rfactor` accepts it), its loops are not scheduled yet, and there
+/// are at least two strips, each worth several tasks (by the cost model), whose merge costs
+/// little. `pure_iterations`: the iterations of its pure loops.
+fn factoring(
+    problem: &Problem,
+    i: usize,
+    update: &Definition,
+    pure_iterations: i64,
+) -> Option<Factoring> {
+    let f = &problem.funcs[i];
+    if !is_exact_reduction(update, f.name) || !update.schedule.splits.is_empty() {
+        return None;
+    }
+    let rdom = update.rdom.as_ref()?;
+    let outer = update.schedule.dims.iter().rev().find(|d| d.is_rvar)?;
+    let values = problem.analysis().footprints.estimate_values();
+    let size = |e| values.evaluate(e, &String::new).ok();
+    let extent = size(&rdom.vars.iter().find(|v| v.name == outer.name)?.extent)?;
+    let rdom_size: i64 = (rdom.vars.iter())
+        .map(|v| size(&v.extent).map(|e| e.max(1)))
+        .product::<Option<i64>>()?;
+    let merge_limit = pure_iterations * rdom_size / (MERGE_FRACTION * f.points().max(1));
+    let worth = problem.model.time(&f.updates) / (TASKS_OF_WORK_PER_STRIP * problem.model.task_ns);
+    let wanted = (problem.machine.threads as i64 * TASKS_PER_THREAD)
+        .min(extent)
+        .min(merge_limit)
+        .min(worth as i64);
+    if wanted < 2 {
+        return None;
+    }
+    let factor = (extent + wanted - 1) / wanted;
+    Some(Factoring {
+        rvar: outer.short,
+        factor,
+        strips: (extent + factor - 1) / factor,
+    })
+}
+
+/// How much faster than serial the updates of Func `i` run as `emit_updates` schedules them
+/// (the slowest update's speedup): a parallel loop of `n` iterations on `t` threads takes
+/// `ceil(n / t)` rounds, as `plan::predict` balances tasks.
+pub fn update_speedup(problem: &Problem, i: usize) -> f64 {
+    let threads = problem.machine.threads as i64;
+    (0..problem.funcs[i].update_pure_dims.len())
+        .map(|u| {
+            let (_, iterations) = plan_update(problem, i, u);
+            iterations as f64 / ((iterations + threads - 1) / threads) as f64
+        })
+        .fold(f64::INFINITY, f64::min)
+        .min(threads as f64)
+        .max(1.0)
+}
+
+/// The loops of the updates of Func `i` (computed at root), as `plan_update` plans them.
+pub fn emit_updates(problem: &Problem, i: usize, out: &mut Vec<Directive>) {
+    let f = &problem.funcs[i];
+    let mut taken: Vec<String> = (problem.funcs.iter())
+        .map(|g| g.name.as_str().to_string())
+        .collect();
+    for u in 0..f.update_pure_dims.len() {
+        match plan_update(problem, i, u).0 {
+            UpdatePlan::Pure { parallel, vector } => {
+                emit_update_loops(f, u, &parallel, vector, out);
+            }
+            UpdatePlan::Factored(factoring) => {
+                let loops = pure_loops(f, &problem.analysis().graph.funcs[i].definitions[u + 1]);
+                let intermediate = fresh_name(f, u, &mut taken);
+                emit_factored(f, u, &loops, &factoring, intermediate, out);
+            }
+        }
+    }
+}
+
+/// `f`'s loops of update `u`: `parallel` (innermost first) fused and run in parallel, x
+/// vectorized when `vector`.
+fn emit_update_loops(
+    f: &FuncInfo,
+    u: usize,
+    parallel: &[usize],
+    vector: bool,
+    out: &mut Vec<Directive>,
+) {
+    let func = f.name.as_str().to_string();
+    let names: Vec<String> = (parallel.iter())
+        .map(|&d| f.args[d].as_str().to_string())
+        .collect();
+    if let Some(var) = fuse_outer(f, Some(u), &names, out) {
+        out.push(Directive::Parallel {
+            func: func.clone(),
+            update: Some(u),
+            var,
+        });
+    }
+    if vector {
+        out.push(Directive::Vectorize {
+            func,
+            update: Some(u),
+            var: f.args[0].as_str().to_string(),
+            width: Some(f.lanes as i32),
+        });
+    }
+}
+
+/// A name for the intermediate of `f`'s update `u` that no Func of the pipeline (nor an
+/// intermediate named before) has; it is added to `taken`.
+fn fresh_name(f: &FuncInfo, u: usize, taken: &mut Vec<String>) -> String {
+    let mut name = match u {
+        0 => format!("{}_intm", f.name),
+        _ => format!("{}_intm{u}", f.name),
+    };
+    while taken.contains(&name) {
+        name.push('_');
+    }
+    taken.push(name.clone());
+    name
+}
+
+/// `f`'s update `u` factored: its outer reduction loop split into strips, the strip index
+/// the outermost pure Var of the Func `intermediate`, computed at root in parallel over the
+/// strips and vectorized over x where x allows; the update then merges the partial results
+/// per point (each point its own, so in parallel as any update may be) vectorized over x.
+/// `loops`: the update's pure loops, innermost first.
+fn emit_factored(
+    f: &FuncInfo,
+    u: usize,
+    loops: &[usize],
+    factoring: &Factoring,
+    intermediate: String,
+    out: &mut Vec<Directive>,
+) {
+    let base = factoring.rvar.as_str().replace('.', "_");
+    let (outer, inner) = (loop_name(f, &base, "o"), loop_name(f, &base, "i"));
+    let strip = loop_name(f, &base, "strip");
+    out.push(Directive::Split {
+        func: f.name.as_str().to_string(),
+        update: Some(u),
+        var: factoring.rvar.as_str().to_string(),
+        outer: outer.clone(),
+        inner,
+        factor: factoring.factor as i32,
+        tail: TailStrategy::GuardWithIf,
+    });
+    out.push(Directive::Rfactor {
+        func: f.name.as_str().to_string(),
+        update: u,
+        preserved: vec![(outer, strip.clone())],
+        intermediate: intermediate.clone(),
+    });
+    // The intermediate as the scheduler sees a Func: f's dimensions, then the strips.
+    let mut partial = f.clone();
+    partial.name = Symbol::new(&intermediate);
+    partial.args.push(Symbol::new(&strip));
+    partial.region.push(Span::with_extent(0, factoring.strips));
+    partial.is_output = false;
+    out.push(Directive::ComputeRoot {
+        func: intermediate.clone(),
+    });
+    out.push(Directive::Parallel {
+        func: intermediate,
+        update: None,
+        var: strip,
+    });
+    if let Some(x) = f.args.first() {
+        vectorize(&partial, x.as_str(), out);
+    }
+    let safe = &f.update_pure_dims[u];
+    let vector = vectorizable(f, loops, safe);
+    emit_update_loops(&partial, 0, &[partial.args.len() - 1], vector, out);
+    let all: Vec<usize> = (0..f.args.len()).collect();
+    emit_update_loops(f, u, &[], vectorizable(f, &all, &all), out);
+}
