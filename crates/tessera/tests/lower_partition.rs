@@ -475,3 +475,66 @@ fn upsampling_reads_at_half_a_column_pair_are_clean_in_the_steady_state() {
     );
     assert_steady_state_clean(&run.lowered.stmt, "ux.s0.x.x.x", "input");
 }
+
+/// The expression nodes of `s`, as a tree.
+fn tree_nodes(s: &Stmt) -> usize {
+    let mut n = 0;
+    visit_stmt_exprs(s, &mut |_| {
+        n += 1;
+        true
+    });
+    n
+}
+
+/// A chain of `length` stencils, all computed inside the output's tiles and vectorized with
+/// guarded tails (the shape of a sampled automatic schedule of stencil_chain).
+fn tiled_chain(length: usize) -> (ImageParam, Func) {
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let mut chain = vec![repeat_edge(&input)];
+    for i in 0..length {
+        let prev = &chain[chain.len() - 1];
+        let f = Func::new(&format!("stage_{i}"));
+        f.define(
+            (x, y),
+            prev.at((x - 1, y))
+                + prev.at((x + 1, y)) * 2
+                + prev.at((x, y - 1))
+                + prev.at((x, y + 1)),
+        )
+        .unwrap();
+        chain.push(f);
+    }
+    let out = chain.pop().unwrap();
+    out.split_with_tail(x, "xo", "xi", 32, TailStrategy::GuardWithIf);
+    out.split_with_tail(y, "yo", "yi", 8, TailStrategy::GuardWithIf);
+    out.reorder(["xi", "yi", "xo", "yo"]);
+    out.vectorize("xi", 8);
+    for f in &chain[1..] {
+        f.compute_at(&out, "xo");
+        f.split_with_tail(x, "xv", "xvi", 8, TailStrategy::GuardWithIf);
+        f.vectorize("xvi", 8);
+    }
+    (input, out)
+}
+
+/// Each Func's bounds are written in terms of its consumer's, min and max both, so the tail
+/// guards' conditions with the lets expanded have some 2^length nodes: lowering a 17-Func
+/// chain took minutes and gigabytes. Conditions too big are left unsolved, so the statement
+/// grows in proportion to the chain (and the results stay the evaluator's).
+#[test]
+fn a_long_chain_computed_in_tiles_lowers_in_proportion_to_its_length() {
+    let mut sizes = Vec::new();
+    for length in [6, 24] {
+        let (input, out) = tiled_chain(length);
+        let image = u16_image(&[3, -1], &[41, 13], 7);
+        let run = check(
+            &out,
+            &TestInputs::new().image(&input, image),
+            &[-3, 2],
+            &[70, 19],
+        );
+        sizes.push(tree_nodes(&run.lowered.stmt));
+    }
+    assert!(sizes[1] < 8 * sizes[0], "statement sizes {sizes:?}");
+}

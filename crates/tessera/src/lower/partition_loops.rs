@@ -30,7 +30,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ir::substitute::{free_vars, substitute_map, uses_var};
+use crate::ir::substitute::{free_vars, uses_var};
 use crate::ir::visit::{any_node, mutate_exprs, reads_memory, visit_exprs};
 use crate::ir::{
     BinaryOp, CallKind, Expr, ExprKind, ForKind, Intrinsic, Stmt, StmtKind, Symbol, Type, UnaryOp,
@@ -148,17 +148,16 @@ fn partition(v: Symbol, min: &Expr, extent: &Expr, kind: ForKind, body: &Stmt) -
     let mut solved_sites: Vec<(Expr, Option<Steady>)> = Vec::new();
     let mut index: HashMap<Expr, usize> = HashMap::new();
     for site in sites {
-        let cond = site.condition;
-        let names = free_vars(&cond);
         // Sites that do not vary with `v` are left to the loop they vary with.
-        let solved = if !names.contains(&v)
-            || names.iter().any(|n| site.inner.contains(n))
-            || reads_memory(&cond)
-        {
-            None
-        } else {
-            solve(&strip_likely(&cond), v)
-        };
+        let solved = site.condition.and_then(|cond| {
+            let names = free_vars(&cond);
+            let varies_here = names.contains(&v)
+                && !names.iter().any(|n| site.inner.contains(n))
+                && !reads_memory(&cond);
+            varies_here
+                .then(|| solve(&strip_likely(&cond), v))
+                .flatten()
+        });
         let i = *index.entry(site.node.clone()).or_insert_with(|| {
             solved_sites.push((site.node, Some(Steady::default())));
             solved_sites.len() - 1
@@ -254,7 +253,8 @@ fn partition(v: Symbol, min: &Expr, extent: &Expr, kind: ForKind, body: &Stmt) -
 /// outside the body, lets expanded) under which the likely arm is its value.
 struct Site {
     node: Expr,
-    condition: Expr,
+    /// `None` when expanding the lets makes it too big (`MAX_EXPANDED_NODES`).
+    condition: Option<Expr>,
     /// Names bound inside the loop body where the site is (a condition using them varies
     /// within one iteration of the loop).
     inner: HashSet<Symbol>,
@@ -324,7 +324,7 @@ fn guard_sites(
         }
         ExprKind::Call { args, .. } if is_likely(c) => out.push(Site {
             node: c.clone(),
-            condition: expand_lets(&args[0], lets),
+            condition: expand_lets(&args[0], lets, MAX_EXPANDED_NODES),
             inner: inner.clone(),
         }),
         _ => {}
@@ -359,7 +359,7 @@ fn sites_in_expr(
         if let Some(condition) = likely_condition(n) {
             out.push(Site {
                 node: n.clone(),
-                condition: expand_lets(&condition, lets),
+                condition: expand_lets(&condition, lets, MAX_EXPANDED_NODES),
                 inner: inner.clone(),
             });
         }
@@ -472,16 +472,79 @@ fn unwrap_likely(e: &Expr) -> Expr {
     }
 }
 
-/// `e` with the body's lets substituted (repeatedly: a let's value may use earlier lets).
-pub(super) fn expand_lets(e: &Expr, lets: &HashMap<Symbol, Expr>) -> Expr {
-    let mut e = e.clone();
-    for _ in 0..64 {
-        if !free_vars(&e).iter().any(|n| lets.contains_key(n)) {
-            break;
-        }
-        e = substitute_map(&e, lets);
+/// The most nodes, counted as a tree, a condition may have once the body's lets are expanded
+/// into it. The bounds lets of Funcs computed inside a loop are written in terms of their
+/// consumers' bounds, each often used twice (in a `min` and a `max`), so a chain of `n` Funcs
+/// computed at one loop expands to some `2^n` nodes: solving and simplifying that, and the
+/// loop bounds it would give, cost as much (a 17-Func stencil chain tiled at one loop took
+/// minutes and gigabytes). A condition bigger than this is left unsolved (its site alone),
+/// which only gives up a partition; the apps' biggest solved conditions have some 13000.
+pub(super) const MAX_EXPANDED_NODES: usize = 1 << 14;
+
+/// `e` with the body's lets substituted (transitively: a let's value may use earlier lets),
+/// or `None` when the result, as a tree, would have more than `limit` nodes. What is shared
+/// stays shared, so the cost is in the distinct nodes visited, never above `limit`.
+pub(super) fn expand_lets(e: &Expr, lets: &HashMap<Symbol, Expr>, limit: usize) -> Option<Expr> {
+    LetExpansion {
+        lets,
+        limit,
+        expanded: HashMap::new(),
+        expanding: HashSet::new(),
     }
-    e
+    .expand(e)
+    .map(|(e, _)| e)
+}
+
+struct LetExpansion<'a> {
+    lets: &'a HashMap<Symbol, Expr>,
+    limit: usize,
+    /// Each node of `e` and of the lets' values already expanded (by address), with its
+    /// size as a tree.
+    expanded: HashMap<usize, (Expr, usize)>,
+    /// The lets whose values are being expanded: a value naming its own let (which could
+    /// only mean an outer binding of the name) keeps the name.
+    expanding: HashSet<Symbol>,
+}
+
+impl LetExpansion<'_> {
+    fn expand(&mut self, e: &Expr) -> Option<(Expr, usize)> {
+        if let Some(done) = self.expanded.get(&e.node_id()) {
+            return Some(done.clone());
+        }
+        let done = match e.kind() {
+            ExprKind::Var(name) | ExprKind::RVar(name, _)
+                if self.lets.contains_key(name) && !self.expanding.contains(name) =>
+            {
+                let lets = self.lets;
+                self.expanding.insert(*name);
+                let value = self.expand(&lets[name]);
+                self.expanding.remove(name);
+                value?
+            }
+            // A let rebinding one of the names would need its own scope; lowered code binds
+            // every name once, so such a condition is simply not expanded.
+            ExprKind::Let(name, ..) if self.lets.contains_key(name) => return None,
+            _ => {
+                let mut size = Some(1usize);
+                let out = e.map_children(|c| match self.expand(c) {
+                    Some((c, n)) => {
+                        size = size.map(|s| s.saturating_add(n));
+                        c
+                    }
+                    None => {
+                        size = None;
+                        c.clone()
+                    }
+                });
+                (out, size?)
+            }
+        };
+        if done.1 > self.limit {
+            return None;
+        }
+        self.expanded.insert(e.node_id(), done.clone());
+        Some(done)
+    }
 }
 
 /// The body with every site in `taken` replaced by its likely arm (a guard site by `true`).

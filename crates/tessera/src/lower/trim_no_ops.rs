@@ -21,7 +21,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::partition_loops::{affine, expand_lets, lift_min_max, negate, strip_likely};
 use crate::ir::substitute::{free_vars, uses_var};
-use crate::ir::visit::{node_count, reads_memory};
+use crate::ir::visit::reads_memory;
 use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol, Type, UnaryOp};
 use crate::simplify::simplify;
 
@@ -114,10 +114,8 @@ impl Scope {
     /// `e` in terms of names outside the loop, or `None` when it cannot be (it uses an inner
     /// loop's variable, reads memory, or is too big).
     fn outside(&self, e: &Expr) -> Option<Expr> {
-        let e = expand_lets(e, &self.lets);
-        let usable = !reads_memory(&e)
-            && !free_vars(&e).iter().any(|n| self.inner.contains(n))
-            && node_count(&e) <= MAX_CONDITION_NODES;
+        let e = expand_lets(e, &self.lets, MAX_CONDITION_NODES)?;
+        let usable = !reads_memory(&e) && !free_vars(&e).iter().any(|n| self.inner.contains(n));
         usable.then_some(e)
     }
 
