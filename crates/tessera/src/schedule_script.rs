@@ -278,9 +278,15 @@ impl Directive {
             } => {
                 let made = f.in_(&consumer(c)?);
                 if made.name().as_str() != wrapper {
+                    // `in_` names its wrapper `{f}_in_{consumer}`, and returns `f` itself when
+                    // it refuses (a consumer that does not call `f`).
+                    let name = f.name();
+                    let why = match made.name() == name {
+                        true => format!(": {c} does not call {name}, or cannot wrap it"),
+                        false => String::new(),
+                    };
                     return Err(Error::Schedule(format!(
-                        "the schedule script wraps {} in {c} as `{wrapper}`, but the wrapper is named `{}`",
-                        f.name(),
+                        "the schedule script wraps {name} in {c} as `{wrapper}`, but {name}.in_(&{c}) made `{}`{why}",
                         made.name()
                     )));
                 }
@@ -443,9 +449,9 @@ impl ScheduleScript {
     }
 
     /// Applies the directives, in order, to the Funcs of the pipeline computing `output`
-    /// and to the Funcs earlier directives create (wrappers, rfactor's intermediates). A directive
-    /// naming a Func that is neither is an error listing the pipeline's Funcs, and so is an
-    /// intermediate named as a Func that already exists; nothing is applied then.
+    /// and to the Funcs earlier directives create (wrappers, rfactor's intermediates). A
+    /// directive naming a Func that is neither is an error listing the pipeline's Funcs, and
+    /// so is an intermediate named as a Func that already exists; nothing is applied then.
     pub fn apply(&self, output: &Func) -> Result<()> {
         let mut funcs = pipeline_funcs(output)?;
         let mut created = BTreeSet::new();

@@ -321,3 +321,21 @@ fn an_intermediate_used_before_its_rfactor_or_named_as_an_existing_func_is_refus
         .unwrap()
         .contains("partial"));
 }
+
+#[test]
+fn a_wrap_of_a_func_its_consumer_does_not_call_is_refused_naming_both() {
+    let (_, _, out) = pipeline();
+    // `out` reads g, not f: `f.in_(&out)` has nothing to wrap.
+    let script = ScheduleScript {
+        directives: vec![Directive::Wrap {
+            func: "f".into(),
+            consumer: "out".into(),
+            wrapper: "f_in_out".into(),
+        }],
+    };
+    let e = script.apply(&out).unwrap_err().to_string();
+    assert!(
+        e.contains("`f_in_out`") && e.contains("out does not call f"),
+        "{e}"
+    );
+}

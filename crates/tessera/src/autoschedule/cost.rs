@@ -1,8 +1,8 @@
 //! The per-point cost of each stage: the operations one evaluation of its definition performs,
 //! counted on its expressions (equal subexpressions are counted once, as common subexpression
-//! elimination computes them once: `Ix(x, y) * Ix(x, y)` is one load and a multiply): arithmetic by kind and element type
-//! (the type gives the vector width class, `lanes_in`), loads per producer, and calls of
-//! transcendental and other math functions.
+//! elimination computes them once: `Ix(x, y) * Ix(x, y)` is one load and a multiply):
+//! arithmetic by kind and element type (the type gives the vector width class, `lanes_in`),
+//! loads per producer, and calls of transcendental and other math functions.
 
 use std::collections::{BTreeMap, HashSet};
 

@@ -2,8 +2,9 @@
 //! pipeline's Funcs in realization order with their required regions, sizes and vector
 //! widths; which Funcs are inlined (decided first, by the cost model: a Func is inlined when
 //! recomputing it at every use costs less than storing and reloading it, as PolyMage-DP
-//! inlines pointwise stages); the per-point cost of every other Func with its inlined
-//! producers folded in; and the region of every Func a tile of a group's output needs,
+//! inlines pointwise stages; a Func cheap to inline into all its consumers but one is split
+//! with a wrapper for that one, `to_wrap`); the per-point cost of every other Func with its
+//! inlined producers folded in; and the region of every Func a tile of a group's output needs,
 //! through inlined Funcs, memoized because the search asks for the same regions many times.
 
 use std::cell::RefCell;
@@ -238,15 +239,10 @@ impl<'a> Problem<'a> {
             let Some(i) = self.func_index(*name).filter(|&i| self.inlined[i]) else {
                 continue;
             };
-            terms.add_scaled(&self.inlined_call_terms(i), f64::from(*n));
+            let inlined = &self.funcs[i];
+            terms.add_scaled(&call_terms(&inlined.point, inlined.lanes), f64::from(*n));
         }
         terms
-    }
-
-    /// What one call of inlined Func `i` adds: its expression, in place of one load of it,
-    /// storing nothing.
-    fn inlined_call_terms(&self, i: usize) -> CostTerms {
-        call_terms(&self.funcs[i].point, self.funcs[i].lanes)
     }
 
     /// Inlining, consumers first, so that a Func's evaluations are counted through the
