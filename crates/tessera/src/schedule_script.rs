@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::lang::func::Func;
+use crate::lang::naming::make_func_names_unique;
 use crate::lang::schedule::TailStrategy;
 use crate::lang::stage::{DimName, Stage};
 use crate::lang::var::Var;
@@ -488,8 +489,10 @@ impl ScheduleScript {
     }
 }
 
-/// The Funcs of the pipeline computing `output`, by name.
+/// The Funcs of the pipeline computing `output`, by name, after making those names unique
+/// as lowering and the automatic scheduler do (a script names the renamed Funcs).
 pub(crate) fn pipeline_funcs(output: &Func) -> Result<BTreeMap<String, Func>> {
+    make_func_names_unique(output.function());
     let env = realization_order(output.function())?;
     Ok((env.order.iter())
         .map(|name| {

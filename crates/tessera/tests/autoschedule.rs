@@ -494,3 +494,85 @@ fn a_grid_histogram_runs_in_parallel_over_rows_and_channels_and_sums_right() {
         });
     }
 }
+
+/// The split directives of Func `func` in `script`, as (variable split, tail).
+fn splits_of(script: &ScheduleScript, func: &str) -> Vec<(String, TailStrategy)> {
+    (script.directives.iter())
+        .filter_map(|d| match d {
+            Directive::Split {
+                func: f, var, tail, ..
+            } if f == func => Some((var.clone(), *tail)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn only_funcs_reading_their_inputs_through_clamps_round_their_last_vector_up() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (max_x, max_y) = (input.dim(0).max(), input.dim(1).max());
+    let clamped = Func::new("clamped");
+    let (cx, cy) = (clamp(x, 0, max_x), clamp(y, 0, max_y.clone()));
+    clamped.define((x, y), input.at((cx, cy))).unwrap();
+    // `wide` reads through the clamp; `direct` reads x..x+4 of the input unclamped (rows
+    // clamped): computing it past its region would read past the input's columns.
+    let (wide, direct, out) = (Func::new("wide"), Func::new("direct"), Func::new("out"));
+    let taps = |f: &dyn Fn(i32) -> Expr| (1..5).fold(f(0), |sum, k| sum + f(k));
+    wide.define((x, y), taps(&|k| clamped.at((x + k - 2, y))))
+        .unwrap();
+    let row = clamp(y, 0, max_y);
+    direct
+        .define((x, y), taps(&|k| input.at((x + k, row.clone()))))
+        .unwrap();
+    let column = |dy: i32| wide.at((x, y + dy)) + direct.at((x, y + dy));
+    out.define((x, y), column(-1) + column(0) + column(1))
+        .unwrap();
+    let (w, h) = (768, 512);
+    out.set_estimates(&[(0, w), (0, h)]).unwrap();
+    input.set_estimates(&[(0, w + 4), (0, h)]).unwrap();
+    let options = AutoScheduleOptions {
+        threads: 2,
+        ..AutoScheduleOptions::default()
+    };
+    let schedule = Pipeline::new(&out)
+        .auto_schedule(&Target::host(), &options)
+        .unwrap();
+    let script = &schedule.schedule;
+    for func in ["direct", "out"] {
+        for (var, tail) in splits_of(script, func) {
+            if var == "x" {
+                assert_eq!(tail, TailStrategy::GuardWithIf, "{func}: {script:?}");
+            }
+        }
+    }
+    let wide_x = splits_of(script, "wide")
+        .into_iter()
+        .filter(|(v, _)| v == "x");
+    for (_, tail) in wide_x {
+        assert_ne!(tail, TailStrategy::GuardWithIf, "wide: {script:?}");
+    }
+    // The plain loops, wrapping as u16 does.
+    let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
+    for (w, h) in [(w, h), (37, 5), (3, 2), (1, 1)] {
+        let (iw, ih) = (w + 4, h);
+        let data = Buffer::<u16>::from_fn(&[0, 0], &[iw, ih], |c| {
+            ((c[0] * 7919 + c[1] * 104_729) % 65_521) as u16
+        });
+        let at = |x: i64, y: i64| data.get(&[x, y.clamp(0, ih - 1)]);
+        let clamped_at = |x: i64, y: i64| at(x.clamp(0, iw - 1), y);
+        let sum5 = |f: &dyn Fn(i64) -> u16| (0..5).fold(0u16, |s, k| s.wrapping_add(f(k)));
+        let want = Buffer::<u16>::from_fn(&[0, 0], &[w, h], |c| {
+            let (x, y) = (c[0], c[1]);
+            (-1..=1).fold(0u16, |s, dy| {
+                let wide = sum5(&|k| clamped_at(x + k - 2, y + dy));
+                let direct = sum5(&|k| at(x + k, y + dy));
+                s.wrapping_add(wide).wrapping_add(direct)
+            })
+        });
+        let inputs = Inputs::new().image(&input, data.clone());
+        let mut outs = compiled.realize(&inputs, &[0, 0], &[w, h]).unwrap();
+        let got = Buffer::<u16>::try_from(outs.remove(0)).unwrap();
+        got.for_each_coord(|c| assert_eq!(got.get(c), want.get(c), "{w}x{h} at {c:?}"));
+    }
+}

@@ -339,3 +339,40 @@ fn a_wrap_of_a_func_its_consumer_does_not_call_is_refused_naming_both() {
         "{e}"
     );
 }
+
+#[test]
+fn a_script_names_funcs_sharing_a_name_as_lowering_renames_them() {
+    // Two Funcs made with one name (as a helper making a boundary condition twice does): the
+    // later is `twin2` to lowering and the automatic scheduler, and so to a script.
+    let x = Var::new("x");
+    let (first, second) = (Func::new("twin"), Func::new("twin"));
+    first.define(x, x * 2).unwrap();
+    second.define(x, x + 7).unwrap();
+    let out = Func::new("out");
+    out.define(x, first.at(x) + second.at(x + 1) * 10).unwrap();
+    let script = ScheduleScript {
+        directives: vec![
+            Directive::ComputeRoot {
+                func: "twin2".into(),
+            },
+            Directive::Wrap {
+                func: "twin".into(),
+                consumer: "out".into(),
+                wrapper: "twin_in_out".into(),
+            },
+            Directive::ComputeRoot {
+                func: "twin_in_out".into(),
+            },
+        ],
+    };
+    script.apply(&out).unwrap();
+    let lowered = Pipeline::new(&out).lower_to_string().unwrap();
+    for name in ["produce twin2", "produce twin_in_out"] {
+        assert!(lowered.contains(name), "{name} in {lowered}");
+    }
+    let values = out.realize::<i32>(&[19]).unwrap();
+    values.for_each_coord(|c| {
+        let x = c[0] as i32;
+        assert_eq!(values.get(c), 2 * x + (x + 1 + 7) * 10, "out{c:?}");
+    });
+}

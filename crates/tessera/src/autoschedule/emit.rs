@@ -1,8 +1,10 @@
 //! Plans as an ordinary schedule: the directives (`ScheduleScript`) that compute each group
 //! as its plan says, so that lowering and code generation see nothing but a schedule a
 //! person could have written. Every split of the pipeline's output, and every row's last
-//! vector, guards its last piece (`GuardWithIf`), so a schedule made for one size computes any
-//! output size correctly. An output larger than the last-level cache is stored nontemporally.
+//! vector or tile of a Func that reads an input unclamped, guards its last piece
+//! (`GuardWithIf`), so a schedule made for one size computes any output size correctly; other
+//! Funcs round their last vector up and shift their last tile inwards, which is cheaper. An
+//! output larger than the last-level cache is stored nontemporally.
 
 use super::plan::{GroupPlan, Strategy};
 use super::problem::{FuncInfo, Problem};
@@ -57,14 +59,14 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
         out.push(Directive::ComputeRoot { func: func.clone() });
     }
     let args: Vec<String> = f.args.iter().map(|a| a.as_str().to_string()).collect();
-    let split = |var: &str, outer: &str, inner: &str, factor: i64| Directive::Split {
+    let split = |var: &str, outer: &str, inner: &str, factor: i64, tail| Directive::Split {
         func: func.clone(),
         update: None,
         var: var.to_string(),
         outer: outer.to_string(),
         inner: inner.to_string(),
         factor: factor as i32,
-        tail: TailStrategy::GuardWithIf,
+        tail,
     };
     match plan.strategy {
         Strategy::Rows => {
@@ -82,12 +84,12 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
         }
         Strategy::Tiles { width, height } => {
             let (xo, xi) = (loop_name(f, &args[0], "o"), loop_name(f, &args[0], "i"));
-            out.push(split(&args[0], &xo, &xi, width));
+            out.push(split(&args[0], &xo, &xi, width, tile_tail(f)));
             let mut order = vec![xi.clone()];
             let mut outer = vec![xo.clone()];
             if let Some(y) = args.get(1) {
                 let (yo, yi) = (loop_name(f, y, "o"), loop_name(f, y, "i"));
-                out.push(split(y, &yo, &yi, height));
+                out.push(split(y, &yo, &yi, height, TailStrategy::GuardWithIf));
                 order.push(yi);
                 outer.push(yo);
             }
@@ -133,7 +135,7 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
         Strategy::Strips { rows } => {
             let y = &args[1];
             let (yo, yi) = (loop_name(f, y, "o"), loop_name(f, y, "i"));
-            out.push(split(y, &yo, &yi, rows));
+            out.push(split(y, &yo, &yi, rows, TailStrategy::GuardWithIf));
             let parallel: Vec<String> = std::iter::once(yo)
                 .chain(args.iter().skip(2).cloned())
                 .collect();
@@ -146,15 +148,21 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
             vectorize(f, &args[0], out);
             for &m in plan.members.iter().filter(|&&m| m != plan.output) {
                 let g = &problem.funcs[m];
-                out.push(Directive::StoreAt {
-                    func: name(g),
-                    consumer: func.clone(),
-                    var: par.clone(),
-                });
+                // A Func of one dimension has no rows to slide along (a lookup table): it
+                // is computed once per strip. (Per row, sliding would have to happen along
+                // its only dimension, which its rounded-up vector split cannot.)
+                let per_row = g.args.len() >= 2;
+                if per_row {
+                    out.push(Directive::StoreAt {
+                        func: name(g),
+                        consumer: func.clone(),
+                        var: par.clone(),
+                    });
+                }
                 out.push(Directive::ComputeAt {
                     func: name(g),
                     consumer: func.clone(),
-                    var: yi.clone(),
+                    var: if per_row { yi.clone() } else { par.clone() },
                 });
                 if let Some(x) = g.args.first() {
                     vectorize(g, x.as_str(), out);
@@ -187,9 +195,29 @@ pub(super) fn fuse_outer(
     Some(fused)
 }
 
-/// Vectorizes `f`'s loop `x` at the natural width when its region is at least a vector wide.
-/// The last vector of a row is guarded (`GuardWithIf`): whole vectors past the end would read
+/// How `f`'s last, partial vector of a row is computed: rounded up to a whole one where
+/// computing past its region is harmless (`FuncInfo::may_round_up`), else guarded
+/// (`GuardWithIf`): whole vectors past the end would write past the output's buffer or read
 /// past what the pipeline's inputs hold when the output is narrower than planned.
+pub(super) fn vector_tail(f: &FuncInfo) -> TailStrategy {
+    match f.may_round_up {
+        true => TailStrategy::RoundUp,
+        false => TailStrategy::GuardWithIf,
+    }
+}
+
+/// How `f`'s last, partial tile of a row is computed: shifted inwards to end at the region's
+/// end where computing past its region is harmless (rounding up would compute up to a tile
+/// of waste), else guarded.
+fn tile_tail(f: &FuncInfo) -> TailStrategy {
+    match f.may_round_up {
+        true => TailStrategy::ShiftInwards,
+        false => TailStrategy::GuardWithIf,
+    }
+}
+
+/// Vectorizes `f`'s loop `x` at the natural width when its region is at least a vector wide,
+/// the last vector of a row as `vector_tail` says.
 pub(super) fn vectorize(f: &FuncInfo, x: &str, out: &mut Vec<Directive>) {
     if f.region.first().map_or(0, |s| s.extent()) < f.lanes {
         return;
@@ -202,7 +230,7 @@ pub(super) fn vectorize(f: &FuncInfo, x: &str, out: &mut Vec<Directive>) {
         outer: xo,
         inner: xi.clone(),
         factor: f.lanes as i32,
-        tail: TailStrategy::GuardWithIf,
+        tail: vector_tail(f),
     });
     out.push(Directive::Vectorize {
         func: name(f),

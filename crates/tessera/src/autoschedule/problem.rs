@@ -13,6 +13,7 @@ use std::collections::{BTreeSet, HashMap};
 use rustc_hash::FxHashMap;
 
 use super::classify::StageClass;
+use super::estimates::image_estimates;
 use super::footprint::{Region, Span};
 use super::graph::{Producer, StageId};
 use super::machine::Machine;
@@ -51,6 +52,13 @@ pub struct FuncInfo {
     /// Which pure dimensions each update (in order) may run in parallel or vectorize: those it
     /// writes at the pure Var and reads its own Func only at that Var.
     pub update_pure_dims: Vec<Vec<usize>>,
+    /// Whether computing it past its region along dimension 0 is harmless: it is not the
+    /// output (whose buffer ends at its region), and every input it reads there, directly or
+    /// through its producers, is read at clamped coordinates (a boundary condition), so no
+    /// input is read past its buffer. Such a Func's last vector of a row may be rounded up instead of
+    /// guarded, which is much cheaper where masked loads are emulated lane by lane (16-bit
+    /// elements on AVX2).
+    pub may_round_up: bool,
 }
 
 impl FuncInfo {
@@ -157,7 +165,12 @@ impl<'a> Problem<'a> {
                 update_pure_dims: (f.definitions.iter().skip(1))
                     .map(|d| update_pure_dims(f.name, &f.args, d))
                     .collect(),
+                may_round_up: false,
             });
+        }
+        let unclamped = reads_unclamped_input(analysis, &funcs, &index);
+        for (f, unclamped) in funcs.iter_mut().zip(unclamped) {
+            f.may_round_up = !f.is_output && !unclamped;
         }
         for c in 0..funcs.len() {
             for p in funcs[c].producers.clone() {
@@ -431,6 +444,68 @@ pub struct TileRegions {
 }
 
 /// The bytes of an element of each input image, from the type of the calls reading it.
+/// How far past a consumer's region the clamping test reads: more than any rounding up to
+/// whole vectors or tiles moves a region's ends.
+const CLAMP_TEST_MARGIN: i64 = 1 << 12;
+
+/// For each Func (in `funcs`' order, producers first), whether it reads an input, directly or
+/// through its producers, at coordinates that move with the region computed in dimension 0
+/// (the one rounded up): reading its region widened there by `CLAMP_TEST_MARGIN` would read
+/// past the input's estimated buffer.
+/// Clamped reads (boundary conditions) stay inside. A region that cannot be evaluated counts
+/// as unclamped.
+fn reads_unclamped_input(
+    analysis: &PipelineAnalysis,
+    funcs: &[FuncInfo],
+    index: &HashMap<Symbol, usize>,
+) -> Vec<bool> {
+    let footprints = &analysis.footprints;
+    let mut unclamped: Vec<bool> = Vec::with_capacity(funcs.len());
+    for f in funcs {
+        let mut widened = f.region.clone();
+        if let Some(x) = widened.first_mut() {
+            *x = Span {
+                min: x.min - CLAMP_TEST_MARGIN,
+                max: x.max + CLAMP_TEST_MARGIN,
+            };
+        }
+        // Whether reading `p` over the widened region leaves `bounds` (what is safe to read).
+        let leaves = |p: Producer, bounds: Option<Region>| match footprints
+            .region_needed(p, f.name, &widened)
+        {
+            Ok(None) => false,
+            Ok(Some(needed)) => bounds.is_none_or(|b| !within(&needed, &b)),
+            Err(_) => true,
+        };
+        let reads_unclamped = |p: &Producer| match *p {
+            // A Func read past its region computes more of itself, which matters only if it
+            // reads an input unclamped; producers come first, so its flag is known.
+            Producer::Func(name) => match index.get(&name).map(|&i| (i, unclamped.get(i))) {
+                Some((_, Some(false))) => false,
+                Some((i, Some(true))) => leaves(*p, Some(funcs[i].region.clone())),
+                _ => true,
+            },
+            Producer::Image(name) => leaves(*p, image_buffer(analysis, name)),
+        };
+        let flag = f.producers.iter().any(reads_unclamped);
+        unclamped.push(flag);
+    }
+    unclamped
+}
+
+/// The region input `name`'s buffer is estimated to hold, if every dimension has an estimate.
+fn image_buffer(analysis: &PipelineAnalysis, name: Symbol) -> Option<Region> {
+    let input = analysis.graph.input(name)?;
+    let estimates = image_estimates(name, input.dimensions, &input.link).ok()?;
+    Some(estimates.into_iter().map(Span::from).collect())
+}
+
+/// Whether `inner` lies inside `outer` in every dimension.
+fn within(inner: &[Span], outer: &[Span]) -> bool {
+    inner.len() == outer.len()
+        && (inner.iter().zip(outer)).all(|(i, o)| i.min >= o.min && i.max <= o.max)
+}
+
 fn image_element_bytes(analysis: &PipelineAnalysis) -> HashMap<Symbol, i64> {
     let mut bytes = HashMap::new();
     for f in &analysis.graph.funcs {
