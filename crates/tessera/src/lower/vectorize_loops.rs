@@ -2,7 +2,9 @@
 //! its variable becomes `ramp(min, 1, L)` and every expression depending on it is widened to
 //! L lanes (scalars beside it are broadcast), so loads and stores become vector loads and
 //! stores. A condition that differs between lanes (a `GuardWithIf` tail, an RDom predicate)
-//! becomes a predicate on the loads and stores it guards — never scalarized; where both of
+//! becomes a predicate on the loads and stores it guards — never scalarized (but a load of
+//! one element for every lane, proven inside a buffer allocated around the vectorized loop,
+//! stays unmasked: it is there whichever lanes are active); where both of
 //! its branches store to the same place (a `PredicateLoads` tail), one store of a `select`
 //! with predicated loads.
 //!
@@ -37,6 +39,11 @@ use crate::simplify::simplify;
 const MAX_LANES: i64 = 1024;
 
 pub fn vectorize_loops(s: &Stmt) -> Result<Stmt> {
+    vectorize_within(s, &mut HashMap::new())
+}
+
+/// `s` vectorized, inside allocations of the sizes (in elements) in `allocated`.
+fn vectorize_within(s: &Stmt, allocated: &mut HashMap<Symbol, Expr>) -> Result<Stmt> {
     match s.kind() {
         StmtKind::For {
             name,
@@ -45,12 +52,15 @@ pub fn vectorize_loops(s: &Stmt) -> Result<Stmt> {
             kind: ForKind::Vectorized,
             body,
         } => {
-            let mut v = Vectorizer::default();
+            let mut v = Vectorizer {
+                allocated: allocated.clone(),
+                ..Vectorizer::default()
+            };
             let vectorized = v.vectorized_loop(*name, min.clone(), extent, body);
             if v.lanes_in_turn {
                 // An atomic update inside needs its lanes in turn: the loop stays serial (so
                 // an error vectorizing it does not matter).
-                let body = vectorize_loops(body)?;
+                let body = vectorize_within(body, allocated)?;
                 return Ok(Stmt::for_loop(
                     *name,
                     min.clone(),
@@ -61,11 +71,31 @@ pub fn vectorize_loops(s: &Stmt) -> Result<Stmt> {
             }
             vectorized
         }
+        StmtKind::Allocate {
+            buffer,
+            extents,
+            body,
+            ..
+        } => {
+            let size = extents
+                .iter()
+                .cloned()
+                .reduce(|a, b| Expr::binary(BinaryOp::Mul, a, b))
+                .unwrap_or_else(|| Expr::i32(1));
+            let shadowed = allocated.insert(*buffer, size);
+            let vectorized = vectorize_within(body, allocated);
+            match shadowed {
+                Some(size) => allocated.insert(*buffer, size),
+                None => allocated.remove(buffer),
+            };
+            let vectorized = vectorized?;
+            Ok(s.map_children(|e| e.clone(), |_| vectorized.clone()))
+        }
         _ => {
             let mut error = None;
             let out = s.map_children(
                 |e| e.clone(),
-                |c| match vectorize_loops(c) {
+                |c| match vectorize_within(c, allocated) {
                     Ok(c) => c,
                     Err(e) => {
                         error.get_or_insert(e);
@@ -108,6 +138,9 @@ struct Vectorizer {
     /// The conditions around this point, as written, that vary between lanes: loads and
     /// stores here are predicated on them.
     conditions: Vec<Expr>,
+    /// The buffers allocated around the outermost vectorized loop, with their sizes in
+    /// elements: a load from one at an address proven inside it need not be masked.
+    allocated: HashMap<Symbol, Expr>,
     /// Buffers allocated inside vectorized loops, with how many of `vars` enclose their
     /// allocation: each lane of those loops has its own copy.
     per_lane: HashMap<Symbol, usize>,
@@ -299,7 +332,17 @@ impl Vectorizer {
                     Some(p) => Some(self.expr(p)?),
                     None => None,
                 };
-                let predicate = combine(predicate, self.lane_predicate()?);
+                // The same element for every lane, which is there whichever lanes are
+                // active: loading it unmasked is safe, and costs one scalar load (Halide
+                // leaves such loads unpredicated too).
+                let one_safe_element = predicate.is_none()
+                    && index.ty().is_scalar()
+                    && self.proven_allocated(*buffer, &index);
+                let predicate = if one_safe_element {
+                    None
+                } else {
+                    combine(predicate, self.lane_predicate()?)
+                };
                 let index = self.lane_index(*buffer, index);
                 let lanes = index
                     .ty()
@@ -334,6 +377,23 @@ impl Vectorizer {
             }
             ExprKind::Invalid(_) => return Err(self.error("internal error: invalid expression")),
         })
+    }
+
+    /// Whether element `index` of `buffer`, allocated around the vectorized loops (not per
+    /// lane), is provably inside its allocation.
+    fn proven_allocated(&self, buffer: Symbol, index: &Expr) -> bool {
+        if self.per_lane.contains_key(&buffer) {
+            return false;
+        }
+        let Some(size) = self.allocated.get(&buffer) else {
+            return false;
+        };
+        let inside = Expr::binary(
+            BinaryOp::And,
+            Expr::binary(BinaryOp::Le, Expr::zero(index.ty()), index.clone()),
+            Expr::binary(BinaryOp::Lt, index.clone(), size.clone()),
+        );
+        simplify(&inside).as_int_const() == Some(1)
     }
 
     fn depends_on_lanes(&self, e: &Expr) -> bool {
