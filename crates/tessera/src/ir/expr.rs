@@ -370,6 +370,19 @@ pub struct ExprNode {
     pub kind: ExprKind,
 }
 
+#[cfg(test)]
+thread_local! {
+    static CHILD_WALK_STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many nodes this thread's walks over expression trees have stepped into (calls of
+/// `Expr::for_each_child`): tests assert that a pass does work linear in its input, where a
+/// wall-clock time would be flaky.
+#[cfg(test)]
+pub(crate) fn child_walk_steps() -> u64 {
+    CHILD_WALK_STEPS.with(std::cell::Cell::get)
+}
+
 /// A shared, immutable, typed expression tree.
 #[derive(Clone)]
 pub struct Expr(Arc<ExprNode>);
@@ -598,6 +611,8 @@ impl Expr {
 
     /// Calls `f` on each direct child, in evaluation order.
     pub fn for_each_child(&self, mut f: impl FnMut(&Expr)) {
+        #[cfg(test)]
+        CHILD_WALK_STEPS.with(|steps| steps.set(steps.get() + 1));
         match self.kind() {
             ExprKind::IntImm(_)
             | ExprKind::UIntImm(_)

@@ -123,6 +123,13 @@ pub(super) struct LetScope {
     outer_scope: usize,
 }
 
+impl LetScope {
+    /// The names the let binds: its own, and the base variable of a split let.
+    pub(super) fn bound_names(&self) -> impl Iterator<Item = Symbol> + '_ {
+        std::iter::once(self.name).chain(self.base.as_ref().map(|(base, _)| *base))
+    }
+}
+
 impl Simplifier {
     /// Enters the body of `let name = value` (`value` simplified). `single_use` tells whether
     /// a vector value may replace the name (the body uses it once, and moving the value
@@ -170,17 +177,17 @@ impl Simplifier {
         &mut self,
         scope: LetScope,
         body: T,
-        uses: impl Fn(&T, Symbol) -> bool,
-        make_let: impl Fn(Symbol, Expr, T) -> T,
+        uses: impl Fn(&Self, &T, Symbol) -> bool,
+        make_let: impl Fn(&mut Self, Symbol, Expr, T) -> T,
     ) -> T {
         self.truncate_scope(scope.outer_scope);
-        let body = if uses(&body, scope.name) {
-            make_let(scope.name, scope.kept_value, body)
+        let body = if uses(self, &body, scope.name) {
+            make_let(self, scope.name, scope.kept_value, body)
         } else {
             body
         };
         match scope.base {
-            Some((base, core)) if uses(&body, base) => make_let(base, core, body),
+            Some((base, core)) if uses(self, &body, base) => make_let(self, base, core, body),
             _ => body,
         }
     }
@@ -238,7 +245,12 @@ pub(super) fn let_expr(s: &mut Simplifier, e: &Expr) -> Expr {
     }
     // What was learned about the body inside the scope holds for the let (same value), and
     // for the body itself once it no longer names the variable.
-    let r = s.leave_let(scope, b, uses_var, Expr::let_in);
+    let r = s.leave_let(
+        scope,
+        b,
+        |_, b, n| uses_var(b, n),
+        |_, n, v, b| Expr::let_in(n, v, b),
+    );
     s.set_info(&r, body_info);
     r
 }

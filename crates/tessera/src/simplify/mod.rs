@@ -136,6 +136,11 @@ struct Simplifier {
     /// Bool expressions known to have a value here (from enclosing `if` conditions).
     facts: Vec<Fact>,
     depth: u32,
+    /// How often each name occurs in the expressions of the statement nodes built so far
+    /// (`stmt.rs`): a let's simplified body uses its name exactly when the count grew while
+    /// the body was simplified, which tells without walking the body (a walk per let is
+    /// quadratic in the depth of a nest of lets).
+    stmt_mentions: FxHashMap<Symbol, usize>,
 }
 
 fn address(e: &Expr) -> usize {
@@ -150,6 +155,7 @@ impl Simplifier {
             memo_undo: vec![Vec::new()],
             facts: Vec::new(),
             depth: 0,
+            stmt_mentions: FxHashMap::default(),
         }
     }
 

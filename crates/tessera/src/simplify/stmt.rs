@@ -12,7 +12,7 @@ use super::info::Info;
 use super::let_and_vars::count_uses;
 use super::{Binding, Fact, Simplifier};
 use crate::ir::substitute::uses_var;
-use crate::ir::visit::{reads_memory, visit_stmt_exprs};
+use crate::ir::visit::{reads_memory, visit_exprs, visit_stmt_exprs};
 use crate::ir::{BinaryOp, Expr, ExprKind, Stmt, StmtKind, Symbol, UnaryOp};
 
 fn stmt_uses_var(s: &Stmt, name: Symbol) -> bool {
@@ -57,8 +57,18 @@ impl Simplifier {
                     || !reads_memory(&v) && use_count(body, *name) == 1,
                     |n| stmt_uses_var(body, n),
                 );
+                let mentions_before: Vec<(Symbol, usize)> = scope
+                    .bound_names()
+                    .map(|n| (n, self.stmt_mention_count(n)))
+                    .collect();
                 let b = self.stmt(body);
-                self.leave_let(scope, b, stmt_uses_var, Stmt::let_stmt)
+                let mentioned_since = |s: &Self, _: &Stmt, n: Symbol| {
+                    let before = mentions_before.iter().find(|(m, _)| *m == n);
+                    s.stmt_mention_count(n) > before.map_or(0, |(_, count)| *count)
+                };
+                self.leave_let(scope, b, mentioned_since, |s, n, v, b| {
+                    s.built(Stmt::let_stmt(n, v, b))
+                })
             }
             StmtKind::IfThenElse {
                 condition,
@@ -88,7 +98,7 @@ impl Simplifier {
                 if body.is_empty() {
                     return body;
                 }
-                Stmt::for_loop(*name, min, extent, *kind, body)
+                self.built(Stmt::for_loop(*name, min, extent, *kind, body))
             }
             StmtKind::Block(stmts) => {
                 Stmt::block(stmts.iter().map(|c| self.stmt(c)).collect::<Vec<_>>())
@@ -99,14 +109,14 @@ impl Simplifier {
                 if e.is_const() {
                     Stmt::empty()
                 } else {
-                    Stmt::new(StmtKind::Evaluate(e))
+                    self.built(Stmt::new(StmtKind::Evaluate(e)))
                 }
             }
             StmtKind::Assert { .. } => {
                 let r = s.map_children(|e| self.expr(e), |c| c.clone());
                 match r.kind() {
                     StmtKind::Assert { condition, .. } if is_true(condition) => Stmt::empty(),
-                    _ => r,
+                    _ => self.built(r),
                 }
             }
             StmtKind::ProducerConsumer { body, .. }
@@ -117,7 +127,8 @@ impl Simplifier {
                 if b.is_empty() {
                     return b;
                 }
-                s.map_children(|e| self.expr(e), |_| b.clone())
+                let r = s.map_children(|e| self.expr(e), |_| b.clone());
+                self.built(r)
             }
             StmtKind::Store {
                 buffer,
@@ -130,15 +141,17 @@ impl Simplifier {
                 if p.as_int_const() == Some(0) {
                     return Stmt::empty();
                 }
-                Stmt::new(StmtKind::Store {
+                let store = Stmt::new(StmtKind::Store {
                     buffer: *buffer,
                     index: self.expr(index),
                     value: self.expr(value),
                     predicate: (!is_true(&p)).then_some(p),
-                })
+                });
+                self.built(store)
             }
             StmtKind::Store { .. } | StmtKind::Provide { .. } => {
-                s.map_children(|e| self.expr(e), |c| c.clone())
+                let r = s.map_children(|e| self.expr(e), |c| c.clone());
+                self.built(r)
             }
         }
     }
@@ -166,13 +179,40 @@ impl Simplifier {
         }
         if then_s.is_empty() {
             let negated = self.make(Expr::unary(UnaryOp::Not, c));
-            return Stmt::if_then(negated, else_s.expect("checked above"));
+            return self.built(Stmt::if_then(negated, else_s.expect("checked above")));
         }
-        Stmt::new(StmtKind::IfThenElse {
+        self.built(Stmt::new(StmtKind::IfThenElse {
             condition: c,
             then_case: then_s,
             else_case: else_s,
-        })
+        }))
+    }
+
+    /// `s`, a node of the simplified statement, with the names its own expressions mention
+    /// counted (`stmt_mentions`; its child statements were counted when they were built).
+    /// Every node kept in the result passes here once it is final, and no node dropped
+    /// after it does.
+    fn built(&mut self, s: Stmt) -> Stmt {
+        let mentions = &mut self.stmt_mentions;
+        s.for_each_child(
+            |e| {
+                visit_exprs(e, &mut |n| {
+                    if let ExprKind::Var(name) | ExprKind::RVar(name, _) | ExprKind::Param(name) =
+                        n.kind()
+                    {
+                        *mentions.entry(*name).or_default() += 1;
+                    }
+                    true
+                })
+            },
+            |_| {},
+        );
+        s
+    }
+
+    /// How often `name` occurs in the statement nodes built so far.
+    fn stmt_mention_count(&self, name: Symbol) -> usize {
+        self.stmt_mentions.get(&name).copied().unwrap_or(0)
     }
 
     /// Runs `f` knowing that `condition` has the value `holds`.
@@ -267,4 +307,91 @@ pub(crate) fn var_bound(fact: &Expr, holds: bool) -> Option<(Symbol, i128, i128)
         _ => return None,
     };
     Some((var, lo, hi))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::expr::child_walk_steps;
+    use crate::ir::visit::visit_stmts;
+    use crate::ir::{BinaryOp, Expr, Stmt, StmtKind, Symbol, Type};
+    use crate::simplify::simplify_stmt;
+
+    fn int(name: &str) -> Expr {
+        Expr::var(name, Type::int(32))
+    }
+
+    /// `let x0 = .. in let x1 = .. in .. in evaluate(uses)`: let `k`'s value is `y * (k + 2)`
+    /// plus the earlier lets `deps(k)` names (a value no rule substitutes).
+    fn let_chain(n: usize, deps: impl Fn(usize) -> Vec<usize>, uses: &[usize]) -> Stmt {
+        let sum = |names: &[usize], start: Expr| {
+            names.iter().fold(start, |acc, &d| {
+                Expr::binary(BinaryOp::Add, acc, int(&format!("x{d}")))
+            })
+        };
+        let mut s = Stmt::new(StmtKind::Evaluate(sum(uses, int("y"))));
+        for k in (0..n).rev() {
+            let own = Expr::binary(BinaryOp::Mul, int("y"), Expr::i32(k as i32 + 2));
+            s = Stmt::let_stmt(Symbol::new(&format!("x{k}")), sum(&deps(k), own), s);
+        }
+        s
+    }
+
+    fn let_names(s: &Stmt) -> Vec<String> {
+        let mut names = Vec::new();
+        visit_stmts(s, &mut |c| {
+            if let StmtKind::LetStmt { name, .. } = c.kind() {
+                names.push(name.to_string());
+            }
+            true
+        });
+        names
+    }
+
+    #[test]
+    fn simplify_keeps_exactly_the_lets_the_body_needs() {
+        let n = 60;
+        let deps = |k: usize| {
+            (0..k)
+                .filter(|d| (k * 7 + d * 3).is_multiple_of(11))
+                .collect()
+        };
+        let uses = [n - 1, 17, 40];
+        let simplified = simplify_stmt(&let_chain(n, deps, &uses));
+        // The reference: liveness, from the body up the chain.
+        let mut live = vec![false; n];
+        uses.iter().for_each(|&u| live[u] = true);
+        for k in (0..n).rev() {
+            if live[k] {
+                deps(k).into_iter().for_each(|d: usize| live[d] = true);
+            }
+        }
+        let expected: Vec<String> = (0..n)
+            .filter(|&k| live[k])
+            .map(|k| format!("x{k}"))
+            .collect();
+        assert!(expected.len() < n, "the chain has dead lets to drop");
+        assert_eq!(let_names(&simplified), expected);
+    }
+
+    #[test]
+    fn simplify_work_on_a_nest_of_lets_is_linear_in_its_depth() {
+        let steps_for = |n: usize| {
+            let chain = let_chain(
+                n,
+                |k| (k > 0).then(|| k - 1).into_iter().collect(),
+                &[n - 1],
+            );
+            let before = child_walk_steps();
+            let simplified = simplify_stmt(&chain);
+            assert_eq!(let_names(&simplified).len(), n);
+            child_walk_steps() - before
+        };
+        let (shallow, deep) = (steps_for(300), steps_for(1200));
+        // Four times as deep: about four times the steps; a walk of the body per let
+        // (quadratic) would take sixteen.
+        assert!(
+            deep < 5 * shallow,
+            "{shallow} steps for 300 nested lets but {deep} for 1200"
+        );
+    }
 }
