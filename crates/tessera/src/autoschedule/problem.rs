@@ -55,9 +55,9 @@ pub struct FuncInfo {
     /// Whether computing it past its region along dimension 0 is harmless: it is not the
     /// output (whose buffer ends at its region), and every input it reads there, directly or
     /// through its producers, is read at clamped coordinates (a boundary condition), so no
-    /// input is read past its buffer. Such a Func's last vector of a row may be rounded up instead of
-    /// guarded, which is much cheaper where masked loads are emulated lane by lane (16-bit
-    /// elements on AVX2).
+    /// input is read past its buffer. Such a Func's last vector of a row may be rounded up
+    /// instead of guarded, which is much cheaper where masked loads are emulated lane by lane
+    /// (16-bit elements on AVX2).
     pub may_round_up: bool,
 }
 
@@ -443,7 +443,6 @@ pub struct TileRegions {
     pub outside: HashMap<Producer, Region>,
 }
 
-/// The bytes of an element of each input image, from the type of the calls reading it.
 /// How far past a consumer's region the clamping test reads: more than any rounding up to
 /// whole vectors or tiles moves a region's ends.
 const CLAMP_TEST_MARGIN: i64 = 1 << 12;
@@ -451,9 +450,8 @@ const CLAMP_TEST_MARGIN: i64 = 1 << 12;
 /// For each Func (in `funcs`' order, producers first), whether it reads an input, directly or
 /// through its producers, at coordinates that move with the region computed in dimension 0
 /// (the one rounded up): reading its region widened there by `CLAMP_TEST_MARGIN` would read
-/// past the input's estimated buffer.
-/// Clamped reads (boundary conditions) stay inside. A region that cannot be evaluated counts
-/// as unclamped.
+/// past the input's estimated buffer. Clamped reads (boundary conditions) stay inside. A
+/// region that cannot be evaluated counts as unclamped.
 fn reads_unclamped_input(
     analysis: &PipelineAnalysis,
     funcs: &[FuncInfo],
@@ -506,6 +504,7 @@ fn within(inner: &[Span], outer: &[Span]) -> bool {
         && (inner.iter().zip(outer)).all(|(i, o)| i.min >= o.min && i.max <= o.max)
 }
 
+/// The bytes of an element of each input image, from the type of the calls reading it.
 fn image_element_bytes(analysis: &PipelineAnalysis) -> HashMap<Symbol, i64> {
     let mut bytes = HashMap::new();
     for f in &analysis.graph.funcs {
