@@ -1,5 +1,6 @@
 //! The analysis on small pipelines whose regions, costs and kinds are derived by hand, the
-//! regions also by plain loops over the coordinates each point reads.
+//! regions also by plain loops over the coordinates each point reads; and the directives a
+//! planned sliding window is emitted as, its values checked against plain loops.
 
 use std::collections::BTreeSet;
 
@@ -434,4 +435,88 @@ fn the_cost_model_sees_a_factored_histogram_in_parallel_and_a_scan_serial() {
             "one thread gains nothing from partial histograms: {directives:?}"
         );
     });
+}
+
+/// A lookup table `lut(i)` read at data-dependent coordinates by `a`, and `out` reading `a`
+/// at rows y ± 1, all over a clamped u8 input.
+fn table_and_stencil() -> (ImageParam, Func, Func, Func) {
+    let input = ImageParam::new(Type::u8(), 2, "input");
+    let (x, y, i) = (Var::new("x"), Var::new("y"), Var::new("i"));
+    let clamped = Func::new("clamped");
+    let (cx, cy) = (
+        clamp(x, 0, input.dim(0).max()),
+        clamp(y, 0, input.dim(1).max()),
+    );
+    clamped.define((x, y), input.at((cx, cy))).unwrap();
+    let lut = Func::new("lut");
+    lut.define(i, (i * 7 + 3) % 251).unwrap();
+    let a = Func::new("a");
+    let at = |dx: i32| cast_to::<i32>(clamped.at((x + dx, y)));
+    a.define((x, y), lut.at(at(0)) + at(1)).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), a.at((x, y - 1)) + a.at((x, y + 1)))
+        .unwrap();
+    (input, lut, a, out)
+}
+
+#[test]
+fn a_lookup_table_in_a_sliding_window_is_computed_once_per_strip() {
+    let (input, lut, a, out) = table_and_stencil();
+    out.set_estimates(&[(0, 256), (0, 64)]).unwrap();
+    input.set_estimates(&[(0, 256), (0, 64)]).unwrap();
+    let analysis = PipelineAnalysis::new(&out, &[]).unwrap();
+    let machine = Machine::host(&Target::host(), 2);
+    let mut problem = problem::Problem::new(&analysis, machine, CostModel::default()).unwrap();
+    let index = |f: &Func| problem.func_index(f.name()).unwrap();
+    let (lut_i, a_i, out_i) = (index(&lut), index(&a), index(&out));
+    // Whatever inlining decided, this test plans both as members of out's sliding window.
+    problem.inlined[lut_i] = false;
+    problem.inlined[a_i] = false;
+    let plan = plan::GroupPlan {
+        output: out_i,
+        members: BTreeSet::from([lut_i, a_i, out_i]),
+        strategy: Strategy::Strips { rows: 16 },
+        ns: 0.0,
+        terms: model::CostTerms::default(),
+    };
+    let script = emit::emit(&problem, &[plan]);
+    let placements = |func: &str| -> Vec<(bool, String)> {
+        (script.directives.iter())
+            .filter_map(|d| match d {
+                Directive::StoreAt { func: f, var, .. } if f == func => Some((true, var.clone())),
+                Directive::ComputeAt { func: f, var, .. } if f == func => {
+                    Some((false, var.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    // The table: computed per strip, never per row (it has no rows to slide along).
+    assert_eq!(
+        placements("lut"),
+        [(false, "y_o".to_string())],
+        "{script:?}"
+    );
+    // The stencil's producer: stored per strip, computed per row (the sliding window).
+    assert_eq!(
+        placements("a"),
+        [(true, "y_o".to_string()), (false, "y_i".to_string())],
+        "{script:?}"
+    );
+    // And the schedule computes what plain loops do, at the planned size and a smaller one.
+    script.apply(&out).unwrap();
+    let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
+    for (w, h) in [(256, 64), (37, 5)] {
+        let data =
+            Buffer::<u8>::from_fn(&[0, 0], &[w, h], |c| ((c[0] * 31 + c[1] * 17) % 256) as u8);
+        let pixel = |x: i64, y: i64| i32::from(data.get(&[x.clamp(0, w - 1), y.clamp(0, h - 1)]));
+        let a_at = |x: i64, y: i64| (pixel(x, y) * 7 + 3) % 251 + pixel(x + 1, y);
+        let inputs = Inputs::new().image(&input, data.clone());
+        let mut outs = compiled.realize(&inputs, &[0, 0], &[w, h]).unwrap();
+        let got = Buffer::<i32>::try_from(outs.remove(0)).unwrap();
+        got.for_each_coord(|c| {
+            let want = a_at(c[0], c[1] - 1) + a_at(c[0], c[1] + 1);
+            assert_eq!(got.get(c), want, "{w}x{h} at {c:?}");
+        });
+    }
 }
