@@ -206,6 +206,10 @@ impl Stmt {
     pub fn same_as(&self, other: &Stmt) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
+    /// The identity of the node this handle points at (valid while the node is alive).
+    pub fn node_id(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
     /// A no-op statement.
     pub fn empty() -> Stmt {
         Stmt::new(StmtKind::Block(Vec::new()))
