@@ -1,10 +1,11 @@
 //! Plans as an ordinary schedule: the directives (`ScheduleScript`) that compute each group
 //! as its plan says, so that lowering and code generation see nothing but a schedule a
-//! person could have written. Every split of the pipeline's output, and every row's last
-//! vector or tile of a Func that reads an input unclamped, guards its last piece
-//! (`GuardWithIf`), so a schedule made for one size computes any output size correctly; other
-//! Funcs round their last vector up and shift their last tile inwards, which is cheaper. An
-//! output larger than the last-level cache is stored nontemporally.
+//! person could have written. Every split of the pipeline's output, every split of rows into
+//! strips or tiles, and every row's last vector or tile of a Func that reads an input
+//! unclamped guards its last piece (`GuardWithIf`), so a schedule made for one size computes
+//! any output size correctly; other Funcs round their last vector up and shift their last
+//! tile inwards, which is cheaper. An output larger than the last-level cache is stored
+//! nontemporally.
 
 use super::plan::{GroupPlan, Strategy};
 use super::problem::{FuncInfo, Problem};
