@@ -67,9 +67,11 @@ fn upper_bound(e: &Expr, scope: &Scope, forms_left: &mut usize) -> Option<i128> 
 /// whole, so terms in `x` may cancel. `None` if there is no such variable or a form has
 /// no bound.
 fn by_residues(e: &Expr, scope: &Scope, forms_left: &mut usize) -> Option<i128> {
-    let (x, ty) = divided_var(e)?;
-    let period = period(e, x);
-    if period < 2 || period > *forms_left as i128 {
+    let (x, ty, period) = divided_vars(e)
+        .into_iter()
+        .map(|(x, ty)| (x, ty, period(e, x)))
+        .find(|&(.., period)| period >= 2)?;
+    if period > *forms_left as i128 {
         return None;
     }
     let constant = |v: i128| Expr::make_const(ty, v as i64);
@@ -106,9 +108,9 @@ fn by_residues(e: &Expr, scope: &Scope, forms_left: &mut usize) -> Option<i128> 
     bound
 }
 
-/// The first variable of `e` divided (or taken modulo) by a constant greater than 1, when
-/// its type does not wrap and no `let` in `e` binds its name.
-fn divided_var(e: &Expr) -> Option<(Symbol, Type)> {
+/// The variables of `e` divided (or taken modulo) by a constant greater than 1, in order of
+/// appearance, whose types do not wrap and whose names no `let` in `e` binds.
+fn divided_vars(e: &Expr) -> Vec<(Symbol, Type)> {
     let mut let_bound = Vec::new();
     visit_exprs(e, &mut |n| {
         if let ExprKind::Let(name, ..) = n.kind() {
@@ -116,37 +118,49 @@ fn divided_var(e: &Expr) -> Option<(Symbol, Type)> {
         }
         true
     });
-    let mut found = None;
+    let mut found: Vec<(Symbol, Type)> = Vec::new();
     visit_exprs(e, &mut |n| {
         if let ExprKind::Binary(BinaryOp::Div | BinaryOp::Mod, a, b) = n.kind() {
             if b.as_int_const().is_some_and(|c| c > 1) {
                 visit_exprs(a, &mut |m| {
                     if let ExprKind::Var(name) = m.kind() {
                         let ty = m.ty();
-                        if ty.is_scalar() && ty.is_int() && !wraps(ty) && !let_bound.contains(name)
+                        if ty.is_scalar()
+                            && ty.is_int()
+                            && !wraps(ty)
+                            && !let_bound.contains(name)
+                            && !found.iter().any(|(f, _)| f == name)
                         {
-                            found = found.or(Some((*name, ty)));
+                            found.push((*name, ty));
                         }
                     }
-                    found.is_none()
+                    true
                 });
             }
         }
-        found.is_none()
+        true
     });
     found
 }
 
 /// The period in `x` of the divisions of `e` by constants: the least common multiple, over
 /// the divisions whose numerators use `x`, of the divisor times its numerator's period
-/// (`(x/2 + 1)/2` repeats its pattern every 4 values of `x`). Saturates at `MAX_FORMS + 1`.
+/// (`(x/2 + 1)/2` repeats its pattern every 4 values of `x`), or of the divisor over its
+/// common factor with `x`'s coefficient where the numerator is linear in `x` (`(4x + y) % 2`
+/// does not vary with `x`). Saturates at `MAX_FORMS + 1`.
 fn period(e: &Expr, x: Symbol) -> i128 {
     let cap = MAX_FORMS as i128 + 1;
     let mut p = 1i128;
     visit_exprs(e, &mut |n| match n.kind() {
         ExprKind::Binary(BinaryOp::Div | BinaryOp::Mod, a, b) if uses_var(a, x) => {
             if let Some(c) = b.as_int_const().filter(|&c| c > 1) {
-                let q = c.saturating_mul(period(a, x)).min(cap);
+                let q = match linear_coefficient(a, x) {
+                    Some(k) => c / gcd(c, k.abs()),
+                    // A numerator using `x` only through remainders repeats exactly, so
+                    // dividing it repeats with the same period.
+                    None if used_only_in_remainders(a, x) => period(a, x),
+                    None => c.saturating_mul(period(a, x)).min(cap),
+                };
                 p = (p / gcd(p, q) * q).min(cap);
                 false
             } else {
@@ -156,6 +170,39 @@ fn period(e: &Expr, x: Symbol) -> i128 {
         _ => true,
     });
     p
+}
+
+/// Whether every use of `x` in `e` is inside a remainder by a constant.
+fn used_only_in_remainders(e: &Expr, x: Symbol) -> bool {
+    match e.kind() {
+        ExprKind::Var(name) => *name != x,
+        ExprKind::Binary(BinaryOp::Mod, _, b) if b.as_int_const().is_some_and(|c| c > 1) => true,
+        _ => {
+            let mut only = true;
+            e.for_each_child(|c: &Expr| only &= used_only_in_remainders(c, x));
+            only
+        }
+    }
+}
+
+/// The constant `k` such that `e` is `k*x` plus terms without `x`, if `e` is such a sum.
+fn linear_coefficient(e: &Expr, x: Symbol) -> Option<i128> {
+    match e.kind() {
+        ExprKind::Var(name) if *name == x => Some(1),
+        _ if !uses_var(e, x) => Some(0),
+        ExprKind::Binary(BinaryOp::Add, a, b) => {
+            linear_coefficient(a, x)?.checked_add(linear_coefficient(b, x)?)
+        }
+        ExprKind::Binary(BinaryOp::Sub, a, b) => {
+            linear_coefficient(a, x)?.checked_sub(linear_coefficient(b, x)?)
+        }
+        ExprKind::Binary(BinaryOp::Mul, a, b) => match (a.as_int_const(), b.as_int_const()) {
+            (Some(k), None) => linear_coefficient(b, x)?.checked_mul(k),
+            (None, Some(k)) => linear_coefficient(a, x)?.checked_mul(k),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// An expression split on one of its `min`s or `max`s.
@@ -205,6 +252,13 @@ fn split(e: &Expr, negated: bool) -> Option<Split> {
                 let s = split(b, b_negated)?;
                 Some(rebuild(s, &|b| Expr::binary(*op, a.clone(), b)))
             }
+        }
+        // Dividing or multiplying by a positive constant keeps the order of the forms (a
+        // Euclidean division rounds down whatever the sign), so `(min(n, t) + 1)/2 - t/2`
+        // splits as the sum would.
+        BinaryOp::Div | BinaryOp::Mul if b.as_int_const().is_some_and(|c| c > 0) => {
+            let s = split(a, negated)?;
+            Some(rebuild(s, &|a| Expr::binary(*op, a, b.clone())))
         }
         _ => None,
     }
@@ -306,6 +360,34 @@ mod tests {
         assert_eq!(constant_upper_bound(&e, &scope), Some(7));
         // A division that does not cancel stays unbounded.
         assert_eq!(constant_upper_bound(&half(y), &Scope::new()), None);
+    }
+
+    #[test]
+    fn a_min_inside_a_division_by_a_constant_is_split() {
+        // The rows of a producer upsampled by 2 that one row t of a strip ending at n reads:
+        // (min(n, t) + 1)/2 - t/2 + 1 is 1 or 2 (2 when t < n), whatever n.
+        let t = add(var("strip"), var("row"));
+        let half = |e: Expr| Expr::binary(BinaryOp::Div, e, Expr::i32(2));
+        let end = Expr::binary(BinaryOp::Min, var("n"), t.clone());
+        let extent = add(sub(half(add(end, Expr::i32(1))), half(t)), Expr::i32(1));
+        assert_eq!(constant_upper_bound(&extent, &Scope::new()), Some(2));
+        let value = |n: i64, t: i64| (n.min(t) + 1).div_euclid(2) - t.div_euclid(2) + 1;
+        let largest = (-9..9).flat_map(|n| (-9..9).map(move |t| value(n, t))).max();
+        assert_eq!(largest, Some(2));
+        // Subtracted, a min inside a scaled term is one operand or the other: 3*t - 3*min(t,
+        // n) is unbounded (n may be far below t), and stays so.
+        let scaled = |e: Expr| Expr::binary(BinaryOp::Mul, e, Expr::i32(3));
+        let e = sub(
+            scaled(var("t")),
+            scaled(Expr::binary(BinaryOp::Min, var("t"), var("n"))),
+        );
+        assert_eq!(constant_upper_bound(&e, &Scope::new()), None);
+        // ... while 3*min(t, n) - 3*t is at most 0.
+        let e = sub(
+            scaled(Expr::binary(BinaryOp::Min, var("t"), var("n"))),
+            scaled(var("t")),
+        );
+        assert_eq!(constant_upper_bound(&e, &Scope::new()), Some(0));
     }
 
     #[test]
