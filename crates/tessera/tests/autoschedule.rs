@@ -576,3 +576,85 @@ fn only_funcs_reading_their_inputs_through_clamps_round_their_last_vector_up() {
         got.for_each_coord(|c| assert_eq!(got.get(c), want.get(c), "{w}x{h} at {c:?}"));
     }
 }
+
+/// Premultiplied alpha, blurred, divided by the blurred alpha: every colour channel of the
+/// output reads the alpha channel (channel 3) of the producers it is fused with.
+fn unpremultiplied_blur() -> (ImageParam, Func) {
+    let (x, y, c) = (Var::new("x"), Var::new("y"), Var::new("c"));
+    let input = ImageParam::new(Type::u8(), 3, "input");
+    let clamped = |x: Expr, y: Expr, c: Expr| {
+        let (mx, my) = (input.dim(0).max(), input.dim(1).max());
+        cast(Type::i32(), input.at((clamp(x, 0, mx), clamp(y, 0, my), c)))
+    };
+    let premultiplied = Func::new("premultiplied");
+    let alpha = clamped(x.into(), y.into(), Expr::from(3));
+    let colour = clamped(x.into(), y.into(), c.into()) * alpha.clone();
+    premultiplied
+        .define((x, y, c), select(c.lt(3), colour, alpha))
+        .unwrap();
+    let (blur_x, blur_y, out) = (Func::new("blur_x"), Func::new("blur_y"), Func::new("out"));
+    blur_x
+        .define(
+            (x, y, c),
+            premultiplied.at((x - 1, y, c))
+                + premultiplied.at((x, y, c)) * 2
+                + premultiplied.at((x + 1, y, c)),
+        )
+        .unwrap();
+    blur_y
+        .define(
+            (x, y, c),
+            blur_x.at((x, y - 1, c)) + blur_x.at((x, y, c)) * 2 + blur_x.at((x, y + 1, c)),
+        )
+        .unwrap();
+    out.define(
+        (x, y, c),
+        blur_y.at((x, y, c)) / max(blur_y.at((x, y, 3)), 1),
+    )
+    .unwrap();
+    (input, out)
+}
+
+#[test]
+fn a_consumer_reading_an_alpha_channel_loops_the_channels_inside_its_rows_and_computes_right() {
+    let (input, out) = unpremultiplied_blur();
+    let (w, h) = (1024, 768);
+    out.set_estimates(&[(0, w), (0, h), (0, 3)]).unwrap();
+    input.set_estimates(&[(0, w), (0, h), (0, 4)]).unwrap();
+    let schedule = Pipeline::new(&out)
+        .auto_schedule(&Target::host(), &two_threads())
+        .unwrap();
+    // Channels outside, each colour's task would compute (or reload) the alpha channel's
+    // producers again: three times the alpha work, which the model sees.
+    let group = schedule.groups.iter().find(|g| g.output == "out").unwrap();
+    assert!(group.strategy.contains("channels inside"), "{schedule:?}");
+    let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
+    for (w, h, channels) in [(w, h, 3), (37, 5, 3), (3, 2, 2), (1, 1, 1)] {
+        let data = Buffer::<u8>::from_fn(&[0, 0, 0], &[w, h, 4], |p| {
+            ((p[0] * 7 + p[1] * 13 + p[2] * 29) % 251) as u8
+        });
+        let (mx, my) = (w - 1, h - 1);
+        let pre = |x: i64, y: i64, c: i64| -> i32 {
+            let at = |c: i64| i32::from(data.get(&[x.clamp(0, mx), y.clamp(0, my), c]));
+            if c < 3 {
+                at(c) * at(3)
+            } else {
+                at(3)
+            }
+        };
+        let blurred = |x: i64, y: i64, c: i64| -> i32 {
+            let row = |y: i64| pre(x - 1, y, c) + pre(x, y, c) * 2 + pre(x + 1, y, c);
+            row(y - 1) + row(y) * 2 + row(y + 1)
+        };
+        let want = Buffer::<i32>::from_fn(&[0, 0, 0], &[w, h, channels], |p| {
+            let (x, y) = (p[0], p[1]);
+            blurred(x, y, p[2]).div_euclid(blurred(x, y, 3).max(1))
+        });
+        let inputs = Inputs::new().image(&input, data.clone());
+        let mut outs = compiled
+            .realize(&inputs, &[0, 0, 0], &[w, h, channels])
+            .unwrap();
+        let got = Buffer::<i32>::try_from(outs.remove(0)).unwrap();
+        got.for_each_coord(|p| assert_eq!(got.get(p), want.get(p), "{w}x{h}x{channels} at {p:?}"));
+    }
+}

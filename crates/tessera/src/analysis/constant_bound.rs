@@ -372,7 +372,9 @@ mod tests {
         let extent = add(sub(half(add(end, Expr::i32(1))), half(t)), Expr::i32(1));
         assert_eq!(constant_upper_bound(&extent, &Scope::new()), Some(2));
         let value = |n: i64, t: i64| (n.min(t) + 1).div_euclid(2) - t.div_euclid(2) + 1;
-        let largest = (-9..9).flat_map(|n| (-9..9).map(move |t| value(n, t))).max();
+        let largest = (-9..9)
+            .flat_map(|n| (-9..9).map(move |t| value(n, t)))
+            .max();
         assert_eq!(largest, Some(2));
         // Subtracted, a min inside a scaled term is one operand or the other: 3*t - 3*min(t,
         // n) is unbounded (n may be far below t), and stays so.

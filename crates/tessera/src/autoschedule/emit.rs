@@ -69,9 +69,32 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
         factor: factor as i32,
         tail,
     };
+    // Channels (dimensions beyond the second) looped inside each row or tile, innermost
+    // first after the first dimension; or outside, as parallel loops.
+    let channels: &[String] = args.get(2..).unwrap_or(&[]);
+    let (inner_channels, outer_channels) = match plan.strategy.channels_inside() {
+        true => (channels, &[][..]),
+        false => (&[][..], channels),
+    };
+    let reorder = |vars: Vec<String>| Directive::Reorder {
+        func: func.clone(),
+        update: None,
+        vars,
+    };
     match plan.strategy {
-        Strategy::Rows => {
-            if let Some(par) = fuse_outer(f, None, &args[1.min(args.len())..], out) {
+        Strategy::Rows { .. } => {
+            if !inner_channels.is_empty() {
+                let order = std::iter::once(args[0].clone())
+                    .chain(inner_channels.iter().cloned())
+                    .chain(std::iter::once(args[1].clone()))
+                    .collect();
+                out.push(reorder(order));
+            }
+            let parallel: Vec<String> = (args.get(1).into_iter())
+                .chain(outer_channels)
+                .cloned()
+                .collect();
+            if let Some(par) = fuse_outer(f, None, &parallel, out) {
                 out.push(Directive::Parallel {
                     func: func.clone(),
                     update: None,
@@ -83,7 +106,7 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
             }
             reductions::emit_updates(problem, plan.output, out);
         }
-        Strategy::Tiles { width, height } => {
+        Strategy::Tiles { width, height, .. } => {
             let (xo, xi) = (loop_name(f, &args[0], "o"), loop_name(f, &args[0], "i"));
             out.push(split(&args[0], &xo, &xi, width, tile_tail(f)));
             let mut order = vec![xi.clone()];
@@ -94,18 +117,15 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
                 order.push(yi);
                 outer.push(yo);
             }
+            order.extend(inner_channels.iter().cloned());
             order.extend(outer.iter().cloned());
-            order.extend(args.iter().skip(2).cloned());
-            out.push(Directive::Reorder {
-                func: func.clone(),
-                update: None,
-                vars: order,
-            });
+            order.extend(outer_channels.iter().cloned());
+            out.push(reorder(order));
             let parallel: Vec<String> = outer
                 .iter()
                 .skip(1)
+                .chain(outer_channels)
                 .cloned()
-                .chain(args.iter().skip(2).cloned())
                 .collect();
             let par = fuse_outer(f, None, &parallel, out).unwrap_or_else(|| xo.clone());
             out.push(Directive::Parallel {
@@ -133,12 +153,19 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
                 }
             }
         }
-        Strategy::Strips { rows } => {
+        Strategy::Strips { rows, .. } => {
             let y = &args[1];
             let (yo, yi) = (loop_name(f, y, "o"), loop_name(f, y, "i"));
             out.push(split(y, &yo, &yi, rows, TailStrategy::GuardWithIf));
+            if !inner_channels.is_empty() {
+                let order = std::iter::once(args[0].clone())
+                    .chain(inner_channels.iter().cloned())
+                    .chain([yi.clone(), yo.clone()])
+                    .collect();
+                out.push(reorder(order));
+            }
             let parallel: Vec<String> = std::iter::once(yo)
-                .chain(args.iter().skip(2).cloned())
+                .chain(outer_channels.iter().cloned())
                 .collect();
             let par = fuse_outer(f, None, &parallel, out).expect("a strip loop exists");
             out.push(Directive::Parallel {

@@ -26,7 +26,10 @@ use crate::error::Result;
 pub enum Strategy {
     /// One Func alone, over its whole region: parallel over its outer dimensions, vectorized
     /// over its innermost.
-    Rows,
+    Rows {
+        /// Whether the dimensions beyond the second (channels) are looped inside each row.
+        channels_inside: bool,
+    },
     /// Tiles of `width × height` points of the output, in parallel rows of tiles; every member
     /// computed per tile (overlapped tiling).
     Tiles {
@@ -34,21 +37,46 @@ pub enum Strategy {
         width: i64,
         /// Points per tile in dimension 1.
         height: i64,
+        /// Whether each tile spans every channel (the dimensions beyond the second).
+        channels_inside: bool,
     },
     /// Parallel strips of `rows` rows of the output; members stored per strip and computed
     /// per row (a sliding window).
     Strips {
         /// Rows per strip.
         rows: i64,
+        /// Whether each row spans every channel (the dimensions beyond the second).
+        channels_inside: bool,
     },
+}
+
+impl Strategy {
+    /// Whether the dimensions beyond the second are looped inside each row or tile, so that
+    /// a point reading several channels of a producer (an alpha channel read with every
+    /// colour) finds them computed or cached once for all, rather than once per channel.
+    pub fn channels_inside(self) -> bool {
+        match self {
+            Strategy::Rows { channels_inside }
+            | Strategy::Tiles {
+                channels_inside, ..
+            }
+            | Strategy::Strips {
+                channels_inside, ..
+            } => channels_inside,
+        }
+    }
 }
 
 impl fmt::Display for Strategy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Strategy::Rows => write!(f, "parallel rows"),
-            Strategy::Tiles { width, height } => write!(f, "tiles of {width}x{height}"),
-            Strategy::Strips { rows } => write!(f, "sliding window in strips of {rows} rows"),
+            Strategy::Rows { .. } => write!(f, "parallel rows"),
+            Strategy::Tiles { width, height, .. } => write!(f, "tiles of {width}x{height}"),
+            Strategy::Strips { rows, .. } => write!(f, "sliding window in strips of {rows} rows"),
+        }?;
+        match self.channels_inside() {
+            true => write!(f, ", channels inside"),
+            false => Ok(()),
         }
     }
 }
@@ -88,12 +116,25 @@ pub fn best_plan(
             terms,
         })
     };
-    let mut best = plan(Strategy::Rows)?;
+    let f = &problem.funcs[output];
+    // Channels inside only where there are channels (an order of loops, not a new plan).
+    let channel_orders: &[bool] = match f.args.len() > 2 {
+        true => &[false, true],
+        false => &[false],
+    };
+    let mut best = plan(Strategy::Rows {
+        channels_inside: false,
+    })?;
+    for &channels_inside in &channel_orders[1..] {
+        let p = plan(Strategy::Rows { channels_inside })?;
+        if p.ns < best.ns {
+            best = p;
+        }
+    }
     if members.len() == 1 {
         return Ok(Some(best));
     }
     best.ns = f64::INFINITY;
-    let f = &problem.funcs[output];
     let extent = |d: usize| f.region.get(d).map_or(1, Span::extent).max(1);
     let lanes = f.lanes;
     let two_dimensional = f.args.len() >= 2;
@@ -117,14 +158,27 @@ pub fn best_plan(
         }
         Ok(better)
     };
-    for &width in &widths {
-        for &height in &heights {
-            consider(Strategy::Tiles { width, height }, &mut best)?;
+    for &channels_inside in channel_orders {
+        for &width in &widths {
+            for &height in &heights {
+                let tiles = Strategy::Tiles {
+                    width,
+                    height,
+                    channels_inside,
+                };
+                consider(tiles, &mut best)?;
+            }
         }
-    }
-    if two_dimensional {
-        for &rows in &heights {
-            consider(Strategy::Strips { rows }, &mut best)?;
+        if two_dimensional {
+            for &rows in &heights {
+                consider(
+                    Strategy::Strips {
+                        rows,
+                        channels_inside,
+                    },
+                    &mut best,
+                )?;
+            }
         }
     }
     let neighbours = |n: i64, unit: i64, most: i64| -> Vec<i64> {
@@ -138,20 +192,36 @@ pub fn best_plan(
     loop {
         let mut improved = false;
         match best.strategy {
-            Strategy::Tiles { width, height } => {
+            Strategy::Tiles {
+                width,
+                height,
+                channels_inside,
+            } => {
+                let tiles = |width, height| Strategy::Tiles {
+                    width,
+                    height,
+                    channels_inside,
+                };
                 for w in neighbours(width, lanes, most_x) {
-                    improved |= consider(Strategy::Tiles { width: w, height }, &mut best)?;
+                    improved |= consider(tiles(w, height), &mut best)?;
                 }
                 for h in neighbours(height, 1, most_y) {
-                    improved |= consider(Strategy::Tiles { width, height: h }, &mut best)?;
+                    improved |= consider(tiles(width, h), &mut best)?;
                 }
             }
-            Strategy::Strips { rows } => {
-                for r in neighbours(rows, 1, most_y) {
-                    improved |= consider(Strategy::Strips { rows: r }, &mut best)?;
+            Strategy::Strips {
+                rows,
+                channels_inside,
+            } => {
+                for rows in neighbours(rows, 1, most_y) {
+                    let strips = Strategy::Strips {
+                        rows,
+                        channels_inside,
+                    };
+                    improved |= consider(strips, &mut best)?;
                 }
             }
-            Strategy::Rows => {}
+            Strategy::Rows { .. } => {}
         }
         if !improved {
             return Ok(Some(best));
@@ -215,30 +285,38 @@ pub fn predict(
     let machine = &problem.machine;
     let threads = machine.threads as f64;
     let extents: Vec<i64> = f.region.iter().map(|s| s.extent().max(1)).collect();
-    // The tile, the number of tiles, and the parallel loop's trip count.
-    let (tile, tiles, parallel): (Region, i64, i64) = match strategy {
-        Strategy::Rows => {
-            let parallel = extents.iter().skip(1).product::<i64>().max(1);
-            (f.region.clone(), 1, parallel)
-        }
-        Strategy::Tiles { width, height } => {
-            let size = [width, height];
-            let tile = tile_at_center(&f.region, &size);
-            let counts: Vec<i64> = (extents.iter().enumerate())
-                .map(|(d, e)| match d {
-                    0 | 1 => (e + size[d] - 1) / size[d],
-                    _ => *e,
-                })
-                .collect();
-            let parallel = counts.iter().skip(1).product::<i64>().max(1);
-            (tile, counts.iter().product(), parallel)
-        }
-        Strategy::Strips { rows } => {
-            let tile = tile_at_center(&f.region, &[extents[0], rows]);
-            let strips = (extents[1] + rows - 1) / rows * extents.iter().skip(2).product::<i64>();
-            (tile, strips, strips)
-        }
+    // A tile's size in each dimension: the first two as the strategy says; the channels
+    // whole when they are looped inside it, else one.
+    let channels = strategy.channels_inside();
+    let sized = |x: i64, y: i64| -> Vec<i64> {
+        (extents.iter().enumerate())
+            .map(|(d, &e)| match d {
+                0 => x,
+                1 => y,
+                _ if channels => e,
+                _ => 1,
+            })
+            .collect()
     };
+    let extent = |d: usize| extents.get(d).copied().unwrap_or(1);
+    let size = match strategy {
+        Strategy::Rows { .. } => sized(extent(0), extent(1)),
+        Strategy::Tiles { width, height, .. } => sized(width, height),
+        Strategy::Strips { rows, .. } => sized(extent(0), rows),
+    };
+    // The tile, the number of tiles, and the parallel loop's trip count: the rows of tiles
+    // and the channels looped outside them (a parallel loop over rows runs each row alone).
+    let tile = tile_at_center(&f.region, &size);
+    let counts: Vec<i64> = (extents.iter().zip(&size))
+        .map(|(e, s)| (e + s - 1) / s)
+        .collect();
+    let tiles = counts.iter().product::<i64>();
+    let parallel = match strategy {
+        // Rows are the tasks of a Func alone, with the channels looped outside them.
+        Strategy::Rows { .. } => extent(1) * counts.iter().skip(2).product::<i64>(),
+        _ => counts.iter().skip(1).product::<i64>(),
+    }
+    .max(1);
     let regions = problem.tile_regions(output, members, &tile)?;
     // Compute: every member's points, rounded up to whole vectors along dimension 0.
     let mut per_tile = CostTerms::default();
@@ -256,7 +334,7 @@ pub fn predict(
     }
     // A sliding window keeps only the rows one output row needs alive.
     if let Strategy::Strips { .. } = strategy {
-        let row = tile_at_center(&f.region, &[extents[0], 1]);
+        let row = tile_at_center(&f.region, &sized(extent(0), 1));
         let per_row = problem.tile_regions(output, members, &row)?;
         working_set = (per_row.inside.iter())
             .filter(|(&i, _)| i != output)
@@ -302,7 +380,7 @@ pub fn predict(
     Ok(terms)
 }
 
-/// A tile of `size` (dimensions 0 and 1; the others one point) at the middle of `region`, so
+/// A tile of `size` (one point in dimensions it does not give) at the middle of `region`, so
 /// that boundary effects at its edges do not skew the estimate.
 fn tile_at_center(region: &[Span], size: &[i64]) -> Region {
     (region.iter().enumerate())

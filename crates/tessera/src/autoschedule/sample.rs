@@ -75,18 +75,21 @@ fn valid_merges(problem: &Problem, groups: &[(usize, BTreeSet<usize>)]) -> Vec<(
 }
 
 /// A random strategy for a group of `size` Funcs with output `output`: rows for a Func alone,
-/// else tiles (widths in whole vectors) or, for a two-dimensional output, strips.
+/// else tiles (widths in whole vectors) or, for a two-dimensional output, strips; channels
+/// (dimensions beyond the second) inside or outside at random.
 fn random_strategy(problem: &Problem, output: usize, size: usize, rng: &mut impl Rng) -> Strategy {
-    if size == 1 {
-        return Strategy::Rows;
-    }
     let f = &problem.funcs[output];
+    let channels_inside = f.args.len() > 2 && rng.random_bool(0.5);
+    if size == 1 {
+        return Strategy::Rows { channels_inside };
+    }
     let extent = |d: usize| f.region.get(d).map_or(1, Span::extent).max(1);
     let vectors = (extent(0) + f.lanes - 1) / f.lanes;
     let two_dimensional = f.args.len() >= 2;
     if two_dimensional && rng.random_bool(0.3) {
         return Strategy::Strips {
             rows: log_uniform(rng, extent(1)),
+            channels_inside,
         };
     }
     Strategy::Tiles {
@@ -95,6 +98,7 @@ fn random_strategy(problem: &Problem, output: usize, size: usize, rng: &mut impl
             true => log_uniform(rng, extent(1)),
             false => 1,
         },
+        channels_inside,
     }
 }
 
@@ -164,7 +168,10 @@ mod tests {
                 assert!(is_valid_group(&problem, p.output, &p.members), "{p:?}");
                 assert!(p.members.iter().all(|&m| seen.insert(m)), "{plans:?}");
                 assert_eq!(p.ns, problem.model.time(&p.terms));
-                assert_eq!(p.strategy == Strategy::Rows, p.members.len() == 1);
+                assert_eq!(
+                    matches!(p.strategy, Strategy::Rows { .. }),
+                    p.members.len() == 1
+                );
                 if let Strategy::Tiles { width, .. } = p.strategy {
                     assert_eq!(width % problem.funcs[p.output].lanes, 0);
                 }

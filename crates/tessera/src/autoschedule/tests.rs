@@ -475,7 +475,10 @@ fn a_lookup_table_in_a_sliding_window_is_computed_once_per_strip() {
     let plan = plan::GroupPlan {
         output: out_i,
         members: BTreeSet::from([lut_i, a_i, out_i]),
-        strategy: Strategy::Strips { rows: 16 },
+        strategy: Strategy::Strips {
+            rows: 16,
+            channels_inside: false,
+        },
         ns: 0.0,
         terms: model::CostTerms::default(),
     };
