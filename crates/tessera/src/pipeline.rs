@@ -16,15 +16,14 @@ use crate::error::{Error, Result};
 use crate::eval::expr::eval_scalar;
 use crate::eval::value::Value;
 use crate::interp::{InterpStats, Interpreter};
-use crate::ir::{Stmt, Symbol};
+use crate::ir::Symbol;
 use crate::lang::buffer::{dense_dims, dense_len, AnyBuffer, Buffer};
 use crate::lang::func::Func;
 use crate::lang::image_param::ImageLink;
-use crate::lang::image_param::{buffer_field_bindings, field_image, value_buffer, ImageParam};
+use crate::lang::image_param::{buffer_field_bindings, value_buffer, ImageParam};
 use crate::lang::param::{same_name_error, ParamBinding};
 use crate::lang::scalar::{check_realized_type, Scalar};
 use crate::lower::arguments::Arguments;
-use crate::lower::buffer_constraints::{field_constraints, FieldConstraint};
 use crate::lower::{lower, LowerOptions, Lowered};
 use crate::runtime::buffer::abi_dims;
 
@@ -109,12 +108,6 @@ impl Inputs {
         }
         for p in &args.params {
             let Some(binding) = self.params.iter().find(|b| b.name == p.name) else {
-                if let Some(image) = field_image(p.name) {
-                    return Err(Error::Buffer(format!(
-                        "the pipeline uses the bounds of image {image} ({}) but no buffer was given for it",
-                        p.name
-                    )));
-                }
                 return Err(Error::Buffer(format!(
                     "the pipeline uses parameter {} ({}) but no value was given for it",
                     p.name, p.ty
@@ -127,33 +120,7 @@ impl Inputs {
                 )));
             }
         }
-        self.check_unread_image_constraints(args)
-    }
-
-    /// The lowered code checks the constraints of the images it reads; an image used only
-    /// through its bounds (an RDom over `input.min(0)`) is none of its arguments, so its
-    /// constraints are checked here, with the same messages.
-    fn check_unread_image_constraints(&self, args: &Arguments) -> Result<()> {
-        let mut checks = Vec::new();
-        for (name, link) in &self.image_links {
-            if args.images.iter().any(|i| i.name == *name) {
-                continue;
-            }
-            let Some((_, buffer)) = self.images.iter().find(|(n, _)| n == name) else {
-                continue;
-            };
-            let constraints =
-                field_constraints("input", *name, buffer.dims().len(), &link.constraints())?;
-            checks.extend(constraints.iter().map(FieldConstraint::assertion));
-        }
-        if checks.is_empty() {
-            return Ok(());
-        }
-        let mut interp = Interpreter::new();
-        for p in &self.params {
-            interp.bind_param(p.name, p.value);
-        }
-        interp.run(&Stmt::block(checks))
+        Ok(())
     }
 }
 

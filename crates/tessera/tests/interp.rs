@@ -29,7 +29,7 @@ fn int(v: i32) -> Expr {
 fn field(buffer: &str, field: &str, dim: usize) -> Expr {
     Expr::new(
         Type::i32(),
-        ExprKind::Param(sym(&format!("{buffer}.{field}.{dim}"))),
+        ExprKind::Param(sym(&format!("{buffer}.{field}.{dim}")), None),
     )
 }
 fn looped(kind: ForKind, name: &str, min: Expr, extent: Expr, body: Stmt) -> Stmt {
@@ -933,7 +933,7 @@ fn fresh_storage_holds_deterministic_garbage() {
 fn vector_let_bindings_are_read_per_lane_and_params_bind() {
     // let v = ramp(k, 10, 4) in out[ramp(0, 1, 4)] = v + broadcast(k) with k a bound param.
     let lanes = Type::i32().with_lanes(4);
-    let k = Expr::new(Type::i32(), ExprKind::Param(sym("k")));
+    let k = Expr::new(Type::i32(), ExprKind::Param(sym("k"), None));
     let s = let_stmt(
         "v",
         Expr::ramp(k.clone(), int(10), 4),

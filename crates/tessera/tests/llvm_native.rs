@@ -21,12 +21,12 @@ use tessera::prelude::*;
 fn saxpy_case() -> Case {
     let f16 = Type::f32().with_lanes(16);
     let x16 = mul(var("x"), int(16));
-    let k = Expr::new(Type::f32(), ExprKind::Param(sym("k"))).broadcast_to(16);
+    let k = Expr::new(Type::f32(), ExprKind::Param(sym("k"), None)).broadcast_to(16);
     let value = add(
         mul(load(f16, "in", Expr::ramp(x16.clone(), int(1), 16)), k),
         load(f16, "in", Expr::ramp(add(x16.clone(), int(1)), int(1), 16)),
     );
-    let n = Expr::new(Type::i32(), ExprKind::Param(sym("out.extent.0")));
+    let n = Expr::new(Type::i32(), ExprKind::Param(sym("out.extent.0"), None));
     let s = serial(
         "x",
         int(0),
@@ -246,7 +246,7 @@ fn lane_by_lane_gathers_of_adjacent_elements_load_both_at_once() {
 fn loads_at_clamped_ramps_are_dense_loads_blended_with_their_edges() {
     use tessera::eval::value::Value;
     use tessera::ir::{BinaryOp, ExprKind};
-    let param = |name: &str| Expr::new(Type::i32(), ExprKind::Param(sym(name)));
+    let param = |name: &str| Expr::new(Type::i32(), ExprKind::Param(sym(name), None));
     let x8 = mul(var("x"), int(8));
     let ramp = Expr::ramp(add(x8.clone(), param("s")), int(1), 8);
     let (lo, hi) = (param("lo").broadcast_to(8), param("hi").broadcast_to(8));
@@ -395,7 +395,7 @@ fn flattened_indices_through_vector_lets_stay_dense() {
     // (xs - x16(m)) * x16(1) + x16(y * 64): stride 1, so a dense access, not a gather.
     let lanes = 16;
     let xs = Expr::ramp(mul(var("x"), int(16)), int(1), lanes);
-    let m = Expr::new(Type::i32(), ExprKind::Param(sym("m")));
+    let m = Expr::new(Type::i32(), ExprKind::Param(sym("m"), None));
     let index = |buffer_row: Expr| {
         add(
             mul(
@@ -544,7 +544,7 @@ fn object_files_link_into_a_c_program() {
     let tessera::ir::StmtKind::Store { index, value, .. } = body.kind() else {
         unreachable!()
     };
-    let n = Expr::new(Type::i32(), ExprKind::Param(sym("out.extent.0")));
+    let n = Expr::new(Type::i32(), ExprKind::Param(sym("out.extent.0"), None));
     let stmt = allocate(
         "tmp",
         Type::f32(),

@@ -399,7 +399,7 @@ fn nested_parallel_loops_with_allocations() {
             ),
         ),
     );
-    let n = Expr::new(Type::i32(), ExprKind::Param(sym("n")));
+    let n = Expr::new(Type::i32(), ExprKind::Param(sym("n"), None));
     let body = allocate(
         "row",
         Type::i32(),
@@ -504,8 +504,8 @@ fn bools_in_memory_and_vector_lets() {
 
 #[test]
 fn control_flow_and_scalar_params() {
-    let k = Expr::new(Type::f32(), ExprKind::Param(sym("k")));
-    let on = Expr::new(Type::bool_(), ExprKind::Param(sym("on")));
+    let k = Expr::new(Type::f32(), ExprKind::Param(sym("k"), None));
+    let on = Expr::new(Type::bool_(), ExprKind::Param(sym("on"), None));
     let x = var("x");
     let s = serial(
         "x",
@@ -536,7 +536,7 @@ fn control_flow_and_scalar_params() {
 
 #[test]
 fn failing_assertions_report_the_interpreters_message() {
-    let limit = Expr::new(Type::i32(), ExprKind::Param(sym("limit")));
+    let limit = Expr::new(Type::i32(), ExprKind::Param(sym("limit"), None));
     let message = vec![
         text("x = "),
         MessagePart::Value(var("x")),
@@ -561,7 +561,7 @@ fn failing_assertions_report_the_interpreters_message() {
             "tmp",
             Type::i32(),
             vec![
-                Expr::new(Type::i32(), ExprKind::Param(sym("limit"))),
+                Expr::new(Type::i32(), ExprKind::Param(sym("limit"), None)),
                 int(10000),
             ],
             serial(
@@ -592,7 +592,7 @@ fn failing_assertions_report_the_interpreters_message() {
         Type::u8(),
         vec![
             int(4),
-            Expr::new(Type::i32(), ExprKind::Param(sym("limit"))),
+            Expr::new(Type::i32(), ExprKind::Param(sym("limit"), None)),
         ],
         Stmt::empty(),
     ))

@@ -99,7 +99,7 @@ fn a_well_formed_flat_statement_passes() {
     ]);
     let s = Stmt::let_stmt(
         Symbol::new("t"),
-        Expr::new(Type::i32(), ExprKind::Param(Symbol::new("k"))),
+        Expr::new(Type::i32(), ExprKind::Param(Symbol::new("k"), None)),
         over_output(Stmt::allocate(
             Symbol::new("tmp"),
             Type::u8(),

@@ -182,7 +182,7 @@ impl<'a> Bounder<'a> {
             ExprKind::IntImm(_) | ExprKind::UIntImm(_) | ExprKind::FloatImm(_) => {
                 Interval::single_point(e.clone())
             }
-            ExprKind::Var(n) | ExprKind::RVar(n, _) | ExprKind::Param(n) => {
+            ExprKind::Var(n) | ExprKind::RVar(n, _) | ExprKind::Param(n, _) => {
                 match self.lookup(*n) {
                     Some(interval) => interval.clone(),
                     None if e.ty().is_scalar() => Interval::single_point(e.clone()),
@@ -774,7 +774,7 @@ impl<'a> Bounder<'a> {
             ExprKind::Broadcast(v) => v,
             _ => var,
         };
-        let (ExprKind::Var(name) | ExprKind::RVar(name, _) | ExprKind::Param(name)) = var.kind()
+        let (ExprKind::Var(name) | ExprKind::RVar(name, _) | ExprKind::Param(name, _)) = var.kind()
         else {
             return 0;
         };
@@ -829,7 +829,7 @@ pub fn may_narrow(condition: &Expr) -> bool {
     let variable = |e: &Expr| {
         matches!(
             e.kind(),
-            ExprKind::Var(_) | ExprKind::RVar(..) | ExprKind::Param(_)
+            ExprKind::Var(_) | ExprKind::RVar(..) | ExprKind::Param(..)
         ) && !e.ty().is_float()
     };
     if condition.ty().lanes != 1 {

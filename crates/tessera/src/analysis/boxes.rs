@@ -705,7 +705,7 @@ impl<'a> BoxCollector<'a> {
     /// the sum of the widest ranges of the region's min and max over the loops outside.
     fn comparands_expanded(&self, condition: &Expr) -> Expr {
         let side = |e: &Expr| match e.kind() {
-            ExprKind::Var(_) | ExprKind::RVar(..) | ExprKind::Param(_) => e.clone(),
+            ExprKind::Var(_) | ExprKind::RVar(..) | ExprKind::Param(..) => e.clone(),
             ExprKind::Broadcast(v) if matches!(v.kind(), ExprKind::Var(_)) => e.clone(),
             _ => self.expand(e, &self.narrowed_lets),
         };

@@ -67,7 +67,7 @@ pub fn monotonicity(e: &Expr, var: Symbol, scope: &HashMap<Symbol, Monotonic>) -
     };
     match e.kind() {
         ExprKind::IntImm(_) | ExprKind::UIntImm(_) | ExprKind::FloatImm(_) => Constant,
-        ExprKind::Var(n) | ExprKind::RVar(n, _) | ExprKind::Param(n) => {
+        ExprKind::Var(n) | ExprKind::RVar(n, _) | ExprKind::Param(n, _) => {
             if *n == var {
                 Increasing
             } else {

@@ -118,13 +118,13 @@ impl EstimateValues {
             return e.clone();
         }
         mutate_exprs(e, &mut |n| match n.kind() {
-            ExprKind::Param(p) => self.values.get(p).cloned(),
+            ExprKind::Param(p, _) => self.values.get(p).cloned(),
             ExprKind::Call {
                 kind: CallKind::Intrinsic(Intrinsic::PromiseClamped),
                 args,
                 ..
             } => match args[0].kind() {
-                ExprKind::Param(p) => self.values.get(p).cloned(),
+                ExprKind::Param(p, _) => self.values.get(p).cloned(),
                 _ => None,
             },
             _ => None,
@@ -142,7 +142,7 @@ impl EstimateValues {
         }
         let mut unknown = None;
         visit_exprs(&value, &mut |n| {
-            if let ExprKind::Param(p) | ExprKind::Var(p) = n.kind() {
+            if let ExprKind::Param(p, _) | ExprKind::Var(p) = n.kind() {
                 unknown.get_or_insert(*p);
             }
             unknown.is_none()

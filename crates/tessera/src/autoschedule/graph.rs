@@ -154,7 +154,7 @@ impl StageGraph {
         for e in definition.exprs() {
             visit_exprs(e, &mut |n| {
                 match n.kind() {
-                    ExprKind::Param(p) => {
+                    ExprKind::Param(p, _) => {
                         self.params.insert(*p);
                     }
                     ExprKind::Call {

@@ -113,7 +113,7 @@ impl<'a> ExprEval<'a> {
             ExprKind::IntImm(_) | ExprKind::UIntImm(_) | ExprKind::FloatImm(_) => {
                 Ok(Value::from_const(e).expect("constant"))
             }
-            ExprKind::Var(n) | ExprKind::RVar(n, _) | ExprKind::Param(n) => self.lookup(*n, lane),
+            ExprKind::Var(n) | ExprKind::RVar(n, _) | ExprKind::Param(n, _) => self.lookup(*n, lane),
             ExprKind::Cast(a) => Ok(value::cast(self.eval(a, lane)?, a.ty().element(), ty)),
             ExprKind::Unary(op, a) => {
                 let v = self.eval(a, lane)?;
@@ -262,7 +262,7 @@ impl<'a> ExprEval<'a> {
 /// and the bounds as shown (formatted, or the placeholders of a message template).
 pub fn broken_promise_message(e: &Expr, [value, lo, hi]: [String; 3]) -> String {
     match e.kind() {
-        ExprKind::Param(name) => {
+        ExprKind::Param(name, _) => {
             format!("parameter {name} is {value}, outside its range [{lo}, {hi}]")
         }
         _ => format!("{e} is {value}, outside the bounds [{lo}, {hi}] promised of it"),

@@ -423,7 +423,7 @@ impl Evaluator {
                     } if !self.images.contains_key(name) => {
                         problem = Some(unbound_image(func, *name));
                     }
-                    ExprKind::Param(p) => match self.params.get(p) {
+                    ExprKind::Param(p, _) => match self.params.get(p) {
                         None => {
                             problem = Some(Error::Runtime(format!(
                                 "Func {func} uses Param {p}, which is not bound; bind it with Evaluator::with_param (or bind the image it belongs to with with_input)"

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::symbol::Symbol;
 use super::types::{Type, TypeCode};
 use crate::lang::function::FuncLink;
-use crate::lang::image_param::ImageLink;
+use crate::lang::image_param::{ImageLink, ImageParam};
 use crate::lang::rdom::RDomLink;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -333,8 +333,10 @@ pub enum ExprKind {
     Var(Symbol),
     /// A variable of a reduction domain; the link finds the domain it belongs to.
     RVar(Symbol, RDomLink),
-    /// A scalar runtime parameter.
-    Param(Symbol),
+    /// A scalar runtime parameter. A field of an input image's buffer (`input.min.0`) names
+    /// its ImageParam, so that lowering takes the image as an argument and applies its
+    /// constraints even when the pipeline never loads from it.
+    Param(Symbol, Option<ImageParam>),
     /// Conversion to the node's type (wrapping for integers, saturating from floats).
     Cast(Expr),
     Unary(UnaryOp, Expr),
@@ -619,7 +621,7 @@ impl Expr {
             | ExprKind::FloatImm(_)
             | ExprKind::Var(_)
             | ExprKind::RVar(..)
-            | ExprKind::Param(_)
+            | ExprKind::Param(..)
             | ExprKind::Invalid(_) => {}
             ExprKind::Cast(a) | ExprKind::Unary(_, a) | ExprKind::Broadcast(a) => f(a),
             ExprKind::Binary(_, a, b) | ExprKind::Ramp(a, b) | ExprKind::Let(_, a, b) => {
@@ -658,7 +660,7 @@ impl Expr {
             | ExprKind::FloatImm(_)
             | ExprKind::Var(_)
             | ExprKind::RVar(..)
-            | ExprKind::Param(_)
+            | ExprKind::Param(..)
             | ExprKind::Invalid(_) => return self.clone(),
             ExprKind::Cast(a) => ExprKind::Cast(m(a)),
             ExprKind::Unary(op, a) => ExprKind::Unary(*op, m(a)),

@@ -170,7 +170,7 @@ fn print_expr(f: &mut Formatter<'_>, e: &Expr) -> fmt::Result {
         ExprKind::UIntImm(v) => write!(f, "({ty}){v}"),
         ExprKind::FloatImm(v) if ty.bits == 32 => write!(f, "{:?}f", v.0 as f32),
         ExprKind::FloatImm(v) => write!(f, "{:?}", v.0),
-        ExprKind::Var(n) | ExprKind::RVar(n, _) | ExprKind::Param(n) => write!(f, "{n}"),
+        ExprKind::Var(n) | ExprKind::RVar(n, _) | ExprKind::Param(n, _) => write!(f, "{n}"),
         ExprKind::Cast(a) => write!(f, "{ty}({a})"),
         ExprKind::Unary(op, a) => {
             let sym = match op {

@@ -134,7 +134,7 @@ impl ShadowRenamer {
 /// read binds, nor a name in `bound`.
 pub fn unbound_vars(e: &Expr, bound: &mut HashSet<Symbol>, out: &mut HashSet<Symbol>) {
     visit_exprs(e, &mut |n| match n.kind() {
-        ExprKind::Var(s) | ExprKind::RVar(s, _) | ExprKind::Param(s) => {
+        ExprKind::Var(s) | ExprKind::RVar(s, _) | ExprKind::Param(s, _) => {
             if !bound.contains(s) {
                 out.insert(*s);
             }
@@ -177,7 +177,7 @@ pub fn unbound_vars_stmt(s: &Stmt, bound: &mut HashSet<Symbol>, out: &mut HashSe
 pub fn uses_var(e: &Expr, name: Symbol) -> bool {
     let mut found = false;
     visit_exprs(e, &mut |n| {
-        if let ExprKind::Var(s) | ExprKind::RVar(s, _) | ExprKind::Param(s) = n.kind() {
+        if let ExprKind::Var(s) | ExprKind::RVar(s, _) | ExprKind::Param(s, _) = n.kind() {
             found |= *s == name;
         }
         !found
@@ -189,7 +189,7 @@ pub fn uses_var(e: &Expr, name: Symbol) -> bool {
 pub fn free_vars(e: &Expr) -> HashSet<Symbol> {
     let mut out = HashSet::new();
     visit_exprs(e, &mut |n| {
-        if let ExprKind::Var(s) | ExprKind::RVar(s, _) | ExprKind::Param(s) = n.kind() {
+        if let ExprKind::Var(s) | ExprKind::RVar(s, _) | ExprKind::Param(s, _) = n.kind() {
             out.insert(*s);
         }
         true

@@ -9,7 +9,7 @@
 use std::sync::{Arc, RwLock};
 
 use super::estimate::Estimate;
-use super::image_param::buffer_field;
+use super::image_param::{buffer_field, ImageParam};
 use crate::error::{Error, Result};
 use crate::ir::visit::any_node;
 use crate::ir::{Expr, ExprKind, Symbol, Type};
@@ -109,6 +109,8 @@ pub struct Dimension {
     dims: usize,
     dim: usize,
     constraints: SharedConstraints,
+    /// The input image whose buffer this is: its fields name it (see `ExprKind::Param`).
+    image: Option<ImageParam>,
 }
 
 impl Dimension {
@@ -118,6 +120,7 @@ impl Dimension {
         dims: usize,
         dim: usize,
         constraints: SharedConstraints,
+        image: Option<ImageParam>,
     ) -> Dimension {
         Dimension {
             buffer,
@@ -125,6 +128,7 @@ impl Dimension {
             dims,
             dim,
             constraints,
+            image,
         }
     }
 
@@ -145,12 +149,15 @@ impl Dimension {
         })
     }
 
-    fn field(&self, field: Field) -> Expr {
+    pub(crate) fn field(&self, field: Field) -> Expr {
         match self.missing() {
             Some(message) => Expr::invalid(Type::i32(), message),
             None => Expr::new(
                 Type::i32(),
-                ExprKind::Param(buffer_field(self.buffer, field.name(), self.dim)),
+                ExprKind::Param(
+                    buffer_field(self.buffer, field.name(), self.dim),
+                    self.image.clone(),
+                ),
             ),
         }
     }
@@ -286,6 +293,7 @@ impl OutputBuffer {
             self.dims,
             d,
             self.constraints.clone(),
+            None,
         )
     }
     /// The number of dimensions.

@@ -139,7 +139,10 @@ impl Func {
             );
         }
         let buffer = value_buffer(name, 0, values);
-        Expr::new(Type::i32(), ExprKind::Param(buffer_field(buffer, field, d)))
+        Expr::new(
+            Type::i32(),
+            ExprKind::Param(buffer_field(buffer, field, d), None),
+        )
     }
     /// Whether it has a pure definition.
     pub fn is_defined(&self) -> bool {

@@ -7,7 +7,7 @@ use std::sync::{Arc, RwLock};
 
 use super::args::{coordinate_args, IntoArgs};
 use super::buffer::AnyBuffer;
-use super::dimension::{BufferConstraints, Dimension, SharedConstraints};
+use super::dimension::{BufferConstraints, Dimension, Field, SharedConstraints};
 use super::implicit::expand_call;
 use super::param::{InputId, ParamBinding};
 use crate::eval::value::Value;
@@ -16,7 +16,7 @@ use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
 /// An input image of the pipeline (Halide's `ImageParam`): its type and dimension count
 /// are fixed, the buffer is bound for each run with
 /// [`Inputs::image`](crate::pipeline::Inputs::image).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ImageParam {
     name: Symbol,
     link: ImageLink,
@@ -153,6 +153,7 @@ impl ImageParam {
             self.dims,
             dim,
             self.link.constraints.clone(),
+            Some(self.clone()),
         )
     }
     /// Its element type.
@@ -196,25 +197,13 @@ impl ImageParam {
         }
     }
 
-    fn field(&self, field: &str, dim: usize) -> Expr {
-        if dim >= self.dims {
-            return Expr::invalid(
-                Type::i32(),
-                format!("image {} has no dimension {dim}", self.name),
-            );
-        }
-        Expr::new(
-            Type::i32(),
-            ExprKind::Param(buffer_field(self.name, field, dim)),
-        )
-    }
     /// The smallest coordinate of dimension `dim`.
     pub fn min(&self, dim: usize) -> Expr {
-        self.field("min", dim)
+        self.dim(dim).field(Field::Min)
     }
     /// The number of coordinates in dimension `dim`.
     pub fn extent(&self, dim: usize) -> Expr {
-        self.field("extent", dim)
+        self.dim(dim).field(Field::Extent)
     }
     /// The largest coordinate of dimension `dim`.
     pub fn max(&self, dim: usize) -> Expr {
@@ -222,7 +211,7 @@ impl ImageParam {
     }
     /// The stride of dimension `dim` of the bound buffer, in elements.
     pub fn stride(&self, dim: usize) -> Expr {
-        self.field("stride", dim)
+        self.dim(dim).field(Field::Stride)
     }
     /// The extent of dimension 0 of the bound buffer.
     pub fn width(&self) -> Expr {

@@ -132,7 +132,7 @@ impl<T: Scalar> Param<T> {
     /// it (`promise_clamped(p, min, max)`, which `declared_ranges` finds again).
     pub fn expr(&self) -> Expr {
         let ty = T::TYPE;
-        let param = Expr::new(ty, ExprKind::Param(self.name));
+        let param = Expr::new(ty, ExprKind::Param(self.name, None));
         if self.min.is_none() && self.max.is_none() {
             return param;
         }
@@ -231,7 +231,7 @@ pub fn declared_ranges<'a>(exprs: impl IntoIterator<Item = &'a Expr>) -> Vec<Dec
                     min: args[1].clone(),
                     max: args[2].clone(),
                 };
-                let declared = matches!(args[0].kind(), ExprKind::Param(_))
+                let declared = matches!(args[0].kind(), ExprKind::Param(..))
                     && range.min.is_const()
                     && range.max.is_const();
                 if declared && !ranges.contains(&range) {

@@ -142,25 +142,21 @@ impl Found {
                     kind: CallKind::Image(link),
                     args,
                     ..
-                } => {
-                    let arg = ImageArgument {
-                        name: *name,
-                        ty: n.ty(),
-                        dims: args.len(),
-                        link: link.clone(),
-                    };
-                    if let Some(prev) = self.images.insert(name.as_str(), arg.clone()) {
-                        if prev.link != arg.link {
-                            self.conflict.get_or_insert(same_name_error("image", *name));
-                        } else if prev != arg {
-                            self.conflict.get_or_insert(Error::Definition(format!(
-                                "image {name} is used as {} with {} dimensions and as {} with {}",
-                                prev.ty, prev.dims, arg.ty, arg.dims
-                            )));
-                        }
-                    }
-                }
-                ExprKind::Param(name) => {
+                } => self.add_image(ImageArgument {
+                    name: *name,
+                    ty: n.ty(),
+                    dims: args.len(),
+                    link: link.clone(),
+                }),
+                // An image used only through its bounds is an argument all the same: its
+                // buffer supplies them, and its constraints apply to them.
+                ExprKind::Param(_, Some(image)) => self.add_image(ImageArgument {
+                    name: image.name(),
+                    ty: image.ty(),
+                    dims: image.dimensions(),
+                    link: image.link().clone(),
+                }),
+                ExprKind::Param(name, None) => {
                     let arg = ParamArgument {
                         name: *name,
                         ty: n.ty(),
@@ -178,6 +174,20 @@ impl Found {
             }
             true
         });
+    }
+
+    fn add_image(&mut self, arg: ImageArgument) {
+        let name = arg.name;
+        if let Some(prev) = self.images.insert(name.as_str(), arg.clone()) {
+            if prev.link != arg.link {
+                self.conflict.get_or_insert(same_name_error("image", name));
+            } else if prev != arg {
+                self.conflict.get_or_insert(Error::Definition(format!(
+                    "image {name} is used as {} with {} dimensions and as {} with {}",
+                    prev.ty, prev.dims, arg.ty, arg.dims
+                )));
+            }
+        }
     }
 }
 

@@ -168,7 +168,7 @@ pub fn buffer_constraints(env: &Environment, args: &Arguments) -> Result<Vec<Fie
 /// `e` with the fields in `map` replaced by their values.
 pub(crate) fn replace_fields(e: &Expr, map: &HashMap<Symbol, Expr>) -> Expr {
     mutate_exprs(e, &mut |n| match n.kind() {
-        ExprKind::Var(name) | ExprKind::Param(name) => map.get(name).cloned(),
+        ExprKind::Var(name) | ExprKind::Param(name, _) => map.get(name).cloned(),
         _ => None,
     })
 }

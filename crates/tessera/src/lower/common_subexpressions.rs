@@ -312,7 +312,7 @@ fn is_cheap(e: &Expr) -> bool {
         | ExprKind::FloatImm(_)
         | ExprKind::Var(_)
         | ExprKind::RVar(..)
-        | ExprKind::Param(_) => true,
+        | ExprKind::Param(..) => true,
         ExprKind::Broadcast(v) | ExprKind::Cast(v) => is_cheap(v),
         ExprKind::Ramp(_, stride) => stride.is_const(),
         ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div, a, b) => {

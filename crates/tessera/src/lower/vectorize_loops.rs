@@ -280,7 +280,7 @@ impl Vectorizer {
             ExprKind::IntImm(_)
             | ExprKind::UIntImm(_)
             | ExprKind::FloatImm(_)
-            | ExprKind::Param(_)
+            | ExprKind::Param(..)
             | ExprKind::RVar(..) => e.clone(),
             ExprKind::Ramp(base, stride) => {
                 let count = ty.lanes / base.ty().lanes;

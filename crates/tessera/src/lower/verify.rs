@@ -264,7 +264,7 @@ impl Checker<'_> {
                 | ExprKind::UIntImm(_)
                 | ExprKind::FloatImm(_)
                 | ExprKind::Var(_)
-                | ExprKind::Param(_)
+                | ExprKind::Param(..)
         );
         if is_leaf {
             return self.node(e);
@@ -297,7 +297,7 @@ impl Checker<'_> {
             ExprKind::UIntImm(_) if ty.is_bool() => self.constant(e, TypeCode::Bool),
             ExprKind::UIntImm(_) => self.constant(e, TypeCode::UInt),
             ExprKind::FloatImm(_) => self.constant(e, TypeCode::Float),
-            ExprKind::Var(name) | ExprKind::Param(name) => self.read(*name, e),
+            ExprKind::Var(name) | ExprKind::Param(name, _) => self.read(*name, e),
             ExprKind::RVar(name, _) => self.fail(
                 format!("reduction variable {name} was not made a loop variable"),
                 e,

@@ -195,7 +195,7 @@ impl Simplifier {
     fn record(&mut self, e: &Expr, origin: Origin) -> Info {
         let i = match e.kind() {
             // A Param is known by its refinements too (a specialization's condition).
-            ExprKind::Var(name) | ExprKind::Param(name) => {
+            ExprKind::Var(name) | ExprKind::Param(name, _) => {
                 let_and_vars::var_info(self, *name, e.ty())
             }
             ExprKind::Let(..) => Info::of_type(e.ty().element()),

@@ -10,7 +10,7 @@ use crate::ir::{CallKind, Expr, ExprKind};
 fn rank(e: &Expr) -> u8 {
     match e.kind() {
         ExprKind::Var(_) => 0,
-        ExprKind::Param(_) => 1,
+        ExprKind::Param(..) => 1,
         ExprKind::RVar(..) => 2,
         ExprKind::Load { .. } => 3,
         ExprKind::Call { .. } => 4,
@@ -46,7 +46,7 @@ pub(super) fn compare(a: &Expr, b: &Expr) -> Ordering {
     }
     let by_data = match (a.kind(), b.kind()) {
         (ExprKind::Var(x), ExprKind::Var(y))
-        | (ExprKind::Param(x), ExprKind::Param(y))
+        | (ExprKind::Param(x, _), ExprKind::Param(y, _))
         | (ExprKind::RVar(x, _), ExprKind::RVar(y, _)) => x.as_str().cmp(y.as_str()),
         (ExprKind::IntImm(x), ExprKind::IntImm(y)) => x.cmp(y),
         (ExprKind::UIntImm(x), ExprKind::UIntImm(y)) => x.cmp(y),

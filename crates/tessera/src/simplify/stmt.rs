@@ -197,8 +197,9 @@ impl Simplifier {
         s.for_each_child(
             |e| {
                 visit_exprs(e, &mut |n| {
-                    if let ExprKind::Var(name) | ExprKind::RVar(name, _) | ExprKind::Param(name) =
-                        n.kind()
+                    if let ExprKind::Var(name)
+                    | ExprKind::RVar(name, _)
+                    | ExprKind::Param(name, _) = n.kind()
                     {
                         *mentions.entry(*name).or_default() += 1;
                     }
@@ -272,7 +273,7 @@ pub(crate) fn var_bound(fact: &Expr, holds: bool) -> Option<(Symbol, i128, i128)
         return None;
     }
     let named = |e: &Expr| match e.kind() {
-        ExprKind::Var(n) | ExprKind::Param(n) => Some(*n),
+        ExprKind::Var(n) | ExprKind::Param(n, _) => Some(*n),
         _ => None,
     };
     let (op, var, c, var_on_left) = match (named(a), b.as_int_const(), named(b), a.as_int_const()) {

@@ -80,7 +80,7 @@ fn a_fused_vectorized_copy() {
 }
 
 #[test]
-#[ignore = "the constraints apply (f.min.0 = 0, f.stride.1 = f.extent.0), but the fused coordinates are clamped for bounds inference, `max(min(xy % E, E - 1), 0)` with E = f.extent.0; the clamps, and `xy % E + (xy / E) * E` itself, fold to `xy` only when E >= 1 (in Tessera x % 0 = x / 0 = 0), which follows only from the fused loop being non-empty (E * height >= 1): the simplifier knows constant intervals, not that: a `%` is left"]
+#[ignore = "the constraints apply (f.min.0 = 0, f.stride.1 = f.extent.0), but the fused coordinates are clamped for bounds inference, `max(min(xy % E, E - 1), 0)` with E = f.extent.0; the clamps, and `xy % E + (xy / E) * E` itself, fold to `xy` only when E >= 1 (in Tessera x % 0 = x / 0 = 0), which follows only from the fused loop being non-empty (E * height >= 1): the simplifier knows constant intervals, not that: a `%` is left. Knowing E >= 1 in the loop would not suffice: the row clamp `min(xy / E + f.min.1, f.s0.y.max)` goes only with the relational fact xy < E * height, and E is printed `f.s0.x.max + 1` where the row stride is `f.extent.0` (the let `f.s0.x.max = f.extent.0 - 1` is not substituted); Halide does not clamp fused coordinates (ApplySplit) and its simplifier folds `(x / y) * y + x % y` to x unconditionally"]
 fn a_fused_copy_of_dense_buffers_has_no_modulo() {
     let p = ImageParam::new(Type::i32(), 2, "p");
     let (x, y) = (Var::new("x"), Var::new("y"));

@@ -69,7 +69,6 @@ fn update_over_the_input_domain() -> (Func, ImageParam) {
 }
 
 #[test]
-#[ignore = "the input is used only through its bounds (input.min.0, input.extent.0 are Params without a link to the ImageParam), so lowering does not see its constraints: the loop stays for (r.x, input.min.0, input.extent.0)"]
 fn an_update_over_the_constrained_input_domain_is_one_constant_loop() {
     assert_one_constant_loop(&update_over_the_input_domain().0);
 }

@@ -24,7 +24,7 @@ pub fn int(v: i32) -> Expr {
 pub fn field(buffer: &str, field: &str, dim: usize) -> Expr {
     Expr::new(
         Type::i32(),
-        ExprKind::Param(sym(&format!("{buffer}.{field}.{dim}"))),
+        ExprKind::Param(sym(&format!("{buffer}.{field}.{dim}")), None),
     )
 }
 pub fn looped(kind: ForKind, name: &str, min: Expr, extent: Expr, body: Stmt) -> Stmt {

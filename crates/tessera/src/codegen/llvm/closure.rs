@@ -27,7 +27,7 @@ struct References {
 impl Visitor for References {
     fn visit_expr(&mut self, e: &Expr) {
         match e.kind() {
-            ExprKind::Var(n) | ExprKind::Param(n) => {
+            ExprKind::Var(n) | ExprKind::Param(n, _) => {
                 self.names.insert(*n);
             }
             ExprKind::Load { buffer, .. } => {

@@ -16,7 +16,7 @@ impl<'ctx> Codegen<'ctx> {
             ExprKind::IntImm(v) => self.int_const(ty, *v),
             ExprKind::UIntImm(v) => self.int_const(ty, *v as i64),
             ExprKind::FloatImm(v) => self.float_const(ty, v.0),
-            ExprKind::Var(name) | ExprKind::Param(name) => self.lookup(*name)?,
+            ExprKind::Var(name) | ExprKind::Param(name, _) => self.lookup(*name)?,
             ExprKind::Cast(a) => {
                 let v = self.expr(a)?;
                 self.cast(v, a.ty(), ty)
