@@ -27,6 +27,7 @@ pub(crate) use races::race_errors;
 use super::func::Func;
 use super::function::{Definition, Function};
 use super::schedule::{missing_update, Specialization, StageSchedule};
+use crate::error::ScheduleError;
 use crate::ir::{Expr, ExprKind};
 
 /// One definition of a Func (or one specialization of it), as a target for loop-structure
@@ -180,7 +181,11 @@ impl Stage {
             }
         };
         match error {
-            Some(msg) => schedule.errors.push(format!("{what}: {msg}")),
+            Some(msg) => schedule.errors.push(ScheduleError::of_directive(
+                name,
+                "compute_with",
+                format!("{what}: {msg}"),
+            )),
             None => schedule.compute_with = Some(fused),
         }
         drop(contents);
@@ -189,11 +194,9 @@ impl Stage {
 
     fn record_error(&self, directive: &str, msg: String) {
         let what = format!("{}.{directive}", self.describe());
-        self.func
-            .write()
-            .schedule
-            .errors
-            .push(format!("{what}: {msg}"));
+        let error =
+            ScheduleError::of_directive(self.func.name(), directive, format!("{what}: {msg}"));
+        self.func.write().schedule.errors.push(error);
     }
 
     /// Applies `change` to this stage's schedule, recording its error (if any) instead.
@@ -223,7 +226,8 @@ impl Stage {
             }
         };
         if let Err(msg) = result {
-            contents.schedule.errors.push(format!("{what}: {msg}"));
+            let error = ScheduleError::of_directive(func_name, directive, format!("{what}: {msg}"));
+            contents.schedule.errors.push(error);
         }
         drop(contents);
         self

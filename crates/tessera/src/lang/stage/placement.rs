@@ -4,6 +4,7 @@
 //! the region it computes (`bound`, `bound_extent`, `align_bounds`).
 
 use super::{DimName, Stage};
+use crate::error::ScheduleError;
 use crate::ir::{Expr, MemoryType, Symbol, Type};
 use crate::lang::func::Func;
 use crate::lang::function::Function;
@@ -141,10 +142,10 @@ impl Func {
         if !(0..modulus.max(1)).contains(&remainder) {
             let name = self.name();
             return self.set_placement(|s| {
-                s.errors.push(format!(
+                s.errors.push(ScheduleError::of_directive(name, "align_bounds", format!(
                     "{name}.align_bounds({}, {modulus}, {remainder}): the remainder must be in [0, {modulus})",
                     var.name()
-                ))
+                )))
             });
         }
         self.align_dimension("align_bounds", var, modulus, Some(remainder))
@@ -189,8 +190,9 @@ impl Func {
             if !args.contains(&var.name()) {
                 s.errors.push(not_a_dimension(name, &call, var, &args));
             } else if amount < 1 {
+                let message = format!("{name}.{call}: the {what} must be positive");
                 s.errors
-                    .push(format!("{name}.{call}: the {what} must be positive"));
+                    .push(ScheduleError::of_directive(name, directive, message));
             } else {
                 record(s);
             }
@@ -296,8 +298,9 @@ impl Func {
             if !args.contains(&var.name()) {
                 s.errors.push(not_a_dimension(name, directive, var, &args));
             } else if !values.iter().all(|v| v.ty().is_int_or_uint()) {
+                let message = format!("{name}.{directive}: the bounds must be integers");
                 s.errors
-                    .push(format!("{name}.{directive}: the bounds must be integers"));
+                    .push(ScheduleError::of_directive(name, directive, message));
             } else {
                 s.bounds.retain(|b| b.var != var.name());
                 s.extent_bounds.retain(|b| b.var != var.name());
@@ -316,10 +319,15 @@ impl Func {
             let mut sorted_args = args.clone();
             sorted_args.sort();
             if sorted_order != sorted_args {
-                s.errors.push(format!(
+                let message = format!(
                     "{name}.reorder_storage({}): list every dimension of {name} once ({})",
                     join(&order),
                     join(&args)
+                );
+                s.errors.push(ScheduleError::of_directive(
+                    name,
+                    "reorder_storage",
+                    message,
                 ));
             } else {
                 s.storage_order = order;
@@ -330,12 +338,13 @@ impl Func {
 
 /// The error of the directive `func.call` (e.g. `f.bound(z, ..)`) naming `var`, which is not
 /// one of `func`'s dimensions `args`.
-fn not_a_dimension(func: Symbol, call: &str, var: Var, args: &[Symbol]) -> String {
-    format!(
+fn not_a_dimension(func: Symbol, call: &str, var: Var, args: &[Symbol]) -> ScheduleError {
+    let message = format!(
         "{func}.{call}: {} is not a dimension of {func}; its dimensions are {}",
         var.name(),
         join(args)
-    )
+    );
+    ScheduleError::of_directive(func, call, message)
 }
 
 fn join(names: &[Symbol]) -> String {

@@ -4,6 +4,7 @@
 //! (`independent_iterations`) or its update `atomic` and fit for it.
 
 use super::loop_directives::kind_directive;
+use crate::error::ScheduleError;
 use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, Symbol};
 use crate::lang::function::{Definition, FunctionContents};
 use crate::lang::independent_iterations::{check_independent, loop_rvars};
@@ -32,7 +33,7 @@ fn check_rvar_parallel_safe(
 /// The schedule errors of `f`'s parallel and vectorized reduction loops: without
 /// `allow_race_conditions`, each must be race-free (`check_rvar_parallel_safe`) or its update
 /// `atomic` and fit for it (`check_atomic_update`).
-pub(crate) fn race_errors(f: &FunctionContents) -> Vec<String> {
+pub(crate) fn race_errors(f: &FunctionContents) -> Vec<ScheduleError> {
     let mut errors = Vec::new();
     for (k, def) in f.updates.iter().enumerate() {
         for s in def.schedule.structures() {
@@ -50,7 +51,8 @@ pub(crate) fn race_errors(f: &FunctionContents) -> Vec<String> {
                     .any(|d| d.is_rvar && d.kind == ForKind::Parallel);
                 if s.dims.iter().any(|d| racy(&d)) {
                     if let Err(msg) = check_atomic_update(def, f.name, parallel) {
-                        errors.push(format!("{stage}.atomic(): {msg}"));
+                        let message = format!("{stage}.atomic(): {msg}");
+                        errors.push(ScheduleError::of_directive(f.name, "atomic", message));
                     }
                 }
                 continue;
@@ -58,7 +60,8 @@ pub(crate) fn race_errors(f: &FunctionContents) -> Vec<String> {
             for d in s.dims.iter().filter(racy) {
                 if let Err(msg) = check_rvar_parallel_safe(s, def, f.name, d.name) {
                     let directive = kind_directive(d.kind);
-                    errors.push(format!("{stage}.{directive}({}): {msg}", d.short));
+                    let message = format!("{stage}.{directive}({}): {msg}", d.short);
+                    errors.push(ScheduleError::of_directive(f.name, directive, message));
                 }
             }
         }
