@@ -55,9 +55,9 @@ pub fn is_schedule_file(name: &str) -> bool {
 /// The schedule script in the JSON file at `path`.
 pub fn read_schedule_file(path: &str) -> Result<ScheduleScript> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Schedule(format!("cannot read schedule file {path}: {e}")))?;
+        .map_err(|e| Error::schedule(format!("cannot read schedule file {path}: {e}")))?;
     ScheduleScript::from_json(&text).map_err(|e| match e {
-        Error::Schedule(message) => Error::Schedule(format!("{path}: {message}")),
+        e @ Error::Schedule(_) => e.context(path),
         other => other,
     })
 }
@@ -65,7 +65,7 @@ pub fn read_schedule_file(path: &str) -> Result<ScheduleScript> {
 /// The error for a schedule `name` that app `app` does not have, listing those it has.
 pub fn unknown_schedule<'a>(app: &str, names: impl Iterator<Item = &'a str>, name: &str) -> Error {
     let names: Vec<&str> = names.collect();
-    Error::Schedule(format!(
+    Error::schedule(format!(
         "app {app} has no schedule `{name}`; its schedules are: {}",
         names.join(", ")
     ))

@@ -14,7 +14,7 @@ pub enum Error {
     Type(String),
     /// A schedule directive is invalid for the pipeline.
     #[error("schedule error: {0}")]
-    Schedule(String),
+    Schedule(ScheduleError),
     /// An input or output buffer does not fit what the pipeline needs.
     #[error("buffer error: {0}")]
     Buffer(String),
@@ -35,6 +35,16 @@ pub enum Error {
 }
 
 impl Error {
+    /// A schedule error that is not about one directive of one Func (a schedule script that
+    /// does not parse, an app's unknown schedule, a pipeline-wide constraint).
+    pub fn schedule(message: impl Into<String>) -> Error {
+        Error::Schedule(ScheduleError {
+            func: None,
+            directive: None,
+            message: message.into(),
+        })
+    }
+
     /// The same error with `what` (the buffer, file or flag it concerns) in front of its
     /// message.
     pub fn context(self, what: impl std::fmt::Display) -> Error {
@@ -42,12 +52,42 @@ impl Error {
         match self {
             Error::Definition(m) => Error::Definition(prefix(m)),
             Error::Type(m) => Error::Type(prefix(m)),
-            Error::Schedule(m) => Error::Schedule(prefix(m)),
+            Error::Schedule(e) => Error::Schedule(ScheduleError {
+                message: prefix(e.message),
+                ..e
+            }),
             Error::Buffer(m) => Error::Buffer(prefix(m)),
             Error::Runtime(m) => Error::Runtime(prefix(m)),
             Error::Codegen(m) => Error::Codegen(prefix(m)),
             Error::Io(m) => Error::Io(prefix(m)),
             Error::Internal(m) => Error::Internal(prefix(m)),
+        }
+    }
+}
+
+/// What is wrong with a schedule: the Func and the directive at fault, for callers to match
+/// on, and the message, which is what it displays as (naming the stage, the call as written,
+/// and the legal choices).
+#[derive(Error, Debug, Clone, PartialEq, Eq)]
+#[error("{message}")]
+pub struct ScheduleError {
+    /// The Func whose schedule has the mistake, when one directive of one Func does.
+    pub func: Option<String>,
+    /// That directive's name as the user calls it (`split`, `compute_with`, `bound`).
+    pub directive: Option<String>,
+    /// What went wrong, as displayed.
+    pub message: String,
+}
+
+impl ScheduleError {
+    /// The error of directive `call` of Func `func`; `call` is the directive's name, or the
+    /// call as written (`split(x, xo, xi, 8)`), whose name is taken.
+    pub fn of_directive(func: impl std::fmt::Display, call: &str, message: String) -> Self {
+        let name = call.split('(').next().unwrap_or(call).trim();
+        ScheduleError {
+            func: Some(func.to_string()),
+            directive: Some(name.to_string()),
+            message,
         }
     }
 }

@@ -187,7 +187,7 @@ impl Directive {
         match self.update() {
             None => Ok(f.pure_stage()),
             Some(k) if k < f.update_count() => Ok(f.update_stage(k)),
-            Some(k) => Err(Error::Schedule(format!(
+            Some(k) => Err(Error::schedule(format!(
                 "the schedule script directs update {k} of {}, which has {} update definitions",
                 f.name(),
                 f.update_count()
@@ -286,7 +286,7 @@ impl Directive {
                         true => format!(": {c} does not call {name}, or cannot wrap it"),
                         false => String::new(),
                     };
-                    return Err(Error::Schedule(format!(
+                    return Err(Error::schedule(format!(
                         "the schedule script wraps {name} in {c} as `{wrapper}`, but {name}.in_(&{c}) made `{}`{why}",
                         made.name()
                     )));
@@ -420,7 +420,7 @@ impl ScheduleScript {
     /// also be the `schedule` field of a larger object, as `AutoSchedule::to_json` writes.
     pub fn from_json(json: &str) -> Result<ScheduleScript> {
         let invalid =
-            |e: serde_json::Error| Error::Schedule(format!("not a valid schedule script: {e}"));
+            |e: serde_json::Error| Error::schedule(format!("not a valid schedule script: {e}"));
         let value: serde_json::Value = serde_json::from_str(json).map_err(invalid)?;
         let script = match value {
             serde_json::Value::Object(mut fields) if fields.contains_key("schedule") => {
@@ -467,7 +467,7 @@ impl ScheduleScript {
             }
             if let Directive::Rfactor { intermediate, .. } = d {
                 if funcs.contains_key(intermediate) || !created.insert(intermediate.as_str()) {
-                    return Err(Error::Schedule(format!(
+                    return Err(Error::schedule(format!(
                         "the schedule script names rfactor's intermediate `{intermediate}`, but a Func of that name already exists; give it another name"
                     )));
                 }
@@ -506,7 +506,7 @@ pub(crate) fn pipeline_funcs(output: &Func) -> Result<BTreeMap<String, Func>> {
 fn find(funcs: &BTreeMap<String, Func>, name: &str, output: &Func) -> Result<Func> {
     funcs.get(name).cloned().ok_or_else(|| {
         let names: Vec<&str> = funcs.keys().map(String::as_str).collect();
-        Error::Schedule(format!(
+        Error::schedule(format!(
             "the schedule script names Func `{name}`, which is not part of the pipeline computing {}; its Funcs are: {}",
             output.name(),
             names.join(", ")

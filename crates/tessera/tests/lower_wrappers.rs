@@ -171,7 +171,9 @@ fn misuse_is_a_schedule_error_naming_the_funcs() {
     let (_, g, _) = two_consumers();
     let undefined = Func::new("undefined");
     assert_eq!(undefined.in_(&g).name(), undefined.name());
-    let errors = undefined.function().read().schedule.errors.clone();
+    let errors: Vec<String> = (undefined.function().read().schedule.errors.iter())
+        .map(|e| e.message.clone())
+        .collect();
     assert_eq!(
         errors,
         vec!["undefined.in_(g): undefined has no definition yet; define it before wrapping it"]

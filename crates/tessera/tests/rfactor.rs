@@ -122,7 +122,7 @@ fn sum_with_predicate_over_a_preserved_rvar() {
 
 fn rfactor_error(result: Result<Func>) -> String {
     match result {
-        Err(Error::Schedule(msg)) => msg,
+        Err(Error::Schedule(e)) => e.message,
         Err(other) => panic!("expected a schedule error, got {other}"),
         Ok(f) => panic!("expected an error, got the intermediate {}", f.name()),
     }

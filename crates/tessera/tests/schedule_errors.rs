@@ -4,7 +4,10 @@
 mod lower_common;
 
 use lower_common::{check, schedule_error, TestInputs};
+use tessera::error::ScheduleError;
 use tessera::lang::schedule::TailStrategy;
+use tessera::lower::LowerOptions;
+use tessera::pipeline::Pipeline;
 use tessera::prelude::*;
 
 /// `g(x, y) = input(x, y) + 1`, `out(x, y) = g(x, y) + g(x + 1, y)`.
@@ -456,4 +459,58 @@ fn predicated_tails_halide_refuses() {
         &msg,
         &["k.split(xi, xio, xii, 4)", "PredicateLoads cannot split xi"],
     );
+}
+
+/// The error lowering reports for `output`'s schedule, as the structured value.
+fn structured_schedule_error(output: &Func) -> ScheduleError {
+    match Pipeline::new(output).lower(&LowerOptions::default()) {
+        Err(Error::Schedule(e)) => e,
+        Err(other) => panic!("expected a schedule error, got {other}"),
+        Ok(_) => panic!("expected a schedule error, but lowering succeeded"),
+    }
+}
+
+#[test]
+fn directive_errors_name_their_func_and_directive() {
+    let split_unknown = two_stage();
+    split_unknown.g.compute_root();
+    split_unknown.out.split("z", "zo", "zi", 4);
+    let bound_unknown = two_stage();
+    bound_unknown.g.compute_root().bound(Var::new("z"), 0, 4);
+    let fold_by_zero = two_stage();
+    fold_by_zero
+        .g
+        .compute_root()
+        .fold_storage(fold_by_zero.x, 0);
+    let cases = [
+        (
+            &split_unknown.out,
+            "out",
+            "split",
+            "out.split(z, zo, zi, 4)",
+        ),
+        (&bound_unknown.out, "g", "bound", "g.bound(z, ..)"),
+        (
+            &fold_by_zero.out,
+            "g",
+            "fold_storage",
+            "g.fold_storage(x, 0)",
+        ),
+    ];
+    for (output, func, directive, call) in cases {
+        let e = structured_schedule_error(output);
+        assert!(
+            matches!(
+                &e,
+                ScheduleError { func: Some(f), directive: Some(d), .. } if f == func && d == directive
+            ),
+            "expected {func}.{directive}, got {e:?}"
+        );
+        assert!(e.message.starts_with(call), "{}", e.message);
+        // The text is the message, as before the error had fields.
+        assert_eq!(
+            Error::Schedule(e.clone()).to_string(),
+            format!("schedule error: {}", e.message)
+        );
+    }
 }

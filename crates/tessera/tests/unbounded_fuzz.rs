@@ -151,8 +151,8 @@ fn run_case(seed: u64) -> Result<Outcome, String> {
 
     if ty == Type::i32() {
         return match Pipeline::new(&out).lower(&LowerOptions::default()) {
-            Err(Error::Schedule(message))
-                if message.contains(stored.name().as_str()) && message.contains("clamp") =>
+            Err(Error::Schedule(e))
+                if e.message.contains(stored.name().as_str()) && e.message.contains("clamp") =>
             {
                 Ok(Outcome::Refused)
             }

@@ -2,7 +2,8 @@
 //! constant upper bounds it proves (`constant_bound`) and the values Funcs can take
 //! (`func_values`), the regions
 //! of Funcs and buffers that expressions and statements read or write (`boxes`), which drive
-//! bounds inference, and when the values read of a Func matter (`values_needed`).
+//! bounds inference, when the values read of a Func matter (`values_needed`), and the range of a loop
+//! variable where a condition holds (`solve`).
 
 pub mod bounds;
 pub mod boxes;
@@ -12,6 +13,7 @@ pub mod func_values;
 pub mod interval;
 mod min_max_sums;
 pub mod monotonic;
+pub mod solve;
 pub mod values_needed;
 
 pub use bounds::{bounds_of_expr, bounds_of_expr_unsimplified, Scope};

@@ -27,7 +27,7 @@ pub fn func_estimates(f: &Function) -> Result<Vec<Estimate>> {
             let own = c.estimates.get(d).copied().flatten();
             let of_buffer = buffer.dims().get(d).and_then(|b| b.estimate);
             own.or(of_buffer).ok_or_else(|| {
-                Error::Schedule(format!(
+                Error::schedule(format!(
                     "Func {} has no estimate for dimension {d} (Var {}); the automatic scheduler needs one: {}.set_estimate({}, min, extent)",
                     c.name, c.args[d], c.name, c.args[d]
                 ))
@@ -57,7 +57,7 @@ pub fn image_estimates(
 }
 
 fn missing_image_estimate(image: impl std::fmt::Display, d: usize) -> Error {
-    Error::Schedule(format!(
+    Error::schedule(format!(
         "input `{image}` has no estimate for dimension {d}; the automatic scheduler needs one: {image}.dim({d}).set_estimate(min, extent)"
     ))
 }
@@ -138,7 +138,7 @@ impl EstimateValues {
         let value = simplify(&self.substitute(e));
         if let Some(v) = value.as_int_const() {
             return i64::try_from(v)
-                .map_err(|_| Error::Schedule(format!("{}: {v} does not fit in 64 bits", what())));
+                .map_err(|_| Error::schedule(format!("{}: {v} does not fit in 64 bits", what())));
         }
         let mut unknown = None;
         visit_exprs(&value, &mut |n| {
@@ -147,7 +147,7 @@ impl EstimateValues {
             }
             unknown.is_none()
         });
-        Err(Error::Schedule(match unknown {
+        Err(Error::schedule(match unknown {
             Some(field) if field_image(field).is_some() => {
                 let image = field_image(field).unwrap_or_default();
                 let dim = field.as_str().rsplit('.').next().unwrap_or_default();

@@ -29,20 +29,18 @@ const ZERO_PRIOR_NS: f64 = 1e-3;
 /// measurement exercises keep their prior coefficient.
 pub fn fit(measurements: &[Measurement], prior: &CostModel, ridge: f64) -> Result<CostModel> {
     if measurements.is_empty() {
-        return Err(Error::Schedule(
-            "no measurements to fit the cost model to".into(),
-        ));
+        return Err(Error::schedule("no measurements to fit the cost model to"));
     }
     if let Some(m) =
         (measurements.iter()).find(|m| !(m.measured_ns > 0.0 && m.measured_ns.is_finite()))
     {
-        return Err(Error::Schedule(format!(
+        return Err(Error::schedule(format!(
             "a measured time must be positive and finite, not {}",
             m.measured_ns
         )));
     }
     if !(ridge >= 0.0 && ridge.is_finite()) {
-        return Err(Error::Schedule(format!(
+        return Err(Error::schedule(format!(
             "the ridge must be non-negative, not {ridge}"
         )));
     }
@@ -83,8 +81,8 @@ pub fn fit(measurements: &[Measurement], prior: &CostModel, ridge: f64) -> Resul
 pub fn nnls(rows: &[Vec<f64>], b: &[f64]) -> Result<Vec<f64>> {
     let n = rows.first().map_or(0, Vec::len);
     if rows.len() != b.len() || rows.iter().any(|r| r.len() != n) {
-        return Err(Error::Schedule(
-            "least squares: the rows and the targets do not match".into(),
+        return Err(Error::schedule(
+            "least squares: the rows and the targets do not match",
         ));
     }
     // The Gram matrix AᵀA and Aᵀb.

@@ -195,7 +195,7 @@ impl Footprints {
     ) -> Result<Option<Region>> {
         let dims = self.args.get(&consumer).map_or(0, Vec::len);
         if tile.len() != dims {
-            return Err(Error::Schedule(format!(
+            return Err(Error::schedule(format!(
                 "a tile of Func {consumer} needs {dims} spans, but {} were given",
                 tile.len()
             )));
@@ -297,7 +297,7 @@ fn union(a: &[Span], b: &[Span]) -> Region {
 /// unbounded there; an error names both and says which estimate to set.
 fn own_estimate(graph: &StageGraph, producer: Producer, d: usize, reader: StageId) -> Result<Span> {
     let unbounded = |e: Error| {
-        Error::Schedule(format!(
+        Error::schedule(format!(
             "{reader} reads {producer} at coordinates no bound is known for in dimension {d} (they depend on data): {e}"
         ))
     };

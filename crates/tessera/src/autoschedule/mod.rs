@@ -130,7 +130,7 @@ impl std::str::FromStr for Algorithm {
         match s {
             "dp" => Ok(Algorithm::Dp),
             "greedy" => Ok(Algorithm::Greedy),
-            _ => Err(Error::Schedule(format!(
+            _ => Err(Error::schedule(format!(
                 "unknown autoscheduling algorithm `{s}`: use dp or greedy"
             ))),
         }

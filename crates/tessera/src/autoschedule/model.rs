@@ -213,7 +213,7 @@ impl CostModel {
     /// The model in `json`, or an error saying what is malformed.
     pub fn from_json(json: &str) -> Result<CostModel> {
         serde_json::from_str(json)
-            .map_err(|e| Error::Schedule(format!("not a valid cost model: {e}")))
+            .map_err(|e| Error::schedule(format!("not a valid cost model: {e}")))
     }
 
     /// The model as pretty-printed JSON.
@@ -226,9 +226,9 @@ impl CostModel {
         match std::env::var("TESSERA_COST_MODEL") {
             Ok(path) => {
                 let text = std::fs::read_to_string(&path).map_err(|e| {
-                    Error::Schedule(format!("cannot read the cost model {path}: {e}"))
+                    Error::schedule(format!("cannot read the cost model {path}: {e}"))
                 })?;
-                CostModel::from_json(&text).map_err(|e| Error::Schedule(format!("{path}: {e}")))
+                CostModel::from_json(&text).map_err(|e| Error::schedule(format!("{path}: {e}")))
             }
             Err(_) => Ok(CostModel::default()),
         }

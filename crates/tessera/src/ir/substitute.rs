@@ -1,5 +1,6 @@
-//! Substitution of variables by expressions, and the questions passes ask about free
-//! variables (does an expression use `x`? which variables does it use?).
+//! Substitution of variables by expressions (and of a body's lets, up to a size), and the
+//! questions passes ask about free variables (does an expression use `x`? which variables
+//! does it use?).
 
 use std::collections::{HashMap, HashSet};
 
@@ -23,6 +24,72 @@ pub fn substitute_map(e: &Expr, map: &HashMap<Symbol, Expr>) -> Expr {
         }
         _ => None,
     })
+}
+
+/// `e` with the body's lets substituted (transitively: a let's value may use earlier lets),
+/// or `None` when the result, as a tree, would have more than `limit` nodes. What is shared
+/// stays shared, so the cost is in the distinct nodes visited, never above `limit`.
+pub fn expand_lets(e: &Expr, lets: &HashMap<Symbol, Expr>, limit: usize) -> Option<Expr> {
+    LetExpansion {
+        lets,
+        limit,
+        expanded: HashMap::new(),
+        expanding: HashSet::new(),
+    }
+    .expand(e)
+    .map(|(e, _)| e)
+}
+
+struct LetExpansion<'a> {
+    lets: &'a HashMap<Symbol, Expr>,
+    limit: usize,
+    /// Each node of `e` and of the lets' values already expanded (by address), with its
+    /// size as a tree.
+    expanded: HashMap<usize, (Expr, usize)>,
+    /// The lets whose values are being expanded: a value naming its own let (which could
+    /// only mean an outer binding of the name) keeps the name.
+    expanding: HashSet<Symbol>,
+}
+
+impl LetExpansion<'_> {
+    fn expand(&mut self, e: &Expr) -> Option<(Expr, usize)> {
+        if let Some(done) = self.expanded.get(&e.node_id()) {
+            return Some(done.clone());
+        }
+        let done = match e.kind() {
+            ExprKind::Var(name) | ExprKind::RVar(name, _)
+                if self.lets.contains_key(name) && !self.expanding.contains(name) =>
+            {
+                let lets = self.lets;
+                self.expanding.insert(*name);
+                let value = self.expand(&lets[name]);
+                self.expanding.remove(name);
+                value?
+            }
+            // A let rebinding one of the names would need its own scope; lowered code binds
+            // every name once, so such a condition is simply not expanded.
+            ExprKind::Let(name, ..) if self.lets.contains_key(name) => return None,
+            _ => {
+                let mut size = Some(1usize);
+                let out = e.map_children(|c| match self.expand(c) {
+                    Some((c, n)) => {
+                        size = size.map(|s| s.saturating_add(n));
+                        c
+                    }
+                    None => {
+                        size = None;
+                        c.clone()
+                    }
+                });
+                (out, size?)
+            }
+        };
+        if done.1 > self.limit {
+            return None;
+        }
+        self.expanded.insert(e.node_id(), done.clone());
+        Some(done)
+    }
 }
 
 /// Replaces free occurrences of variable `name` with `replacement`.

@@ -248,12 +248,12 @@ impl Dimension {
     /// buffer lacks the dimension or the extent is not positive.
     pub fn set_estimate(&self, min: i64, extent: i64) -> Result<&Self> {
         if let Some(message) = self.missing() {
-            return Err(Error::Schedule(format!(
+            return Err(Error::schedule(format!(
                 "cannot set an estimate: {message}"
             )));
         }
         let estimate = Estimate::new(min, extent).map_err(|why| {
-            Error::Schedule(format!(
+            Error::schedule(format!(
                 "the estimate of dimension {} of {} `{}`: {why}",
                 self.dim, self.role, self.buffer
             ))

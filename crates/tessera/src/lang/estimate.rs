@@ -59,7 +59,7 @@ impl Func {
             .position(|a| *a == var.name());
         let Some(dim) = dim else {
             let args: Vec<String> = self.args().iter().map(|a| a.name().to_string()).collect();
-            return Err(Error::Schedule(match self.is_defined() {
+            return Err(Error::schedule(match self.is_defined() {
                 true => format!(
                     "cannot set an estimate of Func {name} for Var {}: {name}'s pure Vars are ({})",
                     var.name(),
@@ -80,7 +80,7 @@ impl Func {
     pub fn set_estimates(&self, bounds: &[(i64, i64)]) -> Result<()> {
         let (name, dims) = (self.name(), self.dimensions());
         if !self.is_defined() || bounds.len() != dims {
-            return Err(Error::Schedule(format!(
+            return Err(Error::schedule(format!(
                 "Func {name} has {dims} dimensions, but {} estimates were given{}",
                 bounds.len(),
                 if self.is_defined() {
@@ -104,7 +104,7 @@ impl Func {
     fn set_dimension_estimate(&self, dim: usize, min: i64, extent: i64) -> Result<()> {
         let estimate = Estimate::new(min, extent).map_err(|why| {
             let var = self.args()[dim].name();
-            Error::Schedule(format!(
+            Error::schedule(format!(
                 "the estimate of Func {} for Var {var}: {why}",
                 self.name()
             ))
@@ -124,7 +124,7 @@ impl ImageParam {
     /// dimensionality.
     pub fn set_estimates(&self, bounds: &[(i64, i64)]) -> Result<()> {
         if bounds.len() != self.dimensions() {
-            return Err(Error::Schedule(format!(
+            return Err(Error::schedule(format!(
                 "input `{}` has {} dimensions, but {} estimates were given",
                 self.name(),
                 self.dimensions(),

@@ -18,7 +18,7 @@ use super::func::{Func, Tuple};
 use super::math::{max, min, select};
 use super::operators::ExprOps;
 use super::var::Var;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, ScheduleError};
 use crate::ir::visit::visit_exprs;
 use crate::ir::{Expr, ExprKind, Type, TypeCode};
 
@@ -247,7 +247,7 @@ fn describe(what: &str, e: &Expr, err: Error) -> String {
     let text = match err {
         Error::Definition(m)
         | Error::Type(m)
-        | Error::Schedule(m)
+        | Error::Schedule(ScheduleError { message: m, .. })
         | Error::Buffer(m)
         | Error::Runtime(m)
         | Error::Codegen(m)

@@ -24,7 +24,7 @@ use super::rdom::{RDom, RVarDef};
 use super::schedule::{find_dim, LoopDim, SplitDirective};
 use super::stage::{DimName, Stage};
 use super::var::Var;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, ScheduleError};
 use crate::ir::substitute::substitute_map;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Symbol, Type};
 use crate::simplify::simplify;
@@ -47,9 +47,14 @@ impl Stage {
     pub fn rfactor_named(&self, intermediate: &str, preserved: &[(DimName, Var)]) -> Result<Func> {
         let (func, index) = (self.function().clone(), self.index());
         if index == 0 {
-            return Err(Error::Schedule(format!(
+            let message = format!(
                 "{}: rfactor applies to an update definition, not the pure definition",
                 func.name()
+            );
+            return Err(Error::Schedule(ScheduleError::of_directive(
+                func.name(),
+                "rfactor",
+                message,
             )));
         }
         let plan = Plan::new(&func, index - 1, preserved)?;
@@ -85,7 +90,10 @@ impl Plan {
         let f = func.read();
         let name = f.name;
         let stage = format!("{name}.update({update})");
-        let err = |msg: String| Error::Schedule(format!("{stage}.rfactor: {msg}"));
+        let err = |msg: String| {
+            let message = format!("{stage}.rfactor: {msg}");
+            Error::Schedule(ScheduleError::of_directive(name, "rfactor", message))
+        };
         let def = f
             .updates
             .get(update)
@@ -309,7 +317,7 @@ impl Plan {
     }
 
     fn context(&self, e: Error) -> Error {
-        Error::Schedule(format!("{}.rfactor: {e}", self.stage))
+        Error::schedule(format!("{}.rfactor: {e}", self.stage))
     }
 }
 

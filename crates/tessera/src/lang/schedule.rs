@@ -5,6 +5,7 @@
 //! Halide).
 
 use super::function::FuncId;
+use crate::error::ScheduleError;
 use crate::ir::{Expr, ForKind, MemoryType, Symbol};
 
 /// What a split does when the factor does not divide the extent.
@@ -280,7 +281,7 @@ pub struct FuncSchedule {
     /// `store_in`: where the Func's storage lives (the compiler's choice by default).
     pub memory: MemoryType,
     /// Mistakes found while scheduling, reported by lowering.
-    pub errors: Vec<String>,
+    pub errors: Vec<ScheduleError>,
 }
 
 /// `f.fold_storage(var, factor)`: coordinate `c` of dimension `var` is stored at `c mod factor`.

@@ -6,6 +6,7 @@
 
 use super::func::{calls_func, Func, Tuple};
 use super::function::{redirect_func_calls, Definition, Function};
+use crate::error::ScheduleError;
 use crate::ir::{Expr, Symbol};
 
 impl Func {
@@ -44,11 +45,9 @@ impl Func {
             None
         };
         if let Some(msg) = problem {
-            self.function()
-                .write()
-                .schedule
-                .errors
-                .push(format!("{me}.in_({them}): {msg}"));
+            let message = format!("{me}.in_({them}): {msg}");
+            let error = ScheduleError::of_directive(me, "in_", message);
+            self.function().write().schedule.errors.push(error);
             return self.clone();
         }
 

@@ -105,7 +105,7 @@ pub fn union_boxes(a: Option<Vec<Interval>>, b: Option<Vec<Interval>>) -> Option
 pub fn bounded(i: &Interval, what: impl Fn() -> String) -> Result<(Expr, Expr)> {
     match (&i.min, &i.max) {
         (Some(min), Some(max)) => Ok((simplify(min), simplify(max))),
-        _ => Err(Error::Schedule(format!(
+        _ => Err(Error::schedule(format!(
             "{} is accessed in an unbounded way (its coordinates cannot be bounded by interval analysis); clamp the coordinates or use a boundary condition",
             what()
         ))),
@@ -128,7 +128,7 @@ fn bounded_access(
     let Some((access, site)) = unbounded_access(s, func, d) else {
         return bounded(i, || dim.to_string());
     };
-    Err(Error::Schedule(format!(
+    Err(Error::schedule(format!(
         "{func} is accessed at {access} in {site}, and its coordinate in {dim} cannot be bounded (it depends on data or exceeds 32 bits), so no storage can hold what {func} would need; clamp the coordinate to the range {func} should cover (e.g. clamp(coordinate, 0, 255)), or compute {func} inline"
     )))
 }

@@ -158,7 +158,7 @@ impl FusedGroups {
         if fused.iter().all(|l| l.innermost) {
             return Ok(());
         }
-        Err(Error::Schedule(format!(
+        Err(Error::schedule(format!(
             "{f} is {what}d at {}, a loop that compute_with fuses with loops of other Funcs, and it is used by both {} and {}: it is placed in the loops of each, which can be done only at their innermost fused loop; {what} {f} there or outside the fused loops",
             level.describe(),
             first.member,
@@ -219,7 +219,7 @@ impl Pair {
     ) -> Result<Pair> {
         let stages: HashMap<Symbol, usize> = [(f, f_stage), (g, g_stage)].into();
         let err = |why: String| {
-            Error::Schedule(format!(
+            Error::schedule(format!(
                 "{}.compute_with({}, {var}): {why}",
                 describe_stage(f, f_stage),
                 describe_stage(g, g_stage)
@@ -300,7 +300,7 @@ impl Pair {
     }
 
     fn err(&self, why: impl std::fmt::Display) -> Error {
-        Error::Schedule(format!(
+        Error::schedule(format!(
             "{}.compute_with({}, {}): {why}",
             describe_stage(self.f, self.stages[&self.f]),
             describe_stage(self.g, self.stages[&self.g]),

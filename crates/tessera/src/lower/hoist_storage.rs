@@ -30,7 +30,7 @@ pub fn hoist_storage(s: &Stmt, env: &Environment) -> Result<Stmt> {
             continue;
         };
         let err = |why: String| {
-            Error::Schedule(format!("{name}.hoist_storage({}): {why}", level.describe()))
+            Error::schedule(format!("{name}.hoist_storage({}): {why}", level.describe()))
         };
         let hoist_loops = match &level {
             LoopLevel::Root => None,

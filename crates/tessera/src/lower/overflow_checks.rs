@@ -183,7 +183,7 @@ pub(crate) fn size_check(buffer: Symbol, extents: &[Expr]) -> Result<Option<Stmt
     let elements = simplify(&elements);
     if let Some(n) = elements.as_int_const() {
         if n > MAX_ALLOCATION_ELEMENTS as i128 {
-            return Err(Error::Schedule(format!(
+            return Err(Error::schedule(format!(
                 "the storage of {} needs {n} elements, more than the limit of {MAX_ALLOCATION_ELEMENTS} (2^31 - 1)",
                 owner(buffer)
             )));

@@ -17,11 +17,9 @@
 //! which partitions only the steady state) the edge loops stay whole and a 2-D clamped
 //! stencil gets five copies of its body, not nine.
 //!
-//! The steady range is an inner approximation: each site's condition (for vectors, on every
-//! lane) is reduced to bounds on the loop variable of the form `k * v + r <= 0` with a
-//! constant `k`, through `min`/`max` (a `min` needs only one side), negations (a clamp's
-//! lower bound of 0 simplifies to `-min(x, hi) <= 0`), divisions by a constant that divides
-//! `v`'s coefficient (an upsampling's `x / 2`) and the lets of the body.
+//! The steady range is an inner approximation (`analysis::solve::inner_range`): each site's
+//! condition (for vectors, on every lane), with the lets of the body expanded, is reduced to
+//! linear bounds on the loop variable.
 //! A condition it cannot solve leaves its site alone, in all three parts.
 
 // `Expr` keys are sound: hashing and equality are structural and ignore the Func and RDom
@@ -30,7 +28,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ir::substitute::{free_vars, uses_var};
+use crate::analysis::solve::{inner_range, InnerRange};
+use crate::ir::substitute::{expand_lets, free_vars};
 use crate::ir::visit::{any_node, mutate_exprs, reads_memory, visit_exprs};
 use crate::ir::{
     BinaryOp, CallKind, Expr, ExprKind, ForKind, Intrinsic, Stmt, StmtKind, Symbol, Type, UnaryOp,
@@ -113,30 +112,6 @@ fn in_index(e: &Expr) -> Expr {
     })
 }
 
-/// What bounds the steady state: `lower <= v <= upper` for every listed bound, and the
-/// conditions that do not depend on `v` at all.
-#[derive(Default)]
-struct Steady {
-    lower: Vec<Expr>,
-    upper: Vec<Expr>,
-    invariant: Vec<Expr>,
-}
-
-impl Steady {
-    fn extend(&mut self, other: Steady) {
-        let union = |mine: &mut Vec<Expr>, theirs: Vec<Expr>| {
-            for e in theirs {
-                if !mine.contains(&e) {
-                    mine.push(e);
-                }
-            }
-        };
-        union(&mut self.lower, other.lower);
-        union(&mut self.upper, other.upper);
-        union(&mut self.invariant, other.invariant);
-    }
-}
-
 fn partition(v: Symbol, min: &Expr, extent: &Expr, kind: ForKind, body: &Stmt) -> Option<Stmt> {
     let mut sites = Vec::new();
     collect_sites(body, &mut HashMap::new(), &mut HashSet::new(), &mut sites);
@@ -145,7 +120,7 @@ fn partition(v: Symbol, min: &Expr, extent: &Expr, kind: ForKind, body: &Stmt) -
     }
     // The same site text can occur several times with different meanings (an unrolled body
     // rebinds its lets): a site is taken only if every occurrence is solved.
-    let mut solved_sites: Vec<(Expr, Option<Steady>)> = Vec::new();
+    let mut solved_sites: Vec<(Expr, Option<InnerRange>)> = Vec::new();
     let mut index: HashMap<Expr, usize> = HashMap::new();
     for site in sites {
         // Sites that do not vary with `v` are left to the loop they vary with.
@@ -155,11 +130,11 @@ fn partition(v: Symbol, min: &Expr, extent: &Expr, kind: ForKind, body: &Stmt) -
                 && !names.iter().any(|n| site.inner.contains(n))
                 && !reads_memory(&cond);
             varies_here
-                .then(|| solve(&strip_likely(&cond), v))
+                .then(|| inner_range(&strip_likely(&cond), v))
                 .flatten()
         });
         let i = *index.entry(site.node.clone()).or_insert_with(|| {
-            solved_sites.push((site.node, Some(Steady::default())));
+            solved_sites.push((site.node, Some(InnerRange::default())));
             solved_sites.len() - 1
         });
         let entry = &mut solved_sites[i].1;
@@ -168,7 +143,7 @@ fn partition(v: Symbol, min: &Expr, extent: &Expr, kind: ForKind, body: &Stmt) -
             _ => *entry = None,
         }
     }
-    let mut steady = Steady::default();
+    let mut steady = InnerRange::default();
     let mut taken: HashSet<Expr> = HashSet::new();
     for (node, solved) in solved_sites {
         if let Some(solved) = solved {
@@ -479,73 +454,7 @@ fn unwrap_likely(e: &Expr) -> Expr {
 /// loop bounds it would give, cost as much (a 17-Func stencil chain tiled at one loop took
 /// minutes and gigabytes). A condition bigger than this is left unsolved (its site alone),
 /// which only gives up a partition; the apps' biggest solved conditions have some 13000.
-pub(super) const MAX_EXPANDED_NODES: usize = 1 << 14;
-
-/// `e` with the body's lets substituted (transitively: a let's value may use earlier lets),
-/// or `None` when the result, as a tree, would have more than `limit` nodes. What is shared
-/// stays shared, so the cost is in the distinct nodes visited, never above `limit`.
-pub(super) fn expand_lets(e: &Expr, lets: &HashMap<Symbol, Expr>, limit: usize) -> Option<Expr> {
-    LetExpansion {
-        lets,
-        limit,
-        expanded: HashMap::new(),
-        expanding: HashSet::new(),
-    }
-    .expand(e)
-    .map(|(e, _)| e)
-}
-
-struct LetExpansion<'a> {
-    lets: &'a HashMap<Symbol, Expr>,
-    limit: usize,
-    /// Each node of `e` and of the lets' values already expanded (by address), with its
-    /// size as a tree.
-    expanded: HashMap<usize, (Expr, usize)>,
-    /// The lets whose values are being expanded: a value naming its own let (which could
-    /// only mean an outer binding of the name) keeps the name.
-    expanding: HashSet<Symbol>,
-}
-
-impl LetExpansion<'_> {
-    fn expand(&mut self, e: &Expr) -> Option<(Expr, usize)> {
-        if let Some(done) = self.expanded.get(&e.node_id()) {
-            return Some(done.clone());
-        }
-        let done = match e.kind() {
-            ExprKind::Var(name) | ExprKind::RVar(name, _)
-                if self.lets.contains_key(name) && !self.expanding.contains(name) =>
-            {
-                let lets = self.lets;
-                self.expanding.insert(*name);
-                let value = self.expand(&lets[name]);
-                self.expanding.remove(name);
-                value?
-            }
-            // A let rebinding one of the names would need its own scope; lowered code binds
-            // every name once, so such a condition is simply not expanded.
-            ExprKind::Let(name, ..) if self.lets.contains_key(name) => return None,
-            _ => {
-                let mut size = Some(1usize);
-                let out = e.map_children(|c| match self.expand(c) {
-                    Some((c, n)) => {
-                        size = size.map(|s| s.saturating_add(n));
-                        c
-                    }
-                    None => {
-                        size = None;
-                        c.clone()
-                    }
-                });
-                (out, size?)
-            }
-        };
-        if done.1 > self.limit {
-            return None;
-        }
-        self.expanded.insert(e.node_id(), done.clone());
-        Some(done)
-    }
-}
+const MAX_EXPANDED_NODES: usize = 1 << 14;
 
 /// The body with every site in `taken` replaced by its likely arm (a guard site by `true`).
 fn take_likely_arms(s: &Stmt, taken: &HashSet<Expr>) -> Stmt {
@@ -562,248 +471,4 @@ fn take_likely_arms(s: &Stmt, taken: &HashSet<Expr>) -> Stmt {
         })
     }
     s.map_children(|e| in_expr(e, taken), |c| take_likely_arms(c, taken))
-}
-
-/// Bounds on `v` under which the boolean `cond` (every lane of it) holds, or `None` when
-/// they cannot be found.
-fn solve(cond: &Expr, v: Symbol) -> Option<Steady> {
-    match cond.kind() {
-        ExprKind::Binary(BinaryOp::And, a, b) => {
-            let mut s = solve(a, v)?;
-            s.extend(solve(b, v)?);
-            Some(s)
-        }
-        ExprKind::Binary(BinaryOp::Or, a, b) => solve(a, v).or_else(|| solve(b, v)),
-        ExprKind::Unary(UnaryOp::Not, c) => solve(&negate(c)?, v),
-        // Every lane is the scalar condition.
-        ExprKind::Broadcast(c) => solve(c, v),
-        ExprKind::Binary(op, a, b) if op.is_comparison() && a.ty().element() == Type::i32() => {
-            let difference = |x: &Expr, y: &Expr, plus: i32| {
-                let d = Expr::binary(BinaryOp::Sub, x.clone(), y.clone());
-                let one = Expr::i32(plus).broadcast_to(x.ty().lanes);
-                simplify(&Expr::binary(BinaryOp::Add, d, one))
-            };
-            match op {
-                BinaryOp::Le => non_positive(&difference(a, b, 0), v),
-                BinaryOp::Lt => non_positive(&difference(a, b, 1), v),
-                BinaryOp::Ge => non_positive(&difference(b, a, 0), v),
-                BinaryOp::Gt => non_positive(&difference(b, a, 1), v),
-                _ => None,
-            }
-        }
-        _ if !uses_var(cond, v) && cond.ty().is_scalar() => Some(Steady {
-            invariant: vec![cond.clone()],
-            ..Steady::default()
-        }),
-        _ => None,
-    }
-}
-
-/// `!c` with the negation pushed into comparisons.
-pub(super) fn negate(c: &Expr) -> Option<Expr> {
-    use BinaryOp::*;
-    Some(match c.kind() {
-        ExprKind::Binary(op @ (Lt | Le | Gt | Ge), a, b) => {
-            Expr::binary(op.negated_comparison()?, a.clone(), b.clone())
-        }
-        ExprKind::Binary(And, a, b) => Expr::binary(Or, negate(a)?, negate(b)?),
-        ExprKind::Binary(Or, a, b) => Expr::binary(And, negate(a)?, negate(b)?),
-        ExprKind::Unary(UnaryOp::Not, a) => a.clone(),
-        _ => return None,
-    })
-}
-
-/// Bounds on `v` under which every lane of the integer `e` is `<= 0`.
-fn non_positive(e: &Expr, v: Symbol) -> Option<Steady> {
-    // Lifting leaves unsimplified pieces (`x16(a) - ramp(b, 1, 16)`); simplifying them gives
-    // the canonical ramps and broadcasts matched below.
-    let e = simplify(&lift_min_max(e));
-    let e = lift_min_max(&e);
-    match e.kind() {
-        // min(p, q) <= 0 when either is; prefer the side that constrains v.
-        ExprKind::Binary(BinaryOp::Min, p, q) => {
-            let (first, second) = if uses_var(p, v) { (p, q) } else { (q, p) };
-            non_positive(first, v).or_else(|| non_positive(second, v))
-        }
-        ExprKind::Binary(BinaryOp::Max, p, q) => {
-            let mut s = non_positive(p, v)?;
-            s.extend(non_positive(q, v)?);
-            Some(s)
-        }
-        // The lanes of a ramp are linear: the first and last are the extremes.
-        ExprKind::Ramp(base, stride) => {
-            // A ramp of vectors (nested vectorization) has `lanes` steps of its base's lanes.
-            let lanes = (e.ty().lanes / base.ty().lanes) as i32;
-            let last = Expr::binary(
-                BinaryOp::Add,
-                base.clone(),
-                Expr::binary(
-                    BinaryOp::Mul,
-                    stride.clone(),
-                    Expr::make_const(stride.ty(), i64::from(lanes - 1)),
-                ),
-            );
-            let mut s = non_positive(base, v)?;
-            s.extend(non_positive(&simplify(&last), v)?);
-            Some(s)
-        }
-        ExprKind::Broadcast(x) => non_positive(x, v),
-        _ if e.ty().is_scalar() => {
-            let (k, r) = affine(&e, v)?;
-            let zero = Expr::i32(0);
-            Some(match k {
-                0 => Steady {
-                    invariant: vec![Expr::binary(BinaryOp::Le, r, zero)],
-                    ..Steady::default()
-                },
-                // k v + r <= 0  <=>  v <= floor(-r / k)
-                k if k > 0 => Steady {
-                    upper: vec![Expr::binary(
-                        BinaryOp::Div,
-                        Expr::binary(BinaryOp::Sub, zero, r),
-                        Expr::i32(k),
-                    )],
-                    ..Steady::default()
-                },
-                // -m v + r <= 0  <=>  v >= ceil(r / m)
-                k => Steady {
-                    lower: vec![Expr::binary(
-                        BinaryOp::Div,
-                        Expr::binary(BinaryOp::Add, r, Expr::i32(-k - 1)),
-                        Expr::i32(-k),
-                    )],
-                    ..Steady::default()
-                },
-            })
-        }
-        _ => None,
-    }
-}
-
-/// `e` with `min`/`max` moved above additions, subtractions, multiplications by constants,
-/// ramps and broadcasts (all lane-wise identities), so conditions can be split on them.
-pub(super) fn lift_min_max(e: &Expr) -> Expr {
-    use BinaryOp::*;
-    let split = |e: &Expr| match e.kind() {
-        ExprKind::Binary(op @ (Min | Max), p, q) => Some((*op, p.clone(), q.clone())),
-        _ => None,
-    };
-    let flip = |op: BinaryOp| if op == Min { Max } else { Min };
-    match e.kind() {
-        ExprKind::Binary(op @ (Add | Sub), a, b) => {
-            let (a, b) = (lift_min_max(a), lift_min_max(b));
-            let rebuild = |x: Expr, y: Expr| lift_min_max(&Expr::binary(*op, x, y));
-            if let Some((m, p, q)) = split(&a) {
-                Expr::binary(m, rebuild(p, b.clone()), rebuild(q, b))
-            } else if let Some((m, p, q)) = split(&b) {
-                // a - min(p, q) = max(a - p, a - q)
-                let m = if *op == Sub { flip(m) } else { m };
-                Expr::binary(m, rebuild(a.clone(), p), rebuild(a, q))
-            } else {
-                Expr::binary(*op, a, b)
-            }
-        }
-        ExprKind::Binary(Mul, a, b) => {
-            let a = lift_min_max(a);
-            match (split(&a), constant_of(b)) {
-                (Some((m, p, q)), Some(c)) if c != 0 => {
-                    let m = if c < 0 { flip(m) } else { m };
-                    let times = |x: Expr| lift_min_max(&Expr::binary(Mul, x, b.clone()));
-                    Expr::binary(m, times(p), times(q))
-                }
-                _ => Expr::binary(Mul, a, b.clone()),
-            }
-        }
-        ExprKind::Ramp(base, stride) => {
-            let base = lift_min_max(base);
-            let lanes = e.ty().lanes / base.ty().lanes;
-            match split(&base) {
-                Some((m, p, q)) => Expr::binary(
-                    m,
-                    Expr::ramp(p, stride.clone(), lanes),
-                    Expr::ramp(q, stride.clone(), lanes),
-                ),
-                None => Expr::ramp(base, stride.clone(), lanes),
-            }
-        }
-        ExprKind::Broadcast(x) => {
-            let x = lift_min_max(x);
-            let lanes = e.ty().lanes / x.ty().lanes;
-            match split(&x) {
-                Some((m, p, q)) => Expr::binary(m, p.broadcast_to(lanes), q.broadcast_to(lanes)),
-                None => x.broadcast_to(lanes),
-            }
-        }
-        // The simplifier writes `0 - a` as `-a`: -min(p, q) = max(-p, -q), and the negation
-        // goes into ramps and broadcasts so their lanes can still be bounded.
-        ExprKind::Unary(UnaryOp::Neg, a) => {
-            let neg = |x: &Expr| lift_min_max(&Expr::unary(UnaryOp::Neg, x.clone()));
-            let a = lift_min_max(a);
-            if let Some((m, p, q)) = split(&a) {
-                return Expr::binary(flip(m), neg(&p), neg(&q));
-            }
-            match a.kind() {
-                ExprKind::Ramp(base, stride) => lift_min_max(&Expr::ramp(
-                    Expr::unary(UnaryOp::Neg, base.clone()),
-                    Expr::unary(UnaryOp::Neg, stride.clone()),
-                    a.ty().lanes / base.ty().lanes,
-                )),
-                ExprKind::Broadcast(x) => neg(x).broadcast_to(a.ty().lanes / x.ty().lanes),
-                _ => Expr::unary(UnaryOp::Neg, a),
-            }
-        }
-        _ => e.clone(),
-    }
-}
-
-/// A scalar integer constant, looking through broadcasts.
-fn constant_of(e: &Expr) -> Option<i128> {
-    match e.kind() {
-        ExprKind::Broadcast(x) => constant_of(x),
-        _ => e.as_int_const(),
-    }
-}
-
-/// `(k, r)` with `e == k * v + r`, `k` constant and `r` free of `v` (scalar i32 `e`).
-pub(super) fn affine(e: &Expr, v: Symbol) -> Option<(i32, Expr)> {
-    if !uses_var(e, v) {
-        return Some((0, e.clone()));
-    }
-    match e.kind() {
-        ExprKind::Var(n) if *n == v && e.ty() == Type::i32() => Some((1, Expr::i32(0))),
-        ExprKind::Unary(UnaryOp::Neg, a) => {
-            let (k, r) = affine(a, v)?;
-            Some((k.checked_neg()?, Expr::unary(UnaryOp::Neg, r)))
-        }
-        ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
-            let ((ka, ra), (kb, rb)) = (affine(a, v)?, affine(b, v)?);
-            let k = if *op == BinaryOp::Add {
-                ka.checked_add(kb)?
-            } else {
-                ka.checked_sub(kb)?
-            };
-            Some((k, Expr::binary(*op, ra, rb)))
-        }
-        ExprKind::Binary(BinaryOp::Mul, a, b) => {
-            let (x, c) = match (a.as_int_const(), b.as_int_const()) {
-                (_, Some(c)) => (a, c),
-                (Some(c), _) => (b, c),
-                _ => return None,
-            };
-            let c = i32::try_from(c).ok()?;
-            let (k, r) = affine(x, v)?;
-            Some((
-                k.checked_mul(c)?,
-                Expr::binary(BinaryOp::Mul, r, Expr::i32(c)),
-            ))
-        }
-        // (k v + r) / c = (k / c) v + r / c when c > 0 divides k (division rounds down, so
-        // whole multiples of c pass through it): an upsampling's `x / 2` of a vector base.
-        ExprKind::Binary(BinaryOp::Div, a, b) => {
-            let c = i32::try_from(b.as_int_const()?).ok().filter(|&c| c > 0)?;
-            let (k, r) = affine(a, v)?;
-            (k % c == 0).then(|| (k / c, Expr::binary(BinaryOp::Div, r, Expr::i32(c))))
-        }
-        _ => None,
-    }
 }

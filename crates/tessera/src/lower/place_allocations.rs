@@ -23,7 +23,7 @@ pub fn place_allocations(s: &Stmt) -> Result<Stmt> {
     let bytes = constant_elements(extents).and_then(|n| n.checked_mul(ty.bytes() as u64));
     let placed = memory
         .place(bytes)
-        .map_err(|why| Error::Schedule(format!("{buffer} {why}")))?;
+        .map_err(|why| Error::schedule(format!("{buffer} {why}")))?;
     if placed == *memory {
         return Ok(s);
     }

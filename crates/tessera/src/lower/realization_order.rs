@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, ScheduleError};
 use crate::ir::Symbol;
 use crate::lang::function::Function;
 use crate::lang::schedule::LoopLevel;
@@ -40,7 +40,7 @@ pub fn realization_order(output: &Function) -> Result<Environment> {
     for name in &order {
         let f = &funcs[name];
         let c = f.read();
-        let errors: Vec<String> = c
+        let errors: Vec<ScheduleError> = c
             .schedule
             .errors
             .iter()
@@ -54,7 +54,10 @@ pub fn realization_order(output: &Function) -> Result<Environment> {
             } else {
                 String::new()
             };
-            return Err(Error::Schedule(format!("{first}{suffix}")));
+            return Err(Error::Schedule(ScheduleError {
+                message: format!("{}{suffix}", first.message),
+                ..first.clone()
+            }));
         }
     }
     keep_fused_funcs_together(&mut order, &funcs);
@@ -63,7 +66,7 @@ pub fn realization_order(output: &Function) -> Result<Environment> {
         .iter()
         .find(|n| **n != out.name && funcs[*n].read().schedule.nontemporal_stores)
     {
-        return Err(Error::Schedule(format!(
+        return Err(Error::schedule(format!(
             "{f}.store_nontemporal(): only the pipeline's output can bypass the caches, and {f} is computed inside the pipeline of {}",
             out.name
         )));
@@ -71,7 +74,7 @@ pub fn realization_order(output: &Function) -> Result<Environment> {
     match &out.schedule.compute_level {
         LoopLevel::Inlined | LoopLevel::Root => {}
         other => {
-            return Err(Error::Schedule(format!(
+            return Err(Error::schedule(format!(
                 "{} is the output of the pipeline, so it is computed at root; it cannot be computed at {}",
                 out.name,
                 other.describe()

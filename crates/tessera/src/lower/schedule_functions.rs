@@ -69,7 +69,7 @@ pub fn schedule_functions(env: &Environment) -> Result<Stmt> {
             (LoopLevel::Inlined, true) => {
                 let inlined = inline_in_stmt(&s, &c);
                 if !expressions_within(&inlined, MAX_TREE_NODES) {
-                    return Err(Error::Schedule(format!(
+                    return Err(Error::schedule(format!(
                         "inlining {name} makes expressions of more than {MAX_TREE_NODES} nodes (each use of an inlined Func copies its definition, so a deep pyramid grows exponentially); compute {name}, or a Func it uses, at a loop level"
                     )));
                 }
@@ -289,11 +289,11 @@ fn resolve_level(
         names.join(", ")
     };
     let consumer = env.funcs.get(func).ok_or_else(|| {
-        Error::Schedule(format!("{f}.{what}_at({func}, {var}): {func} is not part of this pipeline; legal choices for {f}: {}", legal()))
+        Error::schedule(format!("{f}.{what}_at({func}, {var}): {func} is not part of this pipeline; legal choices for {f}: {}", legal()))
     })?;
     let c = consumer.read();
     if let Some(k) = stage.filter(|k| c.stage(*k).is_none()) {
-        return Err(Error::Schedule(format!(
+        return Err(Error::schedule(format!(
             "{f}.{what}_at({func}, {var}): {}",
             missing_update(*func, k, c.updates.len())
         )));
@@ -324,7 +324,7 @@ fn resolve_level(
         Some(msg) if stage.is_some() && missing => format!("{func} has no such loop ({msg})"),
         _ => format!("that loop does not enclose every use of {f}"),
     };
-    Err(Error::Schedule(format!(
+    Err(Error::schedule(format!(
         "{f}.{what}_at({func}, {var}) is not a legal location: {why}. Legal locations for {f}: {}",
         legal()
     )))
@@ -394,7 +394,7 @@ fn inject_realization(
         let store_depth = store.as_ref().map_or(0, |p| p[n] + 1);
         let compute_depth = compute.as_ref().map_or(0, |p| p[n] + 1);
         if store_depth > compute_depth {
-            return Err(Error::Schedule(format!(
+            return Err(Error::schedule(format!(
                 "{} is stored at {} but computed at {}, outside it; storage must be at or outside the compute level",
                 f.name,
                 f.schedule.store_level().describe(),
@@ -402,7 +402,7 @@ fn inject_realization(
             )));
         }
         if let Some(site) = nest[store_depth..compute_depth].iter().find(|s| s.parallel) {
-            return Err(Error::Schedule(format!(
+            return Err(Error::schedule(format!(
                 "{} is stored outside the parallel loop {} but computed inside it, so iterations would race on its storage; store it inside that loop",
                 f.name,
                 describe_site(site.loop_name)

@@ -109,7 +109,7 @@ fn fold_nest(
                 ([_, ..], None) => None,
                 ([_, ..], Some((var, factor))) => {
                     let refuse = |why: String| {
-                        Error::Schedule(format!("{func}.fold_storage({var}, {factor}): {why}"))
+                        Error::schedule(format!("{func}.fold_storage({var}, {factor}): {why}"))
                     };
                     for l in &serial_loops {
                         let l = explicit_fold_loop(&mut regions, l, *func, d);
@@ -126,7 +126,7 @@ fn fold_nest(
                     Some(factor)
                 }
                 ([], Some((var, factor))) => {
-                    return Err(Error::Schedule(format!(
+                    return Err(Error::schedule(format!(
                         "{func}.fold_storage({var}, {factor}): {func} is not computed inside a serial loop within its storage, so there is nothing to fold along; store it at an outer loop than it is computed at"
                     )))
                 }

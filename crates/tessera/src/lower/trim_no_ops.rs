@@ -19,8 +19,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::partition_loops::{affine, expand_lets, lift_min_max, negate, strip_likely};
-use crate::ir::substitute::{free_vars, uses_var};
+use super::partition_loops::strip_likely;
+use crate::analysis::solve::outer_range;
+use crate::ir::substitute::{expand_lets, free_vars, uses_var};
 use crate::ir::visit::reads_memory;
 use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol, Type, UnaryOp};
 use crate::simplify::simplify;
@@ -51,7 +52,7 @@ fn trim(v: Symbol, min: &Expr, extent: &Expr, kind: ForKind, body: &Stmt) -> Opt
     let (mut lower, mut upper) = (Vec::new(), Vec::new());
     let mut facts = HashSet::new();
     for need in needs.into_iter().filter(|c| uses_var(c, v)) {
-        let reach = reach(&strip_likely(&need), v);
+        let reach = outer_range(&strip_likely(&need), v);
         lower.extend(reach.lower);
         upper.extend(reach.upper);
         if reach.exact {
@@ -256,115 +257,4 @@ fn either(a: Vec<Expr>, b: Vec<Expr>) -> Vec<Expr> {
         out.push(Expr::binary(BinaryOp::Or, x, y));
     }
     out
-}
-
-/// Where the loop variable can be when a condition holds: inclusive bounds (none when
-/// unbounded) and whether the condition holds everywhere within them.
-struct Reach {
-    lower: Option<Expr>,
-    upper: Option<Expr>,
-    exact: bool,
-}
-
-impl Reach {
-    fn anywhere() -> Reach {
-        Reach {
-            lower: None,
-            upper: None,
-            exact: false,
-        }
-    }
-
-    /// Where both conditions can hold.
-    fn both(a: Reach, b: Reach) -> Reach {
-        let tighter = |op: BinaryOp, x: Option<Expr>, y: Option<Expr>| match (x, y) {
-            (Some(x), Some(y)) => Some(Expr::binary(op, x, y)),
-            (x, y) => x.or(y),
-        };
-        Reach {
-            lower: tighter(BinaryOp::Max, a.lower, b.lower),
-            upper: tighter(BinaryOp::Min, a.upper, b.upper),
-            exact: a.exact && b.exact,
-        }
-    }
-
-    /// Where either condition can hold.
-    fn either(a: Reach, b: Reach) -> Reach {
-        let looser =
-            |op: BinaryOp, x: Option<Expr>, y: Option<Expr>| Some(Expr::binary(op, x?, y?));
-        Reach {
-            lower: looser(BinaryOp::Min, a.lower, b.lower),
-            upper: looser(BinaryOp::Max, a.upper, b.upper),
-            exact: false,
-        }
-    }
-}
-
-/// Where `v` can be when the scalar boolean `cond` holds.
-fn reach(cond: &Expr, v: Symbol) -> Reach {
-    use BinaryOp::*;
-    match cond.kind() {
-        ExprKind::Binary(And, a, b) => Reach::both(reach(a, v), reach(b, v)),
-        ExprKind::Binary(Or, a, b) => Reach::either(reach(a, v), reach(b, v)),
-        ExprKind::Unary(UnaryOp::Not, c) => {
-            negate(c).map_or_else(Reach::anywhere, |c| reach(&c, v))
-        }
-        ExprKind::Binary(op, a, b) if op.is_comparison() && a.ty() == Type::i32() => {
-            let at_most = |x: &Expr, y: &Expr, plus: i32| {
-                let d = Expr::binary(Sub, x.clone(), y.clone());
-                non_positive(&simplify(&Expr::binary(Add, d, Expr::i32(plus))), v)
-            };
-            match op {
-                Le => at_most(a, b, 0),
-                Lt => at_most(a, b, 1),
-                Ge => at_most(b, a, 0),
-                Gt => at_most(b, a, 1),
-                Eq => Reach::both(at_most(a, b, 0), at_most(b, a, 0)),
-                _ => Reach::anywhere(),
-            }
-        }
-        _ => Reach::anywhere(),
-    }
-}
-
-/// Where `v` can be when the scalar i32 `e` is `<= 0`.
-fn non_positive(e: &Expr, v: Symbol) -> Reach {
-    // Mins and maxes not involving `v` stay in the affine form's remainder; the others are
-    // lifted to the top and split on.
-    let e = if affine(e, v).is_some() {
-        e.clone()
-    } else {
-        lift_min_max(&simplify(&lift_min_max(e)))
-    };
-    match e.kind() {
-        ExprKind::Binary(BinaryOp::Min, p, q) if uses_var(&e, v) => {
-            Reach::either(non_positive(p, v), non_positive(q, v))
-        }
-        ExprKind::Binary(BinaryOp::Max, p, q) if uses_var(&e, v) => {
-            Reach::both(non_positive(p, v), non_positive(q, v))
-        }
-        _ => match affine(&e, v) {
-            // k v + r <= 0  <=>  v <= floor(-r / k)
-            Some((k, r)) if k > 0 => Reach {
-                lower: None,
-                upper: Some(Expr::binary(
-                    BinaryOp::Div,
-                    Expr::binary(BinaryOp::Sub, Expr::i32(0), r),
-                    Expr::i32(k),
-                )),
-                exact: true,
-            },
-            // -m v + r <= 0  <=>  v >= ceil(r / m)
-            Some((k, r)) if k < 0 => Reach {
-                lower: Some(Expr::binary(
-                    BinaryOp::Div,
-                    Expr::binary(BinaryOp::Add, r, Expr::i32(-k - 1)),
-                    Expr::i32(-k),
-                )),
-                upper: None,
-                exact: true,
-            },
-            _ => Reach::anywhere(),
-        },
-    }
 }

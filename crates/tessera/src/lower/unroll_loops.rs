@@ -26,7 +26,7 @@ fn unroll(s: &Stmt, error: &mut Option<Error>) -> Stmt {
             let body = unroll(body, error);
             let Some(n) = extent.as_int_const() else {
                 error.get_or_insert_with(|| {
-                    Error::Schedule(format!("cannot unroll loop {name}: its extent {extent} is not a constant; split it by a constant factor and unroll the inner loop"))
+                    Error::schedule(format!("cannot unroll loop {name}: its extent {extent} is not a constant; split it by a constant factor and unroll the inner loop"))
                 });
                 return s.clone();
             };

@@ -153,7 +153,7 @@ struct Vectorizer {
 impl Vectorizer {
     fn error(&self, what: &str) -> Error {
         let name = self.vars.last().map_or(Symbol::new("?"), |v| v.name);
-        Error::Schedule(format!("cannot vectorize loop {name}: {what}"))
+        Error::schedule(format!("cannot vectorize loop {name}: {what}"))
     }
 
     /// The loop `name` vectorized inside the current ones: its variable becomes a vector of
@@ -166,13 +166,13 @@ impl Vectorizer {
         body: &Stmt,
     ) -> Result<Stmt> {
         let lanes = extent.as_int_const().filter(|&n| (1..=MAX_LANES as i128).contains(&n)).ok_or_else(|| {
-            Error::Schedule(format!(
+            Error::schedule(format!(
                 "cannot vectorize loop {name}: its extent {extent} is not a constant (between 1 and {MAX_LANES}); vectorize with a constant width, e.g. vectorize(x, 8)"
             ))
         })? as i64;
         let total = i64::from(self.lanes.max(1)) * lanes;
         if total > MAX_LANES {
-            return Err(Error::Schedule(format!(
+            return Err(Error::schedule(format!(
                 "cannot vectorize loop {name}: inside the vectorized loops around it, its vectors would have {total} lanes, more than {MAX_LANES}"
             )));
         }

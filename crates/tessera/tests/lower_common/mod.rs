@@ -470,7 +470,7 @@ pub fn check(output: &Func, inputs: &TestInputs, mins: &[i64], extents: &[i64]) 
 /// otherwise).
 pub fn schedule_error(output: &Func) -> String {
     match Pipeline::new(output).lower(&LowerOptions::default()) {
-        Err(Error::Schedule(msg)) => msg,
+        Err(Error::Schedule(e)) => e.message,
         Err(other) => panic!("expected a schedule error, got {other}"),
         Ok(l) => panic!(
             "expected a schedule error, but lowering succeeded:\n{}",
