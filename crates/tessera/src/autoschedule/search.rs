@@ -23,11 +23,8 @@ use crate::error::{Error, Result};
 
 /// The most Funcs one group holds (both searches). Bounds the dynamic programming's work per
 /// stage, and lowering's: the bounds of a deep nest of Funcs computed inside one another
-/// grow with every level. 16 holds camera_pipe's demosaic with its output (the expert
-/// schedule's one group) and interpolate's upper pyramid levels; the search then takes
-/// 0.27-0.35 s for the largest apps, and local_laplacian's auto schedule lowers and
-/// compiles in 2.7 s against 2.5 s with 8.
-pub const MAX_GROUP: usize = 16;
+/// grow with every level.
+pub const MAX_GROUP: usize = 8;
 
 /// Best plans, memoized by their members (both searches ask for the same groups repeatedly).
 struct Plans<'p, 'a> {
