@@ -3,9 +3,11 @@
 //! and natively) for Funcs with the same and with different regions, computed at root and
 //! inside a consumer's loop, vectorized or not, fused down to vectorized or unrolled loops,
 //! fused below producers computed in the Funcs' outer loops, with a producer computed at the
-//! group's loops for both Funcs, specialized, and for random pairs under random schedules (re-run one with `TESSERA_SEED`); the fused
-//! loop nest holds both Funcs' stores; mistakes come back as schedule errors naming both
-//! Funcs.
+//! group's loops for both Funcs, specialized, with two stages of one Func each fused with a
+//! different Func (values against plain loops), and for random pairs under random schedules
+//! (re-run one with `TESSERA_SEED`); the fused loop nest holds both Funcs' stores; mistakes
+//! (stages with no order among them included) come back as schedule errors naming the Funcs
+//! and stages.
 
 mod lower_common;
 
@@ -371,6 +373,101 @@ fn mistakes_name_both_funcs() {
     p.f.compute_with(&p.f, "x");
     let msg = schedule_error(&p.out);
     assert!(msg.contains("cannot be computed with itself"), "{msg}");
+}
+
+/// `f(x, y) = 3 in(x, y)` updated by `+= in(x + 1, y)`, `g(x, y) = in(x, y) - in(x, y + 1)`,
+/// `h(x, y) = 5 in(x + 2, y)`, and `out(x, y) = f(x, y) + g(x + 1, y) + h(x, y + 1)` (so each
+/// Func covers its own region), all computed at root, over an i32 input.
+fn stages_of_f_and_two_others() -> (ImageParam, Func, Func, Func, Func) {
+    let input = ImageParam::new(Type::i32(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let [f, g, h, out] = ["f", "g", "h", "out"].map(Func::new);
+    f.define((x, y), input.at((x, y)) * 3).unwrap();
+    f.update((x, y), f.at((x, y)) + input.at((x + 1, y)))
+        .unwrap();
+    g.define((x, y), input.at((x, y)) - input.at((x, y + 1)))
+        .unwrap();
+    h.define((x, y), input.at((x + 2, y)) * 5).unwrap();
+    out.define((x, y), f.at((x, y)) + g.at((x + 1, y)) + h.at((x, y + 1)))
+        .unwrap();
+    for func in [&f, &g, &h] {
+        func.compute_root();
+    }
+    (input, f, g, h, out)
+}
+
+#[test]
+fn two_stages_of_one_func_each_join_a_different_func() {
+    let (input, f, g, h, out) = stages_of_f_and_two_others();
+    // Halide's per-stage compute_with: f's pure stage shares g's rows, its update h's rows
+    // and columns.
+    f.compute_with(&g, "y");
+    f.update_stage(0).compute_with(&h.pure_stage(), "x");
+    let (w, ht) = (23_i64, 9_i64);
+    let pixel = |x: i64, y: i64| ((7 * x + 13 * y) % 31 - 9) as i32;
+    let image = Buffer::<i32>::from_fn(&[0, 0], &[w + 3, ht + 2], |p| pixel(p[0], p[1]));
+    let run = check(
+        &out,
+        &TestInputs::new().image(&input, image),
+        &[0, 0],
+        &[w, ht],
+    );
+    let values = run.i32_values(0);
+    for y in 0..ht {
+        for x in 0..w {
+            let f = pixel(x, y) * 3 + pixel(x + 1, y);
+            let g = pixel(x + 1, y) - pixel(x + 1, y + 1);
+            let h = pixel(x + 2, y + 1) * 5;
+            assert_eq!(values.get(&[x, y]), f + g + h, "at ({x}, {y})");
+        }
+    }
+    // f stores in a loop of g's nest and in one of h's; g and h share none.
+    let stmt = &run.lowered.stmt;
+    let [f_loops, g_loops, h_loops] = ["f", "g", "h"].map(|func| stored_in(stmt, func));
+    let shared = |a: &[String], b: &[String]| a.iter().any(|l| b.contains(l));
+    assert!(shared(&f_loops, &g_loops), "{stmt}");
+    assert!(shared(&f_loops, &h_loops), "{stmt}");
+    assert!(!shared(&g_loops, &h_loops), "{stmt}");
+}
+
+#[test]
+fn stage_groups_without_an_order_are_refused_by_name() {
+    // f's update fused deeper into g than f's pure stage would run before it in each row.
+    let (_, f, g, _, out) = stages_of_f_and_two_others();
+    f.compute_with(&g, "y");
+    f.update_stage(0).compute_with(&g.pure_stage(), "x");
+    let msg = schedule_error(&out);
+    assert!(
+        msg.contains("f.update(0).compute_with(g, x)")
+            && msg.contains("deeper into g than the earlier f"),
+        "{msg}"
+    );
+
+    // f's update joins g's pure stage and g's update f's pure stage: each Func's pure stage
+    // would have to come before the other's.
+    let (input, f, g, _, _) = stages_of_f_and_two_others();
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    g.update((x, y), g.at((x, y)) * 2).unwrap();
+    let out2 = Func::new("out2");
+    out2.define((x, y), f.at((x, y)) + g.at((x, y)) + input.at((x, y)))
+        .unwrap();
+    f.update_stage(0).compute_with(&g.pure_stage(), "y");
+    g.update_stage(0).compute_with(&f.pure_stage(), "y");
+    let msg = schedule_error(&out2);
+    assert!(
+        msg.contains("no order") && msg.contains("f.update(0)") && msg.contains("g.update(0)"),
+        "{msg}"
+    );
+
+    // A stage computed with a stage that is itself computed with another.
+    let (_, f, g, h, out) = stages_of_f_and_two_others();
+    f.compute_with(&g, "y");
+    g.compute_with(&h, "y");
+    let msg = schedule_error(&out);
+    assert!(
+        msg.contains("f.compute_with(g, y)") && msg.contains("g is itself computed with h"),
+        "{msg}"
+    );
 }
 
 /// Random sibling pairs under random schedules: stencils with random offsets and element

@@ -104,7 +104,7 @@ fn rename_schedule(s: &mut FuncSchedule, renamed: &HashMap<FuncId, Symbol>) {
             }
         }
     }
-    if let Some(fused) = &mut s.compute_with {
+    for fused in &mut s.compute_with {
         if let Some(&new_name) = renamed.get(&fused.with_id) {
             fused.with = new_name;
         }

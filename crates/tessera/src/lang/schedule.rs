@@ -264,9 +264,9 @@ pub struct FuncSchedule {
     pub extent_bounds: Vec<ExtentBound>,
     /// Storage dimension order, innermost first (`reorder_storage`); empty for the default.
     pub storage_order: Vec<Symbol>,
-    /// `compute_with`: the Func whose loops one stage of this one joins, and the innermost
-    /// loop joined.
-    pub compute_with: Option<FusedLoops>,
+    /// `compute_with` of each stage that has one (at most one per stage, as Halide's
+    /// per-stage fuse level): the stage whose loops it joins, and the innermost loop joined.
+    pub compute_with: Vec<FusedLoops>,
     /// `fold_storage`: dimensions whose storage is circular, with their fold factors.
     pub folds: Vec<StorageFold>,
     /// `align_storage`: dimensions whose storage extent is padded to a multiple.
@@ -344,7 +344,7 @@ impl Default for FuncSchedule {
             bounds: Vec::new(),
             extent_bounds: Vec::new(),
             storage_order: Vec::new(),
-            compute_with: None,
+            compute_with: Vec::new(),
             folds: Vec::new(),
             alignments: Vec::new(),
             bound_alignments: Vec::new(),
@@ -357,6 +357,11 @@ impl Default for FuncSchedule {
 }
 
 impl FuncSchedule {
+    /// The `compute_with` of stage `stage`, if it has one.
+    pub fn compute_with_of(&self, stage: usize) -> Option<&FusedLoops> {
+        self.compute_with.iter().find(|fused| fused.stage == stage)
+    }
+
     /// Where it is stored: the store level, or the compute level when none is set.
     pub fn store_level(&self) -> &LoopLevel {
         self.store_level.as_ref().unwrap_or(&self.compute_level)

@@ -146,8 +146,9 @@ impl Stage {
     /// stage's loops, from the outermost down to `var` (a loop of both, or
     /// `Var::outermost()` to fuse none), join those of stage `other`, and each iteration
     /// computes both stages' points there. The other stages of both Funcs keep their order
-    /// around the fused nest. One stage of a Func may be computed with another; both Funcs
-    /// must be computed at the same level and neither may use the other (lowering checks).
+    /// around the fused nest. Each stage has one such request (a later one replaces it), so
+    /// several stages of a Func may each join a stage of another; all Funcs so linked must
+    /// be computed at the same level and none may use another (lowering checks).
     pub fn compute_with(&self, other: &Stage, var: impl Into<DimName>) -> &Stage {
         let (name, with, var) = (self.func.name(), other.func.name(), var.into().0);
         // Identities, not names: two Funcs may share a name until lowering makes names unique.
@@ -168,17 +169,11 @@ impl Stage {
         let mut contents = self.func.write();
         let schedule = &mut contents.schedule;
         let error = if itself {
-            Some("a Func cannot be computed with itself".to_string())
+            Some("a Func cannot be computed with itself")
         } else if !self.specialization.is_empty() || !other.specialization.is_empty() {
-            Some("a specialization cannot be computed with another stage; fuse the stages themselves".to_string())
+            Some("a specialization cannot be computed with another stage; fuse the stages themselves")
         } else {
-            match &schedule.compute_with {
-                Some(earlier) if earlier.stage != self.index => Some(format!(
-                    "stage {} of {name} is already computed with {}; only one stage of a Func may be computed with another",
-                    earlier.stage, earlier.with
-                )),
-                _ => None,
-            }
+            None
         };
         match error {
             Some(msg) => schedule.errors.push(ScheduleError::of_directive(
@@ -186,7 +181,13 @@ impl Stage {
                 "compute_with",
                 format!("{what}: {msg}"),
             )),
-            None => schedule.compute_with = Some(fused),
+            None => {
+                // Each stage has one fuse level (Halide's): a later request replaces it.
+                schedule
+                    .compute_with
+                    .retain(|earlier| earlier.stage != self.index);
+                schedule.compute_with.push(fused);
+            }
         }
         drop(contents);
         self

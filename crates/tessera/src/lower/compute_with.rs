@@ -1,17 +1,24 @@
-//! `compute_with` (Halide's): two Funcs computed at the same loop level share their outer
-//! loops, so one iteration computes the points of both (and loads what both read once).
+//! `compute_with` (Halide's): stages of Funcs computed at the same loop level share their
+//! outer loops, so one iteration computes the points of each (and loads what they read
+//! once).
 //!
-//! The pass runs after the sliding window, when each Func's loop nest is final. Of the two
-//! productions, the one that comes first hosts the fused nest: its loops from the outermost
-//! down to the fused level take, each, the union of both Funcs' bounds; inside the innermost
-//! one each Func's own body runs, guarded by its own bounds where they are not provably the
-//! same as the union (guards marked likely, so loop partitioning drops them from the steady
-//! iterations). The productions of Funcs computed at an outer fused loop stay in it, under
-//! their own Func's guards. Vectorized and unrolled loops fuse only where both Funcs' bounds
-//! are the same: their union need not have a constant extent. A specialized stage has the
-//! other fused into each of its nests. The second production is left empty. The lets and
-//! storage that lie between the two productions move above the first, so the second Func's
-//! storage and bounds are in scope where it is now computed.
+//! Each stage may be computed with one stage of another Func (its host); Funcs linked so
+//! form a group realized as one production. The pass runs after the sliding window, when
+//! each Func's loop nest is final. The production that comes first hosts the group; the
+//! others are left empty, and the lets and storage between them move above the first, so
+//! every member's storage and bounds are in scope where it is now computed. Each member's
+//! production is cut into its fused stages and the runs of unfused stages between them,
+//! and these are ordered as Halide orders a group's stages: each Func's stages in order, a
+//! stage after its host, and the earlier stages of a Func before the host of its later
+//! ones (no order is a cycle, refused). Each host stage's nest takes in its members' nests,
+//! the deepest fused first: its loops from the outermost down to the fused level take,
+//! each, the union of the bounds fused there; inside the innermost one each stage's own
+//! body runs, guarded by its own bounds where they are not provably the same as the union
+//! (guards marked likely, so loop partitioning drops them from the steady iterations). The
+//! productions of Funcs computed at an outer fused loop stay in it, under their own stage's
+//! guards. Vectorized and unrolled loops fuse only where both stages' bounds are the same:
+//! their union need not have a constant extent. A specialized stage has the other fused
+//! into each of its nests.
 
 use std::collections::{HashMap, HashSet};
 
@@ -27,19 +34,24 @@ use crate::lang::schedule::{find_dim, LoopLevel, OUTERMOST};
 
 pub fn compute_with(s: &Stmt, env: &Environment) -> Result<Stmt> {
     let mut out = s.clone();
-    for &name in &env.order {
-        let Some(fused) = env.func(name).read().schedule.compute_with.clone() else {
-            continue;
-        };
-        let pair = Pair::new(
-            env,
-            (name, fused.stage),
-            (fused.with, fused.with_stage),
-            fused.var,
-        )?;
-        out = pair.fuse(&out)?;
+    for group in Group::all(env)? {
+        out = group.fuse(&out)?;
     }
     Ok(out)
+}
+
+/// The `compute_with` requests of `env`'s Funcs: each Func with its stage, the stage it
+/// joins, and the innermost loop fused.
+fn requests(env: &Environment) -> Vec<(StageId, StageId, Symbol)> {
+    env.order
+        .iter()
+        .flat_map(|&f| {
+            let fused = env.func(f).read().schedule.compute_with.clone();
+            fused
+                .into_iter()
+                .map(move |w| ((f, w.stage), (w.with, w.with_stage), w.var))
+        })
+        .collect()
 }
 
 /// What placing Funcs needs to know of the groups `compute_with` makes (Halide realizes each
@@ -51,8 +63,8 @@ pub fn compute_with(s: &Stmt, env: &Environment) -> Result<Stmt> {
 pub(super) struct FusedGroups {
     /// Each fused loop and where it is in its group.
     loops: HashMap<Symbol, FusedLoop>,
-    /// The `Var::outermost()` level of each fused stage, with the Func its group is fused
-    /// with (the one computed with no other).
+    /// The `Var::outermost()` level of each fused stage, with the Func its stage is fused
+    /// with (the host's).
     outermost: HashMap<Symbol, Symbol>,
 }
 
@@ -60,8 +72,8 @@ pub(super) struct FusedGroups {
 struct FusedLoop {
     /// The Func it is a loop of.
     member: Symbol,
-    /// The loop at the same depth of the Func the group is fused with, which all the loops
-    /// fused with this one share.
+    /// The loop at the same depth of the host stage, which all the loops fused with this
+    /// one share.
     host_loop: Symbol,
     /// Whether it is the innermost loop fused in every pair it is fused in: the members'
     /// bodies in it then run one after the other, each in its own scope.
@@ -75,25 +87,22 @@ impl FusedGroups {
             loops: HashMap::new(),
             outermost: HashMap::new(),
         };
-        for &f in &env.order {
-            let Some(fused) = env.func(f).read().schedule.compute_with.clone() else {
+        for ((f, f_stage), (with, with_stage), var) in requests(env) {
+            let Some(host) = env.funcs.get(&with) else {
                 continue;
             };
-            let Some(with) = env.funcs.get(&fused.with) else {
-                continue;
-            };
-            let member_loops = fused_loops(&env.func(f).read(), fused.stage, fused.var);
-            let host_loops = fused_loops(&with.read(), fused.with_stage, fused.var);
+            let member_loops = fused_loops(&env.func(f).read(), f_stage, var);
+            let host_loops = fused_loops(&host.read(), with_stage, var);
             let (Ok(member_loops), Ok(host_loops)) = (member_loops, host_loops) else {
                 continue;
             };
             if member_loops.len() != host_loops.len() {
                 continue;
             }
-            for (member, stage) in [(f, fused.stage), (fused.with, fused.with_stage)] {
+            for (func, stage) in [(f, f_stage), (with, with_stage)] {
                 groups
                     .outermost
-                    .insert(stage_var(member, stage, Symbol::new(OUTERMOST)), fused.with);
+                    .insert(stage_var(func, stage, Symbol::new(OUTERMOST)), with);
             }
             let depth = host_loops.len();
             for (i, ((member_loop, _), (host_loop, _))) in
@@ -109,7 +118,7 @@ impl FusedGroups {
                     },
                 );
                 let host = groups.loops.entry(host_loop).or_insert(FusedLoop {
-                    member: fused.with,
+                    member: with,
                     host_loop,
                     innermost,
                 });
@@ -195,36 +204,25 @@ fn fused_loops(
         .collect())
 }
 
-/// The two Funcs and, for each, the stage fused and the names of its loops to fuse,
-/// outermost first.
-struct Pair {
-    f: Symbol,
-    g: Symbol,
+/// A stage of a Func: the Func and its stage index (0 = pure, k = update k-1).
+type StageId = (Symbol, usize);
+
+/// `member.compute_with(host, var)`, checked, with the names of the loops of both stages
+/// that become one, outermost first.
+struct Fusion {
+    member: StageId,
+    host: StageId,
     var: Symbol,
-    stages: HashMap<Symbol, usize>,
-    /// How many stages each Func has.
-    stage_counts: HashMap<Symbol, usize>,
-    loops: HashMap<Symbol, Vec<Symbol>>,
-    /// The Funcs each of the two uses, directly or through others.
-    uses: HashMap<Symbol, HashSet<Symbol>>,
+    member_loops: Vec<Symbol>,
+    host_loops: Vec<Symbol>,
 }
 
-impl Pair {
-    /// Checks that `f.compute_with(g, var)` can be done and finds the loops it fuses.
-    fn new(
-        env: &Environment,
-        (f, f_stage): (Symbol, usize),
-        (g, g_stage): (Symbol, usize),
-        var: Symbol,
-    ) -> Result<Pair> {
-        let stages: HashMap<Symbol, usize> = [(f, f_stage), (g, g_stage)].into();
-        let err = |why: String| {
-            Error::schedule(format!(
-                "{}.compute_with({}, {var}): {why}",
-                describe_stage(f, f_stage),
-                describe_stage(g, g_stage)
-            ))
-        };
+impl Fusion {
+    /// Checks what `member.compute_with(host, var)` needs of the two stages alone and finds
+    /// the loops it fuses.
+    fn new(env: &Environment, member: StageId, host: StageId, var: Symbol) -> Result<Fusion> {
+        let ((f, f_stage), (g, g_stage)) = (member, host);
+        let err = |why: String| Fusion::error(member, host, var, why);
         if !env.funcs.contains_key(&g) {
             return Err(err(format!("{g} is not computed by this pipeline")));
         }
@@ -243,335 +241,67 @@ impl Pair {
                 level(&gc).describe()
             )));
         }
-        if gc.schedule.compute_with.is_some() {
+        if let Some(chain) = gc.schedule.compute_with_of(g_stage) {
             return Err(err(format!(
-                "{g} is itself computed with another Func; fuse each Func with the same one"
+                "{} is itself computed with {}; compute both with that stage",
+                describe_stage(g, g_stage),
+                describe_stage(chain.with, chain.with_stage)
             )));
         }
-        // Stages of `g` before the fused one are computed before the fused nest, so a Func
-        // fused with them cannot join a later one too.
-        if env.order.iter().any(|&other| {
-            other != f
-                && env
-                    .func(other)
-                    .read()
-                    .schedule
-                    .compute_with
-                    .as_ref()
-                    .is_some_and(|w| w.with == g && w.with_stage != g_stage)
-        }) {
-            return Err(err(format!(
-                "another Func is computed with a different stage of {g}; fuse every Func with the same stage"
-            )));
-        }
-        let mut loops: HashMap<Symbol, Vec<Symbol>> = HashMap::new();
-        let mut kinds = Vec::new();
-        for c in [&fc, &gc] {
-            let outer = fused_loops(c, stages[&c.name], var).map_err(err)?;
-            kinds.push(outer.iter().map(|(_, kind)| *kind).collect::<Vec<_>>());
-            loops.insert(c.name, outer.into_iter().map(|(name, _)| name).collect());
-        }
-        if kinds[0] != kinds[1] {
+        let f_loops = fused_loops(&fc, f_stage, var).map_err(err)?;
+        let g_loops = fused_loops(&gc, g_stage, var).map_err(err)?;
+        let kinds = |loops: &[(Symbol, ForKind)]| loops.iter().map(|l| l.1).collect::<Vec<_>>();
+        if kinds(&f_loops) != kinds(&g_loops) {
             return Err(err(format!(
                 "the loops down to {var} differ: {f} has {} and {g} {}",
-                describe(&loops[&f], &kinds[0]),
-                describe(&loops[&g], &kinds[1])
+                describe(&f_loops),
+                describe(&g_loops)
             )));
         }
-        let uses: HashMap<Symbol, HashSet<Symbol>> =
-            [f, g].into_iter().map(|n| (n, used_by(env, n))).collect();
-        for (a, b) in [(f, g), (g, f)] {
-            if uses[&a].contains(&b) {
-                return Err(err(format!(
-                    "{a} uses {b}, so {b} must be computed before it, not with it"
-                )));
-            }
-        }
-        let stage_counts = [(f, fc.stage_count()), (g, gc.stage_count())].into();
-        Ok(Pair {
-            f,
-            g,
+        let names = |loops: Vec<(Symbol, ForKind)>| loops.into_iter().map(|l| l.0).collect();
+        Ok(Fusion {
+            member,
+            host,
             var,
-            stages,
-            stage_counts,
-            loops,
-            uses,
+            member_loops: names(f_loops),
+            host_loops: names(g_loops),
         })
     }
 
-    fn err(&self, why: impl std::fmt::Display) -> Error {
+    fn error(member: StageId, host: StageId, var: Symbol, why: impl std::fmt::Display) -> Error {
         Error::schedule(format!(
-            "{}.compute_with({}, {}): {why}",
-            describe_stage(self.f, self.stages[&self.f]),
-            describe_stage(self.g, self.stages[&self.g]),
-            self.var
+            "{}.compute_with({}, {var}): {why}",
+            describe_stage(member.0, member.1),
+            describe_stage(host.0, host.1),
         ))
     }
 
-    /// `s` with the two productions fused.
-    fn fuse(&self, s: &Stmt) -> Result<Stmt> {
-        let (first, second) = match first_produced(s, self.f, self.g) {
-            Some(first) if first == self.f => (self.f, self.g),
-            Some(_) => (self.g, self.f),
-            None => return Ok(s.clone()),
-        };
-        let mut lets = HashMap::new();
-        self.rewrite(s, first, second, &mut lets)?
-            .ok_or_else(|| self.err(format!("{second} is not computed next to {first}")))
+    fn err(&self, why: impl std::fmt::Display) -> Error {
+        Fusion::error(self.member, self.host, self.var, why)
     }
 
-    /// `s` with the production of `first` hosting that of `second`, if `s` holds it; `lets`
-    /// are the lets in scope.
-    fn rewrite(
+    /// How many loops it fuses.
+    fn depth(&self) -> usize {
+        self.host_loops.len()
+    }
+
+    /// Two stages' statements as one loop nest: `a` leads (its loops name the fused ones and
+    /// its body runs first in each iteration), `b` joins it; `loops` are the names of the
+    /// loops of each to fuse, outermost first. One is the host's statement (perhaps with
+    /// other stages fused in already), the other the member's. A specialized stage (`if (c)
+    /// nest else other`, each nest keeping the fused loops) has the other stage fused into
+    /// each of its nests.
+    fn fuse_stages(
         &self,
-        s: &Stmt,
-        first: Symbol,
-        second: Symbol,
-        lets: &mut HashMap<Symbol, Expr>,
-    ) -> Result<Option<Stmt>> {
-        match s.kind() {
-            StmtKind::Block(stmts) => {
-                if let Some(i) = stmts.iter().position(|c| is_producer(c, first)) {
-                    let rest = Stmt::block(stmts[i + 1..].iter().cloned());
-                    let mut moved = Vec::new();
-                    let Some((rest, second_body)) = self.extract(&rest, second, &mut moved)? else {
-                        return Err(self.err(format!(
-                            "{second} is computed inside a loop or branch that {first} is not"
-                        )));
-                    };
-                    for m in &moved {
-                        if let Moved::Let(name, value) = m {
-                            lets.insert(*name, value.clone());
-                        }
-                    }
-                    let StmtKind::ProducerConsumer { body, .. } = stmts[i].kind() else {
-                        unreachable!("is_producer matched a production")
-                    };
-                    let host = Stmt::new(StmtKind::ProducerConsumer {
-                        name: first,
-                        is_producer: true,
-                        body: self.fuse_productions(first, second, body, &second_body, lets)?,
-                    });
-                    let tail = moved
-                        .into_iter()
-                        .rev()
-                        .fold(Stmt::block([host, rest]), |body, m| m.wrap(body));
-                    return Ok(Some(Stmt::block(
-                        stmts[..i].iter().cloned().chain(std::iter::once(tail)),
-                    )));
-                }
-                for (i, c) in stmts.iter().enumerate() {
-                    if let Some(new) = self.rewrite(c, first, second, lets)? {
-                        let mut out = stmts.clone();
-                        out[i] = new;
-                        return Ok(Some(Stmt::block(out)));
-                    }
-                }
-                Ok(None)
-            }
-            StmtKind::LetStmt { name, value, body } => {
-                lets.insert(*name, value.clone());
-                let inner = self.rewrite(body, first, second, lets)?;
-                Ok(inner.map(|b| Stmt::let_stmt(*name, value.clone(), b)))
-            }
-            _ => {
-                let mut children = Vec::new();
-                s.for_each_child(|_| {}, |c| children.push(c.clone()));
-                let mut found = None;
-                for c in &children {
-                    if let Some(new) = self.rewrite(c, first, second, lets)? {
-                        found = Some((c.clone(), new));
-                        break;
-                    }
-                }
-                Ok(found.map(|(old, new)| {
-                    s.map_children(
-                        |e| e.clone(),
-                        |c| {
-                            if c.same_as(&old) {
-                                new.clone()
-                            } else {
-                                c.clone()
-                            }
-                        },
-                    )
-                }))
-            }
-        }
-    }
-
-    /// The body of the fused production: the stages of both Funcs before the fused ones,
-    /// the fused nest, then the stages of both after them (each Func's own stages keep
-    /// their order; the two Funcs do not use each other).
-    fn fuse_productions(
-        &self,
-        first: Symbol,
-        second: Symbol,
-        first_body: &Stmt,
-        second_body: &Stmt,
-        lets: &mut HashMap<Symbol, Expr>,
-    ) -> Result<Stmt> {
-        let (first_lets, first_stages) = self.split_stages(first, first_body)?;
-        let (second_lets, second_stages) = self.split_stages(second, second_body)?;
-        for (name, value) in first_lets.iter().chain(&second_lets) {
-            lets.insert(*name, value.clone());
-        }
-        let nest = if self.loops[&first].is_empty() {
-            Stmt::block([first_stages.fused, second_stages.fused])
-        } else {
-            self.fuse_specializations(
-                first,
-                second,
-                &first_stages.fused,
-                &second_stages.fused,
-                lets,
-            )?
-        };
-        let body = Stmt::block(
-            first_stages
-                .before
-                .into_iter()
-                .chain(second_stages.before)
-                .chain([nest])
-                .chain(first_stages.after)
-                .chain(second_stages.after),
-        );
-        Ok(first_lets
-            .into_iter()
-            .chain(second_lets)
-            .rev()
-            .fold(body, |s, (n, v)| Stmt::let_stmt(n, v, s)))
-    }
-
-    /// The lets at the top of `func`'s production `body` and its statements around the one
-    /// computing the fused stage (found by its loops, or, fusing no loop, by its place).
-    fn split_stages(&self, func: Symbol, body: &Stmt) -> Result<(Vec<(Symbol, Expr)>, Stages)> {
-        let (lets, body) = peel_lets(body);
-        let stmts = match body.kind() {
-            StmtKind::Block(stmts) => stmts.clone(),
-            _ => vec![body.clone()],
-        };
-        let stage = self.stages[&func];
-        let prefix = format!("{func}.s{stage}.");
-        let at = if self.loops[&func].is_empty() {
-            // The statements of the Funcs fused into it before do not write `func`.
-            let own: Vec<usize> = (0..stmts.len())
-                .filter(|&i| writes(&stmts[i], func))
-                .collect();
-            (own.len() == self.stage_counts[&func]).then(|| own[stage])
-        } else {
-            stmts.iter().position(|s| has_loop_named(s, &prefix))
-        };
-        let Some(at) = at else {
-            return Err(self.err(format!(
-                "stage {stage} of {func} is not computed on its own in its production (a sliding window or skipped stage changed it)"
-            )));
-        };
-        Ok((
-            lets,
-            Stages {
-                before: stmts[..at].to_vec(),
-                fused: stmts[at].clone(),
-                after: stmts[at + 1..].to_vec(),
-            },
-        ))
-    }
-
-    /// Finds the production of `second` in `s` (which follows the production of the host)
-    /// along lets, storage, consumer marks and blocks: `s` with that production emptied and
-    /// the lets and storage on the way removed (pushed to `moved`, outermost first), and the
-    /// production's body.
-    fn extract(
-        &self,
-        s: &Stmt,
-        second: Symbol,
-        moved: &mut Vec<Moved>,
-    ) -> Result<Option<(Stmt, Stmt)>> {
-        match s.kind() {
-            StmtKind::ProducerConsumer {
-                name,
-                is_producer: true,
-                body,
-            } if *name == second => Ok(Some((
-                Stmt::new(StmtKind::ProducerConsumer {
-                    name: *name,
-                    is_producer: true,
-                    body: Stmt::empty(),
-                }),
-                body.clone(),
-            ))),
-            StmtKind::ProducerConsumer {
-                name,
-                is_producer: false,
-                body,
-            } => Ok(self.extract(body, second, moved)?.map(|(b, found)| {
-                let consumer = Stmt::new(StmtKind::ProducerConsumer {
-                    name: *name,
-                    is_producer: false,
-                    body: b,
-                });
-                (consumer, found)
-            })),
-            StmtKind::LetStmt { name, value, body } => {
-                if reads_memory(value) {
-                    return Ok(None);
-                }
-                moved.push(Moved::Let(*name, value.clone()));
-                let found = self.extract(body, second, moved)?;
-                if found.is_none() {
-                    moved.pop();
-                }
-                Ok(found)
-            }
-            StmtKind::Realize {
-                func,
-                types,
-                bounds,
-                body,
-            } => {
-                moved.push(Moved::Realize(*func, types.clone(), bounds.clone()));
-                let found = self.extract(body, second, moved)?;
-                if found.is_none() {
-                    moved.pop();
-                }
-                Ok(found)
-            }
-            StmtKind::Block(stmts) => {
-                for (i, c) in stmts.iter().enumerate() {
-                    if let Some((c, found)) = self.extract(c, second, moved)? {
-                        // Productions passed on the way now run after the fused one.
-                        let mut passed = Vec::new();
-                        stmts[..i]
-                            .iter()
-                            .for_each(|b| collect_produced(b, &mut passed));
-                        if let Some(h) = passed.iter().find(|h| self.uses[&second].contains(h)) {
-                            return Err(self.err(format!(
-                                "{second} uses {h}, which is computed between the two"
-                            )));
-                        }
-                        let mut out = stmts.clone();
-                        out[i] = c;
-                        return Ok(Some((Stmt::block(out), found)));
-                    }
-                }
-                Ok(None)
-            }
-            _ => Ok(None),
-        }
-    }
-
-    /// The fused stages' statements `a` (of `first`) and `b` (of `second`) as one loop nest.
-    /// A specialized stage (`if (c) nest else other`, each nest keeping the fused loops) has
-    /// the other stage fused into each of its nests.
-    fn fuse_specializations(
-        &self,
-        first: Symbol,
-        second: Symbol,
         a: &Stmt,
         b: &Stmt,
+        loops: (&[Symbol], &[Symbol]),
         lets: &mut HashMap<Symbol, Expr>,
     ) -> Result<Stmt> {
-        for (s, is_first) in [(a, true), (b, false)] {
+        if loops.0.is_empty() {
+            return Ok(Stmt::block([a.clone(), b.clone()]));
+        }
+        for (s, is_a) in [(a, true), (b, false)] {
             if let StmtKind::IfThenElse {
                 condition,
                 then_case,
@@ -579,8 +309,8 @@ impl Pair {
             } = s.kind()
             {
                 let mut fuse = |branch: &Stmt| {
-                    let (a, b) = if is_first { (branch, b) } else { (a, branch) };
-                    self.fuse_specializations(first, second, a, b, lets)
+                    let (a, b) = if is_a { (branch, b) } else { (a, branch) };
+                    self.fuse_stages(a, b, loops, lets)
                 };
                 return Ok(Stmt::new(StmtKind::IfThenElse {
                     condition: condition.clone(),
@@ -589,28 +319,27 @@ impl Pair {
                 }));
             }
         }
-        self.fuse_loops(first, second, a, b, 0, Vec::new(), Vec::new(), lets)
+        self.fuse_loops(a, b, loops, 0, Vec::new(), Vec::new(), lets)
     }
 
-    /// The loop nests `a` (of `first`) and `b` (of `second`) fused from loop level `depth`
-    /// down, each body under the guards of the outer levels (`a_guards`, `b_guards`); `lets`
-    /// are the lets in scope, to compare bounds through. Each loop may be found below
-    /// statements of its own Func's nest (the productions of Funcs computed at the enclosing
-    /// level, their storage, lets): those of `a` enclose those of `b` around the fused loop,
-    /// each run under its own Func's guards.
+    /// The loop nests `a` (leading) and `b` fused from loop level `depth` down, each body
+    /// under the guards of the outer levels (`a_guards`, `b_guards`); `lets` are the lets
+    /// in scope, to compare bounds through. Each loop may be found below statements of its
+    /// own stage's nest (the productions of Funcs computed at the enclosing level, their
+    /// storage, lets): those of `a` enclose those of `b` around the fused loop, each run
+    /// under its own stage's guards.
     #[allow(clippy::too_many_arguments)]
     fn fuse_loops(
         &self,
-        first: Symbol,
-        second: Symbol,
         a: &Stmt,
         b: &Stmt,
+        loops: (&[Symbol], &[Symbol]),
         depth: usize,
         a_guards: Vec<Expr>,
         b_guards: Vec<Expr>,
         lets: &mut HashMap<Symbol, Expr>,
     ) -> Result<Stmt> {
-        let (a_name, b_name) = (self.loops[&first][depth], self.loops[&second][depth]);
+        let (a_name, b_name) = (loops.0[depth], loops.1[depth]);
         let missing = |name: Symbol| {
             self.err(format!(
                 "the loop {name} is not at the top of its Func's computation (only productions, storage and lets may come before it)"
@@ -621,9 +350,8 @@ impl Pair {
         replace_loop(a, a_name, a_context.as_ref(), lets, &mut |a_loop, lets| {
             replace_loop(b, b_name, b_context.as_ref(), lets, &mut |b_loop, lets| {
                 self.fuse_loop_pair(
-                    first,
-                    second,
                     (a_loop, b_loop),
+                    loops,
                     depth,
                     a_guards.clone(),
                     b_guards.clone(),
@@ -640,9 +368,8 @@ impl Pair {
     #[allow(clippy::too_many_arguments)]
     fn fuse_loop_pair(
         &self,
-        first: Symbol,
-        second: Symbol,
         (a_loop, b_loop): (&Stmt, &Stmt),
+        loops: (&[Symbol], &[Symbol]),
         depth: usize,
         mut a_guards: Vec<Expr>,
         mut b_guards: Vec<Expr>,
@@ -668,7 +395,7 @@ impl Pair {
                 b_kind.keyword()
             )));
         }
-        // Inside the fused loop, the second Func's loop variable is the first's.
+        // Inside the fused loop, the joining stage's loop variable is the leading one's.
         let i32_var = |n: Symbol| Expr::var(n, Type::i32());
         lets.insert(b_name, i32_var(a_name));
         let add = |x: &Expr, y: &Expr| Expr::binary(BinaryOp::Add, x.clone(), y.clone());
@@ -699,17 +426,8 @@ impl Pair {
             let end = Expr::binary(BinaryOp::Max, a_end, b_end);
             (min.clone(), Expr::binary(BinaryOp::Sub, end, min))
         };
-        let inner = if depth + 1 < self.loops[&first].len() {
-            self.fuse_loops(
-                first,
-                second,
-                &a_body,
-                &b_body,
-                depth + 1,
-                a_guards,
-                b_guards,
-                lets,
-            )?
+        let inner = if depth + 1 < loops.0.len() {
+            self.fuse_loops(&a_body, &b_body, loops, depth + 1, a_guards, b_guards, lets)?
         } else {
             Stmt::block([
                 guarded(a_body, conjunction(&a_guards)),
@@ -718,6 +436,487 @@ impl Pair {
         };
         let body = Stmt::let_stmt(b_name, i32_var(a_name), inner);
         Ok(Stmt::for_loop(a_name, min, extent, kind, body))
+    }
+}
+
+/// Funcs linked by `compute_with`, realized as one production.
+struct Group {
+    /// The Funcs, in realization order.
+    members: Vec<Symbol>,
+    fusions: Vec<Fusion>,
+    /// How many stages each member has.
+    stage_counts: HashMap<Symbol, usize>,
+    /// The Funcs each member uses, directly or through others.
+    uses: HashMap<Symbol, HashSet<Symbol>>,
+}
+
+/// A part of a member's production: one fused stage's statement, or the statements of the
+/// unfused stages between two fused ones.
+struct Unit {
+    func: Symbol,
+    stage: Option<usize>,
+    stmts: Vec<Stmt>,
+}
+
+impl Group {
+    /// The groups of `env`'s requests, each checked.
+    fn all(env: &Environment) -> Result<Vec<Group>> {
+        let mut groups: Vec<Group> = Vec::new();
+        for (member, host, var) in requests(env) {
+            let fusion = Fusion::new(env, member, host, var)?;
+            // The groups this one links, merged.
+            let (linked, mut rest): (Vec<Group>, Vec<Group>) = groups
+                .into_iter()
+                .partition(|g| g.members.contains(&member.0) || g.members.contains(&host.0));
+            let mut fusions: Vec<Fusion> = linked.into_iter().flat_map(|g| g.fusions).collect();
+            fusions.push(fusion);
+            let in_group = |f: &Symbol| fusions.iter().any(|x| x.member.0 == *f || x.host.0 == *f);
+            let members: Vec<Symbol> = env.order.iter().copied().filter(in_group).collect();
+            rest.push(Group {
+                stage_counts: members
+                    .iter()
+                    .map(|&m| (m, env.func(m).read().stage_count()))
+                    .collect(),
+                uses: members.iter().map(|&m| (m, used_by(env, m))).collect(),
+                members,
+                fusions,
+            });
+            groups = rest;
+        }
+        for group in &groups {
+            group.check()?;
+        }
+        Ok(groups)
+    }
+
+    /// Checks what the group needs beyond each pair: no member uses another (it would have
+    /// to be computed before it), and a host's members of one Func are fused no deeper in
+    /// stage order (a deeper body runs first in each iteration).
+    fn check(&self) -> Result<()> {
+        for &a in &self.members {
+            for &b in &self.members {
+                if self.uses[&a].contains(&b) {
+                    return Err(self.fusion_of(a).err(format!(
+                        "{a} uses {b}, so {b} must be computed before it, not with it (both are in one compute_with group)"
+                    )));
+                }
+            }
+        }
+        for x in &self.fusions {
+            let deeper_later = self.fusions.iter().find(|y| {
+                y.host == x.host
+                    && y.member.0 == x.member.0
+                    && y.member.1 > x.member.1
+                    && y.depth() > x.depth()
+            });
+            if let Some(y) = deeper_later {
+                return Err(y.err(format!(
+                    "it is fused deeper into {} than the earlier {} (at {}), so it would run before it in each iteration; fuse it at {} or an outer loop",
+                    describe_stage(y.host.0, y.host.1),
+                    describe_stage(x.member.0, x.member.1),
+                    x.var,
+                    x.var
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The first request naming `func`, whose words name the group's errors about it.
+    fn fusion_of(&self, func: Symbol) -> &Fusion {
+        self.fusions
+            .iter()
+            .find(|x| x.member.0 == func || x.host.0 == func)
+            .unwrap_or(&self.fusions[0])
+    }
+
+    /// `s` with the productions of the members fused.
+    fn fuse(&self, s: &Stmt) -> Result<Stmt> {
+        let Some(first) = first_produced(s, &self.members) else {
+            return Ok(s.clone());
+        };
+        let mut lets = HashMap::new();
+        self.rewrite(s, first, &mut lets)?.ok_or_else(|| {
+            self.fusion_of(first).err(format!(
+                "the other Funcs of its group are not computed next to {first}"
+            ))
+        })
+    }
+
+    /// `s` with the production of `first` hosting those of the other members, if `s` holds
+    /// it; `lets` are the lets in scope.
+    fn rewrite(
+        &self,
+        s: &Stmt,
+        first: Symbol,
+        lets: &mut HashMap<Symbol, Expr>,
+    ) -> Result<Option<Stmt>> {
+        match s.kind() {
+            StmtKind::Block(stmts) => {
+                if let Some(i) = stmts.iter().position(|c| is_producer(c, first)) {
+                    let StmtKind::ProducerConsumer { body, .. } = stmts[i].kind() else {
+                        unreachable!("is_producer matched a production")
+                    };
+                    let mut bodies = vec![(first, body.clone())];
+                    let mut rest = Stmt::block(stmts[i + 1..].iter().cloned());
+                    let mut moved = Vec::new();
+                    for &m in self.members.iter().filter(|&&m| m != first) {
+                        let Some((new_rest, body)) = self.extract(&rest, m, &mut moved)? else {
+                            return Err(self.fusion_of(m).err(format!(
+                                "{m} is computed inside a loop or branch that {first} is not"
+                            )));
+                        };
+                        rest = new_rest;
+                        bodies.push((m, body));
+                    }
+                    for m in &moved {
+                        if let Moved::Let(name, value) = m {
+                            lets.insert(*name, value.clone());
+                        }
+                    }
+                    let host = Stmt::new(StmtKind::ProducerConsumer {
+                        name: first,
+                        is_producer: true,
+                        body: self.fuse_productions(bodies, lets)?,
+                    });
+                    let tail = moved
+                        .into_iter()
+                        .rev()
+                        .fold(Stmt::block([host, rest]), |body, m| m.wrap(body));
+                    return Ok(Some(Stmt::block(
+                        stmts[..i].iter().cloned().chain(std::iter::once(tail)),
+                    )));
+                }
+                for (i, c) in stmts.iter().enumerate() {
+                    if let Some(new) = self.rewrite(c, first, lets)? {
+                        let mut out = stmts.clone();
+                        out[i] = new;
+                        return Ok(Some(Stmt::block(out)));
+                    }
+                }
+                Ok(None)
+            }
+            StmtKind::LetStmt { name, value, body } => {
+                lets.insert(*name, value.clone());
+                let inner = self.rewrite(body, first, lets)?;
+                Ok(inner.map(|b| Stmt::let_stmt(*name, value.clone(), b)))
+            }
+            _ => {
+                let mut children = Vec::new();
+                s.for_each_child(|_| {}, |c| children.push(c.clone()));
+                let mut found = None;
+                for c in &children {
+                    if let Some(new) = self.rewrite(c, first, lets)? {
+                        found = Some((c.clone(), new));
+                        break;
+                    }
+                }
+                Ok(found.map(|(old, new)| {
+                    s.map_children(
+                        |e| e.clone(),
+                        |c| {
+                            if c.same_as(&old) {
+                                new.clone()
+                            } else {
+                                c.clone()
+                            }
+                        },
+                    )
+                }))
+            }
+        }
+    }
+
+    /// The body of the group's production, from each member's production body (in the
+    /// order they were produced): the members' units in a stage order, each host stage's
+    /// nest with its members' stages fused in.
+    fn fuse_productions(
+        &self,
+        bodies: Vec<(Symbol, Stmt)>,
+        lets: &mut HashMap<Symbol, Expr>,
+    ) -> Result<Stmt> {
+        let mut all_lets = Vec::new();
+        let mut units = Vec::new();
+        for (func, body) in bodies {
+            let (func_lets, body) = peel_lets(&body);
+            for (name, value) in &func_lets {
+                lets.insert(*name, value.clone());
+            }
+            all_lets.extend(func_lets);
+            units.extend(self.units(func, &body)?);
+        }
+        let order = self.stage_order(&units)?;
+        let unit_of = |stage: StageId| {
+            units
+                .iter()
+                .position(|u| u.func == stage.0 && u.stage == Some(stage.1))
+                .expect("every fused stage has its unit")
+        };
+        let mut body = Vec::new();
+        for &u in &order {
+            let Some(stage) = units[u].stage else {
+                body.extend(units[u].stmts.iter().cloned());
+                continue;
+            };
+            if self
+                .fusions
+                .iter()
+                .any(|x| x.member == (units[u].func, stage))
+            {
+                continue; // In its host's nest.
+            }
+            let mut members: Vec<&Fusion> = self
+                .fusions
+                .iter()
+                .filter(|x| x.host == (units[u].func, stage))
+                .collect();
+            // The deepest first: fusing it keeps the host's outer loops at the top of the nest
+            // (below its guards), where the shallower ones find them.
+            members.sort_by_key(|x| (std::cmp::Reverse(x.depth()), unit_of(x.member)));
+            let mut nest = units[u].stmts[0].clone();
+            // The first unit in the nest (production order, then stage order) leads, so a
+            // Func's stages keep their order; `renamed` maps the host's loops to those
+            // naming them in the nest.
+            let mut nest_first = u;
+            let mut renamed: HashMap<Symbol, Symbol> = HashMap::new();
+            for x in members {
+                let member = unit_of(x.member);
+                let member_stmt = &units[member].stmts[0];
+                let host_loops: Vec<Symbol> = x
+                    .host_loops
+                    .iter()
+                    .map(|l| *renamed.get(l).unwrap_or(l))
+                    .collect();
+                nest = if member < nest_first {
+                    nest_first = member;
+                    renamed.extend(x.host_loops.iter().copied().zip(x.member_loops.clone()));
+                    x.fuse_stages(member_stmt, &nest, (&x.member_loops, &host_loops), lets)?
+                } else {
+                    x.fuse_stages(&nest, member_stmt, (&host_loops, &x.member_loops), lets)?
+                };
+            }
+            body.push(nest);
+        }
+        Ok(all_lets
+            .into_iter()
+            .rev()
+            .fold(Stmt::block(body), |s, (n, v)| Stmt::let_stmt(n, v, s)))
+    }
+
+    /// `func`'s production `body` (below its lets) cut into units: its fused stages'
+    /// statements and the runs of statements between them.
+    fn units(&self, func: Symbol, body: &Stmt) -> Result<Vec<Unit>> {
+        let stmts = match body.kind() {
+            StmtKind::Block(stmts) => stmts.clone(),
+            _ => vec![body.clone()],
+        };
+        let mut fused: Vec<usize> = self
+            .fusions
+            .iter()
+            .flat_map(|x| [x.member, x.host])
+            .filter(|s| s.0 == func)
+            .map(|s| s.1)
+            .collect();
+        fused.sort_unstable();
+        fused.dedup();
+        let mut units = Vec::new();
+        let mut next = 0;
+        for stage in fused {
+            let at = self.stage_position(func, stage, &stmts)?;
+            if at < next {
+                return Err(self.fusion_of(func).err(format!(
+                    "{} is not computed on its own in the production of {func}",
+                    describe_stage(func, stage)
+                )));
+            }
+            if at > next {
+                units.push(Unit {
+                    func,
+                    stage: None,
+                    stmts: stmts[next..at].to_vec(),
+                });
+            }
+            units.push(Unit {
+                func,
+                stage: Some(stage),
+                stmts: vec![stmts[at].clone()],
+            });
+            next = at + 1;
+        }
+        if next < stmts.len() {
+            units.push(Unit {
+                func,
+                stage: None,
+                stmts: stmts[next..].to_vec(),
+            });
+        }
+        Ok(units)
+    }
+
+    /// Where stage `stage` of `func` is among `stmts`, its production's statements: the one
+    /// holding its loops, or, for a stage without loops, the one writing `func` in its place.
+    fn stage_position(&self, func: Symbol, stage: usize, stmts: &[Stmt]) -> Result<usize> {
+        let prefix = format!("{func}.s{stage}.");
+        if let Some(at) = stmts.iter().position(|s| has_loop_named(s, &prefix)) {
+            return Ok(at);
+        }
+        // The statements of Funcs computed inside the production do not write `func`.
+        let own: Vec<usize> = (0..stmts.len())
+            .filter(|&i| writes(&stmts[i], func))
+            .collect();
+        (own.len() == self.stage_counts[&func])
+            .then(|| own[stage])
+            .ok_or_else(|| {
+                self.fusion_of(func).err(format!(
+                    "{} is not computed on its own in the production of {func} (a sliding window or skipped stage changed it)",
+                    describe_stage(func, stage)
+                ))
+            })
+    }
+
+    /// An order of `units` (Halide's for a fused group): each Func's units in order, a
+    /// member stage after its host, and a Func's units before a member stage before that
+    /// stage's host, unless they are members of that host too (they are in its nest). Of
+    /// the units ready, the first listed goes first.
+    fn stage_order(&self, units: &[Unit]) -> Result<Vec<usize>> {
+        let unit_of = |stage: StageId| {
+            units
+                .iter()
+                .position(|u| u.func == stage.0 && u.stage == Some(stage.1))
+        };
+        let host_of = |u: &Unit| {
+            let stage = u.stage?;
+            self.fusions
+                .iter()
+                .find(|x| x.member == (u.func, stage))
+                .map(|x| x.host)
+        };
+        let mut before: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
+        for (i, u) in units.iter().enumerate() {
+            if i > 0 && units[i - 1].func == u.func {
+                before[i].push(i - 1);
+            }
+            let Some(host) = host_of(u) else {
+                continue;
+            };
+            let Some(h) = unit_of(host) else {
+                return Err(self.fusion_of(host.0).err(format!(
+                    "{} is not computed in the production of {}",
+                    describe_stage(host.0, host.1),
+                    host.0
+                )));
+            };
+            before[i].push(h);
+            for (j, earlier) in units[..i].iter().enumerate() {
+                if earlier.func == u.func && host_of(earlier) != Some(host) {
+                    before[h].push(j);
+                }
+            }
+        }
+        let mut order = Vec::new();
+        let mut done = vec![false; units.len()];
+        while order.len() < units.len() {
+            let ready = (0..units.len()).find(|&i| !done[i] && before[i].iter().all(|&j| done[j]));
+            let Some(next) = ready else {
+                let waiting: Vec<String> = (0..units.len())
+                    .filter(|&i| !done[i])
+                    .map(|i| match units[i].stage {
+                        Some(stage) => describe_stage(units[i].func, stage),
+                        None => format!("the unfused stages of {}", units[i].func),
+                    })
+                    .collect();
+                return Err(self.fusions[0].err(format!(
+                    "the fused stages have no order: each of {} must wait for another (a Func's stages run in order, a stage with the one it is computed with, after that one's earlier stages, and the earlier stages of its own Func run before that one)",
+                    waiting.join(", ")
+                )));
+            };
+            done[next] = true;
+            order.push(next);
+        }
+        Ok(order)
+    }
+
+    /// Finds the production of `member` in `s` (which follows the production of the host)
+    /// along lets, storage, consumer marks and blocks: `s` with that production emptied and
+    /// the lets and storage on the way removed (pushed to `moved`, outermost first), and the
+    /// production's body.
+    fn extract(
+        &self,
+        s: &Stmt,
+        member: Symbol,
+        moved: &mut Vec<Moved>,
+    ) -> Result<Option<(Stmt, Stmt)>> {
+        match s.kind() {
+            StmtKind::ProducerConsumer {
+                name,
+                is_producer: true,
+                body,
+            } if *name == member => Ok(Some((
+                Stmt::new(StmtKind::ProducerConsumer {
+                    name: *name,
+                    is_producer: true,
+                    body: Stmt::empty(),
+                }),
+                body.clone(),
+            ))),
+            StmtKind::ProducerConsumer {
+                name,
+                is_producer: false,
+                body,
+            } => Ok(self.extract(body, member, moved)?.map(|(b, found)| {
+                let consumer = Stmt::new(StmtKind::ProducerConsumer {
+                    name: *name,
+                    is_producer: false,
+                    body: b,
+                });
+                (consumer, found)
+            })),
+            StmtKind::LetStmt { name, value, body } => {
+                if reads_memory(value) {
+                    return Ok(None);
+                }
+                moved.push(Moved::Let(*name, value.clone()));
+                let found = self.extract(body, member, moved)?;
+                if found.is_none() {
+                    moved.pop();
+                }
+                Ok(found)
+            }
+            StmtKind::Realize {
+                func,
+                types,
+                bounds,
+                body,
+            } => {
+                moved.push(Moved::Realize(*func, types.clone(), bounds.clone()));
+                let found = self.extract(body, member, moved)?;
+                if found.is_none() {
+                    moved.pop();
+                }
+                Ok(found)
+            }
+            StmtKind::Block(stmts) => {
+                for (i, c) in stmts.iter().enumerate() {
+                    if let Some((c, found)) = self.extract(c, member, moved)? {
+                        // Productions passed on the way now run after the fused one.
+                        let mut passed = Vec::new();
+                        stmts[..i]
+                            .iter()
+                            .for_each(|b| collect_produced(b, &mut passed));
+                        if let Some(h) = passed.iter().find(|h| self.uses[&member].contains(h)) {
+                            return Err(self.fusion_of(member).err(format!(
+                                "{member} uses {h}, which is computed between the productions of its group"
+                            )));
+                        }
+                        let mut out = stmts.clone();
+                        out[i] = c;
+                        return Ok(Some((Stmt::block(out), found)));
+                    }
+                }
+                Ok(None)
+            }
+            _ => Ok(None),
+        }
     }
 }
 
@@ -782,14 +981,6 @@ fn guarded(body: Stmt, condition: Option<Expr>) -> Stmt {
         Some(c) => Stmt::if_then(c, body),
         None => body,
     }
-}
-
-/// The statements of a production: those before the fused stage, the fused stage's, and
-/// those after it.
-struct Stages {
-    before: Vec<Stmt>,
-    fused: Stmt,
-    after: Vec<Stmt>,
 }
 
 /// `f` or `f.update(k)`, as the user names a stage.
@@ -899,15 +1090,15 @@ fn is_producer(s: &Stmt, func: Symbol) -> bool {
     matches!(s.kind(), StmtKind::ProducerConsumer { name, is_producer: true, .. } if *name == func)
 }
 
-/// Which of `f` and `g` is produced first in `s`.
-fn first_produced(s: &Stmt, f: Symbol, g: Symbol) -> Option<Symbol> {
+/// Which of `funcs` is produced first in `s`.
+fn first_produced(s: &Stmt, funcs: &[Symbol]) -> Option<Symbol> {
     if let StmtKind::ProducerConsumer {
         name,
         is_producer: true,
         ..
     } = s.kind()
     {
-        if *name == f || *name == g {
+        if funcs.contains(name) {
             return Some(*name);
         }
     }
@@ -916,7 +1107,7 @@ fn first_produced(s: &Stmt, f: Symbol, g: Symbol) -> Option<Symbol> {
         |_| {},
         |c| {
             if found.is_none() {
-                found = first_produced(c, f, g);
+                found = first_produced(c, funcs);
             }
         },
     );
@@ -950,10 +1141,9 @@ fn used_by(env: &Environment, f: Symbol) -> HashSet<Symbol> {
     used
 }
 
-fn describe(loops: &[Symbol], kinds: &[ForKind]) -> String {
+fn describe(loops: &[(Symbol, ForKind)]) -> String {
     loops
         .iter()
-        .zip(kinds)
         .map(|(l, k)| format!("{} {l}", k.keyword()))
         .collect::<Vec<_>>()
         .join(", ")

@@ -95,13 +95,15 @@ pub fn realization_order(output: &Function) -> Result<Environment> {
 /// before the Funcs they are inlined into.
 fn keep_fused_funcs_together(order: &mut Vec<Symbol>, funcs: &HashMap<Symbol, Function>) {
     let uses = |a: Symbol, b: Symbol| direct_callees(&funcs[&a]).iter().any(|c| c.name() == b);
-    let pairs: Vec<(Symbol, Symbol)> = order
-        .iter()
-        .filter_map(|&f| {
-            let with = funcs[&f].read().schedule.compute_with.as_ref()?.with;
-            funcs.contains_key(&with).then_some((f, with))
-        })
-        .collect();
+    let mut pairs: Vec<(Symbol, Symbol)> = Vec::new();
+    for &f in order.iter() {
+        for fused in &funcs[&f].read().schedule.compute_with {
+            // Several stages of `f` fused with stages of one Func make one pair of Funcs.
+            if funcs.contains_key(&fused.with) && !pairs.contains(&(f, fused.with)) {
+                pairs.push((f, fused.with));
+            }
+        }
+    }
     // A Func fused with several others stays where it is: moving it next to one could move
     // it away from another.
     let in_one_pair = |n: Symbol| pairs.iter().filter(|(f, g)| *f == n || *g == n).count() == 1;

@@ -91,7 +91,7 @@ fn guarded_production(
         return None;
     }
     let f = env.func(*name).read();
-    if f.schedule.compute_with.is_some() {
+    if !f.schedule.compute_with.is_empty() {
         return None;
     }
     let needed = simplify(&values_needed(consumers, *name)?);

@@ -7,8 +7,8 @@
 //! size of Halide's box.
 //!
 //! Tessera has no `LoopAlignStrategy` (the values do not depend on it): the schedules keep
-//! everything else. One case is ignored: `multiple_fuse_groups` fuses two stages of one Func
-//! with another (Tessera fuses one stage per Func). In `rvar_bounds` the producers computed
+//! everything else. `multiple_fuse_groups` runs at Halide's 200 x 200 (at 100 x 100 its
+//! RDom writes rows past the region checked). In `rvar_bounds` the producers computed
 //! at the fused loop are placed in the loops of each fused stage that uses them (`input_c`,
 //! used by both, is computed once for each, where Halide computes it once). Left out: the cases realizing several outputs at once
 //! (multiple outputs, rgb to yuv420, nested compute_with, the two mixed tile factor cases,
@@ -118,7 +118,6 @@ fn fuse() {
 }
 
 #[test]
-#[ignore = "refused: f.compute_with(g, x): stage 1 of f is already computed with g; only one stage of a Func may be computed with another"]
 fn multiple_fuse_groups() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let f = Func::new("f");
@@ -150,12 +149,14 @@ fn multiple_fuse_groups() {
     h.compute_with(&p, "t");
     f.update_stage(0).compute_with(&g.pure_stage(), y);
     f.compute_with(&g, x);
-    let run = run_2d(&q, &TestInputs::new(), N, N, |x, y| {
+    // Halide's size: at 100 x 100, h's region would reach past it to the rows r writes.
+    const S: i64 = 200;
+    let run = run_2d(&q, &TestInputs::new(), S, S, |x, y| {
         let in_r = (0..39).contains(&x) && (50..127).contains(&y);
         let h0 = if in_r { -(x + y) + x * x } else { 0 };
         h0 + (x + 2 * y) + (10 + x - y) + 2 + (x + 2)
     });
-    assert_at_most(&run, &["f", "g", "h", "p"], N * N);
+    assert_at_most(&run, &["f", "g", "h", "p"], S * S);
 }
 
 #[test]
