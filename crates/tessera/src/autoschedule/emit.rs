@@ -81,15 +81,21 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
         update: None,
         vars,
     };
+    // With channels inside: the first dimension, then the channels, then `rows` (outermost
+    // last), as one reorder; nothing to reorder without them.
+    let channels_after_x = |rows: &[String]| -> Option<Directive> {
+        (!inner_channels.is_empty()).then(|| {
+            let order = std::iter::once(&args[0])
+                .chain(inner_channels)
+                .chain(rows)
+                .cloned()
+                .collect();
+            reorder(order)
+        })
+    };
     match plan.strategy {
         Strategy::Rows { .. } => {
-            if !inner_channels.is_empty() {
-                let order = std::iter::once(args[0].clone())
-                    .chain(inner_channels.iter().cloned())
-                    .chain(std::iter::once(args[1].clone()))
-                    .collect();
-                out.push(reorder(order));
-            }
+            out.extend(channels_after_x(args.get(1..2).unwrap_or(&[])));
             let parallel: Vec<String> = (args.get(1).into_iter())
                 .chain(outer_channels)
                 .cloned()
@@ -157,13 +163,7 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
             let y = &args[1];
             let (yo, yi) = (loop_name(f, y, "o"), loop_name(f, y, "i"));
             out.push(split(y, &yo, &yi, rows, TailStrategy::GuardWithIf));
-            if !inner_channels.is_empty() {
-                let order = std::iter::once(args[0].clone())
-                    .chain(inner_channels.iter().cloned())
-                    .chain([yi.clone(), yo.clone()])
-                    .collect();
-                out.push(reorder(order));
-            }
+            out.extend(channels_after_x(&[yi.clone(), yo.clone()]));
             let parallel: Vec<String> = std::iter::once(yo)
                 .chain(outer_channels.iter().cloned())
                 .collect();

@@ -122,15 +122,14 @@ pub fn best_plan(
         true => &[false, true],
         false => &[false],
     };
-    let mut best = plan(Strategy::Rows {
-        channels_inside: false,
-    })?;
-    for &channels_inside in &channel_orders[1..] {
+    let mut best: Option<GroupPlan> = None;
+    for &channels_inside in channel_orders {
         let p = plan(Strategy::Rows { channels_inside })?;
-        if p.ns < best.ns {
-            best = p;
+        if best.as_ref().is_none_or(|b| p.ns < b.ns) {
+            best = Some(p);
         }
     }
+    let mut best = best.expect("channels outside is always an order");
     if members.len() == 1 {
         return Ok(Some(best));
     }
