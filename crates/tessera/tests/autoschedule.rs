@@ -2,7 +2,8 @@
 //! multi-stage groups where fusion pays, the schedule computes what a plain Rust loop does at
 //! the size it was made for and at sizes smaller than its tiles, survives a JSON round trip,
 //! schedules a 100-stage chain, names a missing estimate, and runs reductions in
-//! parallel: a histogram factored into strips (rfactor), a grid histogram over rows and channels.
+//! parallel: a histogram factored into strips (rfactor), a grid histogram over rows with its
+//! channels unrolled.
 
 mod lower_common;
 
@@ -425,36 +426,79 @@ fn grid() -> (ImageParam, Func) {
 }
 
 #[test]
-fn a_grid_histogram_runs_in_parallel_over_rows_and_channels_and_sums_right() {
+fn a_grid_histogram_unrolls_its_channels_runs_its_rows_in_parallel_and_sums_right() {
     let (input, out) = grid();
     let schedule = Pipeline::new(&out)
         .auto_schedule(&Target::host(), &two_threads())
         .unwrap();
     let rust = schedule.to_rust();
-    // c alone has 2 iterations: it is fused with y, and the fused loop runs in parallel.
-    let fused = schedule
+    let update = |d: &Directive| match d {
+        Directive::Split {
+            func,
+            update: Some(0),
+            ..
+        }
+        | Directive::Unroll {
+            func,
+            update: Some(0),
+            ..
+        }
+        | Directive::Reorder {
+            func,
+            update: Some(0),
+            ..
+        }
+        | Directive::Parallel {
+            func,
+            update: Some(0),
+            ..
+        }
+        | Directive::Vectorize {
+            func,
+            update: Some(0),
+            ..
+        } => func == "grid",
+        _ => false,
+    };
+    let grid_update: Vec<&Directive> = schedule
         .schedule
         .directives
         .iter()
-        .find_map(|d| match d {
-            Directive::Fuse {
-                func,
-                update: Some(0),
-                inner,
-                outer,
-                fused,
-            } if func == "grid" && inner == "y" && outer == "c" => Some(fused.clone()),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("y and c are not fused: {rust}"));
-    assert!(
-        schedule.schedule.directives.contains(&Directive::Parallel {
+        .filter(|d| update(d))
+        .collect();
+    // c has 2 iterations and y alone 192: c is unrolled innermost (computing each pixel's
+    // bin once for the sum and the count), the cells x inside the block's pixels, and the
+    // rows in parallel; the scatter is not vectorized.
+    let want = [
+        Directive::Split {
             func: "grid".into(),
             update: Some(0),
-            var: fused,
-        }),
-        "{rust}"
-    );
+            var: "c".into(),
+            outer: "c_o".into(),
+            inner: "c_i".into(),
+            factor: 2,
+            tail: TailStrategy::GuardWithIf,
+        },
+        Directive::Unroll {
+            func: "grid".into(),
+            update: Some(0),
+            var: "c_i".into(),
+            factor: None,
+        },
+        Directive::Reorder {
+            func: "grid".into(),
+            update: Some(0),
+            vars: ["c_i", "x", "r.x", "r.y", "y", "c_o"]
+                .map(String::from)
+                .to_vec(),
+        },
+        Directive::Parallel {
+            func: "grid".into(),
+            update: Some(0),
+            var: "y".into(),
+        },
+    ];
+    assert_eq!(grid_update, want.iter().collect::<Vec<_>>(), "{rust}");
     assert!(
         !rust.contains("rfactor"),
         "the grid has rows enough: {rust}"

@@ -2,12 +2,20 @@
 //! parallelism buys the cost model. An update runs in parallel over its outermost pure
 //! dimension it may run in parallel, fused with the next ones inwards while it alone has too
 //! few iterations to balance the threads, and vectorized over x when x is pure and a vector
-//! wide. An update whose pure dimensions cannot keep the threads busy (a histogram,
+//! wide. Small channel dimensions (at most `MAX_UNROLLED_CHANNELS` iterations) are unrolled
+//! innermost instead of run in parallel, when the other loops keep the threads busy: one
+//! iteration then computes what the channels share once (a grid histogram's pixel and bin
+//! for its value and its count), and `select`s on the channel fold. An update that scatters
+//! (writes at coordinates computed from loaded values) is not vectorized, since AVX2 has no
+//! scatter and lanes emulated one by one cost more than they save, and it runs its pure x
+//! loop inside its reduction loops, so consecutive read-modify-writes go to different cells
+//! rather than wait on each other through one bin. An update whose pure dimensions cannot keep the threads busy (a histogram,
 //! `hist(input(r.x, r.y)) += 1`, has none) is factored instead (`rfactor`), as Halide's
 //! experts do: its outer reduction loop is split into strips, each strip's partial result is
 //! a point of an intermediate Func computed at root in parallel over the strips, and the
 //! update then merges the partial results.
 
+use super::cost::reads_data;
 use super::emit::{fuse_outer, loop_name, vectorize};
 use super::footprint::Span;
 use super::problem::{FuncInfo, Problem};
@@ -29,12 +37,21 @@ const TASKS_OF_WORK_PER_STRIP: f64 = 8.0;
 /// a factored update (strips times the Func's points).
 const MERGE_FRACTION: i64 = 16;
 
+/// Channel dimensions of an update with at most this many iterations are unrolled.
+const MAX_UNROLLED_CHANNELS: i64 = 4;
+
 /// How one update is computed.
 #[derive(Clone, Debug, PartialEq)]
 enum UpdatePlan {
     /// Parallel over the pure loops `parallel` (dimensions, innermost first, fused; none:
-    /// serial), vectorized over x when `vector`.
-    Pure { parallel: Vec<usize>, vector: bool },
+    /// serial), vectorized over x when `vector`, the channel dimensions `unrolled` innermost
+    /// and unrolled, and x inside the reduction loops when `x_inside`.
+    Pure {
+        parallel: Vec<usize>,
+        vector: bool,
+        unrolled: Vec<usize>,
+        x_inside: bool,
+    },
     /// Factored into partial results per strip, the strips in parallel.
     Factored(Factoring),
 }
@@ -98,10 +115,25 @@ fn plan_update(problem: &Problem, i: usize, u: usize) -> (UpdatePlan, i64) {
     let definition = &problem.analysis().graph.funcs[i].definitions[u + 1];
     let threads = problem.machine.threads as i64;
     let (loops, safe) = (pure_loops(f, definition), &f.update_pure_dims[u]);
-    let (parallel, iterations) = parallel_loops(f, &loops, safe, threads);
+    let channels: Vec<usize> = (loops.iter().copied())
+        .filter(|&d| d >= 2 && safe.contains(&d))
+        .filter(|&d| (2..=MAX_UNROLLED_CHANNELS).contains(&extent(f, d)))
+        .collect();
+    let others: Vec<usize> = (loops.iter().copied())
+        .filter(|d| !channels.contains(d))
+        .collect();
+    let (unrolled, (parallel, iterations)) = match parallel_loops(f, &others, safe, threads) {
+        (parallel, iterations) if !channels.is_empty() && iterations >= threads => {
+            (channels, (parallel, iterations))
+        }
+        _ => (Vec::new(), parallel_loops(f, &loops, safe, threads)),
+    };
+    let scatters = definition.args.iter().any(reads_data);
     let pure = UpdatePlan::Pure {
         parallel,
-        vector: vectorizable(f, &loops, safe),
+        vector: !scatters && vectorizable(f, &loops, safe),
+        unrolled,
+        x_inside: scatters && loops.contains(&0) && safe.contains(&0),
     };
     if iterations >= threads || threads == 1 {
         return (pure, iterations);
@@ -176,8 +208,15 @@ pub fn emit_updates(problem: &Problem, i: usize, out: &mut Vec<Directive>) {
         .map(|g| g.name.as_str().to_string())
         .collect();
     for u in 0..f.update_pure_dims.len() {
+        let definition = &problem.analysis().graph.funcs[i].definitions[u + 1];
         match plan_update(problem, i, u).0 {
-            UpdatePlan::Pure { parallel, vector } => {
+            UpdatePlan::Pure {
+                parallel,
+                vector,
+                unrolled,
+                x_inside,
+            } => {
+                emit_update_order(f, u, definition, &unrolled, x_inside, out);
                 emit_update_loops(f, u, &parallel, vector, out);
             }
             UpdatePlan::Factored(factoring) => {
@@ -187,6 +226,62 @@ pub fn emit_updates(problem: &Problem, i: usize, out: &mut Vec<Directive>) {
             }
         }
     }
+}
+
+/// `f`'s update `u` (`definition`) with the channels `unrolled` split by their extent, the
+/// inner loops unrolled innermost, then x when `x_inside`, then the other loops in their
+/// order, the channels' outer loops (one iteration where the extent is as estimated)
+/// outermost. Nothing when there is nothing to move.
+fn emit_update_order(
+    f: &FuncInfo,
+    u: usize,
+    definition: &Definition,
+    unrolled: &[usize],
+    x_inside: bool,
+    out: &mut Vec<Directive>,
+) {
+    if unrolled.is_empty() && !x_inside {
+        return;
+    }
+    let func = f.name.as_str().to_string();
+    let mut inner = Vec::new();
+    let mut outer = Vec::new();
+    for &d in unrolled {
+        let var = f.args[d].as_str();
+        let (o, i) = (loop_name(f, var, "o"), loop_name(f, var, "i"));
+        out.push(Directive::Split {
+            func: func.clone(),
+            update: Some(u),
+            var: var.to_string(),
+            outer: o.clone(),
+            inner: i.clone(),
+            factor: extent(f, d) as i32,
+            tail: TailStrategy::GuardWithIf,
+        });
+        out.push(Directive::Unroll {
+            func: func.clone(),
+            update: Some(u),
+            var: i.clone(),
+            factor: None,
+        });
+        inner.push(i);
+        outer.push(o);
+    }
+    let moved: Vec<Symbol> = (unrolled.iter())
+        .map(|&d| f.args[d])
+        .chain(x_inside.then(|| f.args[0]))
+        .collect();
+    if x_inside {
+        inner.push(f.args[0].as_str().to_string());
+    }
+    let rest = (definition.schedule.dims.iter())
+        .filter(|d| !moved.contains(&d.short))
+        .map(|d| d.short.as_str().to_string());
+    out.push(Directive::Reorder {
+        func,
+        update: Some(u),
+        vars: inner.into_iter().chain(rest).chain(outer).collect(),
+    });
 }
 
 /// `f`'s loops of update `u`: `parallel` (innermost first) fused and run in parallel, x
