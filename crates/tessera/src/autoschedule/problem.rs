@@ -2,13 +2,14 @@
 //! pipeline's Funcs in realization order with their required regions, sizes and vector
 //! widths; which Funcs are inlined (decided first, by the cost model: a Func is inlined when
 //! recomputing it at every use costs less than storing and reloading it, as PolyMage-DP
-//! inlines pointwise stages; a Func cheap to inline into all its consumers but one is split
+//! inlines pointwise stages, its uses counted as the distinct points called once inlined
+//! Funcs are expanded, as common-subexpression elimination leaves them; a Func cheap to inline into all its consumers but one is split
 //! with a wrapper for that one, `to_wrap`); the per-point cost of every other Func with its
 //! inlined producers folded in; and the region of every Func a tile of a group's output needs,
 //! through inlined Funcs, memoized because the search asks for the same regions many times.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use rustc_hash::FxHashMap;
 
@@ -20,8 +21,10 @@ use super::machine::Machine;
 use super::model::{CostModel, CostTerms, Term};
 use super::PipelineAnalysis;
 use crate::error::Result;
+use crate::ir::substitute::substitute_map;
 use crate::ir::{CallKind, Expr, ExprKind, Symbol};
 use crate::lang::function::Definition;
+use crate::simplify::simplify;
 
 /// One Func of the problem.
 #[derive(Clone, Debug)]
@@ -98,6 +101,18 @@ pub struct Wrapped {
     pub consumer: Symbol,
     /// The wrapper (a copy of `func`, scheduled on its own).
     pub wrapper: Symbol,
+}
+
+/// The points at which a stage calls each Func, found by `Problem::collect_calls`.
+// `Expr` keys are structural (see `StageCost::count_tree`).
+#[allow(clippy::mutable_key_type)]
+#[derive(Default)]
+struct CallSites {
+    /// Each Func's points called (coordinates simplified); an inlined Func's calls are
+    /// expanded once per point.
+    points: HashMap<Symbol, HashSet<Vec<Expr>>>,
+    /// The expressions walked.
+    walked: HashSet<Expr>,
 }
 
 /// What one inlined call of a Func of per-point terms `point` and `lanes` lanes adds: its
@@ -244,16 +259,22 @@ impl<'a> Problem<'a> {
         terms
     }
 
-    /// The terms of one stage point with its inlined producers evaluated in place.
-    fn point_terms(&self, stage: StageId, lanes: i64) -> CostTerms {
-        let mut terms = self.own_point_terms(stage, lanes);
-        for (p, n) in &self.analysis.costs[&stage].loads {
-            let Producer::Func(name) = p else { continue };
-            let Some(i) = self.func_index(*name).filter(|&i| self.inlined[i]) else {
+    /// The terms of one point of stage `s` of Func `m` with its inlined producers evaluated
+    /// in place, once per distinct point they are called at (through several inlined
+    /// consumers too: common-subexpression elimination computes each once).
+    fn point_terms(&self, m: usize, s: usize, lanes: i64) -> CostTerms {
+        let stage = |i: usize, s: usize| StageId {
+            func: self.funcs[i].name,
+            stage: s,
+        };
+        let mut terms = self.own_point_terms(stage(m, s), lanes);
+        for (name, points) in self.called_points(m, s) {
+            let Some(i) = self.func_index(name).filter(|&i| self.inlined[i]) else {
                 continue;
             };
-            let inlined = &self.funcs[i];
-            terms.add_scaled(&call_terms(&inlined.point, inlined.lanes), f64::from(*n));
+            let lanes = self.funcs[i].lanes;
+            let own = self.own_point_terms(stage(i, 0), lanes);
+            terms.add_scaled(&call_terms(&own, lanes), points.len() as f64);
         }
         terms
     }
@@ -280,9 +301,7 @@ impl<'a> Problem<'a> {
                 continue;
             }
             let own = self.own_point_terms(stage(i, 0), info.lanes);
-            let calls: f64 = (info.consumers.iter())
-                .map(|&c| self.calls_from(c, info.name, evaluations[c]))
-                .sum();
+            let calls = self.inlined_calls(i, &evaluations);
             let recompute = calls * self.model.time(&call_terms(&own, info.lanes));
             let points = info.points() as f64;
             let materialize = points * self.model.time(&own);
@@ -296,13 +315,98 @@ impl<'a> Problem<'a> {
         self.evaluations = evaluations;
         for (i, f) in graph.funcs.iter().enumerate() {
             let lanes = self.funcs[i].lanes;
-            self.funcs[i].point = self.point_terms(stage(i, 0), lanes);
+            self.funcs[i].point = self.point_terms(i, 0, lanes);
             let mut updates = CostTerms::default();
             for s in 1..f.definitions.len() {
                 let iterations = self.update_iterations(i, &f.definitions[s]) as f64;
-                updates.add_scaled(&self.point_terms(stage(i, s), lanes), iterations);
+                updates.add_scaled(&self.point_terms(i, s, lanes), iterations);
             }
             self.funcs[i].updates = updates;
+        }
+    }
+
+    /// How many times Func `p` would be evaluated inlined: for every stage of a materialized
+    /// Func reading it, directly or through inlined Funcs, the distinct points of `p` that
+    /// stage calls once those are inlined, times the stage's iterations (`evaluations` for
+    /// pure definitions). Calls at one point through several inlined consumers are one
+    /// evaluation after common-subexpression elimination: harris's `Sxx(x, y)`, read by
+    /// `det` and by `trace`, both inlined into the output, is evaluated once per output point.
+    fn inlined_calls(&self, p: usize, evaluations: &[f64]) -> f64 {
+        let graph = &self.analysis.graph;
+        let producer = self.funcs[p].name;
+        let mut readers = BTreeSet::new();
+        let mut pending = self.funcs[p].consumers.clone();
+        while let Some(c) = pending.pop() {
+            match self.inlined[c] {
+                true => pending.extend(&self.funcs[c].consumers),
+                false => {
+                    readers.insert(c);
+                }
+            }
+        }
+        let mut calls = 0.0;
+        for m in readers {
+            for (s, definition) in graph.funcs[m].definitions.iter().enumerate() {
+                let points = self
+                    .called_points(m, s)
+                    .get(&producer)
+                    .map_or(0, HashSet::len);
+                let iterations = match s {
+                    0 => evaluations[m],
+                    _ => self.update_iterations(m, definition) as f64,
+                };
+                calls += points as f64 * iterations;
+            }
+        }
+        calls
+    }
+
+    /// The distinct points of each Func that stage `s` of Func `m` calls, with the Funcs
+    /// inlined so far expanded in place.
+    #[allow(clippy::mutable_key_type)] // structural keys: see `StageCost::count_tree`
+    fn called_points(&self, m: usize, s: usize) -> HashMap<Symbol, HashSet<Vec<Expr>>> {
+        let definition = &self.analysis.graph.funcs[m].definitions[s];
+        let mut sites = CallSites::default();
+        let exprs = (definition.values.iter())
+            .chain(&definition.guard)
+            .chain(definition.args.iter().filter(|_| s > 0));
+        for e in exprs {
+            self.collect_calls(e, &mut sites);
+        }
+        sites.points
+    }
+
+    /// Adds to `sites` the points at which `e` calls each Func, inlined Funcs expanded in
+    /// place (each inlined call, and each expression, walked once).
+    #[allow(clippy::mutable_key_type)]
+    fn collect_calls(&self, e: &Expr, sites: &mut CallSites) {
+        if !sites.walked.insert(e.clone()) {
+            return;
+        }
+        let ExprKind::Call {
+            kind: CallKind::Func(_),
+            name,
+            args,
+            ..
+        } = e.kind()
+        else {
+            e.for_each_child(|c| self.collect_calls(c, sites));
+            return;
+        };
+        for a in args {
+            self.collect_calls(a, sites);
+        }
+        let point: Vec<Expr> = args.iter().map(simplify).collect();
+        if !sites.points.entry(*name).or_default().insert(point.clone()) {
+            return;
+        }
+        let Some(j) = self.func_index(*name).filter(|&j| self.inlined[j]) else {
+            return;
+        };
+        let callee = &self.analysis.graph.funcs[j];
+        let at: HashMap<Symbol, Expr> = callee.args.iter().copied().zip(point).collect();
+        for v in &callee.definitions[0].values {
+            self.collect_calls(&substitute_map(v, &at), sites);
         }
     }
 

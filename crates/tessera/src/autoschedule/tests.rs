@@ -523,3 +523,37 @@ fn a_lookup_table_in_a_sliding_window_is_computed_once_per_strip() {
         });
     }
 }
+
+/// `out = (p + 1) * (p * 2)` through two Funcs, `a = p + 1` and `b = p * 2`, both reading
+/// `p = sqrt(input)` at the point computed.
+fn diamond() -> (ImageParam, Func, Func, Func, Func) {
+    let input = ImageParam::new(Type::f32(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let p = Func::new("p");
+    p.define((x, y), sqrt(input.at((x, y)))).unwrap();
+    let a = Func::new("a");
+    a.define((x, y), p.at((x, y)) + 1.0f32).unwrap();
+    let b = Func::new("b");
+    b.define((x, y), p.at((x, y)) * 2.0f32).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), a.at((x, y)) * b.at((x, y))).unwrap();
+    out.set_estimates(&[(0, 256), (0, 64)]).unwrap();
+    input.set_estimates(&[(0, 256), (0, 64)]).unwrap();
+    (input, p, a, b, out)
+}
+
+#[test]
+fn a_func_read_at_one_point_through_two_inlined_consumers_is_evaluated_once() {
+    let (_, p, a, b, out) = diamond();
+    let analysis = PipelineAnalysis::new(&out, &[]).unwrap();
+    let machine = Machine::host(&Target::host(), 2);
+    let problem = problem::Problem::new(&analysis, machine, CostModel::default()).unwrap();
+    let index = |f: &Func| problem.func_index(f.name()).unwrap();
+    for f in [&p, &a, &b] {
+        assert!(problem.inlined[index(f)], "{} is not inlined", f.name());
+    }
+    // One square root per point of out (a vector of `lanes` points), not one per path.
+    let o = &problem.funcs[index(&out)];
+    let per_point = o.point.get(model::Term::Transcendental);
+    assert_eq!(per_point, 1.0 / o.lanes as f64, "{:?}", o.point);
+}
