@@ -40,16 +40,13 @@ fn size_realizations(s: &Stmt, env: &Environment, lets: &mut Scope) -> Result<St
     }
 }
 
-/// Sizes the realizations nested directly in one another from `s` down (Funcs stored at the
-/// same level), with one analysis of the code inside them all: analysing it once per Func
-/// would make lowering quadratic in the depth of a pipeline storing everything at root.
+/// Sizes the realization `s` and those linked to it, with one analysis of the code inside
+/// `s`: analysing it once per Func would make lowering quadratic in the depth of a pipeline
+/// (a chain of Funcs computed at root nests each realization in the last one's consumption).
 fn size_nest(s: &Stmt, env: &Environment, lets: &mut Scope) -> Result<Stmt> {
-    let mut nest = Vec::new();
-    let mut inside = s;
-    while let StmtKind::Realize { body, .. } = inside.kind() {
-        nest.push(inside);
-        inside = body;
-    }
+    let StmtKind::Realize { body, .. } = s.kind() else {
+        unreachable!("a nest starts at a realization")
+    };
     // What each Func's producer writes and reads covers what its consumers read (they read
     // inside the region bounds inference made it compute), but for the points outside their
     // own regions that consumers produced here compute (bounds inference), and the arms of
@@ -57,35 +54,47 @@ fn size_nest(s: &Stmt, env: &Environment, lets: &mut Scope) -> Result<Stmt> {
     // output count, and any read in such an arm. Lets outside are looked through one step
     // (to their values in terms of the enclosing names), so that an extent cancels to a
     // constant where the region's ends are correlated (a tile and its halo).
-    let provided = boxes_provided_stmt(inside, lets);
-    let required = boxes_required_stmt_by_producers(inside, lets, env.output);
+    let provided = boxes_provided_stmt(body, lets);
+    let required = boxes_required_stmt_by_producers(body, lets, env.output);
     let touched = |func: &Symbol| {
         let of = |boxes: &HashMap<Symbol, Box>| boxes.get(func).map(|b| b.bounds.clone());
         union_boxes(of(&provided), of(&required))
     };
-    let mut sized = size_realizations(inside, env, lets)?;
-    for realize in nest.into_iter().rev() {
-        let StmtKind::Realize {
+    size_linked(s, &touched, env, lets)
+}
+
+/// `s` with the realizations linked to the top of the nest sized from `touched`: those
+/// reached through realizations, productions, consumptions and blocks alone. No name is
+/// bound and no condition tested on the way to them, so the analysis of the nest's top sees
+/// what each of them touches as the analysis of its own body would. Realizations below
+/// anything else start nests of their own.
+fn size_linked(
+    s: &Stmt,
+    touched: &impl Fn(&Symbol) -> Option<Vec<Interval>>,
+    env: &Environment,
+    lets: &mut Scope,
+) -> Result<Stmt> {
+    match s.kind() {
+        StmtKind::Realize {
             func,
             types,
             bounds,
-            ..
-        } = realize.kind()
-        else {
-            unreachable!("the nest holds realizations")
-        };
-        let sizes = storage_sizes(*func, touched(func), env)?;
-        sized = wrap_lets(
-            sizes,
-            Stmt::new(StmtKind::Realize {
+            body,
+        } => {
+            let sizes = storage_sizes(*func, touched(func), env)?;
+            let realize = Stmt::new(StmtKind::Realize {
                 func: *func,
                 types: types.clone(),
                 bounds: bounds.clone(),
-                body: sized,
-            }),
-        );
+                body: size_linked(body, touched, env, lets)?,
+            });
+            Ok(wrap_lets(sizes, realize))
+        }
+        StmtKind::ProducerConsumer { .. } | StmtKind::Block(_) => {
+            s.try_map_stmts(|c| size_linked(c, touched, env, lets))
+        }
+        _ => size_realizations(s, env, lets),
     }
-    Ok(sized)
 }
 
 /// The lets sizing the storage of `func`, given the region it touches.
