@@ -7,11 +7,11 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use super::reduction::RDomLink;
 use super::symbol::Symbol;
 use super::types::{Type, TypeCode};
 use crate::lang::function::FuncLink;
 use crate::lang::image_param::{ImageLink, ImageParam};
-use crate::lang::rdom::RDomLink;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum BinaryOp {

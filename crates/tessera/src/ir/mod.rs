@@ -7,6 +7,7 @@ pub mod line_wrap;
 pub mod loop_nest;
 pub mod printer;
 pub mod read_modify_write;
+pub mod reduction;
 pub mod stmt;
 pub mod substitute;
 pub mod symbol;
