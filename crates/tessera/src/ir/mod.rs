@@ -8,6 +8,7 @@ pub mod loop_nest;
 pub mod printer;
 pub mod read_modify_write;
 pub mod reduction;
+pub mod schedule;
 pub mod stmt;
 pub mod substitute;
 pub mod symbol;
