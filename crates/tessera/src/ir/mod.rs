@@ -5,6 +5,7 @@ pub mod expr;
 pub mod lanes;
 pub mod line_wrap;
 pub mod loop_nest;
+pub mod parameter;
 pub mod printer;
 pub mod read_modify_write;
 pub mod reduction;
