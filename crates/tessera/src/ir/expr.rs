@@ -7,11 +7,11 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use super::function::FuncLink;
 use super::parameter::{ImageLink, ImageParameter};
 use super::reduction::RDomLink;
 use super::symbol::Symbol;
 use super::types::{Type, TypeCode};
-use crate::lang::function::FuncLink;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum BinaryOp {

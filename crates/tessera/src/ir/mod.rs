@@ -1,7 +1,11 @@
-//! The intermediate representation: types, interned names, expression and statement trees,
-//! traversal, substitution and printing.
+//! The intermediate representation, the bottom layer (it imports nothing from `lang` or the
+//! passes): types, interned names, expression and statement trees, traversal, substitution
+//! and printing, and the contents that expressions link to, as in Halide's internal IR:
+//! Funcs (`function`) with their schedules (`schedule`), inputs (`parameter`) and reduction
+//! domains (`reduction`). The user's language (`lang`) wraps these in its handles.
 
 pub mod expr;
+pub mod function;
 pub mod lanes;
 pub mod line_wrap;
 pub mod loop_nest;

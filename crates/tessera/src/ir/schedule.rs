@@ -8,9 +8,9 @@
 
 use std::fmt;
 
+use super::function::FuncId;
 use crate::error::ScheduleError;
 use crate::ir::{Expr, ForKind, MemoryType, Symbol};
-use crate::lang::function::FuncId;
 
 /// What a split does when the factor does not divide the extent.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, serde::Serialize, serde::Deserialize)]
