@@ -45,6 +45,7 @@ use std::sync::Arc;
 use super::expr::{EvalContext, ExprEval};
 use super::value::Value;
 use crate::error::{Error, Result};
+use crate::ir::function::keeps_element;
 use crate::ir::visit::visit_exprs;
 use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
 use crate::lang::buffer::{for_each_coord_in, AnyBuffer, Buffer};
@@ -54,7 +55,6 @@ use crate::lang::image_param::{buffer_field, buffer_field_bindings, value_buffer
 use crate::lang::naming::{make_func_names_unique, reachable};
 use crate::lang::param::{same_name_error, InputId, ParamBinding};
 use crate::lang::scalar::{check_realized_type, Scalar};
-use crate::lang::undef::keeps_element;
 
 /// The values (one per Tuple element) at each point an update wrote, for one slice.
 /// The points an update wrote, per Tuple element its value (`None`: the element was left as

@@ -7,11 +7,11 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use super::function::FuncLink;
+use super::parameter::{ImageLink, ImageParameter};
+use super::reduction::RDomLink;
 use super::symbol::Symbol;
 use super::types::{Type, TypeCode};
-use crate::lang::function::FuncLink;
-use crate::lang::image_param::{ImageLink, ImageParam};
-use crate::lang::rdom::RDomLink;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum BinaryOp {
@@ -333,10 +333,10 @@ pub enum ExprKind {
     Var(Symbol),
     /// A variable of a reduction domain; the link finds the domain it belongs to.
     RVar(Symbol, RDomLink),
-    /// A scalar runtime parameter. A field of an input image's buffer (`input.min.0`) names
-    /// its ImageParam, so that lowering takes the image as an argument and applies its
+    /// A scalar runtime parameter. A field of an input image's buffer (`input.min.0`) carries
+    /// the image's parameter, so that lowering takes the image as an argument and applies its
     /// constraints even when the pipeline never loads from it.
-    Param(Symbol, Option<ImageParam>),
+    Param(Symbol, Option<ImageParameter>),
     /// Conversion to the node's type (wrapping for integers, saturating from floats).
     Cast(Expr),
     Unary(UnaryOp, Expr),

@@ -1,71 +1,19 @@
-//! Constraints on the buffers a pipeline is given (Halide's `Internal::Dimension`): the min,
+//! Constraining the buffers a pipeline is given (Halide's `Internal::Dimension`): the min,
 //! extent and stride of a dimension of an input image (`ImageParam::dim`) or of the output
-//! buffer (`Func::output_buffer`), promised by the caller. Lowering asserts them at entry and
-//! substitutes them into the loop nest (`lower::buffer_constraints`), so a constant constraint
-//! gives constant loop bounds and strides. As in Halide, every buffer is constrained to be
-//! dense in dimension 0 (stride 1, so vector accesses along x are dense loads and stores)
-//! until that constraint is replaced (`set_stride`) or removed (`remove_stride_constraint`).
-
-use std::sync::{Arc, RwLock};
+//! buffer (`Func::output_buffer`), promised by the caller and kept in the IR's
+//! `ir::parameter::BufferConstraints`. Lowering asserts them at entry and substitutes them
+//! into the loop nest (`lower::buffer_constraints`), so a constant constraint gives constant
+//! loop bounds and strides. As in Halide, every buffer is constrained to be dense in
+//! dimension 0 (stride 1, so vector accesses along x are dense loads and stores) until that
+//! constraint is replaced (`set_stride`) or removed (`remove_stride_constraint`).
 
 use super::estimate::Estimate;
-use super::image_param::{buffer_field, ImageParam};
+use super::image_param::buffer_field;
 use crate::error::{Error, Result};
+use crate::ir::parameter::ImageParameter;
+pub use crate::ir::parameter::{BufferConstraints, DimConstraints, SharedConstraints};
 use crate::ir::visit::any_node;
 use crate::ir::{Expr, ExprKind, Symbol, Type};
-
-/// What one dimension of a buffer is constrained to (`None`: anything).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct DimConstraints {
-    /// The required min, if constrained.
-    pub min: Option<Expr>,
-    /// The required extent, if constrained.
-    pub extent: Option<Expr>,
-    /// The required stride, if constrained.
-    pub stride: Option<Expr>,
-    /// The bounds the automatic scheduler may assume (`Dimension::set_estimate`); lowering
-    /// neither checks nor uses them.
-    pub estimate: Option<Estimate>,
-}
-
-/// The constraints on every dimension of one buffer, indexed by dimension. Dimensions past
-/// the end are unconstrained; a constraint on a dimension the buffer lacks is reported by
-/// lowering.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BufferConstraints {
-    dims: Vec<DimConstraints>,
-}
-
-impl Default for BufferConstraints {
-    /// Dense in dimension 0 (stride 1), nothing else.
-    fn default() -> BufferConstraints {
-        BufferConstraints {
-            dims: vec![DimConstraints {
-                stride: Some(Expr::i32(1)),
-                ..DimConstraints::default()
-            }],
-        }
-    }
-}
-
-impl BufferConstraints {
-    /// The constraints of every dimension that has a slot, in order (possibly past the
-    /// buffer's dimensionality, which lowering refuses).
-    pub fn dims(&self) -> &[DimConstraints] {
-        &self.dims
-    }
-
-    fn dim_mut(&mut self, d: usize) -> &mut DimConstraints {
-        if self.dims.len() <= d {
-            self.dims.resize(d + 1, DimConstraints::default());
-        }
-        &mut self.dims[d]
-    }
-}
-
-/// Constraints shared by every handle on one buffer (the ImageParam and its clones, the calls
-/// to it, a Func and its output buffer).
-pub type SharedConstraints = Arc<RwLock<BufferConstraints>>;
 
 /// The three fields of a buffer dimension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,7 +58,7 @@ pub struct Dimension {
     dim: usize,
     constraints: SharedConstraints,
     /// The input image whose buffer this is: its fields name it (see `ExprKind::Param`).
-    image: Option<ImageParam>,
+    image: Option<ImageParameter>,
 }
 
 impl Dimension {
@@ -120,7 +68,7 @@ impl Dimension {
         dims: usize,
         dim: usize,
         constraints: SharedConstraints,
-        image: Option<ImageParam>,
+        image: Option<ImageParameter>,
     ) -> Dimension {
         Dimension {
             buffer,

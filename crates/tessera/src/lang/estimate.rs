@@ -4,45 +4,11 @@
 //! (`Param::set_estimate`). They are hints, stored with the Func or input: lowering neither
 //! checks nor uses them. `autoschedule::estimates` looks them up and names what is missing.
 
-use std::fmt;
-
 use super::func::Func;
 use super::image_param::ImageParam;
 use super::var::Var;
 use crate::error::{Error, Result};
-
-/// The range `[min, min + extent)` a dimension is expected to span.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Estimate {
-    /// The least coordinate expected.
-    pub min: i64,
-    /// The number of coordinates expected.
-    pub extent: i64,
-}
-
-impl Estimate {
-    /// `[min, min + extent)`, or why it is not a range (a non-positive extent, an end past
-    /// `i64`).
-    pub fn new(min: i64, extent: i64) -> std::result::Result<Estimate, String> {
-        if extent <= 0 {
-            return Err(format!("the extent must be positive, but it is {extent}"));
-        }
-        if min.checked_add(extent).is_none() {
-            return Err(format!("[{min}, {min} + {extent}) overflows"));
-        }
-        Ok(Estimate { min, extent })
-    }
-    /// The largest coordinate of the range.
-    pub fn max(&self) -> i64 {
-        self.min + self.extent - 1
-    }
-}
-
-impl fmt::Display for Estimate {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "[{}, {}]", self.min, self.max())
-    }
-}
+pub use crate::ir::schedule::Estimate;
 
 impl Func {
     /// Tells the automatic scheduler to expect dimension `var` of this Func to span

@@ -287,7 +287,7 @@ impl Func {
         }
         let coordinates: Vec<Expr> = vars.iter().map(|v| v.expr()).collect();
         // An undef element keeps what its storage held: its value is the element itself
-        // at the point (`lang::undef::keeps_element`), a store lowering leaves out.
+        // at the point (`ir::function::keeps_element`), a store lowering leaves out.
         let values: Vec<Expr> = stored
             .into_iter()
             .zip(&values)

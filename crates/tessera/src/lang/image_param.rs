@@ -2,80 +2,22 @@
 //! when the pipeline runs. Its bounds are available as expressions (`input.width()`) for
 //! boundary conditions and reduction domains.
 
-use std::hash::{Hash, Hasher};
-use std::sync::{Arc, RwLock};
-
 use super::args::{coordinate_args, IntoArgs};
 use super::buffer::AnyBuffer;
-use super::dimension::{BufferConstraints, Dimension, Field, SharedConstraints};
+use super::dimension::{Dimension, Field};
 use super::implicit::expand_call;
 use super::param::{InputId, ParamBinding};
 use crate::eval::value::Value;
+pub use crate::ir::parameter::ImageLink;
+use crate::ir::parameter::ImageParameter;
 use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
 
 /// An input image of the pipeline (Halide's `ImageParam`): its type and dimension count
 /// are fixed, the buffer is bound for each run with
-/// [`Inputs::image`](crate::pipeline::Inputs::image).
+/// [`Inputs::image`](crate::pipeline::Inputs::image). A handle on the IR's
+/// [`ImageParameter`], which its expressions carry.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct ImageParam {
-    name: Symbol,
-    link: ImageLink,
-    ty: Type,
-    dims: usize,
-}
-
-/// What a call to an input image carries of its ImageParam: the ImageParam's identity and
-/// the constraints on its buffer (`ImageParam::dim`), which lowering asserts and applies.
-/// Two links are equal when they link one ImageParam.
-#[derive(Clone)]
-pub struct ImageLink {
-    id: InputId,
-    constraints: SharedConstraints,
-}
-
-impl ImageLink {
-    /// The link of a new input, with the default constraints (dense in dimension 0).
-    pub fn new() -> ImageLink {
-        ImageLink {
-            id: InputId::next(),
-            constraints: Arc::new(RwLock::new(BufferConstraints::default())),
-        }
-    }
-    /// The identity of the image this link leads to.
-    pub fn id(&self) -> InputId {
-        self.id
-    }
-    /// The constraints on the image's buffer now.
-    pub fn constraints(&self) -> BufferConstraints {
-        self.constraints
-            .read()
-            .expect("constraints poisoned")
-            .clone()
-    }
-}
-
-impl Default for ImageLink {
-    fn default() -> ImageLink {
-        ImageLink::new()
-    }
-}
-
-impl PartialEq for ImageLink {
-    fn eq(&self, other: &ImageLink) -> bool {
-        self.id == other.id
-    }
-}
-impl Eq for ImageLink {}
-impl Hash for ImageLink {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.id.hash(state)
-    }
-}
-impl std::fmt::Debug for ImageLink {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ImageLink({:?})", self.id)
-    }
-}
+pub struct ImageParam(ImageParameter);
 
 /// Names of the buffer fields an ImageParam exposes as int32 parameters.
 pub fn buffer_field(buffer: Symbol, field: &str, dim: usize) -> Symbol {
@@ -125,70 +67,65 @@ pub fn buffer_field_bindings(image: Symbol, buffer: &AnyBuffer) -> Vec<ParamBind
 impl ImageParam {
     /// An input image of `dims` dimensions of elements of type `ty`, named `name`.
     pub fn new(ty: Type, dims: usize, name: &str) -> ImageParam {
-        ImageParam {
-            name: Symbol::new(name),
-            link: ImageLink::new(),
-            ty: ty.element(),
-            dims,
-        }
+        ImageParam(ImageParameter::new(ty.element(), dims, Symbol::new(name)))
     }
     /// Its name.
     pub fn name(&self) -> Symbol {
-        self.name
+        self.0.name()
     }
     /// Its identity, which stays when names are made unique.
     pub fn id(&self) -> InputId {
-        self.link.id
+        self.0.id()
     }
     /// What calls to this image carry: its identity and the constraints on its buffer.
     pub fn link(&self) -> &ImageLink {
-        &self.link
+        self.0.link()
     }
     /// Dimension `dim` of the image's buffer: its bounds as expressions, and the constraints
     /// the caller promises about them (Halide's `ImageParam::dim`).
     pub fn dim(&self, dim: usize) -> Dimension {
         Dimension::new(
-            self.name,
+            self.name(),
             "input",
-            self.dims,
+            self.dimensions(),
             dim,
-            self.link.constraints.clone(),
-            Some(self.clone()),
+            self.link().shared_constraints().clone(),
+            Some(self.0.clone()),
         )
     }
     /// Its element type.
     pub fn ty(&self) -> Type {
-        self.ty
+        self.0.ty()
     }
     /// Its number of dimensions.
     pub fn dimensions(&self) -> usize {
-        self.dims
+        self.0.dimensions()
     }
 
     /// The element at the given coordinates (one per dimension, integers; a placeholder
     /// `Var::placeholder()` stands for the dimensions the others leave out).
     pub fn at(&self, args: impl IntoArgs) -> Expr {
-        let args = match expand_call(self.name, self.dims, args.into_args()) {
+        let args = match expand_call(self.name(), self.dimensions(), args.into_args()) {
             Ok(args) => args,
-            Err(msg) => return Expr::invalid(self.ty, msg),
+            Err(msg) => return Expr::invalid(self.ty(), msg),
         };
-        if args.len() != self.dims {
+        if args.len() != self.dimensions() {
             return Expr::invalid(
-                self.ty,
+                self.ty(),
                 format!(
                     "image {} has {} dimensions but is called with {} coordinates",
-                    self.name,
-                    self.dims,
+                    self.name(),
+                    self.dimensions(),
                     args.len()
                 ),
             );
         }
-        match coordinate_args(self.name.as_str(), args) {
+        match coordinate_args(self.name().as_str(), args) {
             Ok(args) => Expr::new(
-                self.ty,
+                self.ty(),
                 ExprKind::Call {
-                    name: self.name,
-                    kind: CallKind::Image(self.link.clone()),
+                    name: self.name(),
+                    kind: CallKind::Image(self.link().clone()),
                     args,
                     value_index: 0,
                 },
@@ -227,7 +164,7 @@ impl ImageParam {
     }
     /// `(min, extent)` of every dimension, as boundary conditions take them.
     pub fn bounds(&self) -> Vec<(Expr, Expr)> {
-        (0..self.dims)
+        (0..self.dimensions())
             .map(|d| (self.min(d), self.extent(d)))
             .collect()
     }

@@ -3,26 +3,13 @@
 //! analysis, and lowering asserts it at entry (`lower::param_checks`).
 
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::scalar::Scalar;
 use crate::error::{Error, Result};
 use crate::eval::value::Value;
+pub use crate::ir::parameter::InputId;
 use crate::ir::visit::visit_exprs;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, Symbol, Type};
-
-/// The identity of a declared input (a `Param` or an `ImageParam`): two inputs declared
-/// with one name are different inputs, which a pipeline cannot tell apart, so binding both
-/// is refused.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct InputId(u64);
-
-impl InputId {
-    pub(crate) fn next() -> InputId {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        InputId(NEXT.fetch_add(1, Ordering::Relaxed))
-    }
-}
 
 /// The error for binding two different inputs that share `name` (`what`: "image", "parameter").
 pub fn same_name_error(what: &str, name: Symbol) -> crate::error::Error {

@@ -1,76 +1,17 @@
-//! Reduction domains: `RDom` (an ordered box of reduction variables, first innermost, with
-//! optional `where` predicates) and `RVar`. An update definition finds its domain through the
-//! RVars it mentions.
+//! Reduction domains as users write them: `RDom` (an ordered box of reduction variables, first
+//! innermost, with optional `where` predicates) and `RVar`, handles on the IR's
+//! `ir::reduction` contents. An update definition finds its domain through the RVars it
+//! mentions.
 
-use std::fmt;
-use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::Arc;
 
+use crate::ir::reduction::ReductionDomainContents;
+pub use crate::ir::reduction::{RDomLink, RVarDef, ReductionDomain};
 use crate::ir::{Expr, ExprKind, Symbol, Type};
-
-/// One reduction variable: iterates `[min, min + extent)`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RVarDef {
-    /// The RVar's name (`r.x`).
-    pub name: Symbol,
-    /// The first value.
-    pub min: Expr,
-    /// The number of values.
-    pub extent: Expr,
-}
-
-/// A snapshot of a reduction domain as an update definition uses it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ReductionDomain {
-    /// The domain's name (`r`).
-    pub name: Symbol,
-    /// Innermost first.
-    pub vars: Vec<RVarDef>,
-    /// Points of the box where any predicate is false are skipped.
-    pub predicates: Vec<Expr>,
-}
-
-#[derive(Debug)]
-struct RDomContents {
-    name: Symbol,
-    vars: Vec<RVarDef>,
-    predicates: Mutex<Vec<Expr>>,
-}
 
 /// A reduction domain. Cloning shares it (predicates added through any clone apply to all).
 #[derive(Clone, Debug)]
-pub struct RDom(Arc<RDomContents>);
-
-/// The link from an `RVar` expression back to its domain. It never affects equality: RVars
-/// are identified by name.
-#[derive(Clone)]
-pub struct RDomLink(Weak<RDomContents>);
-
-impl PartialEq for RDomLink {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-impl Eq for RDomLink {}
-impl Hash for RDomLink {
-    fn hash<H: Hasher>(&self, _: &mut H) {}
-}
-impl fmt::Debug for RDomLink {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("RDomLink")
-    }
-}
-
-impl RDomLink {
-    /// The domain's current contents (with every predicate added so far), if it still exists.
-    pub fn domain(&self) -> Option<ReductionDomain> {
-        self.0.upgrade().map(|c| RDom(c).snapshot())
-    }
-    /// Whether two links point at the same domain.
-    pub fn same_domain(&self, other: &RDomLink) -> bool {
-        Weak::ptr_eq(&self.0, &other.0)
-    }
-}
+pub struct RDom(Arc<ReductionDomainContents>);
 
 const DIM_NAMES: [&str; 4] = ["x", "y", "z", "w"];
 
@@ -105,35 +46,31 @@ impl RDom {
 
     /// A domain with the given variables (their names chosen by the caller), innermost first.
     pub(crate) fn from_vars(name: Symbol, vars: Vec<RVarDef>) -> RDom {
-        RDom(Arc::new(RDomContents {
-            name,
-            vars,
-            predicates: Mutex::new(Vec::new()),
-        }))
+        RDom(Arc::new(ReductionDomainContents::new(name, vars)))
     }
 
     /// The domain's name.
     pub fn name(&self) -> Symbol {
-        self.0.name
+        self.0.name()
     }
     /// The number of dimensions (RVars).
     pub fn dimensions(&self) -> usize {
-        self.0.vars.len()
+        self.0.vars().len()
     }
 
     /// The `i`-th reduction variable (0 is innermost). Asking for a dimension the domain does
     /// not have gives a variable that an update definition rejects with an error.
     pub fn var(&self, i: usize) -> RVar {
-        let name = match self.0.vars.get(i) {
+        let name = match self.0.vars().get(i) {
             Some(v) => v.name,
             None => self
                 .0
-                .name
+                .name()
                 .dot(DIM_NAMES.get(i).copied().unwrap_or("extra")),
         };
         RVar {
             name,
-            link: RDomLink(Arc::downgrade(&self.0)),
+            link: RDomLink::new(&self.0),
         }
     }
     /// The first RVar (Halide's `r.x`).
@@ -155,21 +92,13 @@ impl RDom {
 
     /// Restricts the domain to points where `predicate` holds (Halide's `RDom::where`).
     pub fn where_(&self, predicate: impl Into<Expr>) -> &RDom {
-        self.0
-            .predicates
-            .lock()
-            .expect("RDom poisoned")
-            .push(predicate.into());
+        self.0.add_predicate(predicate.into());
         self
     }
 
     /// The domain as it is now: its RVars' ranges and its predicates.
     pub fn snapshot(&self) -> ReductionDomain {
-        ReductionDomain {
-            name: self.0.name,
-            vars: self.0.vars.clone(),
-            predicates: self.0.predicates.lock().expect("RDom poisoned").clone(),
-        }
+        self.0.snapshot()
     }
 }
 

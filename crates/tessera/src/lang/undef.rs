@@ -213,11 +213,3 @@ pub(crate) fn take_out_undef(
         guard,
     })
 }
-
-/// Whether `value`, stored as Tuple element `index` of Func `func` at `args`, is the element
-/// as it was there — how a definition's undef element is represented: a store of it changes
-/// nothing, so the evaluator and storage flattening leave it out.
-pub(crate) fn keeps_element(func: Symbol, args: &[Expr], index: usize, value: &Expr) -> bool {
-    matches!(value.kind(), ExprKind::Call { name, kind: CallKind::Func(_), args: at, value_index }
-        if *name == func && *value_index == index && at == args)
-}

@@ -10,10 +10,10 @@ use std::collections::HashMap;
 
 use super::names::i32_var;
 use super::realization_order::Environment;
+use crate::ir::function::keeps_element;
 use crate::ir::visit::{mutate_exprs, Mutator};
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Stmt, StmtKind, Symbol, Type};
 use crate::lang::image_param::{buffer_field, value_buffer};
-use crate::lang::undef::keeps_element;
 
 /// How one Func's coordinates map to a flat index: `Σ (c_d - min_d) * stride_d`.
 #[derive(Clone)]
