@@ -3,8 +3,8 @@
 # `tessera bench` with one build then the other, and per app it prints the median over rounds
 # of the paired ratio new / base (with its range), as BENCHMARKS.md reports changes.
 #   usage: bench/ab.sh BASE_BINARY NEW_BINARY [ROUNDS] [THREADS] [APPS...]
-#   e.g.   git worktree add /tmp/base <rev> && cargo build --release --manifest-path /tmp/base/Cargo.toml
-#          bench/ab.sh /tmp/base/target/release/tessera target/release/tessera 5 1 blur harris
+#   e.g.   git worktree add ../base <rev> && cargo build --release --manifest-path ../base/Cargo.toml
+#          bench/ab.sh ../base/target/release/tessera target/release/tessera 5 1 blur harris
 set -euo pipefail
 base=$1 new=$2 rounds=${3:-3} threads=${4:-1}
 shift $(( $# < 4 ? $# : 4 ))
