@@ -334,14 +334,16 @@ impl<'a> Problem<'a> {
     fn inlined_calls(&self, p: usize, evaluations: &[f64]) -> f64 {
         let graph = &self.analysis.graph;
         let producer = self.funcs[p].name;
+        // The materialized Funcs reached through inlined consumers, each inlined Func walked
+        // once (pyramids reach a Func through many paths).
         let mut readers = BTreeSet::new();
+        let mut through = BTreeSet::new();
         let mut pending = self.funcs[p].consumers.clone();
         while let Some(c) = pending.pop() {
-            match self.inlined[c] {
-                true => pending.extend(&self.funcs[c].consumers),
-                false => {
-                    readers.insert(c);
-                }
+            if !self.inlined[c] {
+                readers.insert(c);
+            } else if through.insert(c) {
+                pending.extend(&self.funcs[c].consumers);
             }
         }
         let mut calls = 0.0;
