@@ -702,3 +702,49 @@ fn a_consumer_reading_an_alpha_channel_loops_the_channels_inside_its_rows_and_co
         got.for_each_coord(|p| assert_eq!(got.get(p), want.get(p), "{w}x{h}x{channels} at {p:?}"));
     }
 }
+
+/// A horizontal 5-tap sum of a 3-channel i32 image as an update over `r`, each channel
+/// weighted differently (`select` on `c`): `sum(x, y, c) += weight(c) * input(x + r, y, c)`.
+#[test]
+fn an_update_with_three_channels_unrolls_them_inside_its_vectors_and_sums_right() {
+    let (x, y, c) = (Var::new("x"), Var::new("y"), Var::new("c"));
+    let input = ImageParam::new(Type::i32(), 3, "input");
+    let r = RDom::named("r", [(0, 5)]);
+    let sum = Func::new("sum");
+    sum.define((x, y, c), 0).unwrap();
+    let px = clamp(x + r.x(), input.dim(0).min(), input.dim(0).max());
+    let weight = select(c.eq_(0), 1, select(c.eq_(1), 2, 3));
+    sum.update(
+        (x.expr(), y.expr(), c.expr()),
+        sum.at((x.expr(), y.expr(), c.expr())) + weight * input.at((px, y.expr(), c.expr())),
+    )
+    .unwrap();
+    sum.set_estimates(&[(0, 1024), (0, 512), (0, 3)]).unwrap();
+    input.set_estimates(&[(0, 1024), (0, 512), (0, 3)]).unwrap();
+    let schedule = Pipeline::new(&sum)
+        .auto_schedule(&Target::host(), &two_threads())
+        .unwrap();
+    let rust = schedule.to_rust();
+    assert!(
+        rust.contains("sum.update_stage(0).unroll_loop(\"c_i\")"),
+        "the channels are not unrolled: {rust}"
+    );
+    let compiled = Pipeline::new(&sum).compile_jit(&Target::host()).unwrap();
+    for (w, h, channels) in [(1024, 512, 3), (37, 5, 3), (9, 2, 2), (3, 1, 4)] {
+        let data = Buffer::<i32>::from_fn(&[0, 0, 0], &[w, h, channels], |p| {
+            ((p[0] * 31 + p[1] * 7 + p[2] * 13) % 97) as i32
+        });
+        let inputs = Inputs::new().image(&input, data.clone());
+        let mut outs = compiled
+            .realize(&inputs, &[0, 0, 0], &[w, h, channels])
+            .unwrap();
+        let got = Buffer::<i32>::try_from(outs.remove(0)).unwrap();
+        got.for_each_coord(|p| {
+            let weight = [1, 2, 3, 3][p[2].min(3) as usize];
+            let want: i32 = (0..5)
+                .map(|k| weight * data.get(&[(p[0] + k).min(w - 1), p[1], p[2]]))
+                .sum();
+            assert_eq!(got.get(p), want, "{w}x{h}x{channels} at {p:?}");
+        });
+    }
+}

@@ -9,8 +9,9 @@
 //! (writes at coordinates computed from loaded values) is not vectorized, since AVX2 has no
 //! scatter and lanes emulated one by one cost more than they save, and it runs its pure x
 //! loop inside its reduction loops, so consecutive read-modify-writes go to different cells
-//! rather than wait on each other through one bin. An update whose pure dimensions cannot keep the threads busy (a histogram,
-//! `hist(input(r.x, r.y)) += 1`, has none) is factored instead (`rfactor`), as Halide's
+//! rather than wait on each other through one bin. An update whose pure dimensions cannot
+//! keep the threads busy (a histogram, `hist(input(r.x, r.y)) += 1`, has none) is factored
+//! instead (`rfactor`), as Halide's
 //! experts do: its outer reduction loop is split into strips, each strip's partial result is
 //! a point of an intermediate Func computed at root in parallel over the strips, and the
 //! update then merges the partial results.
