@@ -124,6 +124,12 @@ pub enum Directive {
         min: i32,
         extent: i32,
     },
+    /// `f.align_bounds(var, modulus)`.
+    AlignBounds {
+        func: String,
+        var: String,
+        modulus: i32,
+    },
     /// `f.update_stage(update).rfactor_named(intermediate, preserved)`: each preserved pair
     /// is a reduction loop of the update (an RVar or a loop split from one) and the pure Var
     /// it becomes in the intermediate Func, which later directives schedule by its name.
@@ -162,6 +168,7 @@ impl Directive {
             | Directive::StoreNontemporal { func }
             | Directive::Wrap { func, .. }
             | Directive::Bound { func, .. }
+            | Directive::AlignBounds { func, .. }
             | Directive::Rfactor { func, .. } => func,
         }
     }
@@ -298,6 +305,9 @@ impl Directive {
             } => {
                 f.bound(Var::new(var), *min, *extent);
             }
+            Directive::AlignBounds { var, modulus, .. } => {
+                f.align_bounds(Var::new(var), *modulus);
+            }
             Directive::Rfactor {
                 preserved,
                 intermediate,
@@ -372,6 +382,9 @@ impl Directive {
             Directive::Bound {
                 var, min, extent, ..
             } => format!("{f}.bound({var:?}, {min}, {extent});"),
+            Directive::AlignBounds { var, modulus, .. } => {
+                format!("{f}.align_bounds({var:?}, {modulus});")
+            }
             Directive::Rfactor {
                 preserved,
                 intermediate,

@@ -5,8 +5,12 @@
 //! unclamped guards its last piece (`GuardWithIf`), so a schedule made for one size computes
 //! any output size correctly; other Funcs round their last vector up and shift their last
 //! tile inwards, which is cheaper. An output larger than the last-level cache is stored
-//! nontemporally.
+//! nontemporally. A Func whose values a coordinate's parity selects is computed a residue at
+//! a time, unrolled (`parity_unroll`).
 
+use std::collections::BTreeSet;
+
+use super::graph::Producer;
 use super::plan::{GroupPlan, Strategy};
 use super::problem::{FuncInfo, Problem};
 use super::reductions;
@@ -108,6 +112,7 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
                 });
             }
             if let Some(x) = args.first() {
+                parity_unroll(f, false, out);
                 vectorize(f, x, out);
             }
             reductions::emit_updates(problem, plan.output, out);
@@ -155,6 +160,7 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
                     var: xo.clone(),
                 });
                 if let Some(x) = g.args.first() {
+                    parity_unroll(g, true, out);
                     vectorize(g, x.as_str(), out);
                 }
             }
@@ -174,12 +180,10 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
                 var: par.clone(),
             });
             vectorize(f, &args[0], out);
+            let per_strip = computed_per_strip(problem, plan);
             for &m in plan.members.iter().filter(|&&m| m != plan.output) {
                 let g = &problem.funcs[m];
-                // A Func of one dimension has no rows to slide along (a lookup table): it
-                // is computed once per strip. (Per row, sliding would have to happen along
-                // its only dimension, which its rounded-up vector split cannot.)
-                let per_row = g.args.len() >= 2;
+                let per_row = !per_strip.contains(&m);
                 if per_row {
                     out.push(Directive::StoreAt {
                         func: name(g),
@@ -193,11 +197,52 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
                     var: if per_row { yi.clone() } else { par.clone() },
                 });
                 if let Some(x) = g.args.first() {
+                    parity_unroll(g, true, out);
                     vectorize(g, x.as_str(), out);
                 }
             }
         }
     }
+}
+
+/// The members of a group in strips computed once per strip rather than sliding down its
+/// rows: Funcs of one dimension, which have no rows to slide along (a lookup table; per row,
+/// sliding would have to happen along its only dimension, which its rounded-up vector split
+/// cannot); Funcs computed two rows at a time for their parities (`parity_unroll`), whose
+/// window would realign to a pair of rows at each row; and, so that each is computed where
+/// its consumers' loops enclose it, the members these read, directly or through inlined
+/// Funcs.
+fn computed_per_strip(problem: &Problem, plan: &GroupPlan) -> BTreeSet<usize> {
+    let mut per_strip: BTreeSet<usize> = (plan.members.iter().copied())
+        .filter(|&m| m != plan.output)
+        .filter(|&m| {
+            let g = &problem.funcs[m];
+            g.args.len() < 2 || g.parity.iter().any(|&(d, _)| d == 1)
+        })
+        .collect();
+    let mut pending: Vec<usize> = per_strip.iter().copied().collect();
+    while let Some(m) = pending.pop() {
+        let mut reads: Vec<usize> = Vec::new();
+        let mut through = vec![m];
+        while let Some(c) = through.pop() {
+            for p in &problem.funcs[c].producers {
+                let Producer::Func(name) = p else { continue };
+                let Some(i) = problem.func_index(*name) else {
+                    continue;
+                };
+                match problem.inlined[i] {
+                    true => through.push(i),
+                    false => reads.push(i),
+                }
+            }
+        }
+        for i in reads {
+            if plan.members.contains(&i) && i != plan.output && per_strip.insert(i) {
+                pending.push(i);
+            }
+        }
+    }
+    per_strip
 }
 
 /// Fuses loops `vars` (innermost first, adjacent) of `f`'s pure definition (or of its update
@@ -247,6 +292,14 @@ fn tile_tail(f: &FuncInfo) -> TailStrategy {
 /// Vectorizes `f`'s loop `x` at the natural width when its region is at least a vector wide,
 /// the last vector of a row as `vector_tail` says.
 pub(super) fn vectorize(f: &FuncInfo, x: &str, out: &mut Vec<Directive>) {
+    // Unrolled by the parity of x, a vector of x holds every k-th point: its k vectors, one
+    // per residue, cover as many points as one vector of the natural width.
+    let k = f
+        .parity
+        .iter()
+        .find(|&&(d, _)| d == 0)
+        .map_or(1, |&(_, k)| k);
+    let lanes = (f.lanes / k).max(1);
     if f.region.first().map_or(0, |s| s.extent()) < f.lanes {
         return;
     }
@@ -257,7 +310,7 @@ pub(super) fn vectorize(f: &FuncInfo, x: &str, out: &mut Vec<Directive>) {
         var: x.to_string(),
         outer: xo,
         inner: xi.clone(),
-        factor: f.lanes as i32,
+        factor: lanes as i32,
         tail: vector_tail(f),
     });
     out.push(Directive::Vectorize {
@@ -266,4 +319,53 @@ pub(super) fn vectorize(f: &FuncInfo, x: &str, out: &mut Vec<Directive>) {
         var: xi,
         width: None,
     });
+}
+
+/// Computes `f` k points at a time along each dimension of `f.parity` (`both`: x and y,
+/// else x alone), one point per residue unrolled innermost: its bounds aligned to k, each
+/// dimension split by k, the residue loops unrolled inside the other loops. Each unrolled
+/// point's coordinate then has a constant residue, so selects on it fold and reads at
+/// `x / k` become dense. Lowering does the rest (Halide's expert camera pipe does the same
+/// by hand).
+fn parity_unroll(f: &FuncInfo, both: bool, out: &mut Vec<Directive>) {
+    let dims: Vec<(usize, i64)> = (f.parity.iter().copied())
+        .filter(|&(d, _)| d == 0 || (both && d == 1))
+        .collect();
+    if dims.is_empty() {
+        return;
+    }
+    let mut residues = Vec::new();
+    for &(d, k) in &dims {
+        let var = f.args[d].as_str().to_string();
+        let residue = loop_name(f, &var, "pair");
+        out.push(Directive::AlignBounds {
+            func: name(f),
+            var: var.clone(),
+            modulus: k as i32,
+        });
+        out.push(Directive::Split {
+            func: name(f),
+            update: None,
+            var: var.clone(),
+            outer: var,
+            inner: residue.clone(),
+            factor: k as i32,
+            tail: TailStrategy::RoundUp,
+        });
+        residues.push(residue);
+    }
+    let coordinates = dims.iter().map(|&(d, _)| f.args[d].as_str().to_string());
+    out.push(Directive::Reorder {
+        func: name(f),
+        update: None,
+        vars: residues.iter().cloned().chain(coordinates).collect(),
+    });
+    for residue in residues {
+        out.push(Directive::Unroll {
+            func: name(f),
+            update: None,
+            var: residue,
+            factor: None,
+        });
+    }
 }

@@ -217,17 +217,29 @@ pub fn auto_schedule(
         None => CostModel::from_environment()?,
     };
     let machine = Machine::host(target, options.threads);
-    let mut analysis = PipelineAnalysis::new(output, &options.params)?;
-    let to_wrap = problem::Problem::new(&analysis, machine.clone(), model.clone())?.to_wrap()?;
+    // Wrappers are tried, not assumed: the plans with them replace those without only when
+    // predicted faster (a wrapper recomputes its Func for the other consumers, and keeps it
+    // from being computed once and shared).
+    let analysis = PipelineAnalysis::new(output, &options.params)?;
+    let plain = problem::Problem::new(&analysis, machine.clone(), model.clone())?;
+    let plain_plans = search(&plain, options.algorithm)?;
+    let to_wrap = plain.to_wrap()?;
     let wrapped = wrap(output, &to_wrap)?;
-    if !wrapped.is_empty() {
-        analysis = PipelineAnalysis::new(output, &options.params)?;
-    }
-    let problem = problem::Problem::with_wrappers(&analysis, machine, model, wrapped)?;
-    let plans = match options.algorithm {
-        Algorithm::Dp => search::dynamic_programming(&problem)?,
-        Algorithm::Greedy => search::greedy(&problem)?,
+    let wrapped_analysis = match wrapped.is_empty() {
+        true => None,
+        false => Some(PipelineAnalysis::new(output, &options.params)?),
     };
+    let mut candidate = None;
+    if let Some(analysis) = &wrapped_analysis {
+        let problem = problem::Problem::with_wrappers(analysis, machine, model, wrapped.clone())?;
+        let plans = search(&problem, options.algorithm)?;
+        if total_ns(&plans) < total_ns(&plain_plans) {
+            candidate = Some((problem, plans));
+        } else {
+            unwrap(output, &wrapped)?;
+        }
+    }
+    let (problem, plans) = candidate.unwrap_or((plain, plain_plans));
     let schedule = emit::emit(&problem, &plans);
     let names = |set: &mut dyn Iterator<Item = usize>| -> Vec<String> {
         set.map(|i| problem.funcs[i].name.as_str().to_string())
@@ -248,10 +260,40 @@ pub fn auto_schedule(
     Ok(AutoSchedule {
         inlined,
         groups,
-        predicted_ms: plans.iter().map(|p| p.ns).sum::<f64>() / 1e6,
+        predicted_ms: total_ns(&plans) / 1e6,
         schedule,
         search_ms,
     })
+}
+
+/// The plans of `problem` found by `algorithm`.
+fn search(problem: &problem::Problem, algorithm: Algorithm) -> Result<Vec<plan::GroupPlan>> {
+    match algorithm {
+        Algorithm::Dp => search::dynamic_programming(problem),
+        Algorithm::Greedy => search::greedy(problem),
+    }
+}
+
+/// The predicted time of all of `plans`, in nanoseconds.
+fn total_ns(plans: &[plan::GroupPlan]) -> f64 {
+    plans.iter().map(|p| p.ns).sum()
+}
+
+/// Undoes `wrap`: each consumer reads its Func again.
+fn unwrap(output: &Func, wrapped: &[problem::Wrapped]) -> Result<()> {
+    let funcs = crate::schedule_script::pipeline_funcs(output)?;
+    for w in wrapped {
+        let (Some(func), Some(consumer)) =
+            (funcs.get(w.func.as_str()), funcs.get(w.consumer.as_str()))
+        else {
+            return Err(Error::Internal(format!(
+                "the automatic scheduler lost Func {} or {}",
+                w.func, w.consumer
+            )));
+        };
+        func.remove_wrapper(consumer);
+    }
+    Ok(())
 }
 
 /// Splits each Func of `pairs` (Func, consumer) with `Func::in_`, in the pipeline computing

@@ -3,17 +3,21 @@
 //! widths; which Funcs are inlined (decided first, by the cost model: a Func is inlined when
 //! recomputing it at every use costs less than storing and reloading it, as PolyMage-DP
 //! inlines pointwise stages, its uses counted as the distinct points called once inlined
-//! Funcs are expanded, as common-subexpression elimination leaves them; a Func cheap to inline into all its consumers but one is split
-//! with a wrapper for that one, `to_wrap`); the per-point cost of every other Func with its
-//! inlined producers folded in; and the region of every Func a tile of a group's output needs,
+//! Funcs are expanded, as common-subexpression elimination leaves them; a Func cheap to
+//! inline into all its consumers but one is split with a wrapper for that one, `to_wrap`);
+//! the per-point cost of every other Func with its inlined producers folded in, counted one
+//! residue at a time along the dimensions where a coordinate's parity selects its values
+//! (`FuncInfo::parity`); and the region of every Func a tile of a group's output needs,
 //! through inlined Funcs, memoized because the search asks for the same regions many times.
 
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
 
 use super::classify::StageClass;
+use super::cost::reads_data;
 use super::estimates::image_estimates;
 use super::footprint::{Region, Span};
 use super::graph::{Producer, StageId};
@@ -21,8 +25,9 @@ use super::machine::Machine;
 use super::model::{CostModel, CostTerms, Term};
 use super::PipelineAnalysis;
 use crate::error::Result;
-use crate::ir::substitute::substitute_map;
-use crate::ir::{CallKind, Expr, ExprKind, Symbol};
+use crate::ir::substitute::{free_vars, substitute_map};
+use crate::ir::visit::visit_exprs;
+use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Symbol, Type};
 use crate::lang::function::Definition;
 use crate::simplify::simplify;
 
@@ -62,6 +67,11 @@ pub struct FuncInfo {
     /// instead of guarded, which is much cheaper where masked loads are emulated lane by lane
     /// (16-bit elements on AVX2).
     pub may_round_up: bool,
+    /// The pure dimensions (with their factor k) along which its definition, inlined
+    /// producers expanded, depends on the coordinate's residue modulo k (`select(x % 2 ==
+    /// 0, ...)`, `f(x / 2)`: interleaving, upsampling): computed k points at a time, one per
+    /// residue unrolled, its selects fold and its reads turn dense (`parity_unroll`).
+    pub parity: Vec<(usize, i64)>,
 }
 
 impl FuncInfo {
@@ -90,6 +100,8 @@ pub struct Problem<'a> {
     index: HashMap<Symbol, usize>,
     image_bytes: HashMap<Symbol, i64>,
     regions: RefCell<FxHashMap<(Producer, usize, Region), Option<Region>>>,
+    /// `reader_points` of each (Func, stage), valid until the next Func is inlined.
+    reader_points: RefCell<FxHashMap<(usize, usize), Rc<PointsPerFunc>>>,
 }
 
 /// A Func split by `Func::in_`: inlined into its consumers but one, which reads `wrapper`.
@@ -113,7 +125,19 @@ struct CallSites {
     points: HashMap<Symbol, HashSet<Vec<Expr>>>,
     /// The expressions walked.
     walked: HashSet<Expr>,
+    /// The constant divisors (`PARITY_FACTORS`) by which select conditions take the modulo
+    /// of each Var.
+    divisors: HashMap<Symbol, BTreeSet<i64>>,
+    /// Whether inlined definitions are simplified at the points they are called at, so that
+    /// selects on constant residues fold.
+    fold: bool,
 }
+
+/// The distinct points of each Func a stage calls, per point of the stage.
+type PointsPerFunc = HashMap<Symbol, f64>;
+
+/// The divisors a stage's coordinates are unrolled by, residue by residue (`parity`).
+const PARITY_FACTORS: std::ops::RangeInclusive<i64> = 2..=4;
 
 /// What one inlined call of a Func of per-point terms `point` and `lanes` lanes adds: its
 /// expression, in place of one load of it, storing nothing.
@@ -122,6 +146,24 @@ fn call_terms(point: &CostTerms, lanes: i64) -> CostTerms {
     let access = 2.0 / lanes as f64;
     terms.0[Term::Load as usize] = (terms.get(Term::Load) - access).max(0.0);
     terms
+}
+
+/// Records in `divisors` the constant divisors (`PARITY_FACTORS`) by which `condition`
+/// takes the modulo of each Var: `x % 2 == 0` tests x's residue.
+fn record_residue_tests(condition: &Expr, divisors: &mut HashMap<Symbol, BTreeSet<i64>>) {
+    visit_exprs(condition, &mut |n: &Expr| {
+        let ExprKind::Binary(BinaryOp::Mod, numerator, divisor) = n.kind() else {
+            return true;
+        };
+        let k = divisor.as_int_const().and_then(|k| i64::try_from(k).ok());
+        // Coordinate arithmetic only, not the residue of a loaded value.
+        if let Some(k) = k.filter(|k| PARITY_FACTORS.contains(k) && !reads_data(numerator)) {
+            for v in free_vars(numerator) {
+                divisors.entry(v).or_default().insert(k);
+            }
+        }
+        true
+    });
 }
 
 /// The number of points of a region.
@@ -181,6 +223,7 @@ impl<'a> Problem<'a> {
                     .map(|d| update_pure_dims(f.name, &f.args, d))
                     .collect(),
                 may_round_up: false,
+                parity: Vec::new(),
             });
         }
         let unclamped = reads_unclamped_input(analysis, &funcs, &index);
@@ -207,6 +250,7 @@ impl<'a> Problem<'a> {
             index,
             image_bytes,
             regions: RefCell::new(FxHashMap::default()),
+            reader_points: RefCell::new(FxHashMap::default()),
         };
         problem.decide_inlining();
         Ok(problem)
@@ -268,13 +312,13 @@ impl<'a> Problem<'a> {
             stage: s,
         };
         let mut terms = self.own_point_terms(stage(m, s), lanes);
-        for (name, points) in self.called_points(m, s) {
+        for (&name, &points) in self.reader_points(m, s).iter() {
             let Some(i) = self.func_index(name).filter(|&i| self.inlined[i]) else {
                 continue;
             };
             let lanes = self.funcs[i].lanes;
             let own = self.own_point_terms(stage(i, 0), lanes);
-            terms.add_scaled(&call_terms(&own, lanes), points.len() as f64);
+            terms.add_scaled(&call_terms(&own, lanes), points);
         }
         terms
     }
@@ -309,10 +353,16 @@ impl<'a> Problem<'a> {
             let original = self.wrapped.iter().any(|w| w.func == info.name);
             if original || recompute <= materialize + traffic {
                 self.inlined[i] = true;
+                self.reader_points.borrow_mut().clear();
                 evaluations[i] = calls;
             }
         }
         self.evaluations = evaluations;
+        for i in 0..self.funcs.len() {
+            if !self.inlined[i] {
+                self.funcs[i].parity = self.parity_of(i, 0);
+            }
+        }
         for (i, f) in graph.funcs.iter().enumerate() {
             let lanes = self.funcs[i].lanes;
             self.funcs[i].point = self.point_terms(i, 0, lanes);
@@ -349,33 +399,99 @@ impl<'a> Problem<'a> {
         let mut calls = 0.0;
         for m in readers {
             for (s, definition) in graph.funcs[m].definitions.iter().enumerate() {
-                let points = self
-                    .called_points(m, s)
+                let points = (self.reader_points(m, s))
                     .get(&producer)
-                    .map_or(0, HashSet::len);
+                    .copied()
+                    .unwrap_or(0.0);
                 let iterations = match s {
                     0 => evaluations[m],
                     _ => self.update_iterations(m, definition) as f64,
                 };
-                calls += points as f64 * iterations;
+                calls += points * iterations;
             }
         }
         calls
     }
 
-    /// The distinct points of each Func that stage `s` of Func `m` calls, with the Funcs
-    /// inlined so far expanded in place.
+    /// `called_points` of stage `s` of Func `m`, computed by parity (`parity_of`) as its
+    /// schedule will compute it; memoized.
+    fn reader_points(&self, m: usize, s: usize) -> Rc<PointsPerFunc> {
+        if let Some(points) = self.reader_points.borrow().get(&(m, s)) {
+            return points.clone();
+        }
+        let points = Rc::new(self.called_points(m, s, &self.parity_of(m, s)));
+        self.reader_points
+            .borrow_mut()
+            .insert((m, s), points.clone());
+        points
+    }
+
+    /// The distinct points of each Func that stage `s` of Func `m` calls, per point of `m`,
+    /// with the Funcs inlined so far expanded in place; computed `parity` dimension by
+    /// dimension one residue at a time, the average over the residues, each stage
+    /// specialized to it (selects on the residue folded).
     #[allow(clippy::mutable_key_type)] // structural keys: see `StageCost::count_tree`
-    fn called_points(&self, m: usize, s: usize) -> HashMap<Symbol, HashSet<Vec<Expr>>> {
+    fn called_points(&self, m: usize, s: usize, parity: &[(usize, i64)]) -> PointsPerFunc {
         let definition = &self.analysis.graph.funcs[m].definitions[s];
+        let args = &self.funcs[m].args;
+        let residues: i64 = parity.iter().map(|&(_, k)| k).product();
+        let mut points = PointsPerFunc::new();
+        for residue in 0..residues {
+            let mut at = HashMap::new();
+            let mut rest = residue;
+            for &(d, k) in parity {
+                let v = Expr::var(args[d], Type::i32());
+                let (k32, r32) = ((k as i32), ((rest % k) as i32));
+                let base = Expr::binary(BinaryOp::Mul, v, Expr::i32(k32));
+                at.insert(args[d], Expr::binary(BinaryOp::Add, base, Expr::i32(r32)));
+                rest /= k;
+            }
+            let mut sites = CallSites {
+                fold: !parity.is_empty(),
+                ..CallSites::default()
+            };
+            let exprs = (definition.values.iter())
+                .chain(&definition.guard)
+                .chain(definition.args.iter().filter(|_| s > 0));
+            for e in exprs {
+                match parity.is_empty() {
+                    true => self.collect_calls(e, &mut sites),
+                    false => self.collect_calls(&simplify(&substitute_map(e, &at)), &mut sites),
+                }
+            }
+            for (name, called) in sites.points {
+                *points.entry(name).or_default() += called.len() as f64 / residues as f64;
+            }
+        }
+        points
+    }
+
+    /// The dimensions of Func `m` (materialized) along which stage `s` (its pure definition only), with the
+    /// Funcs inlined so far expanded, selects by the residue of the dimension's Var modulo
+    /// one constant factor (of `PARITY_FACTORS`), with the factor. Only a residue that
+    /// selects between values counts (`select(x % 2 == 0, ...)`: an interleaving), whose
+    /// unrolled residues each compute one branch. Measured without that restriction, an
+    /// upsampling that reads `f(x / 2)` (interpolate) or weighs by `x % 2` (local_laplacian)
+    /// got slower: its reads at `x / 2` were already a dense load and a shuffle, and the
+    /// unrolled residues cost interleaving stores.
+    fn parity_of(&self, m: usize, s: usize) -> Vec<(usize, i64)> {
+        // Aligning the bounds computes up to k - 1 points past each end of the region, which
+        // only a Func that may compute past its region can afford.
+        let f = &self.funcs[m];
+        if s > 0 || f.has_updates || !f.may_round_up || self.inlined[m] {
+            return Vec::new();
+        }
         let mut sites = CallSites::default();
-        let exprs = (definition.values.iter())
-            .chain(&definition.guard)
-            .chain(definition.args.iter().filter(|_| s > 0));
-        for e in exprs {
+        for e in &self.analysis.graph.funcs[m].definitions[0].values {
             self.collect_calls(e, &mut sites);
         }
-        sites.points
+        let args = &self.funcs[m].args;
+        (args.iter().enumerate())
+            .filter_map(|(d, v)| match sites.divisors.get(v) {
+                Some(ks) if ks.len() == 1 => ks.first().map(|&k| (d, k)),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Adds to `sites` the points at which `e` calls each Func, inlined Funcs expanded in
@@ -384,6 +500,9 @@ impl<'a> Problem<'a> {
     fn collect_calls(&self, e: &Expr, sites: &mut CallSites) {
         if !sites.walked.insert(e.clone()) {
             return;
+        }
+        if let ExprKind::Select(condition, ..) = e.kind() {
+            record_residue_tests(condition, &mut sites.divisors);
         }
         let ExprKind::Call {
             kind: CallKind::Func(_),
@@ -408,7 +527,11 @@ impl<'a> Problem<'a> {
         let callee = &self.analysis.graph.funcs[j];
         let at: HashMap<Symbol, Expr> = callee.args.iter().copied().zip(point).collect();
         for v in &callee.definitions[0].values {
-            self.collect_calls(&substitute_map(v, &at), sites);
+            let value = substitute_map(v, &at);
+            match sites.fold {
+                true => self.collect_calls(&simplify(&value), sites),
+                false => self.collect_calls(&value, sites),
+            }
         }
     }
 

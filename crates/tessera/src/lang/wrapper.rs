@@ -66,6 +66,22 @@ impl Func {
         wrapper
     }
 
+    /// Undoes `self.in_(consumer)`: `consumer` reads this Func again, and the wrapper is
+    /// left unused. The automatic scheduler wraps tentatively, to compare its plans with
+    /// and without the wrapper.
+    pub(crate) fn remove_wrapper(&self, consumer: &Func) {
+        let mut contents = consumer.function().write();
+        let Some(k) = (contents.wrappers.iter()).position(|(of, _)| *of == self.name()) else {
+            return;
+        };
+        let (_, wrapper) = contents.wrappers.remove(k);
+        let original = [(wrapper.name(), self.function().clone())];
+        let contents = &mut *contents;
+        for definition in contents.pure.iter_mut().chain(contents.updates.iter_mut()) {
+            redirect_definition(definition, &original);
+        }
+    }
+
     /// The wrapper `in_` made of the Func named `f` for this Func, if any.
     fn wrapper_of(&self, f: Symbol) -> Option<Function> {
         let contents = self.function().read();
@@ -84,4 +100,28 @@ fn redirect_calls(e: &Expr, wrappers: &[(Symbol, Function)]) -> Expr {
         let (_, wrapper) = wrappers.iter().find(|(f, _)| *f == link.name())?;
         Some(wrapper.link())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::var::Var;
+
+    #[test]
+    fn removing_a_wrapper_makes_the_consumer_read_the_func_again() {
+        let x = Var::new("x");
+        let f = Func::new("f");
+        f.define(x, x.expr() * 2).unwrap();
+        let g = Func::new("g");
+        g.define(x, f.at(x.expr()) + 1).unwrap();
+        let wrapper = f.in_(&g);
+        let reads = |h: &Func| {
+            (g.function().definitions().iter())
+                .any(|d| d.exprs().any(|e| calls_func(e, h.function())))
+        };
+        assert!(reads(&wrapper) && !reads(&f));
+        f.remove_wrapper(&g);
+        assert!(reads(&f) && !reads(&wrapper));
+        assert!(g.wrapper_of(f.name()).is_none());
+    }
 }
