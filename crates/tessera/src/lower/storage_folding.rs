@@ -8,7 +8,7 @@
 use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 
-use super::bounds_inference::{touching, union_boxes};
+use super::bounds_inference::union_boxes;
 use super::realization_order::Environment;
 use crate::analysis::bounds::Scope;
 use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt, Box};
@@ -17,7 +17,7 @@ use crate::analysis::interval::Interval;
 use crate::analysis::monotonic::monotonicity;
 use crate::error::{Error, Result};
 use crate::ir::substitute::{inline_lets, substitute, substitute_map, uses_var};
-use crate::ir::visit::{mutate_exprs, node_count, visit_exprs};
+use crate::ir::visit::{any_node, mutate_exprs, node_count, visit_exprs, visit_stmts};
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol, Type};
 use crate::lang::func::calls_func_named;
 use crate::simplify::{can_prove, simplify};
@@ -237,60 +237,45 @@ fn loop_name(l: &Stmt) -> Symbol {
 /// copies of the loop) only, that contain every access to `func` in `s`; none if some access
 /// is elsewhere. Within one lifetime of the storage one of them runs.
 fn find_serial_loops(s: &Stmt, func: Symbol) -> Vec<Stmt> {
-    match s.kind() {
-        StmtKind::For {
-            kind: ForKind::Serial,
-            ..
-        } => vec![s.clone()],
-        StmtKind::LetStmt { body, .. }
-        | StmtKind::ProducerConsumer { body, .. }
-        | StmtKind::Realize { body, .. } => find_serial_loops(body, func),
-        StmtKind::Block(stmts) => {
-            let touching: Vec<&Stmt> = stmts.iter().filter(|c| touches(c, func)).collect();
-            match touching.as_slice() {
-                [only] => find_serial_loops(only, func),
-                _ => Vec::new(),
-            }
-        }
-        StmtKind::IfThenElse {
-            then_case,
-            else_case,
-            ..
-        } => {
-            let mut loops = Vec::new();
-            for branch in std::iter::once(then_case).chain(else_case) {
-                if touches(branch, func) {
-                    let found = find_serial_loops(branch, func);
-                    if found.is_empty() {
-                        return Vec::new();
-                    }
-                    loops.extend(found);
-                }
-            }
-            loops
-        }
-        _ => Vec::new(),
+    match serial_loops(s, func, Through::Branches) {
+        Accesses::InLoops(loops) => loops,
+        Accesses::Nowhere | Accesses::Elsewhere => Vec::new(),
+    }
+}
+
+/// The one serial loop holding every access to `func` in `s`, reached through lets,
+/// produce/consume nodes, realizations and blocks (not `if`s), if there is one.
+fn sole_serial_loop(s: &Stmt, func: Symbol) -> Option<Stmt> {
+    match serial_loops(s, func, Through::NoBranches) {
+        Accesses::InLoops(loops) if loops.len() == 1 => loops.into_iter().next(),
+        _ => None,
     }
 }
 
 /// Where the accesses to a Func in a statement are.
 enum Accesses {
     Nowhere,
-    /// All inside one serial loop, reached through lets, produce/consume nodes, realizations
-    /// and blocks.
-    InLoop(Stmt),
+    /// All inside these serial loops, one per branch taken.
+    InLoops(Vec<Stmt>),
     Elsewhere,
 }
 
-/// Where the accesses to `func` in `s` are, in one walk over `s` (`find_serial_loops`, which
-/// asks of every block's children whether they touch `func`, is quadratic in the depth of
-/// nested blocks).
-fn sole_serial_loop(s: &Stmt, func: Symbol) -> Accesses {
+/// Whether `serial_loops` looks for loops in the branches of `if`s.
+#[derive(Clone, Copy, PartialEq)]
+enum Through {
+    Branches,
+    NoBranches,
+}
+
+/// Where the accesses to `func` in `s` are, in one walk over `s` (asking of every block's
+/// child, or of every branch, whether it touches `func` before looking inside would be
+/// quadratic in the depth of nested blocks or in the number of specializations).
+fn serial_loops(s: &Stmt, func: Symbol, through: Through) -> Accesses {
     match s.kind() {
         StmtKind::For {
             kind: ForKind::Serial,
             ..
-        } if touches(s, func) => Accesses::InLoop(s.clone()),
+        } if touches(s, func) => Accesses::InLoops(vec![s.clone()]),
         StmtKind::LetStmt { value, .. } if calls_func_named(value, func) => Accesses::Elsewhere,
         StmtKind::Realize { bounds, .. }
             if bounds
@@ -301,13 +286,33 @@ fn sole_serial_loop(s: &Stmt, func: Symbol) -> Accesses {
         }
         StmtKind::LetStmt { body, .. }
         | StmtKind::ProducerConsumer { body, .. }
-        | StmtKind::Realize { body, .. } => sole_serial_loop(body, func),
+        | StmtKind::Realize { body, .. } => serial_loops(body, func, through),
         StmtKind::Block(stmts) => {
             let mut found = Accesses::Nowhere;
             for c in stmts {
-                found = match (found, sole_serial_loop(c, func)) {
+                found = match (found, serial_loops(c, func, through)) {
                     (Accesses::Nowhere, only) | (only, Accesses::Nowhere) => only,
                     _ => return Accesses::Elsewhere,
+                };
+            }
+            found
+        }
+        StmtKind::IfThenElse {
+            condition,
+            then_case,
+            else_case,
+        } if through == Through::Branches && !calls_func_named(condition, func) => {
+            let mut found = Accesses::Nowhere;
+            for branch in std::iter::once(then_case).chain(else_case) {
+                found = match (found, serial_loops(branch, func, through)) {
+                    (Accesses::Elsewhere, _) | (_, Accesses::Elsewhere) => {
+                        return Accesses::Elsewhere
+                    }
+                    (Accesses::Nowhere, only) | (only, Accesses::Nowhere) => only,
+                    (Accesses::InLoops(mut loops), Accesses::InLoops(more)) => {
+                        loops.extend(more);
+                        Accesses::InLoops(loops)
+                    }
                 };
             }
             found
@@ -317,8 +322,28 @@ fn sole_serial_loop(s: &Stmt, func: Symbol) -> Accesses {
     }
 }
 
+/// Whether `s` reads or writes `func`.
 fn touches(s: &Stmt, func: Symbol) -> bool {
-    touching(s, func).is_some()
+    let mut touched = false;
+    visit_stmts(s, &mut |c| {
+        touched |= match c.kind() {
+            StmtKind::Provide { func: name, .. } | StmtKind::Store { buffer: name, .. } => {
+                *name == func
+            }
+            _ => false,
+        };
+        c.for_each_child(
+            |e| {
+                touched = touched
+                    || any_node(e, |n| {
+                        matches!(n.kind(), ExprKind::Call { name, .. } | ExprKind::Load { buffer: name, .. } if *name == func)
+                    })
+            },
+            |_| {},
+        );
+        !touched
+    });
+    touched
 }
 
 /// The extent of the window of dimension `d` of `func` that one iteration of a serial loop
@@ -433,9 +458,7 @@ fn automatic_fold(
         let StmtKind::For { body, .. } = l.kind() else {
             unreachable!("find_serial_loops finds loops")
         };
-        let Accesses::InLoop(inner) = sole_serial_loop(body, func) else {
-            return None;
-        };
+        let inner = sole_serial_loop(body, func)?;
         if reuses_previous_iteration(regions.of(&l), func, d) {
             return None;
         }
@@ -463,7 +486,7 @@ fn explicit_fold_loop(regions: &mut LoopRegions, outer: &Stmt, func: Symbol, d: 
         if moves {
             return l;
         }
-        let Accesses::InLoop(inner) = sole_serial_loop(body, func) else {
+        let Some(inner) = sole_serial_loop(body, func) else {
             return l;
         };
         if reuses_previous_iteration(regions.of(&l), func, d) {
