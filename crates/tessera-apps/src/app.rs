@@ -10,14 +10,13 @@
 use std::collections::HashSet;
 
 use tessera::autoschedule::{Algorithm, AutoSchedule, AutoScheduleOptions};
-use tessera::eval::realize::Evaluator;
 use tessera::ir::visit::visit_exprs;
-use tessera::ir::{CallKind, ExprKind, Symbol};
+use tessera::ir::{CallKind, ExprKind};
 use tessera::lang::function::Function;
 use tessera::lang::param::ParamBinding;
-use tessera::lower::{LowerOptions, Lowered};
 use tessera::pipeline::{run_interp, Inputs, Pipeline};
 use tessera::prelude::*;
+use tessera::{Evaluator, LowerOptions, Lowered, Symbol};
 
 use crate::description::{extents, mins, AppDescription, ParamSpec};
 use crate::schedule::{
@@ -553,8 +552,8 @@ pub fn pipeline_functions(output: &Func) -> Vec<Function> {
 
 #[cfg(test)]
 mod tests {
-    use tessera::codegen::target::Target;
     use tessera::eval::value::Value;
+    use tessera::Target;
 
     use super::*;
     use crate::description::{InputRule, InputSpec, Shape, TYPICAL_EVAL_BYTES};

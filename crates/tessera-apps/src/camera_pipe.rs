@@ -934,8 +934,8 @@ mod tests {
     use super::*;
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
-    use tessera::codegen::target::Target;
     use tessera::pipeline::{Compiled, Inputs, Pipeline};
+    use tessera::Target;
 
     /// A raw mosaic of `w × h` random values below `limit`, from a fixed seed.
     fn random_raw(w: i64, h: i64, limit: u32, seed: u64) -> Buffer<u16> {

@@ -4,9 +4,9 @@
 //! `app` checks inputs, lists apps and binds parameters from it.
 
 use tessera::eval::value::Value;
-use tessera::ir::{Symbol, Type};
 use tessera::lang::param::ParamBinding;
 use tessera::prelude::AnyBuffer;
+use tessera::{Symbol, Type};
 
 /// What an app is, as plain data.
 #[derive(Debug)]

@@ -657,8 +657,8 @@ pub fn rms_residual(u: &Buffer<f64>, f: &Buffer<f64>) -> Result<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tessera::codegen::target::Target;
     use tessera::pipeline::{run_interp, Compiled, Inputs, Pipeline};
+    use tessera::Target;
 
     /// The spec's tolerance: 1e-4 of the largest output magnitude.
     const TOLERANCE: f64 = 1e-4;

@@ -4,10 +4,10 @@
 //! writing a value as an assignment would take it back.
 
 use tessera::eval::value::Value;
-use tessera::ir::{Symbol, TypeCode};
 use tessera::lang::param::ParamBinding;
 use tessera::lang::scalar::Scalar;
 use tessera::{Error, Result};
+use tessera::{Symbol, TypeCode};
 
 use crate::description::ParamSpec;
 
@@ -90,7 +90,7 @@ fn parse_value(spec: &ParamSpec, text: &str) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tessera::ir::Type;
+    use tessera::Type;
 
     fn specs() -> Vec<ParamSpec> {
         vec![

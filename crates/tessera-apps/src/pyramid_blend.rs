@@ -579,8 +579,8 @@ mod tests {
     use super::*;
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
-    use tessera::codegen::target::Target;
     use tessera::pipeline::{run_interp, Inputs, Pipeline};
+    use tessera::Target;
 
     /// The spec's tolerance, relative to the largest output magnitude.
     const TOLERANCE: f32 = 1e-4;

@@ -3,10 +3,10 @@
 //! listed with its name and the smallest output it can compute. Here are also the schedules
 //! every app has in the same form — `root` and `inline` — and the helpers schedules share.
 
-use tessera::ir::Type;
 use tessera::lang::schedule::TailStrategy;
 use tessera::prelude::*;
 use tessera::schedule_script::ScheduleScript;
+use tessera::Type;
 
 use crate::app::{pipeline_functions, AppPipeline};
 

@@ -245,8 +245,8 @@ mod tests {
     use super::*;
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
-    use tessera::codegen::target::Target;
     use tessera::pipeline::{Inputs, Pipeline};
+    use tessera::Target;
 
     /// A `w × h` input of uniformly random u16 values at mins `(3, -2)`, from a fixed seed.
     fn random_input(w: i64, h: i64, seed: u64) -> Buffer<u16> {

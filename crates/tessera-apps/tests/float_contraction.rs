@@ -6,8 +6,8 @@
 mod common;
 
 use common::assert_close_image;
-use tessera::codegen::target::Target;
 use tessera::pipeline::Pipeline;
+use tessera::Target;
 
 #[test]
 fn fused_float_apps_stay_within_the_specified_tolerance() {

@@ -163,7 +163,7 @@ fn the_fully_inlined_pipeline_is_refused() {
     let funcs = local_laplacian::funcs(SCHEDULED.pyramid_levels).expect("the algorithm");
     tessera_apps::schedule::inline(&funcs);
     let e = tessera::pipeline::Pipeline::new(&funcs.output)
-        .lower(&tessera::lower::LowerOptions::default())
+        .lower(&tessera::LowerOptions::default())
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();

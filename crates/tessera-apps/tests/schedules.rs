@@ -271,7 +271,7 @@ struct Printout {
 fn every_listed_schedule_printed() -> &'static [Printout] {
     static PRINTOUTS: OnceLock<Vec<Printout>> = OnceLock::new();
     PRINTOUTS.get_or_init(|| {
-        let verified = tessera::lower::LowerOptions {
+        let verified = tessera::LowerOptions {
             verify: true,
             ..Default::default()
         };

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use clap::Args;
-use tessera::codegen::target::Target;
+use tessera::Target;
 
 use crate::inputs::load_inputs;
 use tessera::prelude::{AnyBuffer, ParamBinding};

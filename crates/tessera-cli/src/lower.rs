@@ -7,9 +7,9 @@
 //! fired.
 
 use clap::{Args, ValueEnum};
-use tessera::codegen::{emit_assembly, emit_llvm_ir, Target};
-use tessera::lower::{LowerOptions, Lowered};
+use tessera::codegen::{emit_assembly, emit_llvm_ir};
 use tessera::pipeline::signature;
+use tessera::{LowerOptions, Lowered, Target};
 
 use crate::run::DEFAULT_SCHEDULE;
 use crate::write_stdout;

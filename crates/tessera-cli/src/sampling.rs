@@ -13,7 +13,7 @@ use tessera::autoschedule::model::CostTerms;
 use tessera::autoschedule::plan::GroupPlan;
 use tessera::autoschedule::problem::Problem;
 use tessera::autoschedule::{emit, sample, search, CostModel, Machine, PipelineAnalysis};
-use tessera::codegen::target::Target;
+use tessera::Target;
 use tessera_apps::App;
 
 use crate::bench::{median, time_runs};

@@ -1,40 +1,70 @@
 //! Tessera: a compiler for image-processing pipelines in the lineage of Halide and PolyMage.
 //!
-//! Pipelines are written as pure functions over an infinite integer grid (`lang`), represented
-//! as immutable expression trees (`ir`), simplified (`simplify`), analysed (`analysis`) and
-//! evaluated straight from their definitions (`eval`) as the reference every schedule and
-//! backend is checked against. See ARCHITECTURE.md for the whole picture.
+//! Pipelines are written as pure functions over an infinite integer grid ([`lang`]), given a
+//! schedule, and compiled and run by a [`Pipeline`]; the [`Evaluator`] computes them straight
+//! from their definitions, the reference every schedule and backend is checked against.
+//! `use tessera::prelude::*;` brings in everything a pipeline author needs. See
+//! ARCHITECTURE.md for the whole picture, and its section "The public API" for which modules
+//! are public, which are hidden (our own tools' and tests', without a stability promise) and
+//! which are private to the crate.
 
 #![warn(missing_docs)]
 
-// The compiler's internal layers are exempt from `missing_docs` until the API boundary
-// (issue 15, item 7) makes them `pub(crate)`; what stays public gets its rustdoc then.
-#[allow(missing_docs)]
-pub mod analysis;
+// The user's API: documented, and what the prelude re-exports.
 pub mod autoschedule;
-pub mod bounds_query;
-#[allow(missing_docs)]
-pub mod codegen;
 pub mod error;
 pub mod eval;
-#[allow(missing_docs)]
-pub mod interp;
 pub mod io;
-#[allow(missing_docs)]
-pub mod ir;
 pub mod lang;
-#[allow(missing_docs)]
-pub mod lower;
 pub mod pipeline;
 pub mod prelude;
-#[allow(missing_docs)]
-pub mod runtime;
 pub mod schedule_script;
+
+// The compiler's internal layers: public only because our own apps, command line and
+// integration tests reach into them; hidden from the documentation, with no stability
+// promise. What users need of them is re-exported below and in the prelude.
+#[doc(hidden)]
+pub mod analysis;
+#[doc(hidden)]
+pub mod codegen;
+#[doc(hidden)]
+pub mod interp;
+#[doc(hidden)]
+pub mod ir;
+#[doc(hidden)]
+pub mod lower;
+#[doc(hidden)]
+pub mod runtime;
+#[doc(hidden)]
 pub mod simplify;
-#[allow(missing_docs)]
+#[cfg(any(test, feature = "testing"))]
+#[doc(hidden)]
 pub mod testing;
 
+mod input_bounds;
+
+/// The old home of the bounds query's results, kept for this release so code written against
+/// it migrates with warnings.
+#[doc(hidden)]
+#[deprecated(note = "use tessera::InferredBounds and tessera::InputBounds")]
+pub mod bounds_query {
+    /// Moved to [`crate::InferredBounds`].
+    #[deprecated(note = "use tessera::InferredBounds")]
+    pub type InferredBounds = crate::InferredBounds;
+    /// Moved to [`crate::InputBounds`].
+    #[deprecated(note = "use tessera::InputBounds")]
+    pub type InputBounds = crate::InputBounds;
+}
+
+pub use codegen::target::Target;
 pub use error::{Error, Result};
+pub use eval::realize::Evaluator;
+pub use eval::value::Value;
+pub use input_bounds::{InferredBounds, InputBounds};
+pub use interp::InterpStats;
+pub use ir::{Symbol, Type, TypeCode};
+pub use lower::{LowerOptions, Lowered, PassRecord};
+pub use pipeline::{Compiled, Inputs, Pipeline, Realization};
 
 /// README.md's example, run by `cargo test` as a doctest.
 #[cfg(doctest)]

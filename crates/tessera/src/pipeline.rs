@@ -8,13 +8,13 @@
 
 use std::collections::HashMap;
 
-use crate::bounds_query::{bind_dense_fields, infer_bounds, InferredBounds, InputBounds};
 use crate::codegen::jit::{compile_jit, CompiledPipeline};
 use crate::codegen::signature::Signature;
 use crate::codegen::target::Target;
 use crate::error::{Error, Result};
 use crate::eval::expr::eval_scalar;
 use crate::eval::value::Value;
+use crate::input_bounds::{bind_dense_fields, infer_bounds, InferredBounds, InputBounds};
 use crate::interp::{InterpStats, Interpreter};
 use crate::ir::Symbol;
 use crate::lang::buffer::{dense_dims, dense_len, AnyBuffer, Buffer};

@@ -108,8 +108,8 @@ impl Scheduled {
         let pipeline = app
             .build_scheduled(schedule)
             .unwrap_or_else(|e| panic!("{}", context(e)));
-        let host = tessera::codegen::target::Target::host();
-        let compile = |target: &tessera::codegen::target::Target| {
+        let host = tessera::Target::host();
+        let compile = |target: &tessera::Target| {
             tessera::pipeline::Pipeline::new(&pipeline.output)
                 .compile_jit(target)
                 .unwrap_or_else(|e| panic!("{}", context(e)))

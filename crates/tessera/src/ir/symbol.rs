@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{OnceLock, RwLock};
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// An interned name: of a variable, Func, input image, parameter, buffer or loop.
 pub struct Symbol(u32);
 
 #[derive(Default)]
@@ -67,6 +68,7 @@ impl Symbol {
             .expect("internal error: no untaken name")
     }
 
+    /// The name.
     pub fn as_str(self) -> &'static str {
         interner().read().unwrap().names[self.0 as usize]
     }

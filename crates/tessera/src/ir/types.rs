@@ -5,63 +5,87 @@
 use std::fmt;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+/// The kind of a type's elements.
 pub enum TypeCode {
+    /// `bool`, stored as one byte.
     Bool,
+    /// A signed integer.
     Int,
+    /// An unsigned integer.
     UInt,
+    /// An IEEE floating-point number.
     Float,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A scalar or vector type: an element kind, its width in bits and a lane count.
 pub struct Type {
+    /// The kind of each element.
     pub code: TypeCode,
+    /// The width of each element in bits (1 for `bool`).
     pub bits: u8,
+    /// The number of lanes: 1 for a scalar.
     pub lanes: u16,
 }
 
 impl Type {
+    /// The type of `lanes` elements of kind `code`, `bits` wide.
     pub const fn new(code: TypeCode, bits: u8, lanes: u16) -> Type {
         Type { code, bits, lanes }
     }
+    /// Scalar `bool`.
     pub const fn bool_() -> Type {
         Type::new(TypeCode::Bool, 1, 1)
     }
+    /// A scalar signed integer `bits` wide.
     pub const fn int(bits: u8) -> Type {
         Type::new(TypeCode::Int, bits, 1)
     }
+    /// A scalar unsigned integer `bits` wide.
     pub const fn uint(bits: u8) -> Type {
         Type::new(TypeCode::UInt, bits, 1)
     }
+    /// A scalar float `bits` wide.
     pub const fn float(bits: u8) -> Type {
         Type::new(TypeCode::Float, bits, 1)
     }
+    /// Scalar `i8`.
     pub const fn i8() -> Type {
         Type::int(8)
     }
+    /// Scalar `i16`.
     pub const fn i16() -> Type {
         Type::int(16)
     }
+    /// Scalar `i32`.
     pub const fn i32() -> Type {
         Type::int(32)
     }
+    /// Scalar `i64`.
     pub const fn i64() -> Type {
         Type::int(64)
     }
+    /// Scalar `u8`.
     pub const fn u8() -> Type {
         Type::uint(8)
     }
+    /// Scalar `u16`.
     pub const fn u16() -> Type {
         Type::uint(16)
     }
+    /// Scalar `u32`.
     pub const fn u32() -> Type {
         Type::uint(32)
     }
+    /// Scalar `u64`.
     pub const fn u64() -> Type {
         Type::uint(64)
     }
+    /// Scalar `f32`.
     pub const fn f32() -> Type {
         Type::float(32)
     }
+    /// Scalar `f64`.
     pub const fn f64() -> Type {
         Type::float(64)
     }
@@ -81,27 +105,35 @@ impl Type {
         Type::f64(),
     ];
 
+    /// This type with `lanes` lanes.
     pub const fn with_lanes(self, lanes: u16) -> Type {
         Type { lanes, ..self }
     }
+    /// The type of one lane.
     pub const fn element(self) -> Type {
         self.with_lanes(1)
     }
+    /// This type with elements of kind `code`.
     pub const fn with_code(self, code: TypeCode) -> Type {
         Type { code, ..self }
     }
+    /// This type with elements `bits` wide.
     pub const fn with_bits(self, bits: u8) -> Type {
         Type { bits, ..self }
     }
+    /// Whether the elements are `bool`.
     pub fn is_bool(self) -> bool {
         self.code == TypeCode::Bool
     }
+    /// Whether the elements are signed integers.
     pub fn is_int(self) -> bool {
         self.code == TypeCode::Int
     }
+    /// Whether the elements are unsigned integers.
     pub fn is_uint(self) -> bool {
         self.code == TypeCode::UInt
     }
+    /// Whether the elements are floats.
     pub fn is_float(self) -> bool {
         self.code == TypeCode::Float
     }
@@ -109,9 +141,11 @@ impl Type {
     pub fn is_int_or_uint(self) -> bool {
         matches!(self.code, TypeCode::Int | TypeCode::UInt)
     }
+    /// Whether the type has one lane.
     pub fn is_scalar(self) -> bool {
         self.lanes == 1
     }
+    /// Whether the type has more than one lane.
     pub fn is_vector(self) -> bool {
         self.lanes > 1
     }

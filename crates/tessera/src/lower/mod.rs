@@ -117,7 +117,9 @@ fn verify_by_default() -> bool {
 /// One pass as it ran.
 #[derive(Clone, Debug)]
 pub struct PassRecord {
+    /// The pass's name.
     pub name: &'static str,
+    /// How long the pass took.
     pub elapsed: Duration,
     /// The IR after the pass, when `LowerOptions::record_ir` is set.
     pub ir: Option<Stmt>,
@@ -126,9 +128,13 @@ pub struct PassRecord {
 /// A lowered pipeline: the loop nest and what it needs to run.
 #[derive(Clone, Debug)]
 pub struct Lowered {
+    /// The loop nest; its `Display` is the readable pseudo-code.
     pub stmt: Stmt,
+    /// Every Func of the pipeline, by name, and the order they are realized in.
     pub env: Environment,
+    /// The input images and scalar parameters a run binds.
     pub arguments: Arguments,
+    /// Each pass as it ran, in order.
     pub passes: Vec<PassRecord>,
     /// What the pipeline writes and reads of its output, per dimension `(min, max)`, in
     /// terms of the output buffer's fields and the parameters
@@ -136,7 +142,7 @@ pub struct Lowered {
     /// this big and crops it.
     pub output_region: Option<Vec<(Expr, Expr)>>,
     /// What the pipeline reads of each input image, in the same terms
-    /// (`image_checks::closed_regions`), for bounds queries (`bounds_query`).
+    /// (`image_checks::closed_regions`), for bounds queries (`input_bounds`).
     pub input_regions: Vec<image_checks::RequiredRegion>,
 }
 
