@@ -68,9 +68,9 @@ pub struct FuncInfo {
     /// (16-bit elements on AVX2).
     pub may_round_up: bool,
     /// The pure dimensions (with their factor k) along which its definition, inlined
-    /// producers expanded, depends on the coordinate's residue modulo k (`select(x % 2 ==
-    /// 0, ...)`, `f(x / 2)`: interleaving, upsampling): computed k points at a time, one per
-    /// residue unrolled, its selects fold and its reads turn dense (`parity_unroll`).
+    /// producers expanded, selects by the coordinate's residue modulo k (`select(x % 2 ==
+    /// 0, ...)`: an interleaving): computed k points at a time, one per residue unrolled,
+    /// its selects fold and its reads at `x / k` turn dense (`emit::parity_unroll`).
     pub parity: Vec<(usize, i64)>,
 }
 
@@ -466,9 +466,9 @@ impl<'a> Problem<'a> {
         points
     }
 
-    /// The dimensions of Func `m` (materialized) along which stage `s` (its pure definition only), with the
-    /// Funcs inlined so far expanded, selects by the residue of the dimension's Var modulo
-    /// one constant factor (of `PARITY_FACTORS`), with the factor. Only a residue that
+    /// The dimensions of Func `m` (materialized) along which stage `s` (its pure definition
+    /// only), with the Funcs inlined so far expanded, selects by the residue of the
+    /// dimension's Var modulo one constant factor (of `PARITY_FACTORS`), with the factor. Only a residue that
     /// selects between values counts (`select(x % 2 == 0, ...)`: an interleaving), whose
     /// unrolled residues each compute one branch. Measured without that restriction, an
     /// upsampling that reads `f(x / 2)` (interpolate) or weighs by `x % 2` (local_laplacian)
