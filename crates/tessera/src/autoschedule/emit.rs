@@ -111,10 +111,7 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
                     var: par,
                 });
             }
-            if let Some(x) = args.first() {
-                parity_unroll(f, false, out);
-                vectorize(f, x, out);
-            }
+            vectorize_by_parity(f, false, out);
             reductions::emit_updates(problem, plan.output, out);
         }
         Strategy::Tiles { width, height, .. } => {
@@ -159,10 +156,7 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
                     consumer: func.clone(),
                     var: xo.clone(),
                 });
-                if let Some(x) = g.args.first() {
-                    parity_unroll(g, true, out);
-                    vectorize(g, x.as_str(), out);
-                }
+                vectorize_by_parity(g, true, out);
             }
         }
         Strategy::Strips { rows, .. } => {
@@ -196,10 +190,7 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
                     consumer: func.clone(),
                     var: if per_row { yi.clone() } else { par.clone() },
                 });
-                if let Some(x) = g.args.first() {
-                    parity_unroll(g, true, out);
-                    vectorize(g, x.as_str(), out);
-                }
+                vectorize_by_parity(g, true, out);
             }
         }
     }
@@ -292,14 +283,23 @@ fn tile_tail(f: &FuncInfo) -> TailStrategy {
 /// Vectorizes `f`'s loop `x` at the natural width when its region is at least a vector wide,
 /// the last vector of a row as `vector_tail` says.
 pub(super) fn vectorize(f: &FuncInfo, x: &str, out: &mut Vec<Directive>) {
-    // Unrolled by the parity of x, a vector of x holds every k-th point: its k vectors, one
-    // per residue, cover as many points as one vector of the natural width.
-    let k = f
-        .parity
-        .iter()
-        .find(|&&(d, _)| d == 0)
-        .map_or(1, |&(_, k)| k);
-    let lanes = (f.lanes / k).max(1);
+    vectorize_at(f, x, f.lanes, out);
+}
+
+/// `vectorize`, after unrolling `f`'s first dimension by its parity (`parity_unroll`; `both`:
+/// its second too): a vector of x then holds every k-th point, so its k vectors, one per
+/// residue, hold `lanes / k` points each and cover as many points as one natural vector.
+fn vectorize_by_parity(f: &FuncInfo, both: bool, out: &mut Vec<Directive>) {
+    let Some(x) = f.args.first() else {
+        return;
+    };
+    let k = parity_unroll(f, both, out);
+    vectorize_at(f, x.as_str(), (f.lanes / k).max(1), out);
+}
+
+/// Vectorizes `f`'s loop `x` with `lanes` lanes when its region is at least a natural vector
+/// wide, the last vector of a row as `vector_tail` says.
+fn vectorize_at(f: &FuncInfo, x: &str, lanes: i64, out: &mut Vec<Directive>) {
     if f.region.first().map_or(0, |s| s.extent()) < f.lanes {
         return;
     }
@@ -326,13 +326,13 @@ pub(super) fn vectorize(f: &FuncInfo, x: &str, out: &mut Vec<Directive>) {
 /// dimension split by k, the residue loops unrolled inside the other loops. Each unrolled
 /// point's coordinate then has a constant residue, so selects on it fold and reads at
 /// `x / k` become dense. Lowering does the rest (Halide's expert camera pipe does the same
-/// by hand).
-fn parity_unroll(f: &FuncInfo, both: bool, out: &mut Vec<Directive>) {
+/// by hand). The factor x is unrolled by (1: not unrolled).
+fn parity_unroll(f: &FuncInfo, both: bool, out: &mut Vec<Directive>) -> i64 {
     let dims: Vec<(usize, i64)> = (f.parity.iter().copied())
         .filter(|&(d, _)| d == 0 || (both && d == 1))
         .collect();
     if dims.is_empty() {
-        return;
+        return 1;
     }
     let mut residues = Vec::new();
     for &(d, k) in &dims {
@@ -368,4 +368,5 @@ fn parity_unroll(f: &FuncInfo, both: bool, out: &mut Vec<Directive>) {
             factor: None,
         });
     }
+    dims.iter().find(|&&(d, _)| d == 0).map_or(1, |&(_, k)| k)
 }

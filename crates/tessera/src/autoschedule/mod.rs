@@ -40,7 +40,7 @@ pub mod reductions;
 pub mod sample;
 pub mod search;
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -283,33 +283,27 @@ fn total_ns(plans: &[plan::GroupPlan]) -> f64 {
 fn unwrap(output: &Func, wrapped: &[problem::Wrapped]) -> Result<()> {
     let funcs = crate::schedule_script::pipeline_funcs(output)?;
     for w in wrapped {
-        let (Some(func), Some(consumer)) =
-            (funcs.get(w.func.as_str()), funcs.get(w.consumer.as_str()))
-        else {
-            return Err(Error::Internal(format!(
-                "the automatic scheduler lost Func {} or {}",
-                w.func, w.consumer
-            )));
-        };
-        func.remove_wrapper(consumer);
+        find_func(&funcs, w.func)?.remove_wrapper(&find_func(&funcs, w.consumer)?);
     }
     Ok(())
+}
+
+/// The Func named `name` of `funcs` (the pipeline's, by name).
+fn find_func(funcs: &BTreeMap<String, Func>, name: Symbol) -> Result<Func> {
+    (funcs.get(name.as_str()).cloned())
+        .ok_or_else(|| Error::Internal(format!("the automatic scheduler lost Func {name}")))
 }
 
 /// Splits each Func of `pairs` (Func, consumer) with `Func::in_`, in the pipeline computing
 /// `output`.
 fn wrap(output: &Func, pairs: &[(Symbol, Symbol)]) -> Result<Vec<problem::Wrapped>> {
     let funcs = crate::schedule_script::pipeline_funcs(output)?;
-    let find = |name: Symbol| {
-        funcs
-            .get(name.as_str())
-            .cloned()
-            .ok_or_else(|| Error::Internal(format!("the automatic scheduler lost Func {name}")))
-    };
     pairs
         .iter()
         .map(|&(func, consumer)| {
-            let wrapper = find(func)?.in_(&find(consumer)?).name();
+            let wrapper = (find_func(&funcs, func)?)
+                .in_(&find_func(&funcs, consumer)?)
+                .name();
             Ok(problem::Wrapped {
                 func,
                 consumer,
