@@ -1,6 +1,8 @@
 //! What the cost model needs to know of the machine: the thread count the schedule is made
 //! for, the vector width it computes at, and the data cache sizes, read from the host's
-//! `/sys/devices/system/cpu/cpu0/cache` (with common sizes where that is not readable).
+//! `/sys/devices/system/cpu/cpu0/cache` (with common sizes where that is not readable). The
+//! last-level cache counts at most `USABLE_L3_BYTES`: a socket-wide cache of hundreds of MB is
+//! shared with the socket's other cores and tenants, and a pipeline cannot count on all of it.
 
 use crate::codegen::target::Target;
 
@@ -16,9 +18,16 @@ pub struct Machine {
     pub l1_bytes: i64,
     /// Per-core L2 cache, in bytes.
     pub l2_bytes: i64,
-    /// The shared last-level cache, in bytes.
+    /// The part of the shared last-level cache a pipeline can count on, in bytes.
     pub l3_bytes: i64,
 }
+
+/// The most last-level cache a pipeline counts on, in bytes: about what one AMD core complex
+/// holds (32 MiB) or sixteen cores' slices of an Intel server's L3. Measured on a 2-vCPU VM of
+/// a Xeon whose sysfs reports 260 MB of L3 (BENCHMARKS.md, 2026-11-28): outputs of 47 to
+/// 61 MB ran 11 to 34% faster stored nontemporally, so they did not stay cached from one run
+/// to the next; outputs of 16 to 34 MB did no better.
+const USABLE_L3_BYTES: i64 = 40 << 20;
 
 impl Machine {
     /// The host running this process, for `threads` threads and `target`'s vectors.
@@ -43,7 +52,7 @@ impl Machine {
             match (level.trim(), kind.trim()) {
                 ("1", "Data") => machine.l1_bytes = bytes,
                 ("2", _) => machine.l2_bytes = bytes,
-                ("3", _) => machine.l3_bytes = bytes,
+                ("3", _) => machine.l3_bytes = bytes.min(USABLE_L3_BYTES),
                 _ => {}
             }
         }
@@ -77,6 +86,13 @@ mod tests {
         assert_eq!(parse_cache_size("48K"), Some(48 << 10));
         assert_eq!(parse_cache_size("32M"), Some(32 << 20));
         assert_eq!(parse_cache_size("12"), None);
+    }
+
+    #[test]
+    fn the_last_level_cache_counts_at_most_the_usable_share() {
+        let host = Machine::host(&Target::host(), 2);
+        assert!(0 < host.l3_bytes && host.l3_bytes <= USABLE_L3_BYTES);
+        assert!(host.l1_bytes <= host.l2_bytes);
     }
 
     #[test]
