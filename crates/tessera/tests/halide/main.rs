@@ -58,6 +58,7 @@ mod div_by_zero;
 mod div_mod;
 mod dynamic_reduction_bounds;
 mod early_out;
+mod erf;
 mod fast_trigonometric;
 mod fibonacci;
 mod fit_function;
@@ -84,6 +85,7 @@ mod interleave;
 mod interleave_rgb;
 mod interleave_x;
 mod interval;
+mod inverse;
 mod isnan;
 mod issue_3926;
 mod iterate_over_circle;
@@ -317,4 +319,25 @@ fn assert_outputs_2d(run: &Checked, n: i64, want: impl Fn(i64, i64) -> Vec<i64>)
             assert_eq!(got, want(x, y), "at ({x}, {y})");
         }
     }
+}
+
+/// The f32 output of `run`.
+fn f32_output(run: &Checked) -> &Buffer<f32> {
+    match &run.realization.buffers[0] {
+        AnyBuffer::F32(out) => out,
+        other => panic!("the output is f32, not {}", other.ty()),
+    }
+}
+
+/// How many f32 values lie between `a` and `b` (0 for equal values; +0 and -0 are equal).
+fn ulps_apart(a: f32, b: f32) -> i64 {
+    let ordered = |v: f32| {
+        let bits = i64::from(v.to_bits() as i32);
+        if bits < 0 {
+            i64::from(i32::MIN) - bits
+        } else {
+            bits
+        }
+    };
+    (ordered(a) - ordered(b)).abs()
 }
