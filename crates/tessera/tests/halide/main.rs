@@ -59,6 +59,7 @@ mod div_mod;
 mod dynamic_reduction_bounds;
 mod early_out;
 mod erf;
+mod explicit_inline_reductions;
 mod fast_trigonometric;
 mod fibonacci;
 mod fit_function;
