@@ -20,8 +20,9 @@ pub use crate::lang::buffer::{AnyBuffer, Buffer, Dim};
 pub use crate::lang::func::{Func, Tuple};
 pub use crate::lang::image_param::ImageParam;
 pub use crate::lang::inline_reductions::{
-    argmax, argmax_named, argmin, argmin_named, maximum, maximum_named, minimum, minimum_named,
-    product, product_named, sum, sum_named,
+    argmax, argmax_named, argmax_over, argmin, argmin_named, argmin_over, maximum, maximum_named,
+    maximum_over, minimum, minimum_named, minimum_over, product, product_named, product_over, sum,
+    sum_named, sum_over,
 };
 pub use crate::lang::math::*;
 pub use crate::lang::operators::ExprOps;

@@ -3,7 +3,9 @@
 //! Each builds a fresh Func over the expression's free pure Vars (sorted by name), whose pure
 //! definition is the identity of the reduction and whose one update folds the expression in
 //! over the RDom, and returns a call to that Func at those Vars. The `_named` variants (Halide's
-//! `maximum(e, "name")`) name that Func and give it back, so it can be scheduled.
+//! `maximum(e, "name")`) name that Func and give it back, so it can be scheduled. The `_over`
+//! variants (Halide's `sum(r, e)`) reduce over an explicit RDom: RVars of other RDoms in the
+//! expression are then free variables of the reduction, like pure Vars, so reductions nest.
 //!
 //! Types follow Halide: `sum` and `product` keep the expression's type (and wrap like it);
 //! `maximum` starts from the type's minimum (−∞ for floats) and `minimum` from its maximum.
@@ -17,10 +19,12 @@ use std::collections::BTreeMap;
 use super::func::{Func, Tuple};
 use super::math::{max, min, select};
 use super::operators::ExprOps;
+use super::rdom::RDom;
 use super::var::Var;
 use crate::error::{Error, Result, ScheduleError};
-use crate::ir::visit::visit_exprs;
-use crate::ir::{Expr, ExprKind, Type, TypeCode};
+use crate::ir::reduction::RDomLink;
+use crate::ir::visit::{mutate_exprs, visit_exprs};
+use crate::ir::{Expr, ExprKind, Symbol, Type, TypeCode};
 
 /// The sum of `e` over its reduction domain (0 for an empty domain).
 pub fn sum(e: impl Into<Expr>) -> Expr {
@@ -58,33 +62,82 @@ pub fn argmin(e: impl Into<Expr>) -> Vec<Expr> {
 /// The Func's arguments are the free Vars of `e`, sorted by name; like any Func with an
 /// update it is computed, unless scheduled otherwise, at the innermost loop of its consumer.
 pub fn sum_named(e: impl Into<Expr>, name: &str) -> (Expr, Func) {
-    fold("sum", name, e.into(), Expr::zero, |acc, e| acc + e)
+    fold("sum", name, e.into(), None, Expr::zero, plus)
 }
 
 /// `product`, its Func named `name` and given back to be scheduled (see [`sum_named`]).
 pub fn product_named(e: impl Into<Expr>, name: &str) -> (Expr, Func) {
-    fold("product", name, e.into(), Expr::one, |acc, e| acc * e)
+    fold("product", name, e.into(), None, Expr::one, times)
 }
 
 /// `maximum`, its Func named `name` and given back to be scheduled (Halide's
 /// `maximum(e, "name")`; see [`sum_named`]).
 pub fn maximum_named(e: impl Into<Expr>, name: &str) -> (Expr, Func) {
-    fold("maximum", name, e.into(), type_min, max)
+    fold("maximum", name, e.into(), None, type_min, max)
 }
 
 /// `minimum`, its Func named `name` and given back to be scheduled (see [`sum_named`]).
 pub fn minimum_named(e: impl Into<Expr>, name: &str) -> (Expr, Func) {
-    fold("minimum", name, e.into(), type_max, min)
+    fold("minimum", name, e.into(), None, type_max, min)
 }
 
 /// `argmax`, its Func named `name` and given back to be scheduled (see [`sum_named`]).
 pub fn argmax_named(e: impl Into<Expr>, name: &str) -> (Vec<Expr>, Func) {
-    extremum("argmax", name, e.into(), type_min, |e, best| e.gt(best))
+    extremum("argmax", name, e.into(), None, type_min, greater)
 }
 
 /// `argmin`, its Func named `name` and given back to be scheduled (see [`sum_named`]).
 pub fn argmin_named(e: impl Into<Expr>, name: &str) -> (Vec<Expr>, Func) {
-    extremum("argmin", name, e.into(), type_max, |e, best| e.lt(best))
+    extremum("argmin", name, e.into(), None, type_max, less)
+}
+
+/// The sum of `e` over the RDom `r` (Halide's `sum(r, e)`; 0 for an empty domain). RVars of
+/// other RDoms in `e` are free variables of the sum, as pure Vars are.
+pub fn sum_over(r: &RDom, e: impl Into<Expr>) -> Expr {
+    fold("sum", "sum$", e.into(), Some(r), Expr::zero, plus).0
+}
+
+/// The product of `e` over the RDom `r` (Halide's `product(r, e)`; see [`sum_over`]).
+pub fn product_over(r: &RDom, e: impl Into<Expr>) -> Expr {
+    fold("product", "product$", e.into(), Some(r), Expr::one, times).0
+}
+
+/// The largest value of `e` over the RDom `r` (Halide's `maximum(r, e)`; see [`sum_over`]).
+pub fn maximum_over(r: &RDom, e: impl Into<Expr>) -> Expr {
+    fold("maximum", "maximum$", e.into(), Some(r), type_min, max).0
+}
+
+/// The smallest value of `e` over the RDom `r` (Halide's `minimum(r, e)`; see [`sum_over`]).
+pub fn minimum_over(r: &RDom, e: impl Into<Expr>) -> Expr {
+    fold("minimum", "minimum$", e.into(), Some(r), type_max, min).0
+}
+
+/// The coordinates in `r` of the first maximum of `e` over the RDom `r`, then the maximum
+/// (Halide's `argmax(r, e)`; see [`sum_over`]).
+pub fn argmax_over(r: &RDom, e: impl Into<Expr>) -> Vec<Expr> {
+    extremum("argmax", "argmax$", e.into(), Some(r), type_min, greater).0
+}
+
+/// The coordinates in `r` of the first minimum of `e` over the RDom `r`, then the minimum
+/// (Halide's `argmin(r, e)`; see [`sum_over`]).
+pub fn argmin_over(r: &RDom, e: impl Into<Expr>) -> Vec<Expr> {
+    extremum("argmin", "argmin$", e.into(), Some(r), type_max, less).0
+}
+
+fn plus(acc: Expr, e: Expr) -> Expr {
+    acc + e
+}
+
+fn times(acc: Expr, e: Expr) -> Expr {
+    acc * e
+}
+
+fn greater(e: &Expr, best: &Expr) -> Expr {
+    e.gt(best)
+}
+
+fn less(e: &Expr, best: &Expr) -> Expr {
+    e.lt(best)
 }
 
 /// The smallest value of a type (−∞ for floats), Halide's `Type::min`.
@@ -107,16 +160,22 @@ pub(crate) fn type_max(ty: Type) -> Expr {
 
 /// The pieces every inline reduction is built from.
 struct Reduction {
-    /// The free pure Vars of the expression: the new Func's arguments.
+    /// The new Func's arguments: the free pure Vars of the expression (sorted by name), then
+    /// a fresh Var for each RVar of another RDom (explicit reductions only).
     vars: Vec<Var>,
+    /// What the call of the new Func passes for each of `vars`.
+    call_args: Vec<Expr>,
     /// The variables of the reduction domain, innermost first.
     rvars: Vec<Expr>,
+    /// The expression reduced, each RVar of another RDom replaced by its Var.
+    value: Expr,
     func: Func,
 }
 
 impl Reduction {
-    /// The reduction `what` of `e`, its Func named `name`.
-    fn find(what: &str, name: &str, e: &Expr) -> Result<Reduction> {
+    /// The reduction `what` of `e` over `over`, or else over the RDom of `e`'s RVars, its
+    /// Func named `name`.
+    fn find(what: &str, name: &str, e: &Expr, over: Option<&RDom>) -> Result<Reduction> {
         let mut free = BTreeMap::new();
         let mut rvars = Vec::new();
         visit_exprs(e, &mut |n| {
@@ -129,19 +188,35 @@ impl Reduction {
             }
             true
         });
-        let Some((first, link)) = rvars.first().cloned() else {
-            return Err(Error::Definition(format!(
-                "{what} needs an expression that uses a reduction variable (of an RDom), but {e} uses none"
-            )));
+        let mut vars: Vec<Var> = free.into_values().collect();
+        let mut call_args: Vec<Expr> = vars.iter().map(|v| v.expr()).collect();
+        let (link, value) = match over {
+            Some(r) => {
+                let link = r.link();
+                let mut captured: Vec<(Symbol, Var)> = Vec::new();
+                let value = mutate_exprs(e, &mut |n| match n.kind() {
+                    ExprKind::RVar(name, l) if !l.same_domain(&link) => {
+                        let var = match captured.iter().find(|(c, _)| c == name) {
+                            Some((_, var)) => *var,
+                            None => {
+                                let var = Var::fresh();
+                                captured.push((*name, var));
+                                vars.push(var);
+                                call_args.push(n.clone());
+                                var
+                            }
+                        };
+                        Some(var.expr())
+                    }
+                    _ => None,
+                });
+                (link, value)
+            }
+            None => (Self::implicit_domain(what, e, &rvars)?, e.clone()),
         };
-        if let Some((other, _)) = rvars.iter().find(|(_, l)| !l.same_domain(&link)) {
-            return Err(Error::Definition(format!(
-                "{what} of {e} uses reduction variables {first} and {other} from two different RDoms; use one RDom with several dimensions"
-            )));
-        }
         let domain = link.domain().ok_or_else(|| {
             Error::Definition(format!(
-                "the RDom of {first} (used in {what}) was dropped before the reduction was built"
+                "the RDom of the reduction variables of {what} was dropped before the reduction was built"
             ))
         })?;
         let rvars = domain
@@ -150,14 +225,32 @@ impl Reduction {
             .map(|v| Expr::new(Type::i32(), ExprKind::RVar(v.name, link.clone())))
             .collect();
         Ok(Reduction {
-            vars: free.into_values().collect(),
+            vars,
+            call_args,
             rvars,
+            value,
             // Unnamed reductions' `$` keeps their names apart from users' names; pipelines
             // number same-named Funcs.
             func: Func::new(name),
         })
     }
 
+    /// The one RDom of the RVars of `e` (found in it as `rvars`), reduced over implicitly.
+    fn implicit_domain(what: &str, e: &Expr, rvars: &[(Symbol, RDomLink)]) -> Result<RDomLink> {
+        let Some((first, link)) = rvars.first().cloned() else {
+            return Err(Error::Definition(format!(
+                "{what} needs an expression that uses a reduction variable (of an RDom), but {e} uses none"
+            )));
+        };
+        if let Some((other, _)) = rvars.iter().find(|(_, l)| !l.same_domain(&link)) {
+            return Err(Error::Definition(format!(
+                "{what} of {e} uses reduction variables {first} and {other} from two different RDoms; use one RDom with several dimensions, or {what}_over"
+            )));
+        }
+        Ok(link)
+    }
+
+    /// The new Func's value at its own arguments (in its definitions).
     fn at(&self) -> Vec<Expr> {
         self.func.tuple_at(self.vars.clone())
     }
@@ -169,6 +262,7 @@ fn fold(
     what: &str,
     name: &str,
     e: Expr,
+    over: Option<&RDom>,
     identity: fn(Type) -> Expr,
     combine: fn(Expr, Expr) -> Expr,
 ) -> (Expr, Func) {
@@ -176,15 +270,16 @@ fn fold(
     if matches!(e.kind(), ExprKind::Invalid(_)) {
         return (e, Func::new(name));
     }
-    let r = match Reduction::find(what, name, &e) {
+    let r = match Reduction::find(what, name, &e, over) {
         Ok(r) => r,
         Err(err) => return (Expr::invalid(ty, describe(what, &e, err)), Func::new(name)),
     };
     let build = || -> Result<Expr> {
         r.func.define(r.vars.clone(), identity(ty))?;
         let acc = r.func.at(r.vars.clone());
-        r.func.update(r.vars.clone(), combine(acc, e.clone()))?;
-        Ok(r.func.at(r.vars.clone()))
+        r.func
+            .update(r.vars.clone(), combine(acc, r.value.clone()))?;
+        Ok(r.func.at(r.call_args.clone()))
     };
     let value = build().unwrap_or_else(|err| Expr::invalid(ty, describe(what, &e, err)));
     (value, r.func)
@@ -196,6 +291,7 @@ fn extremum(
     what: &str,
     name: &str,
     e: Expr,
+    over: Option<&RDom>,
     start: fn(Type) -> Expr,
     better: fn(&Expr, &Expr) -> Expr,
 ) -> (Vec<Expr>, Func) {
@@ -203,7 +299,7 @@ fn extremum(
     if let ExprKind::Invalid(msg) = e.kind() {
         return (invalid_tuple(1, ty, msg), Func::new(name));
     }
-    let r = match Reduction::find(what, name, &e) {
+    let r = match Reduction::find(what, name, &e, over) {
         Ok(r) => r,
         Err(err) => {
             return (
@@ -218,16 +314,16 @@ fn extremum(
         initial.push(start(ty));
         r.func.define(r.vars.clone(), Tuple(initial))?;
         let current = r.at();
-        let is_better = better(&e, &current[dims]);
+        let is_better = better(&r.value, &current[dims]);
         let updated = r
             .rvars
             .iter()
-            .chain([&e])
+            .chain([&r.value])
             .zip(&current)
             .map(|(new, old)| select(is_better.clone(), new, old))
             .collect();
         r.func.update(r.vars.clone(), Tuple(updated))?;
-        Ok(r.at())
+        Ok(r.func.tuple_at(r.call_args.clone()))
     };
     let values = build().unwrap_or_else(|err| invalid_tuple(dims, ty, &describe(what, &e, err)));
     (values, r.func)

@@ -2,7 +2,9 @@
 //! mux, casts, lerp and the math library, with Halide's argument conversions (integer arguments to
 //! float-only functions become f32; `clamp` converts its bounds to the clamped value's type).
 
-use super::operators::{binary_op, coerce, coerce_list, match_types, IntoOperand, Operand};
+use super::operators::{
+    binary_op, coerce, coerce_list, match_types, ExprOps, IntoOperand, Operand,
+};
 use super::scalar::Scalar;
 use crate::ir::{BinaryOp, Expr, ExprKind, Intrinsic, Type};
 
@@ -431,43 +433,145 @@ pub fn fast_cos(x: impl Into<Expr>) -> Expr {
 /// -sin r or -cos r by the quadrant. On [0, π/2) the Taylor series stopped after r^11 (sin)
 /// and r^12 (cos) are within 4e-8 of the functions.
 fn sin_by_quadrant(name: &str, x: Expr, shift: i32) -> Expr {
-    let x = float_arg(x);
-    if x.ty().element() != Type::f32() {
-        return Expr::invalid(
-            x.ty(),
-            format!("{name} needs an f32 argument, not {}", x.ty()),
-        );
-    }
+    let x = match f32_arg(name, x) {
+        Ok(x) => x,
+        Err(invalid) => return invalid,
+    };
     let half_pi = std::f32::consts::FRAC_PI_2;
     let k = floor(x.clone() / half_pi);
     let r = x - k.clone() * half_pi;
     let quadrant = (cast(Type::i32().with_lanes(k.ty().lanes), k) + shift) % 4;
     let r2 = r.clone() * r.clone();
-    let polynomial = |coefficients: &[f64]| {
-        coefficients
-            .iter()
-            .rev()
-            .fold(Expr::from(0.0f32), |acc, &c| acc * r2.clone() + c as f32)
-    };
     // 1/(2n+1)! and 1/(2n)! with alternating signs.
-    let sin_r = r * polynomial(&[
-        1.0,
-        -1.0 / 6.0,
-        1.0 / 120.0,
-        -1.0 / 5040.0,
-        1.0 / 362880.0,
-        -1.0 / 39916800.0,
-    ]);
-    let cos_r = polynomial(&[
-        1.0,
-        -0.5,
-        1.0 / 24.0,
-        -1.0 / 720.0,
-        1.0 / 40320.0,
-        -1.0 / 3628800.0,
-        1.0 / 479001600.0,
-    ]);
+    let sin_r = r * horner(
+        &r2,
+        &[
+            1.0,
+            -1.0 / 6.0,
+            1.0 / 120.0,
+            -1.0 / 5040.0,
+            1.0 / 362880.0,
+            -1.0 / 39916800.0,
+        ],
+    );
+    let cos_r = horner(
+        &r2,
+        &[
+            1.0,
+            -0.5,
+            1.0 / 24.0,
+            -1.0 / 720.0,
+            1.0 / 40320.0,
+            -1.0 / 3628800.0,
+            1.0 / 479001600.0,
+        ],
+    );
     mux(quadrant, [sin_r.clone(), cos_r.clone(), -sin_r, -cos_r])
+}
+
+/// The argument of an f32-only approximation `name` (integers converted to f32 first), or
+/// the Invalid expression to return: the approximations are fitted to f32's precision.
+fn f32_arg(name: &str, x: Expr) -> std::result::Result<Expr, Expr> {
+    let x = float_arg(x);
+    if matches!(x.kind(), ExprKind::Invalid(_)) {
+        return Err(x);
+    }
+    if x.ty().element() != Type::f32() {
+        return Err(Expr::invalid(
+            x.ty(),
+            format!("{name} needs an f32 argument, not {}", x.ty()),
+        ));
+    }
+    Ok(x)
+}
+
+/// `c0 + c1 t + c2 t² + ...` in f32, by Horner's rule.
+fn horner(t: &Expr, coefficients: &[f64]) -> Expr {
+    coefficients
+        .iter()
+        .rev()
+        .fold(Expr::from(0.0f32), |acc, &c| acc * t.clone() + c as f32)
+}
+
+/// The error function `2/√π ∫₀ˣ e^(-t²) dt` of an f32 (Halide's `erf`), within a few ulps:
+/// by its Taylor series (to x^23) for |x| < 1, and above by
+/// `1 - erfc(|x|)`, with `erfc` by Numerical Recipes' Chebyshev fit
+/// `t · exp(-x² + P(t))`, `t = 1 / (1 + |x|/2)` (relative error below 1.2e-7); odd in x.
+pub fn erf(x: impl Into<Expr>) -> Expr {
+    let x = match f32_arg("erf", x.into()) {
+        Ok(x) => x,
+        Err(invalid) => return invalid,
+    };
+    let a = abs(x.clone());
+    let a2 = a.clone() * a.clone();
+    // 2/√π · (-1)^n / (n! (2n + 1)): the series is within 1e-9 at |x| = 1.
+    let taylor_coefficients: Vec<f64> = (0..12)
+        .scan(1.0f64, |factorial, n| {
+            if n > 0 {
+                *factorial *= f64::from(n);
+            }
+            let sign = if n % 2 == 0 { 1.0 } else { -1.0 };
+            Some(sign * std::f64::consts::FRAC_2_SQRT_PI / (*factorial * f64::from(2 * n + 1)))
+        })
+        .collect();
+    let near_zero = a.clone() * horner(&a2, &taylor_coefficients);
+    let t = Expr::from(1.0f32) / (a.clone() * 0.5f32 + 1.0f32);
+    let chebyshev = horner(
+        &t,
+        &[
+            -1.265_512_23,
+            1.000_023_68,
+            0.374_091_96,
+            0.096_784_18,
+            -0.186_288_06,
+            0.278_868_07,
+            -1.135_203_98,
+            1.488_515_87,
+            -0.822_152_23,
+            0.170_872_77,
+        ],
+    );
+    let erfc = t * exp(chebyshev - a2);
+    let magnitude = select(a.lt(1.0f32), near_zero, Expr::from(1.0f32) - erfc);
+    select(x.lt(0.0f32), -magnitude.clone(), magnitude)
+}
+
+/// An approximation of `1 / x` for an f32 (Halide's `fast_inverse`) that divides nothing:
+/// an estimate from the bits of `x` refined by two Newton steps, within 1e-5 relative error
+/// (x86's `rcpps`, which Halide uses there, is within 4e-4) for normal `x` of either sign.
+pub fn fast_inverse(x: impl Into<Expr>) -> Expr {
+    let x = match f32_arg("fast_inverse", x.into()) {
+        Ok(x) => x,
+        Err(invalid) => return invalid,
+    };
+    // Subtracting the bits from this constant negates the exponent and roughly inverts
+    // the mantissa: within 12% of 1/x (the sign bit wraps through).
+    let y = bits_estimate(&x, 0x7EF3_11C3, |bits| bits);
+    let step = |y: Expr| y.clone() * (Expr::from(2.0f32) - x.clone() * y);
+    step(step(y))
+}
+
+/// An approximation of `1 / sqrt(x)` for a positive f32 (Halide's `fast_inverse_sqrt`),
+/// with no square root or division: an estimate from the bits of `x` refined by two Newton
+/// steps, within 5e-6 relative error.
+pub fn fast_inverse_sqrt(x: impl Into<Expr>) -> Expr {
+    let x = match f32_arg("fast_inverse_sqrt", x.into()) {
+        Ok(x) => x,
+        Err(invalid) => return invalid,
+    };
+    // Halving the bits halves the exponent: within 3.5% of 1/sqrt(x).
+    let y = bits_estimate(&x, 0x5F37_5A86, |bits| bits >> 1);
+    let half_x = x * 0.5f32;
+    let step = |y: Expr| y.clone() * (Expr::from(1.5f32) - half_x.clone() * y.clone() * y);
+    step(step(y))
+}
+
+/// The f32 whose bits are `magic - shape(bits of x)`, in wrapping u32 arithmetic.
+fn bits_estimate(x: &Expr, magic: u32, shape: impl Fn(Expr) -> Expr) -> Expr {
+    let bits_ty = Type::u32().with_lanes(x.ty().lanes);
+    let bits = reinterpret(bits_ty, x.clone());
+    let magic = Expr::u64_const(bits_ty, u64::from(magic));
+    reinterpret(x.ty(), magic - shape(bits))
 }
 
 macro_rules! float_predicate {

@@ -96,6 +96,11 @@ impl RDom {
         self
     }
 
+    /// The link its RVars carry to it.
+    pub(crate) fn link(&self) -> RDomLink {
+        RDomLink::new(&self.0)
+    }
+
     /// The domain as it is now: its RVars' ranges and its predicates.
     pub fn snapshot(&self) -> ReductionDomain {
         self.0.snapshot()

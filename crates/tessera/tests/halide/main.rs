@@ -58,6 +58,8 @@ mod div_by_zero;
 mod div_mod;
 mod dynamic_reduction_bounds;
 mod early_out;
+mod erf;
+mod explicit_inline_reductions;
 mod fast_trigonometric;
 mod fibonacci;
 mod fit_function;
@@ -84,6 +86,7 @@ mod interleave;
 mod interleave_rgb;
 mod interleave_x;
 mod interval;
+mod inverse;
 mod isnan;
 mod issue_3926;
 mod iterate_over_circle;
@@ -138,6 +141,7 @@ mod predicated_store_load;
 mod random;
 mod realize_over_shifted_domain;
 mod reduction_chain;
+mod reduction_non_rectangular;
 mod reduction_schedule;
 mod reorder_rvars;
 mod reorder_storage;
@@ -155,6 +159,7 @@ mod simplified_away_embedded_image;
 mod skip_stages;
 mod sliding_backwards;
 mod sliding_over_guard_with_if;
+mod sliding_reduction;
 mod sliding_window;
 mod sort_exprs;
 mod specialize;
@@ -317,4 +322,25 @@ fn assert_outputs_2d(run: &Checked, n: i64, want: impl Fn(i64, i64) -> Vec<i64>)
             assert_eq!(got, want(x, y), "at ({x}, {y})");
         }
     }
+}
+
+/// The f32 output of `run`.
+fn f32_output(run: &Checked) -> &Buffer<f32> {
+    match &run.realization.buffers[0] {
+        AnyBuffer::F32(out) => out,
+        other => panic!("the output is f32, not {}", other.ty()),
+    }
+}
+
+/// How many f32 values lie between `a` and `b` (0 for equal values; +0 and -0 are equal).
+fn ulps_apart(a: f32, b: f32) -> i64 {
+    let ordered = |v: f32| {
+        let bits = i64::from(v.to_bits() as i32);
+        if bits < 0 {
+            i64::from(i32::MIN) - bits
+        } else {
+            bits
+        }
+    };
+    (ordered(a) - ordered(b)).abs()
 }
