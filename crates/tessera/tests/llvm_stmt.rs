@@ -604,6 +604,54 @@ fn failing_assertions_report_the_interpreters_message() {
 }
 
 #[test]
+fn errors_under_the_same_heap_allocations_keep_their_own_messages() {
+    // Errors share one exit per set of live heap allocations (which frees them): assertions
+    // under one and under two allocations, two of them under the same ones; whichever
+    // fails, its own message comes out, as in the interpreter, and a run without a failure
+    // stores its value.
+    let which = || Expr::new(Type::i32(), ExprKind::Param(sym("which"), None));
+    let check = |k: i32| {
+        assert_stmt(
+            bin(BinaryOp::Ne, which(), int(k)),
+            vec![
+                text(&format!("assertion {k} failed at which = ")),
+                MessagePart::Value(which()),
+            ],
+        )
+    };
+    let on_heap = |buffer: &str, body: Stmt| {
+        allocate(buffer, Type::i32(), vec![add(which(), int(100_000))], body)
+    };
+    let stmt = on_heap(
+        "a",
+        Stmt::block([
+            check(1),
+            on_heap(
+                "b",
+                Stmt::block([check(2), store("out", int(0), int(7)), check(3)]),
+            ),
+            check(4),
+        ]),
+    );
+    for k in 0..=4 {
+        let case = Case::new(stmt.clone())
+            .output("out", Buffer::<i32>::new(&[1]))
+            .param("which", Type::i32(), Value::Int(k.into()));
+        if k == 0 {
+            case.check();
+            continue;
+        }
+        let expected = case.interpret().expect_err("the assertion fails");
+        let got = case.jit().expect_err("the assertion fails");
+        assert_eq!(got, expected);
+        assert_eq!(
+            got,
+            Error::Runtime(format!("assertion {k} failed at which = {k}"))
+        );
+    }
+}
+
+#[test]
 fn bad_arguments_and_unsupported_statements_are_errors() {
     let s = serial(
         "x",

@@ -12,7 +12,7 @@
 //! its region. The output's regions come from the output buffer (or its explicit bounds,
 //! which must cover it).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::names::{i32_var, region_max, region_min, stage_var};
 use super::realization_order::Environment;
@@ -22,7 +22,7 @@ use crate::analysis::boxes::{
 };
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
-use crate::ir::substitute::{substitute, uses_var};
+use crate::ir::substitute::{free_vars, substitute, uses_var};
 use crate::ir::visit::{mutate_exprs, visit_exprs};
 use crate::ir::{BinaryOp, Expr, ExprKind, MessagePart, Stmt, StmtKind, Symbol};
 use crate::lang::function::FunctionContents;
@@ -40,7 +40,7 @@ pub fn func_box(s: &Stmt, func: Symbol, provided: bool) -> Option<Vec<Interval>>
 pub fn func_box_in(s: &Stmt, func: Symbol, provided: bool, scope: &Scope) -> Option<Vec<Interval>> {
     // Only the code touching `func` matters: analysing the rest of a big pipeline for every
     // Func would make lowering quadratic in its size.
-    let s = touching(s, func)?;
+    let s = touching_without_unused_lets(s, func)?;
     let boxes = if provided {
         boxes_provided_stmt(&s, scope)
     } else {
@@ -51,28 +51,88 @@ pub fn func_box_in(s: &Stmt, func: Symbol, provided: bool, scope: &Scope) -> Opt
 
 /// The region of `func` that `s` reads, with the condition under which it is read at all.
 pub fn required_box(s: &Stmt, func: Symbol) -> Option<Box> {
-    let s = touching(s, func)?;
+    let s = touching_without_unused_lets(s, func)?;
     boxes_required_stmt(&s, &Scope::new()).remove(&func)
+}
+
+/// Whether `e` reads `func` (calls it or loads from it).
+fn reads(e: &Expr, func: Symbol) -> bool {
+    let mut touched = false;
+    visit_exprs(e, &mut |n| {
+        touched |= match n.kind() {
+            ExprKind::Call { name, .. } | ExprKind::Load { buffer: name, .. } => *name == func,
+            _ => false,
+        };
+        !touched
+    });
+    touched
+}
+
+/// `touching`, also leaving out the lets that neither the kept code nor the lets kept use.
+/// Around the output of a deep pipeline sit the region and storage lets of every other
+/// Func, which the region analysis would otherwise bound one by one (`image_checks` spent
+/// seconds on them); a let nothing kept names changes no region.
+fn touching_without_unused_lets(s: &Stmt, func: Symbol) -> Option<Stmt> {
+    touched_part(s, func).map(|(s, _)| s)
+}
+
+/// `touching_without_unused_lets`, with the free names of the part kept.
+fn touched_part(s: &Stmt, func: Symbol) -> Option<(Stmt, HashSet<Symbol>)> {
+    if let StmtKind::LetStmt { name, value, body } = s.kind() {
+        if !reads(value, func) {
+            let (body, mut names) = touched_part(body, func)?;
+            if !names.remove(name) {
+                return Some((body, names));
+            }
+            names.extend(free_vars(value));
+            return Some((Stmt::let_stmt(*name, value.clone(), body), names));
+        }
+    }
+    let mut touched = false;
+    s.for_each_child(|e| touched |= reads(e, func), |_| {});
+    touched |= match s.kind() {
+        StmtKind::Provide { func: name, .. } | StmtKind::Store { buffer: name, .. } => {
+            *name == func
+        }
+        _ => false,
+    };
+    let mut names: HashSet<Symbol> = HashSet::new();
+    let s = s.map_children(
+        |e| e.clone(),
+        |c| match touched_part(c, func) {
+            Some((c, child_names)) => {
+                touched = true;
+                // The smaller set into the larger: a deep nest merges in linear time.
+                let (mut larger, smaller) = if names.len() < child_names.len() {
+                    (child_names, std::mem::take(&mut names))
+                } else {
+                    (std::mem::take(&mut names), child_names)
+                };
+                larger.extend(smaller);
+                names = larger;
+                c
+            }
+            None => Stmt::empty(),
+        },
+    );
+    if !touched {
+        return None;
+    }
+    match s.kind() {
+        StmtKind::LetStmt { name, .. } | StmtKind::For { name, .. } => {
+            names.remove(name);
+        }
+        _ => {}
+    }
+    s.for_each_child(|e| names.extend(free_vars(e)), |_| {});
+    Some((s, names))
 }
 
 /// The part of `s` that touches `func` (with the loops, lets and branches around it), or
 /// `None` if nothing does: the region analysis then looks at nothing else.
 pub fn touching(s: &Stmt, func: Symbol) -> Option<Stmt> {
     let mut touched = false;
-    s.for_each_child(
-        |e| {
-            visit_exprs(e, &mut |n| {
-                touched |= match n.kind() {
-                    ExprKind::Call { name, .. } | ExprKind::Load { buffer: name, .. } => {
-                        *name == func
-                    }
-                    _ => false,
-                };
-                !touched
-            })
-        },
-        |_| {},
-    );
+    s.for_each_child(|e| touched |= reads(e, func), |_| {});
     touched |= match s.kind() {
         StmtKind::Provide { func: name, .. } | StmtKind::Store { buffer: name, .. } => {
             *name == func

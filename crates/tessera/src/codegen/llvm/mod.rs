@@ -51,7 +51,7 @@ use inkwell::targets::{
     CodeModel, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine, TargetTriple,
 };
 use inkwell::types::BasicType;
-use inkwell::values::{BasicValueEnum, FunctionValue, PointerValue};
+use inkwell::values::{BasicValueEnum, FunctionValue, PhiValue, PointerValue};
 use inkwell::{AddressSpace, OptimizationLevel};
 
 use self::values::Built;
@@ -127,8 +127,23 @@ struct FunctionState<'ctx> {
     /// Heap allocations live at the current point, innermost last: freed when an error
     /// returns early.
     heap: Vec<PointerValue<'ctx>>,
+    /// The blocks errors return through, one per set of live heap allocations, each with
+    /// the phi of the error code (`Codegen::return_error`).
+    error_exits: Vec<ErrorExit<'ctx>>,
+    /// The arrays error messages pass their values in, by length: one per length serves
+    /// every message, since an error ends the function (a stack slot per message made
+    /// hundreds in a checked deep pipeline).
+    message_arrays: Vec<(u32, PointerValue<'ctx>)>,
     /// Whether the function made a non-temporal store, which it must fence (`streaming`).
     streamed: bool,
+}
+
+/// A block that frees the heap allocations `heap` and returns the error code its phi
+/// receives from every error raised while exactly they are live.
+struct ErrorExit<'ctx> {
+    heap: Vec<PointerValue<'ctx>>,
+    block: BasicBlock<'ctx>,
+    code: PhiValue<'ctx>,
 }
 
 impl<'ctx> FunctionState<'ctx> {
@@ -142,6 +157,8 @@ impl<'ctx> FunctionState<'ctx> {
             names: Vec::new(),
             buffers: Vec::new(),
             heap: Vec::new(),
+            error_exits: Vec::new(),
+            message_arrays: Vec::new(),
             streamed: false,
         }
     }

@@ -242,7 +242,15 @@ impl<'ctx> Codegen<'ctx> {
     pub(super) fn report_error_values(&mut self, template: &str, values: &[(Value<'ctx>, Type)]) {
         let i64t = self.ctx.i64_type();
         let lanes: u32 = values.iter().map(|(_, ty)| ty.lanes as u32).sum();
-        let array = self.entry_alloca(i64t.array_type(lanes.max(1)), None, "message_values");
+        let length = lanes.max(1);
+        let array = match self.f.message_arrays.iter().find(|(n, _)| *n == length) {
+            Some(&(_, array)) => array,
+            None => {
+                let array = self.entry_alloca(i64t.array_type(length), None, "message_values");
+                self.f.message_arrays.push((length, array));
+                array
+            }
+        };
         let mut slot = 0;
         for &(v, ty) in values {
             for lane in 0..ty.lanes as u32 {
@@ -296,14 +304,50 @@ impl<'ctx> Codegen<'ctx> {
     }
 
     /// Frees the live heap allocations and returns `code`, leaving the builder in a fresh
-    /// (unreachable) block for whatever the caller emits next.
+    /// (unreachable) block for whatever the caller emits next. Errors raised under the same
+    /// live allocations share one exit block that frees them: freeing at every error site
+    /// made the code quadratic (each of a chain's checks freed every allocation around it,
+    /// and LLVM's register allocation took seconds on it).
     pub(super) fn return_error(&mut self, code: Value<'ctx>) {
-        for block in self.f.heap.clone().into_iter().rev() {
-            self.free(block);
-        }
-        self.builder.build_return(Some(&code)).built();
+        let site = self.current_block();
+        let exit = match self
+            .f
+            .error_exits
+            .iter()
+            .position(|e| e.heap == self.f.heap)
+        {
+            Some(i) => i,
+            None => {
+                let exit = self.error_exit();
+                self.builder.position_at_end(site);
+                self.f.error_exits.push(exit);
+                self.f.error_exits.len() - 1
+            }
+        };
+        let exit = &self.f.error_exits[exit];
+        exit.code.add_incoming(&[(&code, site)]);
+        self.builder.build_unconditional_branch(exit.block).built();
         let dead = self.ctx.append_basic_block(self.f.function, "unreachable");
         self.builder.position_at_end(dead);
+    }
+
+    /// A new exit block freeing the live heap allocations and returning its phi's code (the
+    /// builder is left in it).
+    fn error_exit(&mut self) -> super::ErrorExit<'ctx> {
+        let block = self.ctx.append_basic_block(self.f.function, "error_exit");
+        self.builder.position_at_end(block);
+        let code = self.builder.build_phi(self.ctx.i32_type(), "error").built();
+        for heap_block in self.f.heap.iter().rev() {
+            self.free(*heap_block);
+        }
+        self.builder
+            .build_return(Some(&code.as_basic_value()))
+            .built();
+        super::ErrorExit {
+            heap: self.f.heap.clone(),
+            block,
+            code,
+        }
     }
 
     /// Returns `code` when it is non-zero.
