@@ -828,3 +828,62 @@ fn an_interleaving_is_computed_a_parity_at_a_time_and_computes_right() {
         });
     }
 }
+
+/// A pyramid level: `weighted` (pointwise, cheap alone), its x pass at stride 2 and the y
+/// pass at stride 2 reading three rows of it, as interpolate's downsampling does.
+fn downsampled() -> (ImageParam, Func) {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let input = ImageParam::new(Type::i32(), 2, "input");
+    let clamped = clamped(&input, x, y);
+    let weighted = Func::new("weighted");
+    let v = clamped.at((x, y));
+    weighted
+        .define((x, y), select(v.clone().gt(500), v.clone() * 3, v * 5 - 7))
+        .unwrap();
+    let down_x = Func::new("down_x");
+    let w = |dx: i32| weighted.at((x * 2 + dx, y));
+    down_x.define((x, y), w(-1) + w(0) * 2 + w(1)).unwrap();
+    let down = Func::new("down");
+    let d = |dy: i32| down_x.at((x, y * 2 + dy));
+    down.define((x, y), d(-1) + d(0) * 2 + d(1)).unwrap();
+    (input, down)
+}
+
+#[test]
+fn an_inlined_func_made_costly_by_its_own_inlined_producers_is_materialized_again() {
+    let (input, out) = downsampled();
+    out.set_estimates(&[(0, 1024), (0, 1024)]).unwrap();
+    input.set_estimates(&[(0, 2048), (0, 2048)]).unwrap();
+    let schedule = Pipeline::new(&out)
+        .auto_schedule(&Target::host(), &two_threads())
+        .unwrap();
+    // Alone, `down_x` is three loads and adds: cheaper to inline than to store. With
+    // `weighted` inlined in it, each of its points is three selects and multiplies, and the
+    // y pass would evaluate each three times.
+    let inlined: Vec<&str> = schedule.inlined.iter().map(|s| s.as_str()).collect();
+    assert!(inlined.contains(&"weighted"), "{inlined:?}");
+    assert!(!inlined.contains(&"down_x"), "{inlined:?}");
+    let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
+    for (w, h) in [(1024, 1024), (37, 5), (1, 1)] {
+        let (iw, ih) = (2 * w + 1, 2 * h + 1);
+        let data = Buffer::<i32>::from_fn(&[0, 0], &[iw, ih], |p| {
+            ((p[0] * 37 + p[1] * 11) % 1001) as i32
+        });
+        let at = |x: i64, y: i64| data.get(&[x.clamp(0, iw - 1), y.clamp(0, ih - 1)]);
+        let weighted = |x: i64, y: i64| match at(x, y) {
+            v if v > 500 => v * 3,
+            v => v * 5 - 7,
+        };
+        let down_x = |x: i64, y: i64| {
+            weighted(2 * x - 1, y) + weighted(2 * x, y) * 2 + weighted(2 * x + 1, y)
+        };
+        let inputs = Inputs::new().image(&input, data.clone());
+        let mut outs = compiled.realize(&inputs, &[0, 0], &[w, h]).unwrap();
+        let got = Buffer::<i32>::try_from(outs.remove(0)).unwrap();
+        got.for_each_coord(|p| {
+            let (x, y) = (p[0], p[1]);
+            let want = down_x(x, 2 * y - 1) + down_x(x, 2 * y) * 2 + down_x(x, 2 * y + 1);
+            assert_eq!(got.get(p), want, "{w}x{h} at {p:?}");
+        });
+    }
+}

@@ -357,6 +357,7 @@ impl<'a> Problem<'a> {
                 evaluations[i] = calls;
             }
         }
+        self.materialize_expensive_inlines(&mut evaluations);
         self.evaluations = evaluations;
         for i in 0..self.funcs.len() {
             if !self.inlined[i] {
@@ -372,6 +373,32 @@ impl<'a> Problem<'a> {
                 updates.add_scaled(&self.point_terms(i, s, lanes), iterations);
             }
             self.funcs[i].updates = updates;
+        }
+    }
+
+    /// Inlining decided each Func on its own expression; with its inlined producers expanded
+    /// in it, a Func may cost more to evaluate at every call than to compute once per point
+    /// (a downsampling's x pass reading an inlined pointwise stage at three points, itself
+    /// read at three rows by the y pass). Consumers first, such a Func is materialized
+    /// again, and every inlined Func's `evaluations` recounted from its consumers'.
+    fn materialize_expensive_inlines(&mut self, evaluations: &mut [f64]) {
+        for i in (0..self.funcs.len()).rev() {
+            let info = &self.funcs[i];
+            let wrapped = self.wrapped.iter().any(|w| w.func == info.name);
+            if !self.inlined[i] || wrapped {
+                continue;
+            }
+            evaluations[i] = self.inlined_calls(i, evaluations);
+            let point = self.point_terms(i, 0, info.lanes);
+            let recompute = evaluations[i] * self.model.time(&call_terms(&point, info.lanes));
+            let points = info.points() as f64;
+            let materialize = points * self.model.time(&point)
+                + points * info.bytes as f64 * self.model.l2_byte_ns;
+            if materialize < recompute {
+                self.inlined[i] = false;
+                self.reader_points.borrow_mut().clear();
+                evaluations[i] = points;
+            }
         }
     }
 
