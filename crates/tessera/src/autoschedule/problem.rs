@@ -11,7 +11,7 @@
 //! through inlined Funcs, memoized because the search asks for the same regions many times.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
@@ -120,7 +120,7 @@ pub struct Wrapped {
 #[allow(clippy::mutable_key_type)]
 #[derive(Default)]
 struct CallSites {
-    /// Each Func's points called (coordinates simplified); an inlined Func's calls are
+    /// Each Func's and image's points called (coordinates simplified); an inlined Func's calls are
     /// expanded once per point.
     points: HashMap<Symbol, HashSet<Vec<Expr>>>,
     /// The expressions walked.
@@ -145,6 +145,14 @@ fn call_terms(point: &CostTerms, lanes: i64) -> CostTerms {
     let mut terms = *point;
     let access = 2.0 / lanes as f64;
     terms.0[Term::Load as usize] = (terms.get(Term::Load) - access).max(0.0);
+    terms
+}
+
+/// The operations of per-point terms `point`, without its loads and stores.
+fn operations(point: &CostTerms) -> CostTerms {
+    let mut terms = *point;
+    terms.0[Term::Load as usize] = 0.0;
+    terms.0[Term::Gather as usize] = 0.0;
     terms
 }
 
@@ -357,6 +365,7 @@ impl<'a> Problem<'a> {
                 evaluations[i] = calls;
             }
         }
+        self.inline_siblings_together(&mut evaluations);
         self.materialize_expensive_inlines(&mut evaluations);
         self.evaluations = evaluations;
         for i in 0..self.funcs.len() {
@@ -376,6 +385,114 @@ impl<'a> Problem<'a> {
         }
     }
 
+    /// Materialized Funcs read by the same materialized Funcs (siblings: harris's products
+    /// `Ixx`, `Iyy` and `Ixy`, summed by one output) are tried inlined together. Each alone
+    /// costs more inlined than stored; together, their readers load the producers they share
+    /// (`Ix`, `Iy`) once at each point for all of them, in place of a load of each sibling.
+    fn inline_siblings_together(&mut self, evaluations: &mut [f64]) {
+        let names: Vec<Symbol> = self.funcs.iter().map(|f| f.name).collect();
+        let stage = |i: usize| StageId {
+            func: names[i],
+            stage: 0,
+        };
+        let mut by_readers: BTreeMap<BTreeSet<usize>, Vec<usize>> = BTreeMap::new();
+        for (i, f) in self.funcs.iter().enumerate() {
+            let wrapped = (self.wrapped.iter()).any(|w| w.wrapper == f.name || w.func == f.name);
+            let data_dependent =
+                self.analysis.classes[&stage(i)].contains(&StageClass::DataDependent);
+            if self.inlined[i]
+                || f.is_output
+                || f.has_updates
+                || f.consumers.is_empty()
+                || wrapped
+                || data_dependent
+            {
+                continue;
+            }
+            (by_readers.entry(self.materialized_readers(i)))
+                .or_default()
+                .push(i);
+        }
+        for (readers, siblings) in by_readers {
+            if siblings.len() < 2 {
+                continue;
+            }
+            let own: Vec<CostTerms> = (siblings.iter())
+                .map(|&i| self.own_point_terms(stage(i), self.funcs[i].lanes))
+                .collect();
+            let materialize: f64 = (siblings.iter().zip(&own))
+                .map(|(&i, own)| {
+                    let f = &self.funcs[i];
+                    let per_point = self.model.time(own) + f.bytes as f64 * self.model.l2_byte_ns;
+                    f.points() as f64 * per_point
+                })
+                .sum();
+            let loads_stored = self.reader_loads(&readers, evaluations);
+            self.set_inlined(&siblings, true);
+            let loads_inlined = self.reader_loads(&readers, evaluations);
+            let calls: Vec<f64> = (siblings.iter())
+                .map(|&i| self.inlined_calls(i, evaluations))
+                .collect();
+            let recompute = (own.iter().zip(&calls))
+                .map(|(own, n)| n * self.model.time(&operations(own)))
+                .sum::<f64>()
+                + (loads_inlined - loads_stored) * self.model.load_ns;
+            if recompute <= materialize {
+                for (&i, n) in siblings.iter().zip(calls) {
+                    evaluations[i] = n;
+                }
+            } else {
+                self.set_inlined(&siblings, false);
+            }
+        }
+    }
+
+    /// Marks `funcs` inlined or not, forgetting the points counted with the old marks.
+    fn set_inlined(&mut self, funcs: &[usize], inlined: bool) {
+        for &i in funcs {
+            self.inlined[i] = inlined;
+        }
+        self.reader_points.borrow_mut().clear();
+    }
+
+    /// The vector loads of materialized Funcs and of images that `readers` make in all
+    /// their points (`evaluations`): the distinct points each of their stages calls, with
+    /// the Funcs inlined so far expanded, per vector of the reader.
+    fn reader_loads(&self, readers: &BTreeSet<usize>, evaluations: &[f64]) -> f64 {
+        let graph = &self.analysis.graph;
+        let mut loads = 0.0;
+        for &m in readers {
+            for (s, definition) in graph.funcs[m].definitions.iter().enumerate() {
+                let loaded: f64 = (self.reader_points(m, s).iter())
+                    .filter(|(name, _)| self.func_index(**name).is_none_or(|j| !self.inlined[j]))
+                    .map(|(_, n)| n)
+                    .sum();
+                let iterations = match s {
+                    0 => evaluations[m],
+                    _ => self.update_iterations(m, definition) as f64,
+                };
+                loads += loaded * iterations / self.funcs[m].lanes as f64;
+            }
+        }
+        loads
+    }
+
+    /// The materialized Funcs that read Func `p`, directly or through inlined Funcs, each
+    /// inlined Func walked once (pyramids reach a Func through many paths).
+    fn materialized_readers(&self, p: usize) -> BTreeSet<usize> {
+        let mut readers = BTreeSet::new();
+        let mut through = BTreeSet::new();
+        let mut pending = self.funcs[p].consumers.clone();
+        while let Some(c) = pending.pop() {
+            if !self.inlined[c] {
+                readers.insert(c);
+            } else if through.insert(c) {
+                pending.extend(&self.funcs[c].consumers);
+            }
+        }
+        readers
+    }
+
     /// Inlining decided each Func on its own expression; with its inlined producers expanded
     /// in it, a Func may cost more to evaluate at every call than to compute once per point
     /// (a downsampling's x pass reading an inlined pointwise stage at three points, itself
@@ -385,7 +502,11 @@ impl<'a> Problem<'a> {
         for i in (0..self.funcs.len()).rev() {
             let info = &self.funcs[i];
             let wrapped = self.wrapped.iter().any(|w| w.func == info.name);
-            if !self.inlined[i] || wrapped {
+            let expands_producers = info.producers.iter().any(|p| match p {
+                Producer::Func(name) => self.func_index(*name).is_some_and(|j| self.inlined[j]),
+                Producer::Image(_) => false,
+            });
+            if !self.inlined[i] || wrapped || !expands_producers {
                 continue;
             }
             evaluations[i] = self.inlined_calls(i, evaluations);
@@ -411,20 +532,8 @@ impl<'a> Problem<'a> {
     fn inlined_calls(&self, p: usize, evaluations: &[f64]) -> f64 {
         let graph = &self.analysis.graph;
         let producer = self.funcs[p].name;
-        // The materialized Funcs reached through inlined consumers, each inlined Func walked
-        // once (pyramids reach a Func through many paths).
-        let mut readers = BTreeSet::new();
-        let mut through = BTreeSet::new();
-        let mut pending = self.funcs[p].consumers.clone();
-        while let Some(c) = pending.pop() {
-            if !self.inlined[c] {
-                readers.insert(c);
-            } else if through.insert(c) {
-                pending.extend(&self.funcs[c].consumers);
-            }
-        }
         let mut calls = 0.0;
-        for m in readers {
+        for m in self.materialized_readers(p) {
             for (s, definition) in graph.funcs[m].definitions.iter().enumerate() {
                 let points = (self.reader_points(m, s))
                     .get(&producer)
@@ -521,7 +630,7 @@ impl<'a> Problem<'a> {
             .collect()
     }
 
-    /// Adds to `sites` the points at which `e` calls each Func, inlined Funcs expanded in
+    /// Adds to `sites` the points at which `e` calls each Func and image, inlined Funcs expanded in
     /// place (each inlined call, and each expression, walked once).
     #[allow(clippy::mutable_key_type)]
     fn collect_calls(&self, e: &Expr, sites: &mut CallSites) {
@@ -532,7 +641,7 @@ impl<'a> Problem<'a> {
             record_residue_tests(condition, &mut sites.divisors);
         }
         let ExprKind::Call {
-            kind: CallKind::Func(_),
+            kind: CallKind::Func(_) | CallKind::Image(_),
             name,
             args,
             ..
