@@ -7,14 +7,16 @@
 
 use tessera::pipeline::OutputBox;
 use tessera::prelude::*;
+use tessera::{InterpStats, Symbol};
 
 /// The three runners' outputs of `pipeline`, each output over its box: the evaluator's, the
-/// interpreter's and the JIT's (fresh buffers), each one buffer per value of each output.
+/// interpreter's and the JIT's (fresh buffers), each one buffer per value of each output;
+/// and what the interpreter counted.
 fn run_everywhere(
     pipeline: &Pipeline,
     images: &[(&ImageParam, AnyBuffer)],
     boxes: &[OutputBox],
-) -> Vec<(&'static str, Vec<AnyBuffer>)> {
+) -> (Vec<(&'static str, Vec<AnyBuffer>)>, InterpStats) {
     let mut inputs = Inputs::new();
     let mut evaluator = Evaluator::new();
     for (image, buffer) in images {
@@ -25,11 +27,12 @@ fn run_everywhere(
     let interpreted = pipeline.realize_interp_each(&inputs, boxes).unwrap();
     let compiled = pipeline.compile_jit(&Target::host()).unwrap();
     let jitted = compiled.realize_each(&inputs, boxes).unwrap();
-    vec![
+    let runs = vec![
         ("evaluator", evaluated),
         ("interpreter", interpreted.buffers),
         ("jit", jitted),
-    ]
+    ];
+    (runs, interpreted.stats)
 }
 
 /// Asserts that `buffer` covers exactly `[mins, mins + extents)` and holds `want` there.
@@ -76,7 +79,7 @@ fn two_independent_outputs_each_hold_their_own_values() {
     gradient.vectorize(x, 4);
     let pipeline = Pipeline::with_outputs(&[&doubled, &gradient]);
     let (a, b): (OutputBox, OutputBox) = ((&[0, 0], &[40, 30]), (&[-5, 2], &[17, 9]));
-    for (runner, out) in run_everywhere(&pipeline, &[(&input, image.clone().into())], &[a, b]) {
+    for (runner, out) in run_everywhere(&pipeline, &[(&input, image.clone().into())], &[a, b]).0 {
         assert_eq!(out.len(), 2, "{runner}: one buffer per output");
         check(&format!("{runner} doubled"), &out[0], a, |c| {
             image.get(c).wrapping_mul(2)
@@ -103,14 +106,20 @@ fn outputs_sharing(prefix: &str, input: &ImageParam) -> (Func, Func, Func) {
     (shared, sum, diff)
 }
 
-fn check_sharing_outputs(prefix: &str, schedule: impl Fn(&Func, &Func, &Func)) {
+/// Runs `sum` and `diff` scheduled by `schedule` everywhere and checks their values; gives
+/// the interpreter's counts and the shared Func's name.
+fn check_sharing_outputs(
+    prefix: &str,
+    schedule: impl Fn(&Func, &Func, &Func),
+) -> (InterpStats, Symbol) {
     let (input, image) = ramp_image(&format!("{prefix}_in"), 50, 40);
     let (shared, sum, diff) = outputs_sharing(prefix, &input);
     schedule(&shared, &sum, &diff);
     let pipeline = Pipeline::with_outputs(&[&sum, &diff]);
     let at = |x: i64, y: i64| image.get(&[x, y]).wrapping_add(image.get(&[x + 1, y]));
     let (a, b): (OutputBox, OutputBox) = ((&[0, 0], &[49, 40]), (&[3, 1], &[32, 20]));
-    for (runner, out) in run_everywhere(&pipeline, &[(&input, image.clone().into())], &[a, b]) {
+    let (runs, stats) = run_everywhere(&pipeline, &[(&input, image.clone().into())], &[a, b]);
+    for (runner, out) in runs {
         check(&format!("{runner} sum"), &out[0], a, |c| {
             at(c[0], c[1]).wrapping_mul(3)
         });
@@ -118,23 +127,33 @@ fn check_sharing_outputs(prefix: &str, schedule: impl Fn(&Func, &Func, &Func)) {
             at(c[0], c[1] + 1).wrapping_sub(at(c[0], c[1]))
         });
     }
+    (stats, shared.name())
 }
 
 #[test]
 fn outputs_sharing_a_root_func_read_it_once_computed_over_both_regions() {
-    check_sharing_outputs("mo_root", |shared, sum, diff| {
+    let (stats, shared) = check_sharing_outputs("mo_root", |shared, sum, diff| {
         shared.compute_root().vectorize(Var::new("x"), 8);
         sum.parallel(Var::new("y"));
         diff.vectorize(Var::new("x"), 4);
     });
+    // One realization over the union of what the two read: x in [0, 48] (sum's; diff's is
+    // inside), y in [0, 39] (sum's; diff reads rows 1 to 21).
+    assert_eq!(stats.allocations.get(&shared), Some(&1));
+    assert_eq!(stats.allocation_elements.get(&shared), Some(&(49 * 40)));
 }
 
 #[test]
 fn outputs_sharing_an_inlined_func_each_inline_it() {
-    check_sharing_outputs("mo_inline", |_, sum, diff| {
+    let (stats, shared) = check_sharing_outputs("mo_inline", |_, sum, diff| {
         sum.vectorize(Var::new("x"), 8);
         diff.split(Var::new("y"), "yo", "yi", 4).parallel("yo");
     });
+    assert_eq!(
+        stats.allocations.get(&shared),
+        None,
+        "inlined, never stored"
+    );
 }
 
 #[test]
@@ -162,7 +181,7 @@ fn an_output_read_by_another_is_computed_once_into_its_buffer() {
             .iter()
             .position(|f| f.name() == square.name())
             .unwrap();
-        for (runner, out) in run_everywhere(&pipeline, &[], &boxes) {
+        for (runner, out) in run_everywhere(&pipeline, &[], &boxes).0 {
             check(
                 &format!("{runner} square"),
                 &out[square_at],
@@ -218,7 +237,7 @@ fn outputs_of_different_types_and_dimensionalities() {
     scaled.vectorize(x, 8);
     let pipeline = Pipeline::with_outputs(&[&scaled, &row_sum, &pair]);
     let boxes: [OutputBox; 3] = [(&[0, 0], &[24, 16]), (&[2], &[10]), (&[0], &[300])];
-    for (runner, out) in run_everywhere(&pipeline, &[(&input, image.clone().into())], &boxes) {
+    for (runner, out) in run_everywhere(&pipeline, &[(&input, image.clone().into())], &boxes).0 {
         assert_eq!(out.len(), 4, "{runner}: a buffer per value of each output");
         check(&format!("{runner} scaled"), &out[0], boxes[0], |c| {
             image.get(c) as f32 * 0.5
@@ -294,6 +313,11 @@ fn output_lists_and_schedules_that_cannot_be_pipelines_are_errors_naming_the_fun
     assert_error(
         Pipeline::with_outputs(&[]).lower_to_string(),
         &["at least one output"],
+    );
+    let options = tessera::autoschedule::AutoScheduleOptions::default();
+    assert_error(
+        Pipeline::with_outputs(&[&f, &g]).auto_schedule(&Target::host(), &options),
+        &["one output", "mo_err_f, mo_err_g"],
     );
     // An output is computed at root: not at a loop of another output.
     f.compute_at(&g, y);
