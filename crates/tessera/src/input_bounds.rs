@@ -243,34 +243,37 @@ pub fn infer_bounds(
     extents: &[i64],
 ) -> Result<InferredBounds> {
     let env = &lowered.env;
-    let out = env.func(env.output).read();
-    crate::pipeline::check_box_dimensions(
-        out.name,
-        out.args.len(),
-        "box of the bounds query",
-        mins,
-        extents,
-    )?;
     let constraints = buffer_constraints(env, &lowered.arguments)?;
     let fields = substitution(&constraints);
     let of = |buffer: Symbol| constraints.iter().filter(|c| c.buffer == buffer).collect();
-    let values = out.output_types.len();
-    let output_buffers: Vec<Symbol> = (0..values)
-        .map(|v| value_buffer(out.name, v, values))
-        .collect();
-    let mut queried = vec![Queried {
-        role: "output",
-        name: output_buffers[0],
-        buffers: output_buffers.clone(),
-        ty: out.output_types[0],
-        region: lowered
-            .output_region
-            .as_ref()
-            .map(|r| ConstrainedRegion::new(r, None, &fields)),
-        constraints: of(output_buffers[0]),
-        bounds: mins.iter().copied().zip(extents.iter().copied()).collect(),
-    }];
-    drop(out);
+    // Every output over the one box, as Halide's `realize(sizes)` gives it.
+    let mut queried = Vec::new();
+    for (&output, region) in env.outputs.iter().zip(&lowered.output_regions) {
+        let out = env.func(output).read();
+        crate::pipeline::check_box_dimensions(
+            out.name,
+            out.args.len(),
+            "box of the bounds query",
+            mins,
+            extents,
+        )?;
+        let values = out.output_types.len();
+        let output_buffers: Vec<Symbol> = (0..values)
+            .map(|v| value_buffer(out.name, v, values))
+            .collect();
+        queried.push(Queried {
+            role: "output",
+            name: output_buffers[0],
+            buffers: output_buffers.clone(),
+            ty: out.output_types[0],
+            region: region
+                .as_ref()
+                .map(|r| ConstrainedRegion::new(r, None, &fields)),
+            constraints: of(output_buffers[0]),
+            bounds: mins.iter().copied().zip(extents.iter().copied()).collect(),
+        });
+    }
+    let outputs = queried.len();
     let given = |name: Symbol| inputs.images().iter().any(|(n, _)| *n == name);
     for image in lowered.arguments.images.iter().filter(|i| !given(i.name)) {
         let region = lowered.input_regions.iter().find(|r| r.image == image.name);
@@ -309,7 +312,7 @@ pub fn infer_bounds(
         }
         if settled {
             check_constraints_met(&queried, &given_params)?;
-            return Ok(result(&queried));
+            return Ok(result(&queried, outputs));
         }
     }
     Err(Error::Buffer(format!(
@@ -355,13 +358,14 @@ fn check_constraints_met(queried: &[Queried], given: &HashMap<Symbol, Value>) ->
     Ok(())
 }
 
-fn result(queried: &[Queried]) -> InferredBounds {
+/// The bounds settled on: the first output's box, and each input's (after the `outputs`).
+fn result(queried: &[Queried], outputs: usize) -> InferredBounds {
     let split = |b: &Bounds| -> (Vec<i64>, Vec<i64>) { b.iter().copied().unzip() };
     let (output_mins, output_extents) = split(&queried[0].bounds);
     InferredBounds {
         output_mins,
         output_extents,
-        inputs: queried[1..]
+        inputs: queried[outputs..]
             .iter()
             .map(|q| {
                 let (mins, extents) = split(&q.bounds);

@@ -1,6 +1,7 @@
-//! `Pipeline`: the output Func of a pipeline, lowered and run. Inputs and scalar parameters are
-//! bound by name through `Inputs`; the output buffers are created over the requested box
-//! (grown to what the schedule computes of the output, then cropped: `computed_box`).
+//! `Pipeline`: the output Funcs of a pipeline (one, or several as Halide's `Pipeline({f, g})`),
+//! lowered and run. Inputs and scalar parameters are bound by name through `Inputs`; the
+//! output buffers are created over the requested box of each output (grown to what the
+//! schedule computes of it, then cropped: `computed_boxes`).
 //! A pipeline runs on the Stmt interpreter (`realize_interp`, exact and checked, for tests) or
 //! compiled to native code by the LLVM JIT (`compile_jit`, compile once and run many times;
 //! compiling the same pipeline again for the same target reuses the code, see `codegen::jit`).
@@ -13,10 +14,12 @@ use crate::codegen::signature::Signature;
 use crate::codegen::target::Target;
 use crate::error::{Error, Result};
 use crate::eval::expr::eval_scalar;
+use crate::eval::realize::Evaluator;
 use crate::eval::value::Value;
 use crate::input_bounds::{bind_dense_fields, infer_bounds, InferredBounds, InputBounds};
 use crate::interp::{InterpStats, Interpreter};
 use crate::ir::Symbol;
+use crate::ir::Type;
 use crate::lang::buffer::{dense_dims, dense_len, AnyBuffer, Buffer};
 use crate::lang::func::Func;
 use crate::lang::image_param::ImageLink;
@@ -24,7 +27,7 @@ use crate::lang::image_param::{buffer_field_bindings, value_buffer, ImageParam};
 use crate::lang::param::{same_name_error, ParamBinding};
 use crate::lang::scalar::{check_realized_type, Scalar};
 use crate::lower::arguments::Arguments;
-use crate::lower::{lower, LowerOptions, Lowered};
+use crate::lower::{lower_outputs, LowerOptions, Lowered};
 use crate::runtime::buffer::abi_dims;
 
 /// The images and scalar parameters a pipeline run reads.
@@ -152,13 +155,18 @@ impl Inputs {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Pipeline {
-    output: Func,
+    /// At least one for a pipeline that lowers (`with_outputs` takes any list; lowering
+    /// reports an empty one or a Func listed twice).
+    outputs: Vec<Func>,
 }
 
-/// The result of running a pipeline: one buffer per value of the output.
+/// The box of one output: its min coordinates and extents.
+pub type OutputBox<'a> = (&'a [i64], &'a [i64]);
+
+/// The result of running a pipeline: one buffer per value of each output.
 #[derive(Debug)]
 pub struct Realization {
-    /// The output buffers, one per value of the output Func.
+    /// The output buffers, one per value of each output Func, output after output.
     pub buffers: Vec<AnyBuffer>,
     /// What the interpreter counted while running.
     pub stats: InterpStats,
@@ -168,18 +176,50 @@ impl Pipeline {
     /// The pipeline computing `output` and every Func it uses.
     pub fn new(output: &Func) -> Pipeline {
         Pipeline {
-            output: output.clone(),
+            outputs: vec![output.clone()],
         }
     }
-    /// The output Func.
+    /// The pipeline computing each of `outputs` into buffers of its own, and every Func they
+    /// use (Halide's `Pipeline({f, g})`). Each output is computed at root, once, even where
+    /// another output reads it (it reads the output's buffer). Lowering fails, naming the
+    /// Func, where an output is listed twice or computed at another Func; an empty list
+    /// fails too. A run gives one buffer per value of each output, output after output.
+    ///
+    /// ```
+    /// use tessera::prelude::*;
+    ///
+    /// # fn main() -> Result<()> {
+    /// let x = Var::new("x");
+    /// let (f, g) = (Func::new("f"), Func::new("g"));
+    /// f.define(x, x * 2)?;
+    /// g.define(x, f.at(x) + 1)?; // g reads the output f
+    /// let pipeline = Pipeline::with_outputs(&[&f, &g]); // Pipeline pipeline({f, g});
+    /// let compiled = pipeline.compile_jit(&Target::host())?;
+    /// // Realization r = pipeline.realize({8}); every output over the same box
+    /// let out = compiled.realize(&Inputs::new(), &[0], &[8])?;
+    /// let (f_out, g_out) = (out[0].clone().into_typed::<i32>()?, out[1].clone().into_typed::<i32>()?);
+    /// assert_eq!((f_out.get(&[3]), g_out.get(&[3])), (6, 7));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_outputs(outputs: &[&Func]) -> Pipeline {
+        Pipeline {
+            outputs: outputs.iter().map(|&f| f.clone()).collect(),
+        }
+    }
+    /// The output Func (the first, for a pipeline of several).
     pub fn output(&self) -> &Func {
-        &self.output
+        &self.outputs[0]
+    }
+    /// The output Funcs, in the order given.
+    pub fn outputs(&self) -> &[Func] {
+        &self.outputs
     }
 
     /// Lowers the pipeline to one loop-nest statement with its arguments (Halide's
     /// `compile_to_lowered_stmt`, without the printing).
     pub fn lower(&self, options: &LowerOptions) -> Result<Lowered> {
-        lower(&self.output, options)
+        lower_outputs(&self.outputs, options)
     }
 
     /// The lowered loop nest as readable pseudo-code.
@@ -203,7 +243,14 @@ impl Pipeline {
         target: &Target,
         options: &crate::autoschedule::AutoScheduleOptions,
     ) -> Result<crate::autoschedule::AutoSchedule> {
-        crate::autoschedule::auto_schedule(&self.output, target, options)
+        let [output] = self.outputs.as_slice() else {
+            return Err(Error::schedule(format!(
+                "the automatic scheduler schedules pipelines of one output, and this one has {} ({})",
+                self.outputs.len(),
+                output_names(&self.outputs)
+            )));
+        };
+        crate::autoschedule::auto_schedule(output, target, options)
     }
 
     /// Lowers and compiles the pipeline to native code for `target`.
@@ -275,82 +322,223 @@ impl Pipeline {
         Ok(inputs)
     }
 
-    /// Runs the lowered pipeline on the interpreter over the box `[mins, mins + extents)`.
+    /// Runs the lowered pipeline on the interpreter over the box `[mins, mins + extents)`
+    /// (of every output, as Halide's `realize(sizes)`).
     pub fn realize_interp(
         &self,
         inputs: &Inputs,
         mins: &[i64],
         extents: &[i64],
     ) -> Result<Realization> {
+        self.realize_interp_each(inputs, &vec![(mins, extents); self.outputs.len()])
+    }
+
+    /// Runs the lowered pipeline on the interpreter, each output over its own box (one per
+    /// output, in order).
+    pub fn realize_interp_each(&self, inputs: &Inputs, boxes: &[OutputBox]) -> Result<Realization> {
         let lowered = self.lower(&LowerOptions::default())?;
-        // As `Compiled::realize`: over the box the schedule computes, cropped.
-        let (run_mins, run_extents) = computed_box(&lowered, inputs, mins, extents);
-        let mut run = run_interp(&lowered, &lowered.stmt, inputs, &run_mins, &run_extents, 0)?;
-        if (run_mins.as_slice(), run_extents.as_slice()) != (mins, extents) {
-            run.buffers = crop_all(run.buffers, mins, extents)?;
-        }
+        // As `Compiled::realize`: over the boxes the schedule computes, cropped.
+        let run_boxes = computed_boxes(&lowered, inputs, boxes)?;
+        let run_refs: Vec<OutputBox> = run_boxes
+            .iter()
+            .map(|(m, e)| (m.as_slice(), e.as_slice()))
+            .collect();
+        let mut run = run_interp_each(&lowered, &lowered.stmt, inputs, &run_refs, 0)?;
+        run.buffers = crop_each(&lowered, run.buffers, &run_refs, boxes)?;
         Ok(run)
     }
+
+    /// Computes each output with the definition-level `evaluator` (whose inputs are bound)
+    /// over its own box: the outputs' values straight from their definitions, one buffer per
+    /// value of each output, as the other runners give them.
+    pub fn evaluate_each(
+        &self,
+        evaluator: &mut Evaluator,
+        boxes: &[OutputBox],
+    ) -> Result<Vec<AnyBuffer>> {
+        let shapes: Vec<(Symbol, usize)> = self
+            .outputs
+            .iter()
+            .map(|o| (o.name(), o.dimensions()))
+            .collect();
+        check_output_boxes(&shapes, boxes)?;
+        let mut buffers = Vec::new();
+        for (output, (mins, extents)) in self.outputs.iter().zip(boxes) {
+            buffers.extend(evaluator.realize(output, mins, extents)?);
+        }
+        Ok(buffers)
+    }
+}
+
+/// The outputs' names, joined for messages.
+fn output_names(outputs: &[Func]) -> String {
+    let names: Vec<String> = outputs.iter().map(|o| o.name().to_string()).collect();
+    names.join(", ")
+}
+
+/// One output of a lowered pipeline: the Func, its buffers (one per value) and their types,
+/// and its dimensionality.
+struct OutputBuffers {
+    func: Symbol,
+    buffers: Vec<Symbol>,
+    types: Vec<Type>,
+    dims: usize,
+}
+
+/// The outputs of `lowered`, in order.
+fn output_buffers(lowered: &Lowered) -> Vec<OutputBuffers> {
+    let env = &lowered.env;
+    env.outputs
+        .iter()
+        .map(|&o| {
+            let out = env.func(o).read();
+            let n = out.output_types.len();
+            OutputBuffers {
+                func: out.name,
+                buffers: (0..n).map(|v| value_buffer(out.name, v, n)).collect(),
+                types: out.output_types.clone(),
+                dims: out.args.len(),
+            }
+        })
+        .collect()
+}
+
+/// An error unless `boxes` has one box for each output (given by name and dimensionality),
+/// with one min and one extent per dimension.
+fn check_output_boxes(outputs: &[(Symbol, usize)], boxes: &[OutputBox]) -> Result<()> {
+    if boxes.len() != outputs.len() {
+        let names: Vec<&str> = outputs.iter().map(|(n, _)| n.as_str()).collect();
+        return Err(Error::Buffer(format!(
+            "the pipeline has {} outputs ({}) but {} output boxes were given; give one box per output",
+            outputs.len(),
+            names.join(", "),
+            boxes.len()
+        )));
+    }
+    for (&(func, dims), (mins, extents)) in outputs.iter().zip(boxes) {
+        check_box_dimensions(func, dims, "output box", mins, extents)?;
+    }
+    Ok(())
+}
+
+/// `check_output_boxes` for the outputs of `lowered`.
+fn check_lowered_boxes(lowered: &Lowered, boxes: &[OutputBox]) -> Result<Vec<OutputBuffers>> {
+    let outputs = output_buffers(lowered);
+    let shapes: Vec<(Symbol, usize)> = outputs.iter().map(|o| (o.func, o.dims)).collect();
+    check_output_boxes(&shapes, boxes)?;
+    Ok(outputs)
 }
 
 /// The box a run over `[mins, mins + extents)` computes into: that box grown to what the
 /// schedule computes of the output (`Lowered::output_region`: a `RoundUp` tile past the
 /// edge, a scatter beyond it), which the run then crops. The region depends on the
-/// buffer's own size, so it is evaluated until the box stops growing.
+/// buffer's own size, so it is evaluated until the box stops growing. (`computed_boxes`
+/// gives each output of a pipeline of several its own.)
 pub fn computed_box(
     lowered: &Lowered,
     inputs: &Inputs,
     mins: &[i64],
     extents: &[i64],
 ) -> (Vec<i64>, Vec<i64>) {
-    let requested = (mins.to_vec(), extents.to_vec());
-    let Some(region) = &lowered.output_region else {
-        return requested;
-    };
-    if extents.iter().any(|&e| e <= 0) {
-        return requested;
+    let boxes = vec![(mins, extents); lowered.env.outputs.len()];
+    computed_boxes(lowered, inputs, &boxes)
+        .ok()
+        .and_then(|b| b.into_iter().next())
+        .unwrap_or_else(|| (mins.to_vec(), extents.to_vec()))
+}
+
+/// `computed_box` of each output, one box per output given: what the schedule computes of
+/// each (another output reading it beyond its box grows it too); every output's buffer
+/// bounds are bound while the regions are evaluated, since one output's region may depend
+/// on another's box. An error naming the output whose box has the wrong dimensionality.
+pub fn computed_boxes(
+    lowered: &Lowered,
+    inputs: &Inputs,
+    boxes: &[OutputBox],
+) -> Result<Vec<(Vec<i64>, Vec<i64>)>> {
+    let outputs = check_lowered_boxes(lowered, boxes)?;
+    let requested: Vec<(Vec<i64>, Vec<i64>)> = boxes
+        .iter()
+        .map(|(m, e)| (m.to_vec(), e.to_vec()))
+        .collect();
+    let empty = boxes.iter().any(|(_, e)| e.iter().any(|&e| e <= 0));
+    if empty || lowered.output_regions.iter().all(Option::is_none) {
+        return Ok(requested);
     }
-    let out = lowered.env.func(lowered.env.output).read();
-    let values = out.output_types.len();
-    let mut params: HashMap<Symbol, Value> =
-        inputs.params().iter().map(|p| (p.name, p.value)).collect();
-    let (mut lo, mut hi): (Vec<i64>, Vec<i64>) = (
-        mins.to_vec(),
-        mins.iter().zip(extents).map(|(m, e)| m + e - 1).collect(),
-    );
+    let given: HashMap<Symbol, Value> = inputs.params().iter().map(|p| (p.name, p.value)).collect();
+    // `(lo, hi)` per dimension of each output, grown until they settle.
+    let mut ends: Vec<(Vec<i64>, Vec<i64>)> = boxes
+        .iter()
+        .map(|(mins, extents)| {
+            let hi = mins.iter().zip(*extents).map(|(m, e)| m + e - 1).collect();
+            (mins.to_vec(), hi)
+        })
+        .collect();
     for _ in 0..4 {
-        let bounds: Vec<(i64, i64)> = lo.iter().zip(&hi).map(|(l, h)| (*l, h - l + 1)).collect();
-        for v in 0..values {
-            bind_dense_fields(&mut params, value_buffer(out.name, v, values), &bounds);
+        let mut params = given.clone();
+        for (output, (lo, hi)) in outputs.iter().zip(&ends) {
+            let bounds: Vec<(i64, i64)> = lo.iter().zip(hi).map(|(l, h)| (*l, h - l + 1)).collect();
+            for &name in &output.buffers {
+                bind_dense_fields(&mut params, name, &bounds);
+            }
         }
         let mut grew = false;
-        for (d, (min, max)) in region.iter().enumerate() {
-            let (Ok(Value::Int(min)), Ok(Value::Int(max))) =
-                (eval_scalar(min, &mut params), eval_scalar(max, &mut params))
-            else {
-                return requested;
-            };
-            if min < lo[d] || max > hi[d] {
-                (lo[d], hi[d]) = (lo[d].min(min), hi[d].max(max));
-                grew = true;
+        for (region, (lo, hi)) in lowered.output_regions.iter().zip(ends.iter_mut()) {
+            let Some(region) = region else { continue };
+            for (d, (min, max)) in region.iter().enumerate() {
+                let (Ok(Value::Int(min)), Ok(Value::Int(max))) =
+                    (eval_scalar(min, &mut params), eval_scalar(max, &mut params))
+                else {
+                    return Ok(requested);
+                };
+                if min < lo[d] || max > hi[d] {
+                    (lo[d], hi[d]) = (lo[d].min(min), hi[d].max(max));
+                    grew = true;
+                }
             }
         }
         if !grew {
             break;
         }
     }
-    let extents = lo.iter().zip(&hi).map(|(l, h)| h - l + 1).collect();
-    (lo, extents)
+    Ok(ends
+        .into_iter()
+        .map(|(lo, hi)| {
+            let extents = lo.iter().zip(&hi).map(|(l, h)| h - l + 1).collect();
+            (lo, extents)
+        })
+        .collect())
 }
 
-/// `buffers`, computed over a bigger box than `[mins, mins + extents)`, cropped to it.
+/// `buffers`, computed over bigger boxes than `[mins, mins + extents)`, cropped to it.
 fn crop_all(buffers: Vec<AnyBuffer>, mins: &[i64], extents: &[i64]) -> Result<Vec<AnyBuffer>> {
     buffers.iter().map(|b| b.crop(mins, extents)).collect()
 }
 
+/// `buffers` (one per value of each output of `lowered`), computed over the boxes `run`,
+/// each cropped to the output's box `wanted` where they differ.
+fn crop_each(
+    lowered: &Lowered,
+    buffers: Vec<AnyBuffer>,
+    run: &[OutputBox],
+    wanted: &[OutputBox],
+) -> Result<Vec<AnyBuffer>> {
+    let mut buffers = buffers.into_iter();
+    let mut cropped = Vec::new();
+    for (output, (ran, want)) in output_buffers(lowered).iter().zip(run.iter().zip(wanted)) {
+        let of_output: Vec<AnyBuffer> = buffers.by_ref().take(output.buffers.len()).collect();
+        if ran == want {
+            cropped.extend(of_output);
+        } else {
+            cropped.extend(crop_all(of_output, want.0, want.1)?);
+        }
+    }
+    Ok(cropped)
+}
+
 /// Runs `stmt` (the lowered pipeline, or its IR after any pass) on the interpreter, with
 /// parallel loops permuted by `parallel_seed`, into output buffers over exactly the box given
-/// (`computed_box` gives the box a schedule computing past it needs).
+/// (of every output; `computed_box` gives the box a schedule computing past it needs).
 pub fn run_interp(
     lowered: &Lowered,
     stmt: &crate::ir::Stmt,
@@ -359,9 +547,20 @@ pub fn run_interp(
     extents: &[i64],
     parallel_seed: u64,
 ) -> Result<Realization> {
+    let boxes = vec![(mins, extents); lowered.env.outputs.len()];
+    run_interp_each(lowered, stmt, inputs, &boxes, parallel_seed)
+}
+
+/// `run_interp`, each output over its own box (one per output, in order).
+pub fn run_interp_each(
+    lowered: &Lowered,
+    stmt: &crate::ir::Stmt,
+    inputs: &Inputs,
+    boxes: &[OutputBox],
+    parallel_seed: u64,
+) -> Result<Realization> {
     inputs.check(&lowered.arguments)?;
-    let out = lowered.env.func(lowered.env.output).read();
-    check_box_dimensions(out.name, out.args.len(), "output box", mins, extents)?;
+    let outputs = check_lowered_boxes(lowered, boxes)?;
     let mut interp = Interpreter::new().with_parallel_seed(parallel_seed);
     for (name, buffer) in &inputs.images {
         interp.bind_buffer(*name, buffer.clone());
@@ -369,19 +568,21 @@ pub fn run_interp(
     for p in &inputs.params {
         interp.bind_param(p.name, p.value);
     }
-    let names: Vec<Symbol> = (0..out.output_types.len())
-        .map(|i| value_buffer(out.name, i, out.output_types.len()))
-        .collect();
-    for (name, ty) in names.iter().zip(&out.output_types) {
-        interp.bind_buffer(*name, AnyBuffer::with_mins(*ty, mins, extents)?);
+    for (output, (mins, extents)) in outputs.iter().zip(boxes) {
+        for (name, ty) in output.buffers.iter().zip(&output.types) {
+            interp.bind_buffer(*name, AnyBuffer::with_mins(*ty, mins, extents)?);
+        }
     }
-    drop(out);
-    // As for compiled code (`Compiled::realize_into`), an empty output computes nothing.
-    if extents.iter().all(|&e| e > 0) {
+    // As for compiled code (`Compiled::realize_into`), empty outputs compute nothing.
+    if boxes
+        .iter()
+        .any(|(_, extents)| extents.iter().all(|&e| e > 0))
+    {
         interp.run(stmt)?;
     }
-    let buffers = names
+    let buffers = outputs
         .iter()
+        .flat_map(|o| &o.buffers)
         .map(|n| interp.take_buffer(*n).expect("output buffer bound above"))
         .collect();
     Ok(Realization {
@@ -424,81 +625,90 @@ impl Compiled {
         self.jit.set_threads(threads)
     }
 
-    /// Runs the pipeline over the output box `[mins, mins + extents)` into fresh buffers. The
-    /// box is checked before anything is allocated: no negative extent, every min, extent and
-    /// stride within the 32 bits compiled code addresses, each buffer within
-    /// `MAX_BUFFER_BYTES`; an allocation that fails is an error too.
+    /// Runs the pipeline over the output box `[mins, mins + extents)` into fresh buffers (for
+    /// every output the same box, as Halide's `Pipeline::realize(sizes)`; outputs of
+    /// different dimensionalities take `realize_each`). The box is checked before anything
+    /// is allocated: no negative extent, every min, extent and stride within the 32 bits
+    /// compiled code addresses, each buffer within `MAX_BUFFER_BYTES`; an allocation that
+    /// fails is an error too.
     pub fn realize(
         &self,
         inputs: &Inputs,
         mins: &[i64],
         extents: &[i64],
     ) -> Result<Vec<AnyBuffer>> {
+        self.realize_each(
+            inputs,
+            &vec![(mins, extents); self.lowered.env.outputs.len()],
+        )
+    }
+
+    /// `realize`, each output over its own box (one per output, in order): one buffer per
+    /// value of each output, output after output.
+    pub fn realize_each(&self, inputs: &Inputs, boxes: &[OutputBox]) -> Result<Vec<AnyBuffer>> {
+        let outputs = check_lowered_boxes(&self.lowered, boxes)?;
         let sig = self.jit.signature();
-        for o in &sig.outputs {
-            if mins.len() != o.dims || extents.len() != o.dims {
-                return Err(Error::Buffer(format!(
-                    "{} has {} dimensions but the output box has {} mins and {} extents",
-                    o.name,
-                    o.dims,
-                    mins.len(),
-                    extents.len()
-                )));
+        let mut args = sig.outputs.iter();
+        for (output, (mins, extents)) in outputs.iter().zip(boxes) {
+            for o in args.by_ref().take(output.buffers.len()) {
+                let what = || format!("output {}", o.name);
+                let dims = dense_dims(mins, extents).map_err(|e| e.context(what()))?;
+                abi_dims(o.name, &dims)?;
+                dense_len(extents, o.ty.bytes()).map_err(|e| e.context(what()))?;
             }
-            let what = || format!("output {}", o.name);
-            let dims = dense_dims(mins, extents).map_err(|e| e.context(what()))?;
-            abi_dims(o.name, &dims)?;
-            dense_len(extents, o.ty.bytes()).map_err(|e| e.context(what()))?;
         }
         // A schedule computing past the box asked for (a RoundUp tile) computes into a
         // bigger buffer, cropped afterwards.
-        let (run_mins, run_extents) = computed_box(&self.lowered, inputs, mins, extents);
-        let mut outputs = sig
-            .outputs
+        let run_boxes = computed_boxes(&self.lowered, inputs, boxes)?;
+        let run_refs: Vec<OutputBox> = run_boxes
             .iter()
-            .map(|o| {
-                AnyBuffer::with_mins(o.ty, &run_mins, &run_extents)
-                    .map_err(|e| e.context(format!("output {}", o.name)))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let grown = (run_mins.as_slice(), run_extents.as_slice()) != (mins, extents);
-        if let Err(e) = self.realize_into(inputs, &mut outputs) {
+            .map(|(m, e)| (m.as_slice(), e.as_slice()))
+            .collect();
+        let allocate = |boxes: &[OutputBox]| -> Result<Vec<AnyBuffer>> {
+            let mut buffers = Vec::new();
+            for (output, (mins, extents)) in outputs.iter().zip(boxes) {
+                for (name, ty) in output.buffers.iter().zip(&output.types) {
+                    buffers.push(
+                        AnyBuffer::with_mins(*ty, mins, extents)
+                            .map_err(|e| e.context(format!("output {name}")))?,
+                    );
+                }
+            }
+            Ok(buffers)
+        };
+        let mut buffers = allocate(&run_refs)?;
+        let grown = run_refs.as_slice() != boxes;
+        if let Err(e) = self.realize_into(inputs, &mut buffers) {
             // Where computing the grown box fails (an input too small for it), the box asked
             // for fails too, with the error that names the schedule (a vector or tile wider
             // than the output, and the tail strategy that fits).
             if grown {
-                let mut exact = sig
-                    .outputs
-                    .iter()
-                    .map(|o| AnyBuffer::with_mins(o.ty, mins, extents))
-                    .collect::<Result<Vec<_>>>()?;
-                self.realize_into(inputs, &mut exact)?;
+                self.realize_into(inputs, &mut allocate(boxes)?)?;
             }
             return Err(e);
         }
-        if grown {
-            outputs = crop_all(outputs, mins, extents)?;
-        }
-        Ok(outputs)
+        crop_each(&self.lowered, buffers, &run_refs, boxes)
     }
 
     /// Runs the pipeline over the output box `[mins, mins + extents)` into a fresh
-    /// `Buffer<T>`: `realize` for an output Func with a single value of type `T`, or an error
-    /// naming the Func and both types, before anything runs.
+    /// `Buffer<T>`: `realize` for an output Func with a single value of type `T` (the first
+    /// output, of a pipeline of several), or an error naming the Func and both types, before
+    /// anything runs.
     pub fn realize_as<T: Scalar>(
         &self,
         inputs: &Inputs,
         mins: &[i64],
         extents: &[i64],
     ) -> Result<Buffer<T>> {
-        let output = self.lowered.env.func(self.lowered.env.output).read();
+        let output = self.lowered.env.func(self.lowered.env.outputs[0]).read();
         check_realized_type::<T>(output.name, &output.output_types)?;
         drop(output);
         let mut buffers = self.realize(inputs, mins, extents)?;
         buffers.swap_remove(0).into_typed()
     }
 
-    /// Runs the pipeline into existing output buffers (one per value of the output Func),
+    /// Runs the pipeline into existing output buffers (one per value of each output Func,
+    /// output after output; each output's values over one box, each output over its own),
     /// which must not alias (see `codegen::jit::CompiledPipeline::run`). Empty outputs have
     /// nothing to compute: the code is not run, since a schedule's strips and vectors would
     /// reach outside an empty box.

@@ -506,7 +506,7 @@ impl ScheduleScript {
 /// as lowering and the automatic scheduler do (a script names the renamed Funcs).
 pub(crate) fn pipeline_funcs(output: &Func) -> Result<BTreeMap<String, Func>> {
     make_func_names_unique(output.function());
-    let env = realization_order(output.function())?;
+    let env = realization_order(&[output.function().clone()])?;
     Ok((env.order.iter())
         .map(|name| {
             let f = Func::from_function(env.func(*name).clone());

@@ -193,7 +193,7 @@ pub fn boxes_required_stmt_within(
 
 /// `boxes_required_stmt`, leaving out each Func's reads by the code consuming it directly:
 /// a read inside the Func's `consume` node counts only inside a production nested there of
-/// a Func other than `output`, or inside an arm of a `select` its condition narrows
+/// a Func other than the `outputs`, or inside an arm of a `select` its condition narrows
 /// (`narrows_arms`). What remains is what the Func's storage must hold beyond the region bounds
 /// inference gave it: its consumers read inside that region, but for the arms of such
 /// selects (the region covers each arm only where it is taken, native code reads both) and
@@ -201,11 +201,11 @@ pub fn boxes_required_stmt_within(
 pub fn boxes_required_stmt_by_producers(
     s: &Stmt,
     scope: &Scope,
-    output: Symbol,
+    outputs: &[Symbol],
 ) -> HashMap<Symbol, Box> {
     let mut c = BoxCollector::new(scope, Regions::Required);
     c.producers_only = Some(ProducerReads {
-        output,
+        outputs: outputs.to_vec(),
         depth: 0,
         producing: Vec::new(),
         consuming: HashMap::new(),
@@ -217,10 +217,11 @@ pub fn boxes_required_stmt_by_producers(
 
 /// Where the visited code is, for `boxes_required_stmt_by_producers`.
 struct ProducerReads {
-    output: Symbol,
+    /// The pipeline's outputs, which compute exactly their buffers.
+    outputs: Vec<Symbol>,
     /// The depth of the production and consumption nodes around the visited code.
     depth: usize,
-    /// The depths of the productions of Funcs other than the output, innermost last.
+    /// The depths of the productions of Funcs other than the outputs, innermost last.
     producing: Vec<usize>,
     /// The depths of the consumptions of each Func, innermost last.
     consuming: HashMap<Symbol, Vec<usize>>,
@@ -245,7 +246,7 @@ impl ProducerReads {
         self.depth += 1;
         if !is_producer {
             self.consuming.entry(func).or_default().push(self.depth);
-        } else if func != self.output {
+        } else if !self.outputs.contains(&func) {
             self.producing.push(self.depth);
         }
     }
@@ -253,7 +254,7 @@ impl ProducerReads {
     fn leave(&mut self, func: Symbol, is_producer: bool) {
         if !is_producer {
             self.consuming.get_mut(&func).and_then(Vec::pop);
-        } else if func != self.output {
+        } else if !self.outputs.contains(&func) {
             self.producing.pop();
         }
         self.depth -= 1;
@@ -1000,7 +1001,7 @@ mod tests {
         assert_eq!(region(&used, "h"), "[-99, 99]");
         // The memory read: both arms everywhere, also by the output consuming the Funcs
         // directly, since the regions of f and g no longer cover what it reads.
-        let read = boxes_required_stmt_by_producers(&consume, &Scope::new(), out);
+        let read = boxes_required_stmt_by_producers(&consume, &Scope::new(), &[out]);
         assert_eq!(region(&read, "f"), "[0, 99]");
         assert_eq!(region(&read, "g"), "[0, 198]");
         assert!(!read.contains_key(&h.name()));

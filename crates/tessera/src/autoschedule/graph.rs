@@ -113,7 +113,7 @@ impl StageGraph {
     /// lowering does; errors are lowering's (an undefined Func, a cycle).
     pub fn new(output: &Func) -> Result<StageGraph> {
         make_func_names_unique(output.function());
-        let env = realization_order(output.function())?;
+        let env = realization_order(&[output.function().clone()])?;
         let funcs: Vec<FuncNode> = env
             .order
             .iter()
@@ -131,7 +131,7 @@ impl StageGraph {
             .collect();
         let mut graph = StageGraph {
             funcs,
-            output: env.output,
+            output: env.outputs[0],
             inputs: Vec::new(),
             params: BTreeSet::new(),
             edges: Vec::new(),

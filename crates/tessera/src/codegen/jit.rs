@@ -337,9 +337,11 @@ impl CompiledPipeline {
     ) -> Result<CallArguments> {
         let sig = &self.signature;
         if outputs.len() != sig.outputs.len() {
+            let names: Vec<&str> = sig.outputs.iter().map(|o| o.name.as_str()).collect();
             return Err(Error::Buffer(format!(
-                "the pipeline writes {} output buffers but {} were given",
+                "the pipeline writes {} output buffers ({}) but {} were given",
                 sig.outputs.len(),
+                names.join(", "),
                 outputs.len()
             )));
         }

@@ -15,7 +15,12 @@ use crate::ir::{Expr, Symbol};
 
 /// Renames the Funcs reachable from `output` that share a name with an earlier-made one.
 pub fn make_func_names_unique(output: &Function) {
-    let funcs = reachable(output);
+    make_names_unique_among(std::slice::from_ref(output));
+}
+
+/// `make_func_names_unique` for the Funcs reachable from any of `outputs`.
+pub fn make_names_unique_among(outputs: &[Function]) {
+    let funcs = reachable_from(outputs);
     let mut by_name: BTreeMap<Symbol, Vec<&Function>> = BTreeMap::new();
     for f in funcs.values() {
         by_name.entry(f.name()).or_default().push(f);
@@ -65,8 +70,13 @@ pub fn make_func_names_unique(output: &Function) {
 
 /// Every Func reachable from `output` through calls and wrappers, by identity.
 pub fn reachable(output: &Function) -> BTreeMap<FuncId, Function> {
+    reachable_from(std::slice::from_ref(output))
+}
+
+/// The Funcs `reachable` from any of `outputs`.
+pub fn reachable_from(outputs: &[Function]) -> BTreeMap<FuncId, Function> {
     let mut found = BTreeMap::new();
-    let mut work = vec![output.clone()];
+    let mut work = outputs.to_vec();
     while let Some(f) = work.pop() {
         if found.contains_key(&f.id()) {
             continue;

@@ -51,11 +51,11 @@ fn size_nest(s: &Stmt, env: &Environment, lets: &mut Scope) -> Result<Stmt> {
     // inside the region bounds inference made it compute), but for the points outside their
     // own regions that consumers produced here compute (bounds inference), and the arms of
     // selects that region is narrowed by: the reads of the producers of every Func but the
-    // output count, and any read in such an arm. Lets outside are looked through one step
+    // outputs count, and any read in such an arm. Lets outside are looked through one step
     // (to their values in terms of the enclosing names), so that an extent cancels to a
     // constant where the region's ends are correlated (a tile and its halo).
     let provided = boxes_provided_stmt(body, lets);
-    let required = boxes_required_stmt_by_producers(body, lets, env.output);
+    let required = boxes_required_stmt_by_producers(body, lets, &env.outputs);
     let touched = |func: &Symbol| {
         let of = |boxes: &HashMap<Symbol, Box>| boxes.get(func).map(|b| b.bounds.clone());
         union_boxes(of(&provided), of(&required))

@@ -45,20 +45,23 @@ impl Arguments {
     }
 
     /// The entry point's arguments (what the lowered statement may read without binding
-    /// it): the output buffers of `env`'s output Func (one per value), the input images and
-    /// the scalar parameters.
+    /// it): the output buffers of `env`'s output Funcs (one per value, output after
+    /// output), the input images and the scalar parameters.
     pub fn signature(&self, env: &Environment) -> Signature {
-        let out = env.func(env.output).read();
-        let n = out.output_types.len();
-        let outputs = out
-            .output_types
+        let outputs = env
+            .outputs
             .iter()
-            .enumerate()
-            .map(|(i, ty)| BufferArgument {
-                name: value_buffer(out.name, i, n),
-                ty: *ty,
-                dims: out.args.len(),
-                nontemporal: out.schedule.nontemporal_stores,
+            .flat_map(|&o| {
+                let out = env.func(o).read();
+                let n = out.output_types.len();
+                (0..n)
+                    .map(|i| BufferArgument {
+                        name: value_buffer(out.name, i, n),
+                        ty: out.output_types[i],
+                        dims: out.args.len(),
+                        nontemporal: out.schedule.nontemporal_stores,
+                    })
+                    .collect::<Vec<_>>()
             })
             .collect();
         let images = self
@@ -202,7 +205,11 @@ pub fn infer_arguments(env: &Environment) -> Result<Arguments> {
         .values()
         .map(|i| i.link.constraints())
         .collect();
-    constraints.push(env.func(env.output).read().output_constraints());
+    constraints.extend(
+        env.outputs
+            .iter()
+            .map(|&o| env.func(o).read().output_constraints()),
+    );
     for dim in constraints.iter().flat_map(|c| c.dims()) {
         for e in dim.min.iter().chain(&dim.extent).chain(&dim.stride) {
             found.visit(e);
@@ -228,7 +235,7 @@ pub fn infer_arguments(env: &Environment) -> Result<Arguments> {
             .map(|i| value_buffer(f, i, values))
             .collect::<Vec<_>>()
     };
-    let outputs = buffers_of(env.output);
+    let outputs: Vec<Symbol> = env.outputs.iter().flat_map(|&o| buffers_of(o)).collect();
     let mut fields_of_output = Vec::new();
     for p in params.values() {
         let Some(buffer) = field_image(p.name).map(Symbol::new) else {
@@ -240,8 +247,9 @@ pub fn infer_arguments(env: &Environment) -> Result<Arguments> {
         }
         if let Some(f) = env.order.iter().find(|f| buffers_of(**f).contains(&buffer)) {
             return Err(Error::Definition(format!(
-                "the pipeline uses the bounds of {f}'s output buffer ({}), but {f} is not the pipeline's output ({}); only the output is realized into a buffer of its own",
-                p.name, env.output
+                "the pipeline uses the bounds of {f}'s output buffer ({}), but {f} is not an output of the pipeline ({}); only outputs are realized into buffers of their own",
+                p.name,
+                env.describe_outputs()
             )));
         }
     }

@@ -256,30 +256,33 @@ fn find_unbounded(
 
 pub fn bounds_inference(s: &Stmt, env: &Environment) -> Result<Stmt> {
     let (body, root_lets) = infer(s, env)?;
-    let out = env.func(env.output).read();
-    let buffer = value_buffer(out.name, 0, out.output_types.len());
-    // The output computes its buffer's box, or what its explicit bounds say (which must
-    // cover the buffer).
-    let mut region: Vec<(Expr, Expr)> = (0..out.args.len())
-        .map(|d| {
-            let min = i32_var(buffer_field(buffer, "min", d));
-            let extent = i32_var(buffer_field(buffer, "extent", d));
-            let max = Expr::binary(
-                BinaryOp::Sub,
-                Expr::binary(BinaryOp::Add, min.clone(), extent),
-                Expr::i32(1),
-            );
-            (min, max)
-        })
-        .collect();
-    let mut checks = apply_explicit_bounds(&out, &mut region);
-    checks.extend(output_alignment_checks(&out, &region));
     let mut lets = Vec::new();
-    for k in 0..out.stage_count() {
-        let def = out.stage(k).expect("stage exists");
-        lets.extend(stage_region_lets(out.name, k, &def.args, &region));
+    let mut checks = Vec::new();
+    for &output in &env.outputs {
+        let out = env.func(output).read();
+        let buffer = value_buffer(out.name, 0, out.output_types.len());
+        // Each output computes its buffer's box, or what its explicit bounds say (which must
+        // cover the buffer).
+        let mut region: Vec<(Expr, Expr)> = (0..out.args.len())
+            .map(|d| {
+                let min = i32_var(buffer_field(buffer, "min", d));
+                let extent = i32_var(buffer_field(buffer, "extent", d));
+                let max = Expr::binary(
+                    BinaryOp::Sub,
+                    Expr::binary(BinaryOp::Add, min.clone(), extent),
+                    Expr::i32(1),
+                );
+                (min, max)
+            })
+            .collect();
+        checks.extend(apply_explicit_bounds(&out, &mut region));
+        checks.extend(output_alignment_checks(&out, &region));
+        for k in 0..out.stage_count() {
+            let def = out.stage(k).expect("stage exists");
+            lets.extend(stage_region_lets(out.name, k, &def.args, &region));
+        }
     }
-    // The regions of the Funcs computed at root follow the output's, outside its checks
+    // The regions of the Funcs computed at root follow the outputs', outside their checks
     // (the image checks go below all of them).
     lets.extend(root_lets);
     Ok(wrap_lets(
@@ -629,7 +632,13 @@ fn infer_block(stmts: &[Stmt], env: &Environment) -> Result<(Stmt, Lets)> {
                 if consumer == name {
                     let produce = infer_stages(produce, env)?;
                     let (consume, consumer_lets) = infer(consume, env)?;
-                    let (own_lets, checks) = define_regions(*name, &produce, &consume, env)?;
+                    // An output's regions are its buffer's (`bounds_inference`), not what
+                    // its consumers read: those reads are checked against the buffer.
+                    let (own_lets, checks) = if env.is_output(*name) {
+                        (Lets::new(), Vec::new())
+                    } else {
+                        define_regions(*name, &produce, &consume, env)?
+                    };
                     lets.extend(consumer_lets);
                     lets.extend(own_lets);
                     out.extend(checks);
@@ -657,7 +666,7 @@ fn infer_block(stmts: &[Stmt], env: &Environment) -> Result<(Stmt, Lets)> {
 }
 
 /// Into `regions`: the variables of the stages of the Funcs produced in `s` (but the
-/// output), each with its stage's region. A stage computes points outside its region only in
+/// outputs), each with its stage's region. A stage computes points outside its region only in
 /// the last iteration of a `ShiftInwards` split bigger than the region; those points are
 /// never used, so what they read need not be computed (it only needs storage: allocation
 /// bounds cover every read). Otherwise each level of a pyramid whose coarse levels are
@@ -673,7 +682,7 @@ fn stage_regions(s: &Stmt, env: &Environment, regions: &mut HashMap<Symbol, Inte
         ..
     } = s.kind()
     {
-        if *name != env.output {
+        if !env.is_output(*name) {
             let f = env.func(*name).read();
             for k in 0..f.stage_count() {
                 let def = f.stage(k).expect("stage exists");

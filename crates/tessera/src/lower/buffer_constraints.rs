@@ -150,17 +150,19 @@ pub fn buffer_constraints(env: &Environment, args: &Arguments) -> Result<Vec<Fie
             &image.link.constraints(),
         )?);
     }
-    let func = env.func(env.output).read();
-    let values = func.output_types.len();
-    let constraints = func.output_constraints();
-    for v in 0..values {
-        let buffer = value_buffer(func.name, v, values);
-        out.extend(field_constraints(
-            "output",
-            buffer,
-            func.args.len(),
-            &constraints,
-        )?);
+    for &output in &env.outputs {
+        let func = env.func(output).read();
+        let values = func.output_types.len();
+        let constraints = func.output_constraints();
+        for v in 0..values {
+            let buffer = value_buffer(func.name, v, values);
+            out.extend(field_constraints(
+                "output",
+                buffer,
+                func.args.len(),
+                &constraints,
+            )?);
+        }
     }
     Ok(out)
 }

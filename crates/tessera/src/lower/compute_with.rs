@@ -226,10 +226,9 @@ impl Fusion {
         if !env.funcs.contains_key(&g) {
             return Err(err(format!("{g} is not computed by this pipeline")));
         }
-        if f == env.output || g == env.output {
+        if let Some(output) = [f, g].into_iter().find(|&n| env.is_output(n)) {
             return Err(err(format!(
-                "the output {} is computed in its own loops; fuse the Funcs it uses",
-                env.output
+                "the output {output} is computed in its own loops; fuse the Funcs it uses"
             )));
         }
         let (fc, gc) = (env.func(f).read(), env.func(g).read());

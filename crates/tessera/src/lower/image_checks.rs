@@ -187,13 +187,13 @@ fn closed_over(lets: &[(Symbol, Expr)], e: Expr) -> Expr {
     })
 }
 
-/// What the pipeline writes and reads of its output, per dimension `(min, max)`, closed
+/// What the pipeline writes and reads of its output `out`, per dimension `(min, max)`, closed
 /// over the lets at the top of `s` (in terms of the output buffer's fields and the
 /// parameters), or `None` if it touches none of it. A run over a box smaller than that — a
-/// `RoundUp` tile past the output's edge — computes into a buffer this big, then crops it.
-pub fn output_region(s: &Stmt, env: &Environment) -> Result<Option<Vec<(Expr, Expr)>>> {
+/// `RoundUp` tile past the output's edge, or another output reading beyond it — computes
+/// into a buffer this big, then crops it.
+pub fn output_region(s: &Stmt, out: Symbol) -> Result<Option<Vec<(Expr, Expr)>>> {
     let (lets, body) = s.let_chain();
-    let out = env.output;
     let Some(region) = union_boxes(func_box(body, out, true), func_box(body, out, false)) else {
         return Ok(None);
     };
@@ -284,21 +284,11 @@ pub fn add_checks_of_regions(
             add_checks_of_regions(body, env, regions)?,
         ));
     }
-    let out = env.func(env.output).read();
-    let outputs: Vec<Symbol> = (0..out.output_types.len())
-        .map(|v| value_buffer(out.name, v, out.output_types.len()))
-        .collect();
+    let outputs: Vec<_> = env.outputs.iter().map(|&o| env.func(o).read()).collect();
     let mut checks: Vec<Stmt> = outputs
         .iter()
-        .flat_map(|&b| whole_piece_checks(&out, b))
+        .flat_map(|o| output_shape_checks(o))
         .collect();
-    // The values of a Tuple are computed over one box, the first buffer's: the others must
-    // cover exactly that box (a larger one would keep stale values outside it).
-    for &b in outputs.iter().skip(1) {
-        for d in 0..out.args.len() {
-            checks.push(same_box_check(outputs[0], b, d));
-        }
-    }
     // An image is checked where it is read: an input only a branch not taken reads (a
     // specialization) need not cover anything.
     for region in regions {
@@ -317,14 +307,49 @@ pub fn add_checks_of_regions(
             None => dimensions,
         });
     }
+    for out in &outputs {
+        checks.extend(output_cover_checks(s, out)?);
+    }
+    Ok(Stmt::block(checks.into_iter().chain([s.clone()])))
+}
+
+/// The buffers of the output `out`, one per value.
+fn output_buffers(out: &FunctionContents) -> Vec<Symbol> {
+    (0..out.output_types.len())
+        .map(|v| value_buffer(out.name, v, out.output_types.len()))
+        .collect()
+}
+
+/// The checks that each buffer of the output `out` is whole, and its values' buffers share
+/// one box.
+fn output_shape_checks(out: &FunctionContents) -> Vec<Stmt> {
+    let buffers = output_buffers(out);
+    let mut checks: Vec<Stmt> = buffers
+        .iter()
+        .flat_map(|&b| whole_piece_checks(out, b))
+        .collect();
+    // The values of a Tuple are computed over one box, the first buffer's: the others must
+    // cover exactly that box (a larger one would keep stale values outside it).
+    for &b in buffers.iter().skip(1) {
+        for d in 0..out.args.len() {
+            checks.push(same_box_check(buffers[0], b, d));
+        }
+    }
+    checks
+}
+
+/// The checks that the buffers of the output `out` cover what `s` writes and reads of it
+/// (another output reading it included).
+fn output_cover_checks(s: &Stmt, out: &FunctionContents) -> Result<Vec<Stmt>> {
+    let mut checks = Vec::new();
     let touched = union_boxes(func_box(s, out.name, true), func_box(s, out.name, false));
     if let Some(region) = touched {
         for (d, i) in region.iter().enumerate() {
             let ends = bounded(i, || format!("output {} in dimension {d}", out.name))?;
-            for &b in &outputs {
+            for b in output_buffers(out) {
                 checks.push(bounds_check(b, "output", d, ends.clone(), None));
             }
         }
     }
-    Ok(Stmt::block(checks.into_iter().chain([s.clone()])))
+    Ok(checks)
 }

@@ -78,7 +78,7 @@ use std::time::{Duration, Instant};
 use crate::error::{Error, Result};
 use crate::ir::{Expr, Stmt};
 use crate::lang::func::Func;
-use crate::lang::naming::make_func_names_unique;
+use crate::lang::naming::make_names_unique_among;
 use crate::simplify::simplify_stmt;
 use arguments::Arguments;
 use realization_order::Environment;
@@ -136,11 +136,13 @@ pub struct Lowered {
     pub arguments: Arguments,
     /// Each pass as it ran, in order.
     pub passes: Vec<PassRecord>,
-    /// What the pipeline writes and reads of its output, per dimension `(min, max)`, in
-    /// terms of the output buffer's fields and the parameters
+    /// What the pipeline writes and reads of its (first) output, per dimension
+    /// `(min, max)`, in terms of the output buffer's fields and the parameters
     /// (`image_checks::output_region`): a run over a smaller box computes into a buffer
-    /// this big and crops it.
+    /// this big and crops it. `output_regions[0]`, for pipelines of one output.
     pub output_region: Option<Vec<(Expr, Expr)>>,
+    /// The same region of each output, in the order of `env.outputs`.
+    pub output_regions: Vec<Option<Vec<(Expr, Expr)>>>,
     /// What the pipeline reads of each input image, in the same terms
     /// (`image_checks::closed_regions`), for bounds queries (`input_bounds`).
     pub input_regions: Vec<image_checks::RequiredRegion>,
@@ -217,11 +219,16 @@ const LOWERING_STACK_BYTES: usize = 1 << 30;
 
 /// Lowers the pipeline computing `output`.
 pub fn lower(output: &Func, options: &LowerOptions) -> Result<Lowered> {
+    lower_outputs(std::slice::from_ref(output), options)
+}
+
+/// Lowers the pipeline computing every Func of `outputs`, each into buffers of its own.
+pub fn lower_outputs(outputs: &[Func], options: &LowerOptions) -> Result<Lowered> {
     std::thread::scope(|scope| {
         let lowering = std::thread::Builder::new()
             .name("tessera-lower".into())
             .stack_size(LOWERING_STACK_BYTES)
-            .spawn_scoped(scope, || lower_here(output, options))
+            .spawn_scoped(scope, || lower_here(outputs, options))
             .map_err(|e| Error::Runtime(format!("cannot start the lowering thread: {e}")))?;
         lowering
             .join()
@@ -230,10 +237,11 @@ pub fn lower(output: &Func, options: &LowerOptions) -> Result<Lowered> {
 }
 
 /// `lower`, on the calling thread's stack.
-fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
+fn lower_here(outputs: &[Func], options: &LowerOptions) -> Result<Lowered> {
     let start = Instant::now();
-    make_func_names_unique(output.function());
-    let env = realization_order::realization_order(output.function())?;
+    let functions: Vec<_> = outputs.iter().map(|o| o.function().clone()).collect();
+    make_names_unique_among(&functions);
+    let env = realization_order::realization_order(&functions)?;
     let arguments = arguments::infer_arguments(&env)?;
     let constraints = buffer_constraints::buffer_constraints(&env, &arguments)?;
     let mut r = PassRunner {
@@ -241,7 +249,7 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
         records: Vec::new(),
         verifier: options
             .verify
-            .then(|| Verifier::new(env.output, &arguments.signature(&env))),
+            .then(|| Verifier::of_pipeline(&env, &arguments.signature(&env))),
         phase: Phase::Scheduled,
     };
     r.records.push(PassRecord {
@@ -278,7 +286,11 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
     })?;
     let s = r.run("compute_with", s, |s| compute_with::compute_with(s, &env))?;
     let s = r.run("skip_stages", s, |s| Ok(skip_stages::skip_stages(s, &env)))?;
-    let output_region = image_checks::output_region(&s, &env)?;
+    let output_regions = env
+        .outputs
+        .iter()
+        .map(|&o| image_checks::output_region(&s, o))
+        .collect::<Result<Vec<_>>>()?;
     let read_regions = image_checks::read_regions(&s, &arguments)?;
     let input_regions = image_checks::closed_regions(&s, &read_regions);
     let s = r.run("image_checks", s, |s| {
@@ -340,7 +352,8 @@ fn lower_here(output: &Func, options: &LowerOptions) -> Result<Lowered> {
         env,
         arguments,
         passes: r.records,
-        output_region,
+        output_region: output_regions[0].clone(),
+        output_regions,
         input_regions,
     })
 }

@@ -1,7 +1,7 @@
 //! Pass 1: the pipeline's environment (every Func reachable from the output, by name) and the
 //! order Funcs are realized in (producers before consumers). Also where schedule mistakes
 //! recorded by directives surface, and where pipeline-wide rules are checked: Func names are
-//! unique, the output is computed at root.
+//! unique, each output is listed once and computed at root.
 
 use std::collections::HashMap;
 
@@ -14,14 +14,25 @@ use crate::lang::schedule::LoopLevel;
 #[derive(Clone, Debug)]
 pub struct Environment {
     pub funcs: HashMap<Symbol, Function>,
-    /// Producers before consumers; the output is last.
+    /// Producers before consumers; the last output is last.
     pub order: Vec<Symbol>,
-    pub output: Symbol,
+    /// The Funcs realized into buffers of the caller (Halide's `Pipeline({f, g})`), in the
+    /// order given, at least one.
+    pub outputs: Vec<Symbol>,
 }
 
 impl Environment {
     pub fn func(&self, name: Symbol) -> &Function {
         &self.funcs[&name]
+    }
+    /// Whether `name` is one of the pipeline's outputs.
+    pub fn is_output(&self, name: Symbol) -> bool {
+        self.outputs.contains(&name)
+    }
+    /// The outputs' names, joined for messages (`f, g`).
+    pub fn describe_outputs(&self) -> String {
+        let names: Vec<&str> = self.outputs.iter().map(|o| o.as_str()).collect();
+        names.join(", ")
     }
 }
 
@@ -32,11 +43,27 @@ pub fn direct_callees(f: &Function) -> Vec<Function> {
     callees
 }
 
-pub fn realization_order(output: &Function) -> Result<Environment> {
+/// The environment of the pipeline computing `outputs`: an error unless there is at least one
+/// and each is listed once.
+pub fn realization_order(outputs: &[Function]) -> Result<Environment> {
+    if outputs.is_empty() {
+        return Err(Error::Definition(
+            "a pipeline needs at least one output Func, and none was given".into(),
+        ));
+    }
     let mut funcs: HashMap<Symbol, Function> = HashMap::new();
     let mut order = Vec::new();
     let mut visiting = Vec::new();
-    visit(output, &mut funcs, &mut order, &mut visiting)?;
+    for (i, output) in outputs.iter().enumerate() {
+        if outputs[..i].iter().any(|o| o.same_as(output)) {
+            return Err(Error::Definition(format!(
+                "Func {} is listed twice among the pipeline's outputs; list each output once",
+                output.name()
+            )));
+        }
+        visit(output, &mut funcs, &mut order, &mut visiting)?;
+    }
+    let outputs: Vec<Symbol> = outputs.iter().map(|o| o.name()).collect();
     for name in &order {
         let f = &funcs[name];
         let c = f.read();
@@ -61,31 +88,36 @@ pub fn realization_order(output: &Function) -> Result<Environment> {
         }
     }
     keep_fused_funcs_together(&mut order, &funcs);
-    let out = output.read();
-    if let Some(f) = order
-        .iter()
-        .find(|n| **n != out.name && funcs[*n].read().schedule.nontemporal_stores)
-    {
-        return Err(Error::schedule(format!(
-            "{f}.store_nontemporal(): only the pipeline's output can bypass the caches, and {f} is computed inside the pipeline of {}",
-            out.name
-        )));
-    }
-    match &out.schedule.compute_level {
-        LoopLevel::Inlined | LoopLevel::Root => {}
-        other => {
-            return Err(Error::schedule(format!(
-                "{} is the output of the pipeline, so it is computed at root; it cannot be computed at {}",
-                out.name,
-                other.describe()
-            )))
-        }
-    }
-    Ok(Environment {
+    let env = Environment {
         funcs,
         order,
-        output: out.name,
-    })
+        outputs,
+    };
+    if let Some(f) = env
+        .order
+        .iter()
+        .find(|n| !env.is_output(**n) && env.funcs[*n].read().schedule.nontemporal_stores)
+    {
+        return Err(Error::schedule(format!(
+            "{f}.store_nontemporal(): only the pipeline's outputs can bypass the caches, and {f} is computed inside the pipeline of {}",
+            env.describe_outputs()
+        )));
+    }
+    // The default level, inlined, means root for an output, as in Halide (an explicit
+    // `compute_inline` is the same level, so it cannot be told apart).
+    let role = if env.outputs.len() == 1 { "the" } else { "an" };
+    for &name in &env.outputs {
+        match &env.funcs[&name].read().schedule.compute_level {
+            LoopLevel::Inlined | LoopLevel::Root => {}
+            other => {
+                return Err(Error::schedule(format!(
+                    "{name} is {role} output of the pipeline, so it is computed at root; it cannot be computed at {}",
+                    other.describe()
+                )))
+            }
+        }
+    }
+    Ok(env)
 }
 
 /// Moves each Func computed with another (`compute_with`) next to it in `order` where

@@ -1,7 +1,9 @@
-//! Pass 2, loop synthesis (Halide §4.1): the loop nest of the output, then each other Func
-//! (consumers first) injected into it — inlined, or computed and stored at the loop levels its
-//! schedule names, after checking those levels are legal: the compute level must enclose every
-//! use, storage must be at or outside it, with no parallel loop in between. A level at the
+//! Pass 2, loop synthesis (Halide §4.1): the loop nest of the last output realized, then each
+//! other Func (consumers first) injected into it — another output computed at root into its own
+//! buffers (no realization), whether anything reads it or not; any other Func inlined, or
+//! computed and stored at the loop levels its schedule names, after checking those levels are
+//! legal: the compute level must enclose every use, storage must be at or outside it, with no
+//! parallel loop in between. A level at the
 //! loops of a `compute_with` group is placed for the group (`compute_with::FusedGroups`).
 
 use super::compute_with::FusedGroups;
@@ -55,13 +57,16 @@ pub fn schedule_functions(env: &Environment) -> Result<Stmt> {
             return Err(definition_too_large(name));
         }
     }
-    let output = env.func(env.output).read();
-    let mut s = build_production(&output);
-    drop(output);
+    let (&last, earlier) = env.order.split_last().expect("a pipeline has an output");
+    let mut s = build_production(&env.func(last).read());
     let groups = FusedGroups::new(env);
-    for &name in env.order.iter().rev().skip(1) {
+    for &name in earlier.iter().rev() {
         let f = env.func(name);
         let c = f.read();
+        if env.is_output(name) {
+            s = produce_then(&c, s);
+            continue;
+        }
         // A definition that stores only some points or elements (undef) needs storage, like
         // updates.
         let substitutable = c.updates.is_empty() && !c.pure_leaves_points_unstored();

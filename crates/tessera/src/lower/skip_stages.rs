@@ -147,7 +147,7 @@ impl Skipping<'_> {
         else {
             return None;
         };
-        if consumed != name || *name == self.env.output {
+        if consumed != name || self.env.is_output(*name) {
             return None;
         }
         let f = self.env.func(*name).read();

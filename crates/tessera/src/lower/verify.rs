@@ -17,6 +17,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::names::is_region_or_storage_name;
+use super::realization_order::Environment;
 use crate::codegen::signature::Signature;
 use crate::error::{Error, Result};
 use crate::ir::{
@@ -56,9 +57,9 @@ pub struct Verifier {
     names: FxHashMap<Symbol, Type>,
     /// The buffers passed in (flat, or images read by calls before flattening).
     storage: FxHashMap<Symbol, Storage>,
-    /// The output Func and its storage before flattening (a single-valued output's buffer
-    /// has its name).
-    output: Option<(Symbol, Storage)>,
+    /// The output Funcs and their storage before flattening (a single-valued output's
+    /// buffer has its name).
+    outputs: Vec<(Symbol, Storage)>,
 }
 
 impl Verifier {
@@ -66,6 +67,39 @@ impl Verifier {
     /// `signature`: before flattening, `output` is written and read as a Func with the
     /// outputs' types; after, through the output buffers.
     pub fn new(output: Symbol, signature: &Signature) -> Verifier {
+        let mut verifier = Verifier::of_buffers(signature);
+        verifier
+            .outputs
+            .extend(signature.outputs.first().map(|first| {
+                let types = signature.outputs.iter().map(|o| o.ty).collect();
+                let dims = first.dims;
+                (output, Storage::Func { types, dims })
+            }));
+        verifier
+    }
+
+    /// `new`, for the statements lowering the pipeline of `env`, whose output Funcs may be
+    /// several.
+    pub fn of_pipeline(env: &Environment, signature: &Signature) -> Verifier {
+        let mut verifier = Verifier::of_buffers(signature);
+        verifier.outputs = env
+            .outputs
+            .iter()
+            .map(|&o| {
+                let f = env.func(o).read();
+                let storage = Storage::Func {
+                    types: f.output_types.clone(),
+                    dims: f.args.len(),
+                };
+                (o, storage)
+            })
+            .collect();
+        verifier
+    }
+
+    /// The verifier of a statement whose entry point takes `signature`, with no output Func
+    /// yet.
+    fn of_buffers(signature: &Signature) -> Verifier {
         let mut names = FxHashMap::default();
         let mut storage = FxHashMap::default();
         for b in signature.buffers() {
@@ -90,15 +124,10 @@ impl Verifier {
                 },
             );
         }
-        let output = signature.outputs.first().map(|first| {
-            let types = signature.outputs.iter().map(|o| o.ty).collect();
-            let dims = first.dims;
-            (output, Storage::Func { types, dims })
-        });
         Verifier {
             names,
             storage,
-            output,
+            outputs: Vec::new(),
         }
     }
 
@@ -248,8 +277,9 @@ impl Checker<'_> {
         if let Some(s) = self.storage.get(&name).and_then(|b| b.last()) {
             return Some(s);
         }
-        match &self.verifier.output {
-            Some((output, s)) if *output == name && self.phase < Phase::Flattened => Some(s),
+        let output = self.verifier.outputs.iter().find(|(o, _)| *o == name);
+        match output {
+            Some((_, s)) if self.phase < Phase::Flattened => Some(s),
             _ => self.verifier.storage.get(&name),
         }
     }

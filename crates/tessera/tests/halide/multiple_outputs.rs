@@ -4,11 +4,16 @@
 //! value)`, updated with a select on all three elements), whose best value must be within
 //! 1e-4 of 1 — and equal to the argmax plain Rust finds, coordinates included.
 //!
-//! Halide's other two cases realize pipelines with several output Funcs (`Pipeline({f,
-//! g})`, of different sizes and dimensionalities); Tessera's pipelines have one output
-//! Func, so they are left out. Halide's `tuple_select` is written as one select per element.
+//! Halide's other two cases realize pipelines with several output Funcs
+//! (`Pipeline::with_outputs`, Halide's `Pipeline({f, g})`) into buffers of the caller's, one
+//! per value of each output: two independent outputs of different sizes; and three outputs
+//! of different dimensionalities, two of them Tuples, that read each other (`h` and `g` read
+//! the output `f`, `g` reads the output `h`). Both run compiled (`realize_into`) and on the
+//! interpreter, each output over its own box. Halide's `tuple_select` is written as one
+//! select per element.
 
 use crate::realize;
+use tessera::lang::buffer::for_each_coord_in;
 use tessera::prelude::*;
 
 #[test]
@@ -68,4 +73,92 @@ fn an_argmax_as_a_tuple_reduction() {
     }
     assert!(bv.get(&[]) >= 0.9999, "the best value is {}", bv.get(&[]));
     assert_eq!((bx.get(&[]), by.get(&[]), bv.get(&[])), (rx, ry, rv));
+}
+
+/// Each output's buffers from `pipeline`, over `boxes` (one per output): compiled, into
+/// buffers of the caller's as Halide's `realize({f_im, g_im})`, then on the interpreter,
+/// whose buffers must be equal.
+fn realize_outputs(pipeline: &Pipeline, boxes: &[(&[i64], &[i64])]) -> Vec<AnyBuffer> {
+    let mut buffers = Vec::new();
+    for (output, (mins, extents)) in pipeline.outputs().iter().zip(boxes) {
+        for ty in output.output_types() {
+            buffers.push(AnyBuffer::with_mins(ty, mins, extents).unwrap());
+        }
+    }
+    let compiled = pipeline.compile_jit(&Target::host()).unwrap();
+    compiled.realize_into(&Inputs::new(), &mut buffers).unwrap();
+    let interpreted = pipeline.realize_interp_each(&Inputs::new(), boxes).unwrap();
+    for (b, (jit, interp)) in buffers.iter().zip(&interpreted.buffers).enumerate() {
+        let mins: Vec<i64> = jit.dims().iter().map(|d| d.min).collect();
+        let extents: Vec<i64> = jit.dims().iter().map(|d| d.extent).collect();
+        for_each_coord_in(&mins, &extents, &mut |c| {
+            assert_eq!(jit.get_value(c), interp.get_value(c), "buffer {b} at {c:?}")
+        });
+    }
+    buffers
+}
+
+#[test]
+fn independent_outputs_of_different_sizes() {
+    let x = Var::new("x");
+    let (f, g) = (Func::new("f"), Func::new("g"));
+    f.define(x, x * 100).unwrap();
+    g.define(x, x).unwrap();
+    let out = realize_outputs(
+        &Pipeline::with_outputs(&[&f, &g]),
+        &[(&[0], &[100]), (&[0], &[10])],
+    );
+    let (f_im, g_im) = (
+        out[0].clone().into_typed::<i32>().unwrap(),
+        out[1].clone().into_typed::<i32>().unwrap(),
+    );
+    assert_eq!(f_im.extents(), vec![100]);
+    for i in 0..100 {
+        assert_eq!(f_im.get(&[i]), (100 * i) as i32, "f({i})");
+    }
+    assert_eq!(g_im.extents(), vec![10]);
+    for i in 0..10 {
+        assert_eq!(g_im.get(&[i]), i as i32, "g({i})");
+    }
+}
+
+#[test]
+fn outputs_of_different_dimensionalities_reading_each_other() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let (f, g, h) = (Func::new("f"), Func::new("g"), Func::new("h"));
+    f.define(x, x).unwrap();
+    h.define(x, Tuple(vec![f.at(x) + 17, f.at(x) - 17]))
+        .unwrap();
+    let hx = h.tuple_at(x);
+    g.define(
+        (x, y),
+        Tuple(vec![f.at(x + y) * 2, hx[0].clone() * y, hx[1].clone() - 2]),
+    )
+    .unwrap();
+    let out = realize_outputs(
+        &Pipeline::with_outputs(&[&h, &g, &f]),
+        &[(&[0], &[50]), (&[0, 0], &[20, 20]), (&[0], &[100])],
+    );
+    let typed: Vec<Buffer<i32>> = out.into_iter().map(|b| b.into_typed().unwrap()).collect();
+    let [h0, h1, g0, g1, g2, f_im] = typed.as_slice() else {
+        panic!("h and g have 2 and 3 values, f one");
+    };
+    for i in 0..100 {
+        assert_eq!(f_im.get(&[i]), i as i32, "f({i})");
+    }
+    for i in 0..50 {
+        let (c0, c1) = (f_im.get(&[i]) + 17, f_im.get(&[i]) - 17);
+        assert_eq!((h0.get(&[i]), h1.get(&[i])), (c0, c1), "h({i})");
+    }
+    for i in 0..20 {
+        for j in 0..20 {
+            let want = (
+                f_im.get(&[i + j]) * 2,
+                h0.get(&[i]) * j as i32,
+                h1.get(&[i]) - 2,
+            );
+            let got = (g0.get(&[i, j]), g1.get(&[i, j]), g2.get(&[i, j]));
+            assert_eq!(got, want, "g({i}, {j})");
+        }
+    }
 }
