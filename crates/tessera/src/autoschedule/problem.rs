@@ -120,8 +120,8 @@ pub struct Wrapped {
 #[allow(clippy::mutable_key_type)]
 #[derive(Default)]
 struct CallSites {
-    /// Each Func's and image's points called (coordinates simplified); an inlined Func's calls are
-    /// expanded once per point.
+    /// Each Func's and image's points called (coordinates simplified); an inlined Func's
+    /// calls are expanded once per point.
     points: HashMap<Symbol, HashSet<Vec<Expr>>>,
     /// The expressions walked.
     walked: HashSet<Expr>,
@@ -337,8 +337,10 @@ impl<'a> Problem<'a> {
     /// of the consumer's whole region): a pure Func that is not the output is inlined when
     /// evaluating it at every call costs less than computing it once, storing it and loading
     /// it at every call. The comparison uses the Func's own expression; its producers,
-    /// decided after it, are then charged for its evaluations. Then, producers first, every
-    /// Func's per-point terms with its inlined producers folded in.
+    /// decided after it, are then charged for its evaluations. Two corrections follow:
+    /// siblings tried inlined together (`inline_siblings_together`), and inlines re-judged
+    /// with their inlined producers folded in (`materialize_expensive_inlines`). Then,
+    /// producers first, every Func's per-point terms with its inlined producers folded in.
     fn decide_inlining(&mut self) {
         let graph = &self.analysis.graph;
         let stage = |i: usize, s: usize| StageId {
@@ -360,8 +362,7 @@ impl<'a> Problem<'a> {
             let traffic = points * info.bytes as f64 * self.model.l2_byte_ns;
             let original = self.wrapped.iter().any(|w| w.func == info.name);
             if original || recompute <= materialize + traffic {
-                self.inlined[i] = true;
-                self.reader_points.borrow_mut().clear();
+                self.set_inlined(&[i], true);
                 evaluations[i] = calls;
             }
         }
@@ -516,8 +517,7 @@ impl<'a> Problem<'a> {
             let materialize = points * self.model.time(&point)
                 + points * info.bytes as f64 * self.model.l2_byte_ns;
             if materialize < recompute {
-                self.inlined[i] = false;
-                self.reader_points.borrow_mut().clear();
+                self.set_inlined(&[i], false);
                 evaluations[i] = points;
             }
         }
@@ -630,8 +630,8 @@ impl<'a> Problem<'a> {
             .collect()
     }
 
-    /// Adds to `sites` the points at which `e` calls each Func and image, inlined Funcs expanded in
-    /// place (each inlined call, and each expression, walked once).
+    /// Adds to `sites` the points at which `e` calls each Func and image, inlined Funcs
+    /// expanded in place (each inlined call, and each expression, walked once).
     #[allow(clippy::mutable_key_type)]
     fn collect_calls(&self, e: &Expr, sites: &mut CallSites) {
         if !sites.walked.insert(e.clone()) {
