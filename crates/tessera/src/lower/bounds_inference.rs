@@ -90,12 +90,22 @@ fn touched_part(s: &Stmt, func: Symbol) -> Option<(Stmt, HashSet<Symbol>)> {
     }
     let mut touched = false;
     s.for_each_child(|e| touched |= reads(e, func), |_| {});
-    touched |= match s.kind() {
-        StmtKind::Provide { func: name, .. } | StmtKind::Store { buffer: name, .. } => {
-            *name == func
+    match s.kind() {
+        // The storage of another Func changes no region of `func`, and its bounds would keep
+        // that Func's storage lets (a deep pipeline's output is nested in every Func's).
+        StmtKind::Realize {
+            func: other, body, ..
         }
-        _ => false,
-    };
+        | StmtKind::Allocate {
+            buffer: other,
+            body,
+            ..
+        } if *other != func && !touched => return touched_part(body, func),
+        StmtKind::Provide { func: name, .. } | StmtKind::Store { buffer: name, .. } => {
+            touched |= *name == func
+        }
+        _ => {}
+    }
     let mut names: HashSet<Symbol> = HashSet::new();
     let s = s.map_children(
         |e| e.clone(),
@@ -782,4 +792,96 @@ fn define_regions(
     }
     hoisted.extend(lets);
     Ok((hoisted, checks))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::stmt::{ForKind, Range};
+    use crate::ir::Type;
+
+    /// `f` written at `x + 1` for `x` in `[0, 10)`, inside the storage of another Func `g`
+    /// whose extent is the let `g.extent`, bound to `extent`.
+    fn f_inside_the_storage_of_g(extent: Expr) -> Stmt {
+        let (x, g_extent, f, g) = (
+            Symbol::new("x"),
+            Symbol::new("g.extent"),
+            Symbol::new("f"),
+            Symbol::new("g"),
+        );
+        let store = Stmt::new(StmtKind::Provide {
+            func: f,
+            args: vec![Expr::binary(
+                BinaryOp::Add,
+                Expr::var(x, Type::i32()),
+                Expr::i32(1),
+            )],
+            values: vec![Expr::i32(7)],
+        });
+        let producer = Stmt::for_loop(x, Expr::i32(0), Expr::i32(10), ForKind::Serial, store);
+        let storage = Stmt::new(StmtKind::Realize {
+            func: g,
+            types: vec![Type::i32()],
+            bounds: vec![Range {
+                min: Expr::i32(0),
+                extent: Expr::var(g_extent, Type::i32()),
+            }],
+            body: producer,
+        });
+        Stmt::let_stmt(g_extent, extent, storage)
+    }
+
+    fn constant_ends(i: &Interval) -> (Option<i128>, Option<i128>) {
+        let constant = |e: &Option<Expr>| e.as_ref().and_then(Expr::as_int_const);
+        (constant(&i.min), constant(&i.max))
+    }
+
+    #[test]
+    fn the_storage_of_other_funcs_and_its_lets_are_left_out_of_a_funcs_region() {
+        let s = f_inside_the_storage_of_g(Expr::i32(20));
+        let kept = touching_without_unused_lets(&s, Symbol::new("f")).expect("f is written");
+        let text = kept.to_string();
+        assert!(!text.contains("realize"), "{text}");
+        assert!(!text.contains("g.extent"), "{text}");
+        let region = func_box(&s, Symbol::new("f"), true).expect("f is written");
+        // The points written, by a plain loop over the producer's x.
+        let written: Vec<i128> = (0..10).map(|x| x + 1).collect();
+        assert_eq!(
+            constant_ends(&region[0]),
+            (written.first().copied(), written.last().copied())
+        );
+    }
+
+    #[test]
+    fn the_storage_of_another_func_whose_bounds_read_the_func_is_kept() {
+        let f = Symbol::new("f");
+        let s = f_inside_the_storage_of_g(Expr::i32(0));
+        let StmtKind::LetStmt { name, body, .. } = s.kind() else {
+            unreachable!("built as a let")
+        };
+        let StmtKind::Realize {
+            func,
+            types,
+            bounds,
+            body,
+        } = body.kind()
+        else {
+            unreachable!("built as a realize")
+        };
+        let read_f = Expr::load(Type::i32(), f, Expr::i32(3));
+        let storage = Stmt::new(StmtKind::Realize {
+            func: *func,
+            types: types.clone(),
+            bounds: vec![Range {
+                min: bounds[0].min.clone(),
+                extent: read_f,
+            }],
+            body: body.clone(),
+        });
+        let s = Stmt::let_stmt(*name, Expr::i32(0), storage);
+        let kept = touching_without_unused_lets(&s, f).expect("f is read");
+        assert!(kept.to_string().contains("realize"), "{kept}");
+        let region = func_box(&s, f, false).expect("f is read");
+        assert_eq!(constant_ends(&region[0]), (Some(3), Some(3)));
+    }
 }
