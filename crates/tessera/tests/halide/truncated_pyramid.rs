@@ -182,7 +182,7 @@ fn five_levels_below_the_specialization() {
 }
 
 #[test]
-#[ignore = "slow: about 40 s in the test profile (2026-11-28): lowering each of the two 20-level pipelines (39 specialized Funcs) about 4 s (was 11 to 15 s; image_checks 5 to 7 ms, was 2 to 3 s), most left in allocation_bounds (0.7 s) and the three simplify passes (1.6 s) over 1 to 3 MB of IR, and LLVM compiling the checked native code 17 s"]
+#[ignore = "slow: about 28 s in the test profile (2026-11-28, was 45 s): lowering each of the two 20-level pipelines (39 specialized Funcs) about 4 s (was 11 to 15 s; image_checks 5 to 7 ms, was 2 to 3 s), most left in allocation_bounds (0.7 s) and the three simplify passes (1.6 s) over 1 to 3 MB of IR, and LLVM compiling the checked native code 17 s"]
 fn twenty_levels() {
     check_size(20, 64);
     check_size(20, 24);
