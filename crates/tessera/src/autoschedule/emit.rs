@@ -3,8 +3,8 @@
 //! person could have written. Every split of the pipeline's output, every split of rows into
 //! strips or tiles, and every row's last vector or tile of a Func that reads an input
 //! unclamped guards its last piece (`GuardWithIf`), so a schedule made for one size computes
-//! any output size correctly; other Funcs round their last vector up and shift their last
-//! tile inwards, which is cheaper. An output larger than the last-level cache is stored
+//! any output size correctly; other Funcs shift their last vector and tile inwards, which is
+//! cheaper (a tile wider than the whole region is guarded). An output larger than the last-level cache is stored
 //! nontemporally. A Func whose values a coordinate's parity selects is computed a residue at
 //! a time, unrolled (`parity_unroll`).
 
@@ -116,7 +116,7 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
         }
         Strategy::Tiles { width, height, .. } => {
             let (xo, xi) = (loop_name(f, &args[0], "o"), loop_name(f, &args[0], "i"));
-            out.push(split(&args[0], &xo, &xi, width, tile_tail(f)));
+            out.push(split(&args[0], &xo, &xi, width, tile_tail(f, width)));
             let mut order = vec![xi.clone()];
             let mut outer = vec![xo.clone()];
             if let Some(y) = args.get(1) {
@@ -259,22 +259,29 @@ pub(super) fn fuse_outer(
     Some(fused)
 }
 
-/// How `f`'s last, partial vector of a row is computed: rounded up to a whole one where
-/// computing past its region is harmless (`FuncInfo::may_round_up`), else guarded
-/// (`GuardWithIf`): whole vectors past the end would write past the output's buffer or read
-/// past what the pipeline's inputs hold when the output is narrower than planned.
+/// How `f`'s last, partial vector of a row is computed: shifted inwards to end at the
+/// region's end where computing past its region is harmless (`FuncInfo::may_round_up`),
+/// else guarded (`GuardWithIf`): whole vectors past the end would write past the output's
+/// buffer or read past what the pipeline's inputs hold when the output is narrower than
+/// planned. Shifted rather than rounded up: a region rounded up to whole vectors is a wider
+/// region required of `f`'s producers, and down a pyramid of downsamplings each level
+/// doubles the widening of the one below (interpolate's first level computed 2.4 times the
+/// points it needed).
 pub(super) fn vector_tail(f: &FuncInfo) -> TailStrategy {
     match f.may_round_up {
-        true => TailStrategy::RoundUp,
+        true => TailStrategy::ShiftInwards,
         false => TailStrategy::GuardWithIf,
     }
 }
 
-/// How `f`'s last, partial tile of a row is computed: shifted inwards to end at the region's
-/// end where computing past its region is harmless (rounding up would compute up to a tile
-/// of waste), else guarded.
-fn tile_tail(f: &FuncInfo) -> TailStrategy {
-    match f.may_round_up {
+/// How `f`'s last, partial tile of a row `width` wide is computed: shifted inwards to end at
+/// the region's end where computing past its region is harmless (rounding up would compute
+/// up to a tile of waste), else guarded. A tile wider than the whole (planned) region is
+/// guarded too: shifted inwards it would compute a whole tile, and require a tile's width
+/// of its producers, where the region is narrower (a coarse level of a pyramid).
+fn tile_tail(f: &FuncInfo, width: i64) -> TailStrategy {
+    let fits = f.region.first().is_none_or(|s| width <= s.extent());
+    match f.may_round_up && fits {
         true => TailStrategy::ShiftInwards,
         false => TailStrategy::GuardWithIf,
     }
