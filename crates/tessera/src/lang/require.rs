@@ -35,14 +35,13 @@ impl From<&Expr> for MessagePart {
 pub fn require(
     condition: impl Into<Expr>,
     value: impl Into<Expr>,
-    message_parts: &[MessagePart],
+    message: &[MessagePart],
 ) -> Expr {
-    let (condition, value) = (condition.into(), value.into());
-    let message = MessageCall {
+    const REQUIRE: MessageCall = MessageCall {
         what: "require",
         value_leads_message: false,
     };
-    message.call(condition, value, message_parts, |message| {
+    REQUIRE.call(condition.into(), value.into(), message, |message| {
         Intrinsic::Require { message }
     })
 }
