@@ -58,6 +58,7 @@ pub mod bounds_query {
 
 pub use codegen::target::Target;
 pub use error::{Error, Result};
+pub use eval::print::PrintHandler;
 pub use eval::realize::Evaluator;
 pub use eval::value::Value;
 pub use input_bounds::{InferredBounds, InputBounds};

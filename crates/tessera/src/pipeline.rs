@@ -14,6 +14,7 @@ use crate::codegen::signature::Signature;
 use crate::codegen::target::Target;
 use crate::error::{Error, Result};
 use crate::eval::expr::eval_scalar;
+use crate::eval::print::PrintHandler;
 use crate::eval::realize::Evaluator;
 use crate::eval::value::Value;
 use crate::input_bounds::{bind_dense_fields, infer_bounds, InferredBounds, InputBounds};
@@ -39,12 +40,21 @@ pub struct Inputs {
     params: Vec<ParamBinding>,
     /// Two different inputs of one name were bound: reported by `check`.
     conflict: Option<Error>,
+    /// Where the run's `print`s write.
+    print: PrintHandler,
 }
 
 impl Inputs {
     /// No images and no parameters bound yet.
     pub fn new() -> Inputs {
         Inputs::default()
+    }
+    /// Sends the lines the run's `print`s write to `handler` instead of stderr (Halide's
+    /// `set_custom_print`), in native code and on the interpreter alike. Under `parallel`
+    /// loops the handler is called from several threads at once, a whole line each call.
+    pub fn custom_print(mut self, handler: PrintHandler) -> Inputs {
+        self.print = handler;
+        self
     }
     /// Binds `image` to `buffer` (replacing an earlier buffer for the same ImageParam).
     pub fn image(self, image: &ImageParam, buffer: impl Into<AnyBuffer>) -> Inputs {
@@ -561,7 +571,9 @@ pub fn run_interp_each(
 ) -> Result<Realization> {
     inputs.check(&lowered.arguments)?;
     let outputs = check_lowered_boxes(lowered, boxes)?;
-    let mut interp = Interpreter::new().with_parallel_seed(parallel_seed);
+    let mut interp = Interpreter::new()
+        .with_parallel_seed(parallel_seed)
+        .with_custom_print(inputs.print.clone());
     for (name, buffer) in &inputs.images {
         interp.bind_buffer(*name, buffer.clone());
     }
@@ -724,7 +736,8 @@ impl Compiled {
         let images: Vec<(Symbol, &AnyBuffer)> =
             inputs.images().iter().map(|(n, b)| (*n, b)).collect();
         let mut refs: Vec<&mut AnyBuffer> = outputs.iter_mut().collect();
-        self.jit.run(&mut refs, &images, inputs.params())
+        self.jit
+            .run_printing(&mut refs, &images, inputs.params(), &inputs.print)
     }
 }
 

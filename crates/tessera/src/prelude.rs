@@ -5,6 +5,7 @@
 
 pub use crate::codegen::target::Target;
 pub use crate::error::{Error, Result};
+pub use crate::eval::print::PrintHandler;
 pub use crate::eval::realize::Evaluator;
 pub use crate::eval::value::Value;
 pub use crate::ir::MessagePart;
@@ -27,6 +28,7 @@ pub use crate::lang::inline_reductions::{
 pub use crate::lang::math::*;
 pub use crate::lang::operators::ExprOps;
 pub use crate::lang::param::{Param, ParamBinding};
+pub use crate::lang::print::{print, print_when};
 pub use crate::lang::promises::{promise_clamped, unsafe_promise_clamped};
 pub use crate::lang::random::{random_float, random_int};
 pub use crate::lang::rdom::{RDom, RVar};

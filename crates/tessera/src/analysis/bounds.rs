@@ -674,7 +674,7 @@ impl<'a> Bounder<'a> {
                     promised
                 }
             }
-            Require { .. } => self.bounds(&args[1]),
+            Require { .. } | Print { .. } => self.bounds(&args[1]),
             Interleave => {
                 let mut all = x;
                 for a in &args[1..] {

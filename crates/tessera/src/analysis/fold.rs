@@ -156,7 +156,7 @@ pub fn cast(ty: Type, a: &Expr) -> Expr {
 /// the folded result is NaN.
 pub fn intrinsic(ty: Type, op: Intrinsic, args: &[Expr]) -> Option<Expr> {
     let values: Option<Vec<Value>> = args.iter().map(Value::from_const).collect();
-    let Some(values) = values.filter(|_| !op.can_fail()) else {
+    let Some(values) = values.filter(|_| !op.has_effects()) else {
         return Some(Expr::intrinsic(ty, op, args.to_vec()));
     };
     let types: Vec<Type> = args.iter().map(Expr::ty).collect();

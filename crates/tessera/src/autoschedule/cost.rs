@@ -171,6 +171,7 @@ fn intrinsic_kind(i: Intrinsic) -> Option<OpKind> {
         | Undef
         | PromiseClamped
         | Require { .. }
+        | Print { .. }
         | Random => None,
     }
 }

@@ -97,6 +97,11 @@ void tessera_free(void *user_context, void *block);
    "\x01TYPE\x02" replaced by the next value (one uint64_t of raw bits per lane). Returns the
    code the pipeline returns (non-zero). */
 int32_t tessera_error(void *user_context, const char *message_template, const uint64_t *values);
+/* Provided by the program: a `print` evaluated. The template is as tessera_error's; its first
+   value is the print's, of L lanes (1 for a scalar), and `values` begins with the L lanes of
+   its condition (0 or 1). Each lane whose condition is 1 prints one line, its values taken
+   from that lane (a scalar value from its one). Returns 0. */
+int32_t tessera_print(void *user_context, const char *message_template, const uint64_t *values);
 #endif
 
 /* Returns 0, or the non-zero code of tessera_error. The buffers must not overlap in memory

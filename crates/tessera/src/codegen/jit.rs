@@ -15,6 +15,7 @@ use super::llvm;
 use super::signature::{BufferArgument, Signature};
 use super::target::Target;
 use crate::error::{Error, Result};
+use crate::eval::print::PrintHandler;
 use crate::ir::{Stmt, Symbol};
 use crate::lang::buffer::{dims_alias, AnyBuffer};
 use crate::lang::param::ParamBinding;
@@ -308,8 +309,19 @@ impl CompiledPipeline {
         images: &[(Symbol, &AnyBuffer)],
         params: &[ParamBinding],
     ) -> Result<()> {
+        self.run_printing(outputs, images, params, &PrintHandler::default())
+    }
+
+    /// `run`, the lines its `print`s write sent to `print`.
+    pub fn run_printing(
+        &self,
+        outputs: &mut [&mut AnyBuffer],
+        images: &[(Symbol, &AnyBuffer)],
+        params: &[ParamBinding],
+        print: &PrintHandler,
+    ) -> Result<()> {
         let args = self.arguments(outputs, images, params)?;
-        let context = RunContext::new(&self.scratch);
+        let context = RunContext::new(&self.scratch, print.clone());
         let mut pointers = args.pointers.clone();
         pointers.push(&context as *const RunContext<'_> as *const c_void);
         let raw = SendPointers(pointers.as_ptr());

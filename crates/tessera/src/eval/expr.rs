@@ -7,9 +7,12 @@
 
 use std::collections::HashMap;
 
+use super::print::{printed_line, PrintHandler};
 use super::value::{self, Value};
 use crate::error::{Error, Result};
-use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, MessagePart, Symbol, Type};
+use crate::ir::{
+    BinaryOp, CallKind, Expr, ExprKind, Intrinsic, MessagePart, Symbol, Type, MESSAGE_VALUE_MARK,
+};
 use crate::lang::function::FuncLink;
 
 /// What an expression may refer to outside itself.
@@ -30,6 +33,10 @@ pub trait EvalContext {
         Err(Error::Runtime(format!(
             "no input image {image} in this context"
         )))
+    }
+    /// Writes a line a `print` made (to stderr, unless the context has a handler).
+    fn print(&mut self, line: &str) {
+        PrintHandler::default().print(line)
     }
     /// Element `index` of a flat buffer, of type `ty`.
     fn load(&mut self, buffer: Symbol, index: i64, ty: Type) -> Result<Value> {
@@ -223,6 +230,20 @@ impl<'a> ExprEval<'a> {
                         }
                     }
                     Err(Error::Runtime(format!("requirement failed: {text}")))
+                }
+                CallKind::Intrinsic(Intrinsic::Print { message }) => {
+                    // The value once, also printed first (evaluating it twice would run
+                    // the prints inside it twice).
+                    let value = self.eval(&args[1], lane)?;
+                    if self.eval(&args[0], lane)?.is_true() {
+                        let mut values = vec![value];
+                        for v in &args[2..] {
+                            values.push(self.eval(v, lane)?);
+                        }
+                        let pieces: Vec<&str> = message.as_str().split(MESSAGE_VALUE_MARK).collect();
+                        self.ctx.print(&printed_line(&pieces, &values));
+                    }
+                    Ok(value)
                 }
                 CallKind::Intrinsic(Intrinsic::PromiseClamped) => {
                     let v = self.eval(&args[0], lane)?;

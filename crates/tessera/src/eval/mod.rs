@@ -2,5 +2,6 @@
 //! (`expr`), which every other component is checked against.
 
 pub mod expr;
+pub mod print;
 pub mod realize;
 pub mod value;

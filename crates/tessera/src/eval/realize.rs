@@ -43,6 +43,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use super::expr::{EvalContext, ExprEval};
+use super::print::PrintHandler;
 use super::value::Value;
 use crate::error::{Error, Result};
 use crate::ir::function::keeps_element;
@@ -115,6 +116,8 @@ pub struct Evaluator {
     /// The output Func of a `realize_into` and the buffers it was given, whose values stand
     /// where its pure definition stores nothing.
     prior: Option<(Symbol, Vec<AnyBuffer>)>,
+    /// Where `print` writes.
+    print: PrintHandler,
 }
 
 /// A snapshot of one Func's definitions, prepared for evaluation.
@@ -176,6 +179,13 @@ impl Evaluator {
         }
         self.images.insert(image.name(), buffer);
         self.forget_values();
+        self
+    }
+
+    /// Sends the lines `print` writes to `handler` instead of stderr (Halide's
+    /// `set_custom_print`).
+    pub fn with_custom_print(mut self, handler: PrintHandler) -> Evaluator {
+        self.print = handler;
         self
     }
 
@@ -740,6 +750,10 @@ struct Frame<'a> {
 }
 
 impl EvalContext for Frame<'_> {
+    fn print(&mut self, line: &str) {
+        self.ev.print.print(line)
+    }
+
     fn lookup(&self, name: Symbol, _lane: usize) -> Option<Value> {
         self.vars
             .iter()

@@ -434,6 +434,8 @@ pub fn intrinsic(op: Intrinsic, args: &[Value], arg_types: &[Type], result: Type
         Likely | LikelyIfInnermost | PromiseClamped => a,
         // The condition is checked by `eval::expr`, which can fail.
         Require { .. } => args[1],
+        // The printing is `eval::expr`'s.
+        Print { .. } => args[1],
         Random => unreachable!("internal error: random is replaced by definitions"),
         Interleave => unreachable!("internal error: interleave is not lane-wise (eval::expr)"),
         Undef => unreachable!("internal error: undef has no value (eval::expr reports it)"),

@@ -18,6 +18,7 @@ use self::memory::Memory;
 use self::random::SplitMix64;
 use crate::error::{Error, Result};
 use crate::eval::expr::{EvalContext, ExprEval};
+use crate::eval::print::PrintHandler;
 use crate::eval::value::{self, Value};
 use crate::ir::{Expr, ForKind, MemoryType, MessagePart, Range, Stmt, StmtKind, Symbol, Type};
 use crate::lang::buffer::AnyBuffer;
@@ -54,6 +55,8 @@ pub struct Interpreter {
 struct State {
     env: Env,
     memory: Memory,
+    /// Where `print` writes.
+    print: PrintHandler,
 }
 
 impl EvalContext for State {
@@ -68,6 +71,9 @@ impl EvalContext for State {
     }
     fn load(&mut self, buffer: Symbol, index: i64, ty: Type) -> Result<Value> {
         self.memory.load(buffer, index, ty)
+    }
+    fn print(&mut self, line: &str) {
+        self.print.print(line)
     }
 }
 
@@ -97,6 +103,12 @@ impl Interpreter {
             parallel_seed: seed,
             ..self
         }
+    }
+
+    /// Sends the lines `print` writes to `handler` instead of stderr.
+    pub fn with_custom_print(mut self, handler: PrintHandler) -> Interpreter {
+        self.state.print = handler;
+        self
     }
 
     /// Binds an input or output buffer by name, together with its fields `name.min.d`,

@@ -181,6 +181,14 @@ pub enum Intrinsic {
     Require {
         message: Symbol,
     },
+    /// `print_when(condition, value, message values..)` (Halide's `print` and `print_when`):
+    /// the value; where the condition holds, evaluating it also prints one line, the
+    /// message (`message`, interned as `Require`'s, whose first value is `value` itself) with
+    /// each value formatted as Halide's runtime does (`lang::print`, `eval::print`). A vector
+    /// print prints each lane where the condition's lane holds, lane after lane.
+    Print {
+        message: Symbol,
+    },
     /// `random(tag, seeds..)` of type f32, i32 or u32: a placeholder that `define` and
     /// `update` replace by a hash of the tag, the seeds and the definition's coordinates
     /// (`lang::random`), so nothing evaluates it.
@@ -230,6 +238,7 @@ impl Intrinsic {
             Undef => "undef",
             PromiseClamped => "promise_clamped",
             Require { .. } => "require",
+            Print { .. } => "print",
             Random => "random",
         }
     }
@@ -245,10 +254,14 @@ impl Intrinsic {
         !matches!(self, Intrinsic::Undef | Intrinsic::Random)
     }
 
-    /// Whether evaluating the call may fail the run (a requirement or a promise checked),
-    /// so that constant arguments must not fold it away.
-    pub fn can_fail(self) -> bool {
-        matches!(self, Intrinsic::PromiseClamped | Intrinsic::Require { .. })
+    /// Whether evaluating the call does more than compute its value: it may fail the run (a
+    /// requirement or a promise checked) or print. Constant arguments must not fold it away,
+    /// nor common-subexpression elimination evaluate it where the original does not.
+    pub fn has_effects(self) -> bool {
+        matches!(
+            self,
+            Intrinsic::PromiseClamped | Intrinsic::Require { .. } | Intrinsic::Print { .. }
+        )
     }
 }
 

@@ -4,7 +4,7 @@
 //! recurse. Mutators rebuild a node only when a child changed, so untouched subtrees stay
 //! shared.
 
-use super::expr::{CallKind, Expr, ExprKind};
+use super::expr::{CallKind, Expr, ExprKind, Intrinsic};
 use super::stmt::Stmt;
 use std::collections::HashMap;
 
@@ -65,6 +65,23 @@ pub fn reads_memory(e: &Expr) -> bool {
                     kind: CallKind::Func(_) | CallKind::Image(_),
                     ..
                 }
+        );
+        !found
+    });
+    found
+}
+
+/// Whether `e` prints (`lang::print`) where evaluated: such an expression may not be moved
+/// where it would be evaluated a different number of times.
+pub fn prints(e: &Expr) -> bool {
+    let mut found = false;
+    visit_exprs(e, &mut |n| {
+        found |= matches!(
+            n.kind(),
+            ExprKind::Call {
+                kind: CallKind::Intrinsic(Intrinsic::Print { .. }),
+                ..
+            }
         );
         !found
     });

@@ -17,6 +17,7 @@ pub mod math;
 pub mod naming;
 pub mod operators;
 pub mod param;
+pub mod print;
 pub mod promises;
 pub mod random;
 pub mod rdom;

@@ -4,7 +4,7 @@
 //! the points a schedule computes (which may be more than the output's), and, in native
 //! code, in both arms of a `select` (the evaluator computes only the arm chosen).
 
-use crate::ir::{Expr, ExprKind, Intrinsic, MessagePart};
+use crate::ir::{Expr, ExprKind, Intrinsic, MessagePart, Symbol};
 
 impl From<&str> for MessagePart {
     fn from(text: &str) -> MessagePart {
@@ -37,35 +37,73 @@ pub fn require(
     value: impl Into<Expr>,
     message: &[MessagePart],
 ) -> Expr {
-    let (condition, value) = (condition.into(), value.into());
-    let ty = value.ty();
-    if let Some(bad) = [&condition, &value]
-        .into_iter()
-        .chain(message.iter().filter_map(|p| match p {
-            MessagePart::Value(v) => Some(v),
-            MessagePart::Text(_) => None,
-        }))
-        .find(|e| matches!(e.kind(), ExprKind::Invalid(_)))
-    {
-        return bad.clone();
-    }
-    if !condition.ty().is_bool() || condition.ty().is_vector() {
-        return Expr::invalid(
-            ty,
-            format!(
-                "require's condition {condition} is {}, not a scalar bool",
-                condition.ty()
-            ),
-        );
-    }
-    let mut spaced = Vec::new();
-    for (i, part) in message.iter().enumerate() {
-        if i > 0 {
-            spaced.push(MessagePart::from(" "));
+    const REQUIRE: MessageCall = MessageCall {
+        what: "require",
+        value_leads_message: false,
+    };
+    REQUIRE.call(condition.into(), value.into(), message, |message| {
+        Intrinsic::Require { message }
+    })
+}
+
+/// How `require` and `print_when` build their calls.
+pub(super) struct MessageCall {
+    /// The function's name, for errors.
+    pub what: &'static str,
+    /// Whether the message begins with the value itself (a print's), which is then its
+    /// first message value rather than an argument of its own.
+    pub value_leads_message: bool,
+}
+
+impl MessageCall {
+    /// The call `intrinsic(condition, value, message values..)` of `value`'s type (without
+    /// `value` a second time where it leads the message), the message's `parts` separated
+    /// by spaces and interned; the first invalid argument, or an invalid expression where
+    /// the condition is not a scalar bool.
+    pub fn call(
+        &self,
+        condition: Expr,
+        value: Expr,
+        parts: &[MessagePart],
+        intrinsic: impl FnOnce(Symbol) -> Intrinsic,
+    ) -> Expr {
+        let ty = value.ty();
+        if let Some(bad) = [&condition, &value]
+            .into_iter()
+            .chain(parts.iter().filter_map(|p| match p {
+                MessagePart::Value(v) => Some(v),
+                MessagePart::Text(_) => None,
+            }))
+            .find(|e| matches!(e.kind(), ExprKind::Invalid(_)))
+        {
+            return bad.clone();
         }
-        spaced.push(part.clone());
+        if !condition.ty().is_bool() || condition.ty().is_vector() {
+            return Expr::invalid(
+                ty,
+                format!(
+                    "{}'s condition {condition} is {}, not a scalar bool",
+                    self.what,
+                    condition.ty()
+                ),
+            );
+        }
+        let leading = self
+            .value_leads_message
+            .then(|| MessagePart::Value(value.clone()));
+        let mut spaced = Vec::new();
+        for (i, part) in leading.iter().chain(parts).enumerate() {
+            if i > 0 {
+                spaced.push(MessagePart::from(" "));
+            }
+            spaced.push(part.clone());
+        }
+        let (text, values) = MessagePart::intern(&spaced);
+        let value = (!self.value_leads_message).then_some(value);
+        let args = std::iter::once(condition)
+            .chain(value)
+            .chain(values)
+            .collect();
+        Expr::intrinsic(ty, intrinsic(text), args)
     }
-    let (text, values) = MessagePart::intern(&spaced);
-    let args = [condition, value].into_iter().chain(values).collect();
-    Expr::intrinsic(ty, Intrinsic::Require { message: text }, args)
 }

@@ -12,8 +12,8 @@
 //! - cheap ones: names, constants, a value with a constant, ramps of constant stride and
 //!   broadcasts or casts of cheap ones (as Halide, so that CSE and the simplifier's
 //!   substitution of lets do not fight);
-//! - reads of memory and the intrinsics that can fail the run (`require`,
-//!   `promise_clamped`), unless the original evaluates them in every case: where they are
+//! - reads of memory and the intrinsics that do more than compute a value (`require` and
+//!   `promise_clamped` can fail the run, `print` prints), unless the original evaluates them in every case: where they are
 //!   only evaluated sometimes (in an arm of a select, right of `&&`/`||`, under a store's or
 //!   a load's predicate, in an assertion's message), lifted they would be evaluated where
 //!   the original does not, out of bounds perhaps;
@@ -298,7 +298,7 @@ fn may_fault(e: &Expr) -> bool {
         ExprKind::Load { .. } => true,
         ExprKind::Call { kind, .. } => match kind {
             CallKind::Func(_) | CallKind::Image(_) => true,
-            CallKind::Intrinsic(op) => op.can_fail(),
+            CallKind::Intrinsic(op) => op.has_effects(),
         },
         _ => false,
     }

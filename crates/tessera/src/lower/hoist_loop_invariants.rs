@@ -1,10 +1,11 @@
 //! Loop-invariant hoisting: lets at the top of a loop body whose values do not depend on the
-//! loop (or on anything the loop changes) move outside the loop, so they are computed once.
+//! loop (or on anything the loop changes) move outside the loop, so they are computed once
+//! (not those that read memory or print).
 
 use std::collections::HashSet;
 
 use crate::ir::substitute::free_vars;
-use crate::ir::visit::reads_memory;
+use crate::ir::visit::{prints, reads_memory};
 use crate::ir::{Stmt, StmtKind, Symbol};
 
 pub fn hoist_loop_invariants(s: &Stmt) -> Stmt {
@@ -30,8 +31,12 @@ pub fn hoist_loop_invariants(s: &Stmt) -> Stmt {
         body,
     } = cur.kind()
     {
-        // A load may read what the loop stores, so lets that load stay inside.
-        if free_vars(value).iter().any(|v| varying.contains(v)) || reads_memory(value) {
+        // A load may read what the loop stores, so lets that load stay inside; a print
+        // prints once per iteration, so it stays too.
+        if free_vars(value).iter().any(|v| varying.contains(v))
+            || reads_memory(value)
+            || prints(value)
+        {
             varying.insert(*n);
             kept.push((*n, value.clone()));
         } else {
@@ -51,4 +56,43 @@ pub fn hoist_loop_invariants(s: &Stmt) -> Stmt {
         .into_iter()
         .rev()
         .fold(lp, |b, (n, v)| Stmt::let_stmt(n, v, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{BinaryOp, Expr, ForKind, Type};
+    use crate::lang::print::print;
+
+    #[test]
+    fn a_let_that_prints_stays_in_its_loop_and_a_plain_one_moves_out() {
+        let (i, printed, plain) = (Symbol::new("i"), Symbol::new("p"), Symbol::new("c"));
+        let sum = Expr::binary(
+            BinaryOp::Add,
+            Expr::var(printed, Type::i32()),
+            Expr::var(plain, Type::i32()),
+        );
+        let body = Stmt::new(StmtKind::Store {
+            buffer: Symbol::new("out"),
+            index: Expr::var(i, Type::i32()),
+            value: sum,
+            predicate: None,
+        });
+        let body = Stmt::let_stmt(printed, print(Expr::i32(5), &[]), body);
+        let six = Expr::binary(BinaryOp::Mul, Expr::i32(2), Expr::i32(3));
+        let body = Stmt::let_stmt(plain, six, body);
+        let lp = Stmt::for_loop(i, Expr::i32(0), Expr::i32(4), ForKind::Serial, body);
+        let hoisted = hoist_loop_invariants(&lp);
+        let StmtKind::LetStmt { name, body, .. } = hoisted.kind() else {
+            panic!("the plain let is hoisted: {hoisted}");
+        };
+        assert_eq!(*name, plain);
+        let StmtKind::For { body, .. } = body.kind() else {
+            panic!("the loop follows: {hoisted}");
+        };
+        assert!(
+            matches!(body.kind(), StmtKind::LetStmt { name, .. } if *name == printed),
+            "{hoisted}"
+        );
+    }
 }

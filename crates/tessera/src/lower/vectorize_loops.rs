@@ -31,7 +31,9 @@ use crate::error::{Error, Result};
 use crate::ir::read_modify_write::{identity, reduce_lanes, split_update};
 use crate::ir::substitute::{free_vars, substitute};
 use crate::ir::visit::{mutate_exprs, reads_memory};
-use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, Intrinsic, Stmt, StmtKind, Symbol, UnaryOp};
+use crate::ir::{
+    BinaryOp, CallKind, Expr, ExprKind, ForKind, Intrinsic, Stmt, StmtKind, Symbol, UnaryOp,
+};
 use crate::lower::overflow_checks::size_check;
 use crate::simplify::simplify;
 
@@ -365,6 +367,12 @@ impl Vectorizer {
             } => {
                 let args: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect::<Result<_>>()?;
                 let lanes = args.iter().map(|a| a.ty().lanes).max().unwrap_or(1);
+                // A print prints once per lane, even where its values are the same in all.
+                let lanes = if matches!(kind, CallKind::Intrinsic(Intrinsic::Print { .. })) {
+                    lanes.max(self.lanes)
+                } else {
+                    lanes
+                };
                 Expr::new(
                     ty.element().with_lanes(lanes.max(ty.lanes)),
                     ExprKind::Call {

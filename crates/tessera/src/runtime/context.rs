@@ -1,6 +1,6 @@
 //! The per-run context generated code passes back to the runtime (`RunContext`: the first
-//! error of the run and the pipeline's scratch pool), `tessera_error`, and the encoding of
-//! assertion messages.
+//! error of the run, the pipeline's scratch pool and the print handler), `tessera_error`,
+//! `tessera_print`, and the encoding of their messages.
 //!
 //! An assertion's message is compiled into a constant template: literal text, with each value
 //! written as `\x01TYPE\x02` (`TYPE` as `Type`'s display, e.g. `i32` or `f32x8`). On failure
@@ -11,6 +11,7 @@ use std::ffi::{c_char, CStr};
 use std::sync::Mutex;
 
 use super::memory::ScratchPool;
+use crate::eval::print::{printed_line, PrintHandler};
 use crate::eval::value::Value;
 use crate::ir::Type;
 
@@ -42,16 +43,29 @@ pub fn encode_template(parts: &[TemplatePart<'_>]) -> String {
     out
 }
 
-/// The message a template and its values' bits stand for.
-pub fn decode_message(template: &str, values: &[u64]) -> String {
-    let mut out = String::new();
-    let mut values = values.iter().copied();
+/// The text pieces of a template and the types of the values between them (one piece more
+/// than values).
+fn split_template(template: &str) -> (Vec<&str>, Vec<Type>) {
+    let mut pieces = Vec::new();
+    let mut types = Vec::new();
     let mut rest = template;
     while let Some(start) = rest.find(VALUE_START) {
-        out.push_str(&rest[..start]);
+        pieces.push(&rest[..start]);
         let after = &rest[start + 1..];
         let end = after.find(VALUE_END).unwrap_or(after.len());
-        let ty = parse_type(&after[..end]);
+        types.push(parse_type(&after[..end]));
+        rest = after.get(end + 1..).unwrap_or("");
+    }
+    pieces.push(rest);
+    (pieces, types)
+}
+
+/// The message a template and its values' bits stand for.
+pub fn decode_message(template: &str, values: &[u64]) -> String {
+    let (pieces, types) = split_template(template);
+    let mut values = values.iter().copied();
+    let mut out = pieces[0].to_string();
+    for (ty, piece) in types.iter().zip(&pieces[1..]) {
         let lanes: Vec<String> = (0..ty.lanes)
             .map(|_| Value::from_bits(values.next().unwrap_or(0), ty.element()).to_string())
             .collect();
@@ -60,9 +74,8 @@ pub fn decode_message(template: &str, values: &[u64]) -> String {
         } else {
             out.push_str(&format!("[{}]", lanes.join(", ")));
         }
-        rest = after.get(end + 1..).unwrap_or("");
+        out.push_str(piece);
     }
-    out.push_str(rest);
     out
 }
 
@@ -83,13 +96,16 @@ fn parse_type(s: &str) -> Type {
 pub struct RunContext<'a> {
     first_error: Mutex<Option<String>>,
     pub(super) scratch: &'a ScratchPool,
+    /// Where `print` writes.
+    print: PrintHandler,
 }
 
 impl<'a> RunContext<'a> {
-    pub fn new(scratch: &'a ScratchPool) -> RunContext<'a> {
+    pub fn new(scratch: &'a ScratchPool, print: PrintHandler) -> RunContext<'a> {
         RunContext {
             first_error: Mutex::new(None),
             scratch,
+            print,
         }
     }
 
@@ -132,6 +148,43 @@ pub unsafe extern "C" fn tessera_error(
     };
     (*ctx).record_error(decode_message(&template, values));
     ERROR_CODE
+}
+
+/// Prints the lines of one evaluation of a `print`: `template` is its message, whose first
+/// value is the print's value, of L lanes (1 for a scalar); `values` holds the L lanes of
+/// its condition (0 or 1) and then each value's lanes, as `tessera_error`'s. Each lane
+/// whose condition holds prints a line, lane after lane, its values lane-wise (a scalar
+/// value the same in every lane). Returns 0.
+///
+/// # Safety
+/// As `tessera_error`'s, with `values` holding the condition's lanes too.
+pub unsafe extern "C" fn tessera_print(
+    ctx: *const RunContext<'_>,
+    template: *const c_char,
+    values: *const u64,
+) -> i32 {
+    let template = CStr::from_ptr(template).to_string_lossy();
+    let (pieces, types) = split_template(&template);
+    let lanes = types.first().map_or(1, |t| t.lanes as usize);
+    let total = lanes + types.iter().map(|t| t.lanes as usize).sum::<usize>();
+    let values = std::slice::from_raw_parts(values, total);
+    let (condition, values) = values.split_at(lanes);
+    for (lane, &holds) in condition.iter().enumerate() {
+        if holds & 1 == 0 {
+            continue;
+        }
+        let mut offset = 0;
+        let lane_values: Vec<Value> = types
+            .iter()
+            .map(|ty| {
+                let bits = values[offset + if ty.is_vector() { lane } else { 0 }];
+                offset += ty.lanes as usize;
+                Value::from_bits(bits, ty.element())
+            })
+            .collect();
+        (*ctx).print.print(&printed_line(&pieces, &lane_values));
+    }
+    0
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! `extern "C"` functions it calls — parallel loops on a rayon pool (`parallel`, each worker
 //! on its own CPU: `affinity`), scratch
 //! allocation with reuse across runs (`memory`, large blocks on huge pages: `huge_pages`), and
-//! error reporting (`context`).
+//! error reporting and `print` (`context`).
 //!
 //! Generated code calls exactly the functions of `RUNTIME_FUNCTIONS`; the JIT maps their
 //! names to these implementations, and AOT users link their own (or call through the JIT).
@@ -16,7 +16,7 @@ pub mod memory;
 pub mod parallel;
 
 /// Every runtime function generated code may call, by symbol name, with its address.
-pub fn runtime_functions() -> [(&'static str, usize); 4] {
+pub fn runtime_functions() -> [(&'static str, usize); 5] {
     [
         (
             "tessera_parallel_for",
@@ -30,6 +30,10 @@ pub fn runtime_functions() -> [(&'static str, usize); 4] {
         (
             "tessera_error",
             context::tessera_error as *const () as usize,
+        ),
+        (
+            "tessera_print",
+            context::tessera_print as *const () as usize,
         ),
     ]
 }

@@ -68,7 +68,11 @@ pub(super) fn fold(e: &Expr) -> Option<Expr> {
             kind: CallKind::Intrinsic(op),
             args,
             ..
-        } if op.is_lanewise() && op.has_value() && !op.can_fail() && !marks_likely_arm(*op, ty) => {
+        } if op.is_lanewise()
+            && op.has_value()
+            && !op.has_effects()
+            && !marks_likely_arm(*op, ty) =>
+        {
             let values = args.iter().map(constant).collect::<Option<Vec<_>>>()?;
             let types: Vec<Type> = args.iter().map(|a| a.ty().element()).collect();
             value::intrinsic(*op, &values, &types, ty.element())

@@ -5,6 +5,8 @@
 
 #[path = "../lower_common/mod.rs"]
 mod lower_common;
+#[path = "../print_common/mod.rs"]
+mod print_common;
 
 mod align_bounds;
 mod argmax;
@@ -138,6 +140,8 @@ mod partition_loops_bug;
 mod partition_max_filter;
 mod popc_clz_ctz_bounds;
 mod predicated_store_load;
+mod print;
+mod print_loop_nest;
 mod random;
 mod realize_over_shifted_domain;
 mod reduction_chain;
@@ -196,6 +200,7 @@ mod update_chunk;
 mod vector_bounds_inference;
 mod vector_cast;
 mod vector_math;
+mod vector_print_bug;
 mod vector_reductions;
 mod vector_tile;
 mod vectorize_guard_with_if;

@@ -51,6 +51,7 @@ impl<'ctx> Codegen<'ctx> {
         match op {
             Interleave => return self.interleave(args, ty),
             Require { message } => return self.require(message, args),
+            Print { message } => return self.print(message, args),
             PromiseClamped => return self.promise_clamped(args),
             _ => {}
         }

@@ -51,7 +51,7 @@ impl<'ctx> Codegen<'ctx> {
     }
 
     /// Whether any lane of the bool vector (or scalar) `b` is true.
-    fn any_lane(&self, b: Value<'ctx>, ty: Type) -> Value<'ctx> {
+    pub(super) fn any_lane(&self, b: Value<'ctx>, ty: Type) -> Value<'ctx> {
         if ty.is_vector() {
             self.reduce("llvm.vector.reduce.or", b)
         } else {

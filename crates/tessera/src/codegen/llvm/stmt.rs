@@ -240,6 +240,33 @@ impl<'ctx> Codegen<'ctx> {
 
     /// `report_error` with values already computed (each with its type).
     pub(super) fn report_error_values(&mut self, template: &str, values: &[(Value<'ctx>, Type)]) {
+        let array = self.message_values(values);
+        let text = self
+            .builder
+            .build_global_string_ptr(template, "message")
+            .built();
+        let error = self.runtime_function("tessera_error", |cg| {
+            let ptr = cg.ctx.ptr_type(AddressSpace::default());
+            cg.ctx
+                .i32_type()
+                .fn_type(&[ptr.into(), ptr.into(), ptr.into()], false)
+        });
+        let code = self
+            .call(
+                error,
+                &[
+                    self.f.user_context.into(),
+                    text.as_pointer_value().into(),
+                    array.into(),
+                ],
+            )
+            .expect("internal error: tessera_error returns a code");
+        self.return_error(code);
+    }
+
+    /// An array (allocated once per function and length) holding the raw bits of each lane
+    /// of `values`, in order, as the runtime's message functions read them.
+    pub(super) fn message_values(&mut self, values: &[(Value<'ctx>, Type)]) -> PointerValue<'ctx> {
         let i64t = self.ctx.i64_type();
         let lanes: u32 = values.iter().map(|(_, ty)| ty.lanes as u32).sum();
         let length = lanes.max(1);
@@ -265,27 +292,7 @@ impl<'ctx> Codegen<'ctx> {
                 slot += 1;
             }
         }
-        let text = self
-            .builder
-            .build_global_string_ptr(template, "message")
-            .built();
-        let error = self.runtime_function("tessera_error", |cg| {
-            let ptr = cg.ctx.ptr_type(AddressSpace::default());
-            cg.ctx
-                .i32_type()
-                .fn_type(&[ptr.into(), ptr.into(), ptr.into()], false)
-        });
-        let code = self
-            .call(
-                error,
-                &[
-                    self.f.user_context.into(),
-                    text.as_pointer_value().into(),
-                    array.into(),
-                ],
-            )
-            .expect("internal error: tessera_error returns a code");
-        self.return_error(code);
+        array
     }
 
     /// The raw bits of a scalar, zero-extended to 64.
