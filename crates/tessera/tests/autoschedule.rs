@@ -337,7 +337,7 @@ fn u8_image(w: i64, h: i64) -> Buffer<u8> {
 }
 
 #[test]
-fn a_histogram_is_factored_into_parallel_strips_and_counts_right_at_any_size() {
+fn a_histogram_is_factored_into_parallel_strips_and_lanes_and_counts_right_at_any_size() {
     let (input, out) = histogram();
     let schedule = Pipeline::new(&out)
         .auto_schedule(&Target::host(), &two_threads())
@@ -351,10 +351,17 @@ fn a_histogram_is_factored_into_parallel_strips_and_counts_right_at_any_size() {
                 update: 0,
                 preserved,
                 intermediate,
-            } if func == "hist" && preserved.len() == 1 => Some(intermediate.clone()),
+            } if func == "hist" && preserved.len() == 2 => Some(intermediate.clone()),
             _ => None,
         })
         .unwrap_or_else(|| panic!("hist is not factored: {}", schedule.to_rust()));
+    // Partial histograms per residue of x too, their loop unrolled: equal neighbours
+    // increment different counters.
+    let lanes_unrolled = directives.iter().any(|d| {
+        matches!(d, Directive::Unroll { func, update: Some(0), var, .. }
+            if *func == intermediate && var.contains("lane"))
+    });
+    assert!(lanes_unrolled, "{}", schedule.to_rust());
     let strip = directives
         .iter()
         .find_map(|d| match d {
@@ -396,7 +403,7 @@ fn a_factored_histogram_survives_json_and_prints_as_rust() {
     assert_eq!(Pipeline::new(&fresh).lower_to_string().unwrap(), lowered);
     let rust = schedule.to_rust();
     assert!(
-        rust.contains("let hist_intm = hist.update_stage(0).rfactor_named(\"hist_intm\", &[(\"r_y_o\".into(), Var::new(\"r_y_strip\"))])?;"),
+        rust.contains("let hist_intm = hist.update_stage(0).rfactor_named(\"hist_intm\", &[(\"r_y_o\".into(), Var::new(\"r_y_strip\")), (\"r_x_i\".into(), Var::new(\"r_x_lane\"))])?;"),
         "{rust}"
     );
 }
@@ -553,7 +560,7 @@ fn splits_of(script: &ScheduleScript, func: &str) -> Vec<(String, TailStrategy)>
 }
 
 #[test]
-fn only_funcs_reading_their_inputs_through_clamps_round_their_last_vector_up() {
+fn only_funcs_reading_their_inputs_through_clamps_compute_past_their_last_vector() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let input = ImageParam::new(Type::u16(), 2, "input");
     let (max_x, max_y) = (input.dim(0).max(), input.dim(1).max());

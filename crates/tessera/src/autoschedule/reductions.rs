@@ -14,7 +14,9 @@
 //! instead (`rfactor`), as Halide's
 //! experts do: its outer reduction loop is split into strips, each strip's partial result is
 //! a point of an intermediate Func computed at root in parallel over the strips, and the
-//! update then merges the partial results.
+//! update then merges the partial results. A factored scatter keeps partial results per
+//! residue of its inner reduction loop too (`SCATTER_LANES`), unrolled, as histeq's expert
+//! does, so runs of equal values do not serialize on one counter.
 
 use super::cost::reads_data;
 use super::emit::{fuse_outer, loop_name, vectorize};
@@ -37,6 +39,12 @@ const TASKS_OF_WORK_PER_STRIP: f64 = 8.0;
 /// At most this fraction of an update's iterations is spent merging the partial results of
 /// a factored update (strips times the Func's points).
 const MERGE_FRACTION: i64 = 16;
+
+/// A factored scatter (a histogram) keeps this many partial results per strip, one per
+/// residue of its inner reduction loop, unrolled: consecutive points whose values fall in
+/// the same bin then increment different counters, instead of each waiting for the last
+/// increment's store.
+const SCATTER_LANES: i64 = 4;
 
 /// Channel dimensions of an update with at most this many iterations are unrolled.
 const MAX_UNROLLED_CHANNELS: i64 = 4;
@@ -66,6 +74,9 @@ struct Factoring {
     factor: i64,
     /// The number of strips (of partial results).
     strips: i64,
+    /// The inner reduction loop whose residues modulo `SCATTER_LANES` keep partial results
+    /// of their own (a scatter whose update has no pure loop), as the update's loops name it.
+    lanes: Option<Symbol>,
 }
 
 /// The pure loops of `update` of `f` (dimensions, innermost first), as its loops are ordered.
@@ -170,7 +181,23 @@ fn factoring(
     let rdom_size: i64 = (rdom.vars.iter())
         .map(|v| size(&v.extent).map(|e| e.max(1)))
         .product::<Option<i64>>()?;
-    let merge_limit = pure_iterations * rdom_size / (MERGE_FRACTION * f.points().max(1));
+    // The inner reduction loop, when it is long enough to keep several counters busy.
+    let inner = update
+        .schedule
+        .dims
+        .iter()
+        .find(|d| d.is_rvar && d.name != outer.name);
+    let lanes = inner
+        .filter(|d| {
+            let scatters = update.args.iter().any(reads_data);
+            let long = (rdom.vars.iter().find(|v| v.name == d.name))
+                .and_then(|v| size(&v.extent))
+                .is_some_and(|e| e >= SCATTER_LANES * f.lanes);
+            scatters && long && pure_loops(f, update).is_empty()
+        })
+        .map(|d| d.short);
+    let copies = lanes.map_or(1, |_| SCATTER_LANES);
+    let merge_limit = pure_iterations * rdom_size / (MERGE_FRACTION * copies * f.points().max(1));
     let worth = problem.model.time(&f.updates) / (TASKS_OF_WORK_PER_STRIP * problem.model.task_ns);
     let wanted = (problem.machine.threads as i64 * TASKS_PER_THREAD)
         .min(extent)
@@ -184,6 +211,7 @@ fn factoring(
         rvar: outer.short,
         factor,
         strips: (extent + factor - 1) / factor,
+        lanes,
     })
 }
 
@@ -342,29 +370,59 @@ fn emit_factored(
     intermediate: String,
     out: &mut Vec<Directive>,
 ) {
-    let base = factoring.rvar.as_str().replace('.', "_");
-    let (outer, inner) = (loop_name(f, &base, "o"), loop_name(f, &base, "i"));
+    let split = |var: &Symbol, factor: i64, out: &mut Vec<Directive>| {
+        let base = var.as_str().replace('.', "_");
+        let (outer, inner) = (loop_name(f, &base, "o"), loop_name(f, &base, "i"));
+        out.push(Directive::Split {
+            func: f.name.as_str().to_string(),
+            update: Some(u),
+            var: var.as_str().to_string(),
+            outer: outer.clone(),
+            inner: inner.clone(),
+            factor: factor as i32,
+            tail: TailStrategy::GuardWithIf,
+        });
+        (base, outer, inner)
+    };
+    let (base, outer, inner) = split(&factoring.rvar, factoring.factor, out);
     let strip = loop_name(f, &base, "strip");
-    out.push(Directive::Split {
-        func: f.name.as_str().to_string(),
-        update: Some(u),
-        var: factoring.rvar.as_str().to_string(),
-        outer: outer.clone(),
-        inner,
-        factor: factoring.factor as i32,
-        tail: TailStrategy::GuardWithIf,
-    });
+    let mut preserved = vec![(outer, strip.clone())];
+    // The loops of the intermediate's update, innermost first, when they are reordered for
+    // the lanes: the lane, the rest of the inner loop, the rest of the strip's, the strip.
+    let mut lane_order = None;
+    if let Some(rvar) = factoring.lanes {
+        let (base, rest, lane_residue) = split(&rvar, SCATTER_LANES, out);
+        let lane = loop_name(f, &base, "lane");
+        preserved.push((lane_residue, lane.clone()));
+        lane_order = Some(vec![lane, rest, inner, strip.clone()]);
+    }
     out.push(Directive::Rfactor {
         func: f.name.as_str().to_string(),
         update: u,
-        preserved: vec![(outer, strip.clone())],
+        preserved,
         intermediate: intermediate.clone(),
     });
-    // The intermediate as the scheduler sees a Func: f's dimensions, then the strips.
+    // The intermediate as the scheduler sees a Func: f's dimensions, then the strips (and
+    // the lanes).
     let mut partial = f.clone();
     partial.name = Symbol::new(&intermediate);
     partial.args.push(Symbol::new(&strip));
     partial.region.push(Span::with_extent(0, factoring.strips));
+    if let Some(order) = &lane_order {
+        partial.args.push(Symbol::new(&order[0]));
+        partial.region.push(Span::with_extent(0, SCATTER_LANES));
+        out.push(Directive::Reorder {
+            func: intermediate.clone(),
+            update: Some(0),
+            vars: order.clone(),
+        });
+        out.push(Directive::Unroll {
+            func: intermediate.clone(),
+            update: Some(0),
+            var: order[0].clone(),
+            factor: None,
+        });
+    }
     partial.is_output = false;
     out.push(Directive::ComputeRoot {
         func: intermediate.clone(),
@@ -379,7 +437,8 @@ fn emit_factored(
     }
     let safe = &f.update_pure_dims[u];
     let vector = vectorizable(f, loops, safe);
-    emit_update_loops(&partial, 0, &[partial.args.len() - 1], vector, out);
+    let strip_dim = f.args.len();
+    emit_update_loops(&partial, 0, &[strip_dim], vector, out);
     let all: Vec<usize> = (0..f.args.len()).collect();
     emit_update_loops(f, u, &[], vectorizable(f, &all, &all), out);
 }
