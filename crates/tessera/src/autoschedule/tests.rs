@@ -409,15 +409,23 @@ fn histogram_and_scan(threads: usize, check: impl FnOnce(&problem::Problem, usiz
 #[test]
 fn the_cost_model_sees_a_factored_histogram_in_parallel_and_a_scan_serial() {
     histogram_and_scan(4, |problem, hist, cdf| {
-        // 32 strips (8 per thread) of 16 rows: 8 rounds of 4 tasks.
+        // 16 strips of 32 rows, each with 4 partial histograms (one per residue of x): the
+        // merge of 64 partial histograms of 256 bins is 1/16 of the 512 × 512 updates.
+        // 4 rounds of 4 tasks.
         assert_eq!(reductions::update_speedup(problem, hist), 4.0);
         assert_eq!(reductions::update_speedup(problem, cdf), 1.0);
         let mut directives = Vec::new();
         reductions::emit_updates(problem, hist, &mut directives);
         assert!(
             directives.iter().any(|d| matches!(d,
-                Directive::Split { func, update: Some(0), var, factor: 16, .. }
+                Directive::Split { func, update: Some(0), var, factor: 32, .. }
                     if func == "hist" && var == "r.y")),
+            "{directives:?}"
+        );
+        assert!(
+            directives.iter().any(|d| matches!(d,
+                Directive::Split { func, update: Some(0), var, factor: 4, .. }
+                    if func == "hist" && var == "r.x")),
             "{directives:?}"
         );
         let mut directives = Vec::new();
