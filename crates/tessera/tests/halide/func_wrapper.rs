@@ -7,16 +7,17 @@
 //! of wrappers; a wrapper used by an RDom predicate; and two wrappers folded into one
 //! consumer's tiles.
 //!
-//! Where Halide's global wrapper (`f.in()`, Tessera's `f.in_all()`) serves exactly one
+//! Also a wrapper shared by two of three outputs (`f.in({g1, g2})`), a global wrapper
+//! (`f.in()`, Tessera's `f.in_all()`) tiled inside its consumer's tiles, and the global
+//! wrapper of an output with updates. Where Halide's global wrapper serves exactly one
 //! consumer (the custom-plus-global and RDom-predicate cases) it is written as that
-//! consumer's wrapper; the global-wrapper, shared-wrapper (`f.in({g1, g2})`),
-//! RDom-wrapper-of-the-output, multi-fold (two outputs) and lots-of-wrappers cases are not
-//! ported yet (`image_wrapper.rs` ports the same cases for an input image). Output sizes are shrunk (200x200 and
+//! consumer's wrapper; the multi-fold (two outputs) and lots-of-wrappers cases are not
+//! ported yet. Output sizes are shrunk (200x200 and
 //! 1024x1024 in Halide) to keep the tests fast.
 
-use crate::call_graphs::{call_graph, graph};
-use crate::i32_values;
+use crate::call_graphs::{call_graph, graph, pipeline_call_graph};
 use crate::lower_common::{check, Checked, TestInputs};
+use crate::{assert_image_2d, i32_values, realize_outputs_2d};
 use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
@@ -274,4 +275,84 @@ fn two_wrappers_folded_into_the_consumers_tiles() {
         "the call graph"
     );
     expect_image(&run, 64, 64, |x, y| 3 * x + 2 * y);
+}
+
+#[test]
+fn a_wrapper_shared_by_two_of_three_outputs() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define(x, Expr::from(x)).unwrap();
+    let (g1, g2, g3) = (Func::new("g1"), Func::new("g2"), Func::new("g3"));
+    for g in [&g1, &g2, &g3] {
+        g.define((x, y), f.at(x)).unwrap();
+    }
+    f.compute_root();
+    let f_wrapper = f.in_(&[&g1, &g2]);
+    f_wrapper.compute_root();
+    let pipeline = Pipeline::with_outputs(&[&g1, &g2, &g3]);
+    assert_eq!(
+        pipeline_call_graph(&pipeline),
+        graph! { g1 => [f_wrapper], g2 => [f_wrapper], g3 => [f], f_wrapper => [f], f => [] },
+        "the call graph"
+    );
+    for out in realize_outputs_2d(&Inputs::new(), &pipeline, 40) {
+        assert_image_2d(&out, |x, _| x);
+    }
+}
+
+#[test]
+fn a_global_wrapper_tiled_inside_its_consumers_tiles() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let (f, g, h) = (Func::new("f"), Func::new("g"), Func::new("h"));
+    f.define((x, y), x + y).unwrap();
+    g.define((x, y), f.at((x, y))).unwrap();
+    h.define((x, y), g.at((x, y)) + f.at((x, y))).unwrap();
+    let wrapper = f.in_all();
+    f.compute_root();
+    h.compute_root()
+        .tile(x, y, x, y, "xi", "yi", 16, 16)
+        .fuse(x, y, "t")
+        .parallel("t");
+    g.compute_at(&h, "yi");
+    wrapper
+        .compute_at(&h, "yi")
+        .tile(x, y, x, y, "xi", "yi", 8, 8)
+        .fuse("xi", "yi", "t")
+        .vectorize("t", 4);
+    let run = realize(&h, 72, 72);
+    assert_eq!(
+        call_graph(&run.lowered),
+        graph! { h => [g, wrapper], g => [wrapper], wrapper => [f], f => [] },
+        "the call graph"
+    );
+    expect_image(&run, 72, 72, |x, y| 2 * (x + y));
+}
+
+/// Halide's RDom covers the whole 32x32 output, and `g` is computed at every point of its
+/// wrapper: 16x16 here.
+#[test]
+fn a_global_wrapper_of_an_output_with_updates() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let n = 16;
+    let (f, g) = (Func::new("f"), Func::new("g"));
+    f.define((x, y), x + y).unwrap();
+    g.define((x, y), 10).unwrap();
+    g.update((x, y), g.at((x, y)) + 2 * f.at((x, x))).unwrap();
+    let r = RDom::new([(0, n as i32), (0, n as i32)]);
+    g.update(
+        (r.x(), r.y()),
+        g.at((r.x(), r.y())) + 3 * f.at((r.y(), r.y())),
+    )
+    .unwrap();
+    let wrapper = g.in_all();
+    wrapper.compute_root();
+    g.compute_at(&wrapper, x);
+    f.compute_root();
+    let run = realize(&wrapper, n, n);
+    assert_eq!(
+        call_graph(&run.lowered),
+        graph! { g => [f, g], wrapper => [g], f => [] },
+        "the call graph"
+    );
+    expect_image(&run, n, n, |x, y| 4 * x + 6 * y + 10);
 }
