@@ -9,7 +9,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 
-use super::parameter::{BufferConstraints, SharedConstraints};
+use super::parameter::{BufferConstraints, InputId, SharedConstraints};
 use super::reduction::ReductionDomain;
 use super::schedule::{Estimate, FuncSchedule, StageSchedule};
 use super::visit::{mutate_exprs, visit_exprs};
@@ -98,9 +98,12 @@ pub struct FunctionContents {
     pub updates: Vec<Definition>,
     /// Where it is computed and stored.
     pub schedule: FuncSchedule,
-    /// `Func::in_` wrappers: calls to the Func named here read the wrapper instead, in every
-    /// definition, later updates included.
-    pub wrappers: Vec<(Symbol, Function)>,
+    /// `Func::in_`, `Func::clone_in` and `ImageParam::in_` wrappers: calls to what each
+    /// wraps read the wrapper instead, in every definition, later updates included.
+    pub wrappers: Vec<Wrapper>,
+    /// `Func::in_all`: the wrapper every other consumer reads instead of this Func. It calls
+    /// this Func, so the two keep each other alive.
+    pub global_wrapper: Option<Function>,
     /// What the caller promises about the output buffer when this Func is a pipeline's
     /// output (`Func::output_buffer`).
     pub output_constraints: SharedConstraints,
@@ -148,6 +151,39 @@ impl FunctionContents {
     }
 }
 
+/// A Func a consumer reads instead of a Func or an input image (`Func::in_`,
+/// `Func::clone_in`, `ImageParam::in_`).
+#[derive(Clone, Debug)]
+pub struct Wrapper {
+    /// What the consumer's calls were to.
+    pub of: Wrapped,
+    /// What they are to now.
+    pub by: Function,
+    /// Whether `by` is a copy of the wrapped Func's definitions (`clone_in`) rather than a
+    /// Func reading it (`in_`).
+    pub is_clone: bool,
+}
+
+/// What a wrapper stands in for, by identity.
+#[derive(Clone, Debug)]
+pub enum Wrapped {
+    /// A Func.
+    Func(Function),
+    /// An input image (`ImageParam`).
+    Image(InputId),
+}
+
+impl Wrapped {
+    /// Whether this is `other` (the same Func, or the same image).
+    pub fn same_as(&self, other: &Wrapped) -> bool {
+        match (self, other) {
+            (Wrapped::Func(a), Wrapped::Func(b)) => a.same_as(b),
+            (Wrapped::Image(a), Wrapped::Image(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
 /// A shared handle on a Func's contents (cheap to clone; equality is identity).
 #[derive(Clone)]
 pub struct Function(Arc<RwLock<FunctionContents>>);
@@ -164,6 +200,7 @@ impl Function {
             updates: Vec::new(),
             schedule: FuncSchedule::default(),
             wrappers: Vec::new(),
+            global_wrapper: None,
             output_constraints: Arc::new(RwLock::new(BufferConstraints::default())),
             estimates: Vec::new(),
         })))

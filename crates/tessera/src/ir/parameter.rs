@@ -8,6 +8,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
+use super::function::Function;
 use super::schedule::Estimate;
 use super::{Expr, Symbol, Type};
 
@@ -85,6 +86,8 @@ pub type SharedConstraints = Arc<RwLock<BufferConstraints>>;
 pub struct ImageLink {
     id: InputId,
     constraints: SharedConstraints,
+    /// `ImageParam::in_all`: the wrapper every consumer reads instead of the image.
+    global_wrapper: Arc<RwLock<Option<Function>>>,
 }
 
 impl ImageLink {
@@ -93,6 +96,7 @@ impl ImageLink {
         ImageLink {
             id: InputId::next(),
             constraints: Arc::new(RwLock::new(BufferConstraints::default())),
+            global_wrapper: Arc::default(),
         }
     }
     /// The identity of the image this link leads to.
@@ -102,6 +106,16 @@ impl ImageLink {
     /// The constraints on the image's buffer, shared with every handle on it.
     pub(crate) fn shared_constraints(&self) -> &SharedConstraints {
         &self.constraints
+    }
+    /// The wrapper every consumer of the image reads instead of it (`ImageParam::in_all`).
+    pub fn global_wrapper(&self) -> Option<Function> {
+        let slot = self.global_wrapper.read().expect("wrapper poisoned");
+        slot.clone()
+    }
+    /// Makes `wrapper` the image's global wrapper, unless it has one: returns the one it has.
+    pub(crate) fn set_global_wrapper(&self, wrapper: impl FnOnce() -> Function) -> Function {
+        let mut slot = self.global_wrapper.write().expect("wrapper poisoned");
+        slot.get_or_insert_with(wrapper).clone()
     }
     /// The constraints on the image's buffer now.
     pub fn constraints(&self) -> BufferConstraints {

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::function::{redirect_func_calls, Definition, FuncId, Function};
 use super::schedule::{FuncSchedule, LoopLevel};
+use super::wrapper::redirect_to_global_wrappers;
 use crate::ir::{Expr, Symbol};
 
 /// Renames the Funcs reachable from `output` that share a name with an earlier-made one.
@@ -19,7 +20,9 @@ pub fn make_func_names_unique(output: &Function) {
 }
 
 /// `make_func_names_unique` for the Funcs reachable from any of `outputs`.
+/// Global wrappers (`in_all`) are put in first: they add Funcs to the pipeline.
 pub fn make_names_unique_among(outputs: &[Function]) {
+    redirect_to_global_wrappers(outputs);
     let funcs = reachable_from(outputs);
     let mut by_name: BTreeMap<Symbol, Vec<&Function>> = BTreeMap::new();
     for f in funcs.values() {
@@ -60,11 +63,6 @@ pub fn make_names_unique_among(outputs: &[Function]) {
         contents.pure = pure;
         contents.updates = updates;
         rename_schedule(&mut contents.schedule, &renamed);
-        for (wrapped, wrapper) in &mut contents.wrappers {
-            if let Some(callee) = wrapper.callees().into_iter().next() {
-                *wrapped = callee.name();
-            }
-        }
     }
 }
 
@@ -83,7 +81,7 @@ pub fn reachable_from(outputs: &[Function]) -> BTreeMap<FuncId, Function> {
         }
         found.insert(f.id(), f.clone());
         work.extend(f.callees());
-        work.extend(f.read().wrappers.iter().map(|(_, w)| w.clone()));
+        work.extend(f.read().wrappers.iter().map(|w| w.by.clone()));
     }
     found
 }

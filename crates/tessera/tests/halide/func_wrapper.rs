@@ -7,82 +7,19 @@
 //! of wrappers; a wrapper used by an RDom predicate; and two wrappers folded into one
 //! consumer's tiles.
 //!
-//! Halide's global wrappers (`f.in()`) and wrappers shared by several consumers
-//! (`f.in({g1, g2})`) have no Tessera API (`in_` takes one consumer), nor do pipelines with
-//! several outputs. Where the global wrapper serves exactly one consumer (the
-//! custom-plus-global and RDom-predicate cases) it is written as that consumer's wrapper;
-//! the global-wrapper, shared-wrapper, RDom-wrapper-of-the-output, multi-fold (two
-//! outputs) and lots-of-wrappers cases are left out. Output sizes are shrunk (200x200 and
+//! Also a wrapper shared by two of three outputs (`f.in({g1, g2})`), a global wrapper
+//! (`f.in()`, Tessera's `f.in_all()`) tiled inside its consumer's tiles, and the global
+//! wrapper of an output with updates. Where Halide's global wrapper serves exactly one
+//! consumer (the custom-plus-global and RDom-predicate cases) it is written as that
+//! consumer's wrapper; the multi-fold (two outputs) and lots-of-wrappers cases are not
+//! ported yet. Output sizes are shrunk (200x200 and
 //! 1024x1024 in Halide) to keep the tests fast.
 
-use std::collections::{BTreeMap, BTreeSet};
-
-use crate::i32_values;
-use crate::lower_common::{check, Checked, TestInputs, UNFLATTENED_PASS};
-use tessera::ir::visit::visit_exprs;
-use tessera::ir::{CallKind, ExprKind, Stmt, StmtKind};
+use crate::call_graphs::{call_graph, graph, pipeline_call_graph};
+use crate::lower_common::{check, Checked, TestInputs};
+use crate::{assert_image_2d, i32_values, realize_outputs_2d};
 use tessera::lang::stage::DimName;
 use tessera::prelude::*;
-
-type CallGraph = BTreeMap<String, BTreeSet<String>>;
-
-/// For every Func the lowered code produces, the Funcs called inside its producer (outside
-/// the producers nested in it): in stored values, coordinates and conditions.
-fn call_graph(run: &Checked) -> CallGraph {
-    let ir = run
-        .lowered
-        .ir_after(UNFLATTENED_PASS)
-        .expect("the IR before flattening is recorded");
-    let mut graph = CallGraph::new();
-    collect_calls(ir, None, &mut graph);
-    graph
-}
-
-fn collect_calls(s: &Stmt, producer: Option<&str>, graph: &mut CallGraph) {
-    if let StmtKind::ProducerConsumer {
-        name,
-        is_producer: true,
-        body,
-    } = s.kind()
-    {
-        let name = name.to_string();
-        graph.entry(name.clone()).or_default();
-        collect_calls(body, Some(&name), graph);
-        return;
-    }
-    s.for_each_child(
-        |e| {
-            if let Some(p) = producer {
-                visit_exprs(e, &mut |e| {
-                    if let ExprKind::Call {
-                        name,
-                        kind: CallKind::Func(_),
-                        ..
-                    } = e.kind()
-                    {
-                        graph.get_mut(p).unwrap().insert(name.to_string());
-                    }
-                    true
-                });
-            }
-        },
-        |_| {},
-    );
-    s.for_each_child(|_| {}, |c| collect_calls(c, producer, graph));
-}
-
-fn expect_graph(run: &Checked, expected: &[(&Func, &[&Func])]) {
-    let want: CallGraph = expected
-        .iter()
-        .map(|(f, calls)| {
-            (
-                f.name().to_string(),
-                calls.iter().map(|c| c.name().to_string()).collect(),
-            )
-        })
-        .collect();
-    assert_eq!(call_graph(run), want, "the call graph");
-}
 
 fn expect_image(run: &Checked, w: i64, h: i64, reference: impl Fn(i64, i64) -> i64) {
     let out = i32_values(run);
@@ -121,7 +58,11 @@ fn a_root_wrapper() {
     wrapper.compute_root();
     f.compute_root();
     let run = realize(&g, 40, 40);
-    expect_graph(&run, &[(&g, &[&wrapper]), (&wrapper, &[&f]), (&f, &[])]);
+    assert_eq!(
+        call_graph(&run.lowered),
+        graph! { g => [wrapper], wrapper => [f], f => [] },
+        "the call graph"
+    );
     expect_image(&run, 40, 40, |x, _| x);
 }
 
@@ -161,7 +102,11 @@ fn update_after_wrapper(param_value: bool) {
         &[0, 0],
         &[120, 120],
     );
-    expect_graph(&run, &[(&g, &[&wrapper, &g]), (&wrapper, &[&f]), (&f, &[])]);
+    assert_eq!(
+        call_graph(&run.lowered),
+        graph! { g => [wrapper, g], wrapper => [f], f => [] },
+        "the call graph"
+    );
     expect_image(&run, 120, 120, |x, y| {
         if (0..100).contains(&x) && (0..100).contains(&y) && x < y {
             3 * (x + y)
@@ -199,15 +144,10 @@ fn a_wrapper_for_each_consumer() {
     f.compute_root();
     g.compute_at(&result, y);
     let run = realize(&result, 40, 40);
-    expect_graph(
-        &run,
-        &[
-            (&result, &[&g, &f_wrapper]),
-            (&g, &[&f_in_g]),
-            (&f_wrapper, &[&f]),
-            (&f_in_g, &[&f]),
-            (&f, &[]),
-        ],
+    assert_eq!(
+        call_graph(&run.lowered),
+        graph! { result => [g, f_wrapper], g => [f_in_g], f_wrapper => [f], f_in_g => [f], f => [] },
+        "the call graph"
     );
     expect_image(&run, 40, 40, |x, _| 2 * x);
 }
@@ -232,16 +172,10 @@ fn wrappers_of_funcs_whose_schedules_changed() {
     g_in_h.compute_at(&h, y).vectorize(x, 8);
     e_in_f.compute_at(&f, y).split(x, "xo", "xi", 8);
     let run = realize(&h, 40, 40);
-    expect_graph(
-        &run,
-        &[
-            (&h, &[&g_in_h]),
-            (&g_in_h, &[&g]),
-            (&g, &[&f]),
-            (&f, &[&e_in_f]),
-            (&e_in_f, &[&e]),
-            (&e, &[]),
-        ],
+    assert_eq!(
+        call_graph(&run.lowered),
+        graph! { h => [g_in_h], g_in_h => [g], g => [f], f => [e_in_f], e_in_f => [e], e => [] },
+        "the call graph"
     );
     expect_image(&run, 40, 40, |x, y| x + y);
 }
@@ -270,18 +204,10 @@ fn wrappers_of_wrappers() {
     let g_in_h = g.in_(&h);
     g_in_h.compute_root();
     let run = realize(&h, 40, 40);
-    expect_graph(
-        &run,
-        &[
-            (&h, &[&f_in_h, &g_in_h, &f_in_f_in_g]),
-            (&f_in_h, &[&f]),
-            (&g_in_h, &[&g]),
-            (&g, &[&e, &f_in_g]),
-            (&f_in_g, &[&f_in_f_in_g]),
-            (&f_in_f_in_g, &[&f]),
-            (&f, &[&e]),
-            (&e, &[]),
-        ],
+    assert_eq!(
+        call_graph(&run.lowered),
+        graph! { h => [f_in_h, g_in_h, f_in_f_in_g], f_in_h => [f], g_in_h => [g], g => [e, f_in_g], f_in_g => [f_in_f_in_g], f_in_f_in_g => [f], f => [e], e => [] },
+        "the call graph"
     );
     expect_image(&run, 40, 40, |x, y| 4 * (x + y));
 }
@@ -309,15 +235,10 @@ fn wrappers_read_by_an_rdom_predicate() {
     f.compute_root();
     h.compute_root();
     let run = realize(&g, 120, 120);
-    expect_graph(
-        &run,
-        &[
-            (&g, &[&g, &f_in_g, &h_wrapper]),
-            (&f_in_g, &[&f]),
-            (&f, &[]),
-            (&h_wrapper, &[&h]),
-            (&h, &[]),
-        ],
+    assert_eq!(
+        call_graph(&run.lowered),
+        graph! { g => [g, f_in_g, h_wrapper], f_in_g => [f], f => [], h_wrapper => [h], h => [] },
+        "the call graph"
     );
     expect_image(&run, 120, 120, |x, y| {
         if (0..100).contains(&x) && (0..100).contains(&y) && x + y + 5 < 50 {
@@ -348,14 +269,90 @@ fn two_wrappers_folded_into_the_consumers_tiles() {
         .unroll_loop(x)
         .unroll_loop(y);
     let run = realize(&output, 64, 64);
-    expect_graph(
-        &run,
-        &[
-            (&output, &[&input_in_output_in_output]),
-            (&input_in_output_in_output, &[&input_in_output]),
-            (&input_in_output, &[&input]),
-            (&input, &[]),
-        ],
+    assert_eq!(
+        call_graph(&run.lowered),
+        graph! { output => [input_in_output_in_output], input_in_output_in_output => [input_in_output], input_in_output => [input], input => [] },
+        "the call graph"
     );
     expect_image(&run, 64, 64, |x, y| 3 * x + 2 * y);
+}
+
+#[test]
+fn a_wrapper_shared_by_two_of_three_outputs() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define(x, Expr::from(x)).unwrap();
+    let (g1, g2, g3) = (Func::new("g1"), Func::new("g2"), Func::new("g3"));
+    for g in [&g1, &g2, &g3] {
+        g.define((x, y), f.at(x)).unwrap();
+    }
+    f.compute_root();
+    let f_wrapper = f.in_(&[&g1, &g2]);
+    f_wrapper.compute_root();
+    let pipeline = Pipeline::with_outputs(&[&g1, &g2, &g3]);
+    assert_eq!(
+        pipeline_call_graph(&pipeline),
+        graph! { g1 => [f_wrapper], g2 => [f_wrapper], g3 => [f], f_wrapper => [f], f => [] },
+        "the call graph"
+    );
+    for out in realize_outputs_2d(&Inputs::new(), &pipeline, 40) {
+        assert_image_2d(&out, |x, _| x);
+    }
+}
+
+#[test]
+fn a_global_wrapper_tiled_inside_its_consumers_tiles() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let (f, g, h) = (Func::new("f"), Func::new("g"), Func::new("h"));
+    f.define((x, y), x + y).unwrap();
+    g.define((x, y), f.at((x, y))).unwrap();
+    h.define((x, y), g.at((x, y)) + f.at((x, y))).unwrap();
+    let wrapper = f.in_all();
+    f.compute_root();
+    h.compute_root()
+        .tile(x, y, x, y, "xi", "yi", 16, 16)
+        .fuse(x, y, "t")
+        .parallel("t");
+    g.compute_at(&h, "yi");
+    wrapper
+        .compute_at(&h, "yi")
+        .tile(x, y, x, y, "xi", "yi", 8, 8)
+        .fuse("xi", "yi", "t")
+        .vectorize("t", 4);
+    let run = realize(&h, 72, 72);
+    assert_eq!(
+        call_graph(&run.lowered),
+        graph! { h => [g, wrapper], g => [wrapper], wrapper => [f], f => [] },
+        "the call graph"
+    );
+    expect_image(&run, 72, 72, |x, y| 2 * (x + y));
+}
+
+/// Halide's RDom covers the whole 32x32 output, and `g` is computed at every point of its
+/// wrapper: 16x16 here.
+#[test]
+fn a_global_wrapper_of_an_output_with_updates() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let n = 16;
+    let (f, g) = (Func::new("f"), Func::new("g"));
+    f.define((x, y), x + y).unwrap();
+    g.define((x, y), 10).unwrap();
+    g.update((x, y), g.at((x, y)) + 2 * f.at((x, x))).unwrap();
+    let r = RDom::new([(0, n as i32), (0, n as i32)]);
+    g.update(
+        (r.x(), r.y()),
+        g.at((r.x(), r.y())) + 3 * f.at((r.y(), r.y())),
+    )
+    .unwrap();
+    let wrapper = g.in_all();
+    wrapper.compute_root();
+    g.compute_at(&wrapper, x);
+    f.compute_root();
+    let run = realize(&wrapper, n, n);
+    assert_eq!(
+        call_graph(&run.lowered),
+        graph! { g => [f, g], wrapper => [g], f => [] },
+        "the call graph"
+    );
+    expect_image(&run, n, n, |x, y| 4 * x + 6 * y + 10);
 }

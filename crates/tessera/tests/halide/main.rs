@@ -8,6 +8,8 @@ mod lower_common;
 #[path = "../print_common/mod.rs"]
 mod print_common;
 
+mod call_graphs;
+
 mod align_bounds;
 mod argmax;
 mod assertion_failure_in_parallel_for;
@@ -67,6 +69,7 @@ mod fibonacci;
 mod fit_function;
 mod for_each_element;
 mod force_onto_stack;
+mod func_clone;
 mod func_lifetime;
 mod func_wrapper;
 mod fuse;
@@ -78,6 +81,7 @@ mod half_native_interleave;
 mod histogram;
 mod histogram_equalize;
 mod hoist_loop_invariant_if_statements;
+mod image_wrapper;
 mod implicit_args;
 mod implicit_args_tests;
 mod in_place;
@@ -213,6 +217,7 @@ mod vectorized_reduction_bug;
 mod widening_reduction;
 
 use lower_common::{check, Checked, TestInputs};
+use tessera::lang::buffer::for_each_coord_in;
 use tessera::prelude::*;
 
 /// `output` realized over `[0, extents)` with no inputs, every run checked against the
@@ -220,6 +225,50 @@ use tessera::prelude::*;
 fn realize(output: &Func, extents: &[i64]) -> Checked {
     let mins = vec![0; extents.len()];
     check(output, &TestInputs::new(), &mins, extents)
+}
+
+/// Each output's buffers from `pipeline` reading `inputs`, over `boxes` (one per output): compiled, into
+/// buffers of the caller's as Halide's `realize({f_im, g_im})`, then on the interpreter,
+/// whose buffers must be equal.
+fn realize_outputs(
+    inputs: &Inputs,
+    pipeline: &Pipeline,
+    boxes: &[(&[i64], &[i64])],
+) -> Vec<AnyBuffer> {
+    let mut buffers = Vec::new();
+    for (output, (mins, extents)) in pipeline.outputs().iter().zip(boxes) {
+        for ty in output.output_types() {
+            buffers.push(AnyBuffer::with_mins(ty, mins, extents).unwrap());
+        }
+    }
+    let compiled = pipeline.compile_jit(&Target::host()).unwrap();
+    compiled.realize_into(inputs, &mut buffers).unwrap();
+    let interpreted = pipeline.realize_interp_each(inputs, boxes).unwrap();
+    for (b, (jit, interp)) in buffers.iter().zip(&interpreted.buffers).enumerate() {
+        let mins: Vec<i64> = jit.dims().iter().map(|d| d.min).collect();
+        let extents: Vec<i64> = jit.dims().iter().map(|d| d.extent).collect();
+        for_each_coord_in(&mins, &extents, &mut |c| {
+            assert_eq!(jit.get_value(c), interp.get_value(c), "buffer {b} at {c:?}")
+        });
+    }
+    buffers
+}
+
+/// Every output of `pipeline` (each one 2-D i32) over `[0, n)²`, as `realize_outputs`.
+fn realize_outputs_2d(inputs: &Inputs, pipeline: &Pipeline, n: i64) -> Vec<Buffer<i32>> {
+    let extents = [n, n];
+    let boxes: Vec<(&[i64], &[i64])> = (pipeline.outputs().iter())
+        .map(|_| (&[0, 0][..], &extents[..]))
+        .collect();
+    let out = realize_outputs(inputs, pipeline, &boxes);
+    (out.into_iter())
+        .map(|b| b.into_typed::<i32>().expect("the outputs are i32"))
+        .collect()
+}
+
+/// Asserts every point `(x, y)` of `out` is `expected(x, y)`.
+fn assert_image_2d(out: &Buffer<i32>, expected: impl Fn(i64, i64) -> i64) {
+    out.for_each_coord(|p| assert_eq!(i64::from(out.get(p)), expected(p[0], p[1]), "at {p:?}"));
 }
 
 /// Stands for a Halide directive Tessera has no API for, in the ignored cases that need it.

@@ -12,8 +12,7 @@
 //! interpreter, each output over its own box. Halide's `tuple_select` is written as one
 //! select per element.
 
-use crate::realize;
-use tessera::lang::buffer::for_each_coord_in;
+use crate::{realize, realize_outputs};
 use tessera::prelude::*;
 
 #[test]
@@ -75,29 +74,6 @@ fn an_argmax_as_a_tuple_reduction() {
     assert_eq!((bx.get(&[]), by.get(&[]), bv.get(&[])), (rx, ry, rv));
 }
 
-/// Each output's buffers from `pipeline`, over `boxes` (one per output): compiled, into
-/// buffers of the caller's as Halide's `realize({f_im, g_im})`, then on the interpreter,
-/// whose buffers must be equal.
-fn realize_outputs(pipeline: &Pipeline, boxes: &[(&[i64], &[i64])]) -> Vec<AnyBuffer> {
-    let mut buffers = Vec::new();
-    for (output, (mins, extents)) in pipeline.outputs().iter().zip(boxes) {
-        for ty in output.output_types() {
-            buffers.push(AnyBuffer::with_mins(ty, mins, extents).unwrap());
-        }
-    }
-    let compiled = pipeline.compile_jit(&Target::host()).unwrap();
-    compiled.realize_into(&Inputs::new(), &mut buffers).unwrap();
-    let interpreted = pipeline.realize_interp_each(&Inputs::new(), boxes).unwrap();
-    for (b, (jit, interp)) in buffers.iter().zip(&interpreted.buffers).enumerate() {
-        let mins: Vec<i64> = jit.dims().iter().map(|d| d.min).collect();
-        let extents: Vec<i64> = jit.dims().iter().map(|d| d.extent).collect();
-        for_each_coord_in(&mins, &extents, &mut |c| {
-            assert_eq!(jit.get_value(c), interp.get_value(c), "buffer {b} at {c:?}")
-        });
-    }
-    buffers
-}
-
 #[test]
 fn independent_outputs_of_different_sizes() {
     let x = Var::new("x");
@@ -105,6 +81,7 @@ fn independent_outputs_of_different_sizes() {
     f.define(x, x * 100).unwrap();
     g.define(x, x).unwrap();
     let out = realize_outputs(
+        &Inputs::new(),
         &Pipeline::with_outputs(&[&f, &g]),
         &[(&[0], &[100]), (&[0], &[10])],
     );
@@ -136,6 +113,7 @@ fn outputs_of_different_dimensionalities_reading_each_other() {
     )
     .unwrap();
     let out = realize_outputs(
+        &Inputs::new(),
         &Pipeline::with_outputs(&[&h, &g, &f]),
         &[(&[0], &[50]), (&[0, 0], &[20, 20]), (&[0], &[100])],
     );
