@@ -835,21 +835,38 @@ impl<'a> Bounder<'a> {
                 continue;
             }
             let range = outer_range(&comparison, v);
-            // An end no tighter than the current one is left out, so repeated passes stop.
-            let limit = Interval {
-                min: range
-                    .lower
-                    .and_then(|l| self.bounds(&l).min)
-                    .filter(|l| !fold::prove_cmp(BinaryOp::Ge, &current.min, &Some(l.clone()))),
-                max: range
-                    .upper
-                    .and_then(|u| self.bounds(&u).max)
-                    .filter(|u| !fold::prove_cmp(BinaryOp::Le, &current.max, &Some(u.clone()))),
+            let lower = range.lower.and_then(|l| self.bounds(&l).min);
+            let upper = range.upper.and_then(|u| self.bounds(&u).max);
+            // A constant end no tighter than a constant current one is left out; only
+            // constant ends tightened call for another pass (symbolic ones would grow).
+            let constant = |e: &Option<Expr>| e.as_ref().and_then(Expr::as_int_const);
+            let tighter = |new: &Option<Expr>, old: &Option<Expr>, lower: bool| match (
+                constant(new),
+                constant(old),
+            ) {
+                (Some(n), Some(o)) => Some(if lower { n > o } else { n < o }),
+                _ => None,
             };
+            let mut limit = Interval {
+                min: None,
+                max: None,
+            };
+            for (new, old, is_lower) in [(lower, &current.min, true), (upper, &current.max, false)]
+            {
+                let Some(new) = new else { continue };
+                let t = tighter(&Some(new.clone()), old, is_lower);
+                if t == Some(false) {
+                    continue;
+                }
+                *solved_changed |= t == Some(true);
+                if is_lower {
+                    limit.min = Some(new);
+                } else {
+                    limit.max = Some(new);
+                }
+            }
             if !limit.is_everything() {
-                let narrowed = current.intersect(&limit);
-                *solved_changed = true;
-                self.push(v, narrowed);
+                self.push(v, current.intersect(&limit));
                 pushed += 1;
             }
         }
