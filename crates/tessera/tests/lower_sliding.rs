@@ -202,6 +202,37 @@ fn a_func_with_pointwise_updates_slides() {
 }
 
 #[test]
+fn a_func_with_updates_and_an_unrolled_pure_stage_slides_a_chunk_at_a_time() {
+    // Halide's sliding_reduction: the pure stage unrolled by `k` computes k rows at least
+    // (shifted inwards), which would undo the updates of the rows before the slid one; so
+    // every stage computes the newest k rows of the 3 a row of `out` reads (all 3 when
+    // k > 3, where sliding saves nothing), each once in the first iteration's 3 rows.
+    for k in [2i32, 3, 4] {
+        let (x, y) = (Var::new("x"), Var::new("y"));
+        let f = Func::new("f");
+        f.define((x, y), x * 5 + y * y).unwrap();
+        f.update((x, y), f.at((x, y)) * 3 + y).unwrap();
+        let out = Func::new("out");
+        out.define(
+            (x, y),
+            f.at((x, y)) + f.at((x, y - 1)) + f.at((x, y - 2)) * 2,
+        )
+        .unwrap();
+        f.unroll(y, k);
+        f.store_root().compute_at(&out, y);
+        let run = check(&out, &TestInputs::new(), &[1, 1], &[W, H]);
+        // Rows of the region per iteration: the first iteration's 3, then k (at most 3);
+        // the update computes them, the pure stage them in whole chunks of k.
+        let k = i64::from(k);
+        let rows: i64 = (0..H)
+            .map(|i| if i == 0 { 3 } else { k.min(3) })
+            .map(|region| region + (region + k - 1) / k * k)
+            .sum();
+        assert_eq!(run.stores("f"), (W * rows) as u64, "unrolled by {k}");
+    }
+}
+
+#[test]
 fn folding_with_a_downsampling_consumer() {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let f = Func::new("f");

@@ -22,6 +22,8 @@ use super::fold;
 use super::func_values::FuncValueBounds;
 use super::interval::{both, either, int_const, Interval};
 use super::min_max_sums;
+use super::solve::outer_range;
+use crate::ir::substitute::free_vars;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, Symbol, Type, UnaryOp};
 use crate::simplify::simplify;
 
@@ -737,20 +739,51 @@ impl<'a> Bounder<'a> {
     /// Pushes narrowed intervals for the variables that `condition == truth` constrains by a
     /// comparison (which variables: `narrow`); returns how many it pushed (to `pop`
     /// afterwards).
+    ///
+    /// Each comparison narrows its variables given the others' current intervals, so one
+    /// narrowing may enable another (`2x + 30 < y && y >= 100 - x` over `[0, 99]²`: `x <= 34`
+    /// first, then `y >= 66`). While a pass narrows a variable inside a compound side (only
+    /// those take part in such chains), the conjunction is applied again, up to
+    /// `RESTRICT_PASSES` passes (Halide's RDom predicates give the bounding box so found).
     pub fn restrict(&mut self, condition: &Expr, truth: bool, narrow: Narrow) -> usize {
+        const RESTRICT_PASSES: usize = 3;
+        let mut pushed = 0;
+        for _ in 0..RESTRICT_PASSES {
+            let mut solved_changed = false;
+            pushed += self.restrict_pass(condition, truth, narrow, &mut solved_changed);
+            if !solved_changed {
+                break;
+            }
+        }
+        pushed
+    }
+
+    /// One pass of `restrict`; sets `solved_changed` when a variable inside a compound side
+    /// of a comparison was narrowed.
+    fn restrict_pass(
+        &mut self,
+        condition: &Expr,
+        truth: bool,
+        narrow: Narrow,
+        solved_changed: &mut bool,
+    ) -> usize {
         match condition.kind() {
             ExprKind::Binary(BinaryOp::And, a, b) if truth => {
-                self.restrict(a, true, narrow) + self.restrict(b, true, narrow)
+                self.restrict_pass(a, true, narrow, solved_changed)
+                    + self.restrict_pass(b, true, narrow, solved_changed)
             }
             ExprKind::Binary(BinaryOp::Or, a, b) if !truth => {
-                self.restrict(a, false, narrow) + self.restrict(b, false, narrow)
+                self.restrict_pass(a, false, narrow, solved_changed)
+                    + self.restrict_pass(b, false, narrow, solved_changed)
             }
-            ExprKind::Unary(UnaryOp::Not, a) => self.restrict(a, !truth, narrow),
+            ExprKind::Unary(UnaryOp::Not, a) => {
+                self.restrict_pass(a, !truth, narrow, solved_changed)
+            }
             ExprKind::Call {
                 kind: CallKind::Intrinsic(Intrinsic::Likely | Intrinsic::LikelyIfInnermost),
                 args,
                 ..
-            } => self.restrict(&args[0], truth, narrow),
+            } => self.restrict_pass(&args[0], truth, narrow, solved_changed),
             ExprKind::Binary(op, a, b) => {
                 let holding = if truth {
                     Some(*op)
@@ -762,10 +795,82 @@ impl<'a> Bounder<'a> {
                 else {
                     return 0;
                 };
-                self.restrict_var(a, op, b, narrow) + self.restrict_var(b, swapped, a, narrow)
+                self.restrict_var(a, op, b, narrow)
+                    + self.restrict_var(b, swapped, a, narrow)
+                    + self.restrict_solved(op, a, b, solved_changed)
             }
             _ => 0,
         }
+    }
+
+    /// Narrows each in-scope variable inside a compound side of the scalar i32 comparison
+    /// `a op b` to where solving the comparison for it (`solve::outer_range`, the other
+    /// variables at their current intervals) says it can hold; returns how many it pushed.
+    fn restrict_solved(
+        &mut self,
+        op: BinaryOp,
+        a: &Expr,
+        b: &Expr,
+        solved_changed: &mut bool,
+    ) -> usize {
+        let solvable = matches!(
+            op,
+            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Eq
+        );
+        if !solvable || a.ty() != Type::i32() {
+            return 0;
+        }
+        let bare = |e: &Expr, v: Symbol| matches!(e.kind(), ExprKind::Var(n) if *n == v);
+        let mut vars: Vec<Symbol> = free_vars(a).into_iter().chain(free_vars(b)).collect();
+        // Sorted by name so the narrowed bounds come out the same on every run.
+        vars.sort_by_key(|v| v.as_str());
+        vars.dedup();
+        let comparison = Expr::binary(op, a.clone(), b.clone());
+        let mut pushed = 0;
+        for v in vars {
+            let Some(current) = self.lookup(v).cloned() else {
+                continue;
+            };
+            if bare(a, v) || bare(b, v) {
+                continue;
+            }
+            let range = outer_range(&comparison, v);
+            let lower = range.lower.and_then(|l| self.bounds(&l).min);
+            let upper = range.upper.and_then(|u| self.bounds(&u).max);
+            // A constant end no tighter than a constant current one is left out; only
+            // constant ends tightened call for another pass (symbolic ones would grow).
+            let constant = |e: &Option<Expr>| e.as_ref().and_then(Expr::as_int_const);
+            let tighter = |new: &Option<Expr>, old: &Option<Expr>, lower: bool| match (
+                constant(new),
+                constant(old),
+            ) {
+                (Some(n), Some(o)) => Some(if lower { n > o } else { n < o }),
+                _ => None,
+            };
+            let mut limit = Interval {
+                min: None,
+                max: None,
+            };
+            for (new, old, is_lower) in [(lower, &current.min, true), (upper, &current.max, false)]
+            {
+                let Some(new) = new else { continue };
+                let t = tighter(&Some(new.clone()), old, is_lower);
+                if t == Some(false) {
+                    continue;
+                }
+                *solved_changed |= t == Some(true);
+                if is_lower {
+                    limit.min = Some(new);
+                } else {
+                    limit.max = Some(new);
+                }
+            }
+            if !limit.is_everything() {
+                self.push(v, current.intersect(&limit));
+                pushed += 1;
+            }
+        }
+        pushed
     }
 
     /// Narrows `var` (if it is a variable `narrow` admits) to satisfy `var op other`.
@@ -1127,6 +1232,84 @@ mod tests {
         let at = crate::ir::substitute::substitute(&hi, x.name(), &Expr::i32(-15));
         let hi = crate::simplify::simplify(&at).as_int_const();
         assert!(hi.is_some_and(|hi| hi >= 22), "{e}: {hi:?}");
+    }
+
+    /// The box `Bounder::with_condition` gives `x` and `y` under `cond`, as constants.
+    fn box_under(cond: &Expr, x: Var, y: Var, s: &Scope) -> [Option<i128>; 4] {
+        let ends = |i: Interval| {
+            let i = simplified(i);
+            [i.min, i.max].map(|e| e.and_then(|e| e.as_int_const()))
+        };
+        let ([x0, x1], [y0, y1]) = Bounder::new(s).with_condition(cond, true, |b| {
+            (ends(b.bounds(&x.expr())), ends(b.bounds(&y.expr())))
+        });
+        [x0, x1, y0, y1]
+    }
+
+    #[test]
+    fn linear_conditions_narrow_each_variable_given_the_others_to_a_fixed_point() {
+        // Halide's reduction_non_rectangular `two_linear_bounds`: x's bounds come from y's,
+        // then y's from x's narrowed ones, giving Halide's box [1, 34] x [66, 99]. It holds
+        // the exact bounding box of the points satisfying both (a plain loop's: the corner
+        // where both bounds on y meet, y = 77, is not found one variable at a time).
+        let (x, y) = (Var::new("x"), Var::new("y"));
+        let s: Scope = [range(x, 0, 99), range(y, 0, 99)].into_iter().collect();
+        let cond = (x * 2 + 30).lt(y) & y.ge(100 - x);
+        let inside = |a: i128, b: i128| 2 * a + 30 < b && b >= 100 - a;
+        let points: Vec<(i128, i128)> = (0..100)
+            .flat_map(|a| (0..100).map(move |b| (a, b)))
+            .filter(|&(a, b)| inside(a, b))
+            .collect();
+        let lowest = |f: fn(&(i128, i128)) -> i128| points.iter().map(f).min();
+        let highest = |f: fn(&(i128, i128)) -> i128| points.iter().map(f).max();
+        let exact = [
+            lowest(|p| p.0),
+            highest(|p| p.0),
+            lowest(|p| p.1),
+            highest(|p| p.1),
+        ];
+        assert_eq!(exact, [Some(1), Some(34), Some(77), Some(99)]);
+        assert_eq!(
+            box_under(&cond, x, y, &s),
+            [Some(1), Some(34), Some(66), Some(99)]
+        );
+    }
+
+    #[test]
+    fn narrowing_by_linear_conditions_keeps_every_point_satisfying_them() {
+        // Pairs of linear predicates over [-6, 6]²: the narrowed box holds every point where
+        // both hold (checked point by point), and is empty-or-tighter than the whole square.
+        let (x, y) = (Var::new("x"), Var::new("y"));
+        let s: Scope = [range(x, -6, 6), range(y, -6, 6)].into_iter().collect();
+        let coefficients = [(1, 1, -3), (2, -1, 0), (-3, 2, 4), (1, -3, 5), (-1, -1, 2)];
+        let mut narrowed = 0;
+        for &(a, b, c) in &coefficients {
+            for &(d, e, f) in &coefficients {
+                let first = (x * a + y * b + c).lt(0);
+                let second = (x * e + y * d).ge(f);
+                let k = |c: i32| i128::from(c);
+                let holds = |p: i128, q: i128| {
+                    k(a) * p + k(b) * q + k(c) < 0 && k(e) * p + k(d) * q >= k(f)
+                };
+                let [x0, x1, y0, y1] = box_under(&(first.clone() & second.clone()), x, y, &s);
+                let within = |v: i128, lo: Option<i128>, hi: Option<i128>| {
+                    lo.is_none_or(|lo| lo <= v) && hi.is_none_or(|hi| v <= hi)
+                };
+                for p in -6..=6 {
+                    for q in -6..=6 {
+                        if holds(p, q) {
+                            assert!(
+                                within(p, x0, x1) && within(q, y0, y1),
+                                "({p}, {q}) satisfies {first} && {second}, outside \
+                                 [{x0:?}, {x1:?}] x [{y0:?}, {y1:?}]"
+                            );
+                        }
+                    }
+                }
+                narrowed += usize::from([x0, x1, y0, y1] != [Some(-6), Some(6), Some(-6), Some(6)]);
+            }
+        }
+        assert!(narrowed > 10, "only {narrowed} of 25 boxes narrowed");
     }
 
     #[test]

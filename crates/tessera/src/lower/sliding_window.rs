@@ -263,6 +263,8 @@ impl FuncSliding<'_> {
         // `arg` in that dimension: each point then gets each stage once, in order, whichever
         // iteration first needs it.
         let mut windows = Vec::new();
+        // The fewest points every stage computes from the slid start on (see below).
+        let mut chunk: i64 = 1;
         for stage in 0..f.stage_count() {
             let def = f.stage(stage)?;
             if stage > 0 && !updates_pointwise_along(def, d, arg) {
@@ -271,10 +273,12 @@ impl FuncSliding<'_> {
             // The points a stage computes must follow its region monotonically, or a region
             // that starts later (slid) could reach past the storage sized for the planned one:
             // no split rounds up, and none shifts inwards a loop whose extent was rounded up
-            // (from a later start, its last whole step can end later). With updates, every
-            // split must be guarded: a split shifted inwards would recompute points before the
-            // slid region with the pure definition only, undoing the updates applied to them
-            // in earlier iterations.
+            // (from a later start, its last whole step can end later). With updates, a split
+            // of the pure definition shifted inwards recomputes points before the slid region
+            // (a region of fewer points than its factor): every stage then starts early
+            // enough to cover them (`chunk`), so that each gets its updates again (as Halide
+            // computes every stage of a Func unrolled by 2 two rows at a time). Any other
+            // split of an update must be guarded.
             let with_updates = f.stage_count() > 1;
             // Computed inside a loop it does not slide over, a Func with updates recomputes,
             // at each iteration of that loop, what a split of any dimension shifted inwards
@@ -283,18 +287,20 @@ impl FuncSliding<'_> {
             if with_updates && through_loops && !every_split_guarded(&f) {
                 return None;
             }
-            let breaks_sliding = |&(tail, constant_extent): &(TailStrategy, bool)| match tail {
-                TailStrategy::GuardWithIf
-                | TailStrategy::Predicate
-                | TailStrategy::PredicateStores => false,
-                TailStrategy::RoundUp | TailStrategy::PredicateLoads => true,
-                _ => with_updates || !constant_extent,
-            };
-            if split_tails(&def.schedule, arg, stage > 0)
-                .iter()
-                .any(breaks_sliding)
-            {
-                return None;
+            for split in split_tails(&def.schedule, arg, stage > 0) {
+                match split.tail {
+                    TailStrategy::GuardWithIf
+                    | TailStrategy::Predicate
+                    | TailStrategy::PredicateStores => {}
+                    TailStrategy::RoundUp | TailStrategy::PredicateLoads => return None,
+                    _ if !split.constant_extent => return None,
+                    _ if !with_updates => {}
+                    _ if stage == 0 => {
+                        let factor = i64::try_from(split.factor.as_int_const()?).ok()?;
+                        chunk = chunk.max(factor);
+                    }
+                    _ => return None,
+                }
             }
             let (min_name, max_name) = (region_min(func, stage, arg), region_max(func, stage, arg));
             let (min, max) = (*moves.get(&min_name)?, *moves.get(&max_name)?);
@@ -347,7 +353,22 @@ impl FuncSliding<'_> {
                 };
             let in_scope: HashSet<Symbol> = chain[..slid_at].iter().map(|(n, _)| *n).collect();
             let (previous_lets, previous_end) = previous_values(&lets_before, &in_scope, &moves, v);
-            slides.push((slid_at, slid_name, previous_lets, previous_end));
+            // Where the slid region starts (backwards: ends) at most; with a `chunk`, no later
+            // than that many points before its max (whose value needs no let after the min).
+            let bound = if backwards {
+                Expr::binary(BinaryOp::Sub, previous_end, Expr::i32(1))
+            } else {
+                let after = Expr::binary(BinaryOp::Add, previous_end, Expr::i32(1));
+                if chunk > 1 {
+                    let chunk_back = Expr::i32(i32::try_from(chunk - 1).ok()?);
+                    let chunk_start =
+                        Expr::binary(BinaryOp::Sub, chain[max_at].1.clone(), chunk_back);
+                    Expr::binary(BinaryOp::Min, after, chunk_start)
+                } else {
+                    after
+                }
+            };
+            slides.push((slid_at, slid_name, previous_lets, bound));
         }
         // In chain order, so that previous values two stages share are defined once, before both.
         slides.sort_by_key(|(at, ..)| *at);
@@ -356,29 +377,23 @@ impl FuncSliding<'_> {
         // Each region's min (backwards: max) as planned stays, named `<min>.unslid`, for
         // everything but this Func's production (the regions and storage of the Funcs this one
         // reads: they were computed to cover it, and slide on their own); the min itself starts
-        // after the previous iteration's max (backwards: the max ends before its min).
+        // after the previous iteration's max (backwards: the max ends before its min), or
+        // a chunk before its max.
         let mut defined: HashSet<Symbol> = HashSet::new();
         let mut body = body.clone();
-        for (_, slid_name, previous_lets, previous_end) in slides {
+        for (_, slid_name, previous_lets, bound) in slides {
             body = map_chain(&body, func, &mut |name, value, rest| {
                 if name != slid_name {
                     return None;
                 }
                 let unslid = name.dot("unslid");
                 let planned = Expr::var(unslid, value.ty());
-                let after_previous = if backwards {
-                    Expr::binary(
-                        BinaryOp::Min,
-                        planned.clone(),
-                        Expr::binary(BinaryOp::Sub, previous_end.clone(), Expr::i32(1)),
-                    )
+                let op = if backwards {
+                    BinaryOp::Min
                 } else {
-                    Expr::binary(
-                        BinaryOp::Max,
-                        planned.clone(),
-                        Expr::binary(BinaryOp::Add, previous_end.clone(), Expr::i32(1)),
-                    )
+                    BinaryOp::Max
                 };
+                let after_previous = Expr::binary(op, planned.clone(), bound.clone());
                 let slid = Expr::select(first.clone(), planned.clone(), after_previous);
                 let rest = substitute_outside_production(rest, func, name, &planned);
                 let lets = previous_lets
@@ -493,9 +508,9 @@ fn every_split_guarded(f: &FunctionContents) -> bool {
             def.args.iter().filter_map(Expr::as_var).all(|arg| {
                 split_tails(&def.schedule, arg, stage > 0)
                     .iter()
-                    .all(|(tail, _)| {
+                    .all(|split| {
                         matches!(
-                            tail,
+                            split.tail,
                             TailStrategy::GuardWithIf
                                 | TailStrategy::Predicate
                                 | TailStrategy::PredicateStores
@@ -506,15 +521,19 @@ fn every_split_guarded(f: &FunctionContents) -> bool {
     })
 }
 
-/// The tail strategies (as resolved) of the splits of dimension `arg` and of the loops made
-/// from it, in the stage's loop structure and in its specializations', each with whether
-/// the loop it splits has a constant extent (`arg` itself, or the inner loop of a split)
-/// rather than a rounded-up one (an outer or fused loop).
-fn split_tails(
-    schedule: &StageSchedule,
-    arg: Symbol,
-    is_update: bool,
-) -> Vec<(TailStrategy, bool)> {
+/// A split of dimension `arg` or of a loop made from it (`split_tails`).
+struct SplitTail {
+    /// Its tail strategy, as resolved.
+    tail: TailStrategy,
+    /// Whether the loop it splits has a constant extent (`arg` itself, or the inner loop of
+    /// a split) rather than a rounded-up one (an outer or fused loop).
+    constant_extent: bool,
+    factor: Expr,
+}
+
+/// The splits of dimension `arg` and of the loops made from it, in the stage's loop
+/// structure and in its specializations'.
+fn split_tails(schedule: &StageSchedule, arg: Symbol, is_update: bool) -> Vec<SplitTail> {
     let mut tails = Vec::new();
     for structure in schedule.structures() {
         // The loops made from `arg`, with whether each has a constant extent.
@@ -526,11 +545,16 @@ fn split_tails(
                     old,
                     outer,
                     inner,
+                    factor,
                     tail,
                     ..
                 } => {
                     if let Some(constant) = from(old) {
-                        tails.push((resolve_tail(*tail, is_update), constant));
+                        tails.push(SplitTail {
+                            tail: resolve_tail(*tail, is_update),
+                            constant_extent: constant,
+                            factor: factor.clone(),
+                        });
                         derived.extend([(*outer, false), (*inner, true)]);
                     }
                 }
@@ -550,9 +574,9 @@ fn split_tails(
 }
 
 /// Whether the Funcs computed inside `func`'s production keep to what was planned for them
-/// when `func` slides along `arg` (dimension `d`) over `v`: `arg` is not split, so its loops
-/// run over a part of the planned coordinates, each as planned; every such Func is computed
-/// inside one of those loops, so its region follows a coordinate rather than `func`'s slid
+/// when `func` slides along `arg` (dimension `d`) over `v`: the loops over `arg` of the
+/// stages that do not split it run over a part of the planned coordinates, each as planned;
+/// every such Func is computed inside one of those loops, so its region follows a coordinate rather than `func`'s slid
 /// region (from a later start, a region rounded up ends later than planned, past what the
 /// Funcs it reads were sized for); and no storage inside the production moves with `v` (an
 /// allocation sized from the planned region, in terms of `v`, would not hold the points
@@ -571,12 +595,14 @@ fn inner_funcs_follow_the_loop(
         let Some(def) = f.stage(stage) else {
             return false;
         };
-        if !split_tails(&def.schedule, arg, stage > 0).is_empty()
-            || def.args.get(d).and_then(Expr::as_var) != Some(arg)
-        {
+        if def.args.get(d).and_then(Expr::as_var) != Some(arg) {
             return false;
         }
-        arg_loops.insert(stage_var(func, stage, arg));
+        // A split stage's loops over `arg` run over chunks, not the planned coordinates: a
+        // Func computed inside them is refused below.
+        if split_tails(&def.schedule, arg, stage > 0).is_empty() {
+            arg_loops.insert(stage_var(func, stage, arg));
+        }
     }
     struct Walk<'a> {
         func: Symbol,

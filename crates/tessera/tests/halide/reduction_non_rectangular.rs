@@ -102,7 +102,6 @@ fn func_call_inside_bound_inline() {
 }
 
 #[test]
-#[ignore = "g (compute_root) computed at 6900 points (100 x 69), Halide 34 x 34 = 1156: Halide bounds g by the bounding box of the two linear predicates, r.x in [1, 34] and r.y in [66, 99]; Tessera by a wider box"]
 fn two_linear_bounds() {
     let (f, x, y) = x_plus_y("f_5");
     let g = Func::new("g_5");
