@@ -11,9 +11,8 @@
 //! Output sizes are shrunk (200x200 in Halide) to keep the tests fast.
 
 use crate::call_graphs::{call_graph, graph, pipeline_call_graph};
-use crate::lower_common::{check, Checked, TestInputs};
+use crate::func_wrapper::update_after_redirect;
 use crate::{assert_image_2d, i32_values, realize, realize_outputs, realize_outputs_2d};
-use tessera::lang::stage::DimName;
 use tessera::prelude::*;
 
 #[test]
@@ -87,53 +86,13 @@ fn a_clone_shared_by_two_of_three_outputs() {
 }
 
 fn update_after_clone(param_value: bool) {
-    let (x, y) = (Var::new("x"), Var::new("y"));
-    let f = Func::new("f");
-    f.define((x, y), x + y).unwrap();
-    let g = Func::new("g");
-    g.define((x, y), f.at((x, y))).unwrap();
-    let clone = f.clone_in(&g);
-    let r = RDom::new([(0, 100), (0, 100)]);
-    r.where_(r.x().lt(r.y()));
-    g.update(
-        (r.x(), r.y()),
-        g.at((r.x(), r.y())) + 2 * f.at((r.x(), r.y())),
-    )
-    .unwrap();
-    let param = Param::<bool>::new("param");
-    g.specialize(param.expr())
-        .vectorize(x, 8)
-        .unroll(x, 2)
-        .split(x, x, "xi", 4)
-        .parallel(x);
-    g.update_stage(0)
-        .split(r.x(), "rxo", "rxi", 2)
-        .unroll(DimName::from("rxi"), 2);
-    f.compute_root();
-    clone.compute_root();
-    clone
-        .vectorize(x, 8)
-        .unroll(x, 2)
-        .split(x, x, "xi", 4)
-        .parallel(x);
-    let run: Checked = check(
-        &g,
-        &TestInputs::new().param(param.bind(param_value)),
-        &[0, 0],
-        &[120, 120],
+    update_after_redirect(
+        param_value,
+        |f, g| f.clone_in(g),
+        |_, clone, g| {
+            graph! { g => [clone, g], clone => [] }
+        },
     );
-    assert_eq!(
-        call_graph(&run.lowered),
-        graph! { g => [clone, g], clone => [] },
-        "the call graph"
-    );
-    assert_image_2d(i32_values(&run), |x, y| {
-        if (0..100).contains(&x) && (0..100).contains(&y) && x < y {
-            3 * (x + y)
-        } else {
-            x + y
-        }
-    });
 }
 
 #[test]
