@@ -4,9 +4,9 @@
 //! strips or tiles, and every row's last vector or tile of a Func that reads an input
 //! unclamped guards its last piece (`GuardWithIf`), so a schedule made for one size computes
 //! any output size correctly; other Funcs shift their last vector and tile inwards, which is
-//! cheaper (a tile wider than the whole region is guarded). An output larger than the last-level cache is stored
-//! nontemporally. A Func whose values a coordinate's parity selects is computed a residue at
-//! a time, unrolled (`parity_unroll`).
+//! cheaper (a tile wider than the whole region is guarded). An output larger than the
+//! last-level cache is stored nontemporally. A Func whose values a coordinate's parity
+//! selects is computed a residue at a time, unrolled (`parity_unroll`).
 
 use std::collections::BTreeSet;
 
@@ -260,15 +260,15 @@ pub(super) fn fuse_outer(
 }
 
 /// How `f`'s last, partial vector of a row is computed: shifted inwards to end at the
-/// region's end where computing past its region is harmless (`FuncInfo::may_round_up`),
+/// region's end where computing past its region is harmless (`FuncInfo::may_compute_past_region`),
 /// else guarded (`GuardWithIf`): whole vectors past the end would write past the output's
 /// buffer or read past what the pipeline's inputs hold when the output is narrower than
 /// planned. Shifted rather than rounded up: a region rounded up to whole vectors is a wider
 /// region required of `f`'s producers, and down a pyramid of downsamplings each level
 /// doubles the widening of the one below (interpolate's first level computed 2.4 times the
 /// points it needed).
-pub(super) fn vector_tail(f: &FuncInfo) -> TailStrategy {
-    match f.may_round_up {
+fn vector_tail(f: &FuncInfo) -> TailStrategy {
+    match f.may_compute_past_region {
         true => TailStrategy::ShiftInwards,
         false => TailStrategy::GuardWithIf,
     }
@@ -281,7 +281,7 @@ pub(super) fn vector_tail(f: &FuncInfo) -> TailStrategy {
 /// of its producers, where the region is narrower (a coarse level of a pyramid).
 fn tile_tail(f: &FuncInfo, width: i64) -> TailStrategy {
     let fits = f.region.first().is_none_or(|s| width <= s.extent());
-    match f.may_round_up && fits {
+    match f.may_compute_past_region && fits {
         true => TailStrategy::ShiftInwards,
         false => TailStrategy::GuardWithIf,
     }

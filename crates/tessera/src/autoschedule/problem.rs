@@ -63,10 +63,10 @@ pub struct FuncInfo {
     /// Whether computing it past its region along dimension 0 is harmless: it is not the
     /// output (whose buffer ends at its region), and every input it reads there, directly or
     /// through its producers, is read at clamped coordinates (a boundary condition), so no
-    /// input is read past its buffer. Such a Func's last vector of a row may be rounded up
-    /// instead of guarded, which is much cheaper where masked loads are emulated lane by lane
-    /// (16-bit elements on AVX2).
-    pub may_round_up: bool,
+    /// input is read past its buffer. Such a Func's last vector or tile of a row may be
+    /// shifted inwards (or its bounds aligned) instead of guarded, which is much cheaper
+    /// where masked loads are emulated lane by lane (16-bit elements on AVX2).
+    pub may_compute_past_region: bool,
     /// The pure dimensions (with their factor k) along which its definition, inlined
     /// producers expanded, selects by the coordinate's residue modulo k (`select(x % 2 ==
     /// 0, ...)`: an interleaving): computed k points at a time, one per residue unrolled,
@@ -230,13 +230,13 @@ impl<'a> Problem<'a> {
                 update_pure_dims: (f.definitions.iter().skip(1))
                     .map(|d| update_pure_dims(f.name, &f.args, d))
                     .collect(),
-                may_round_up: false,
+                may_compute_past_region: false,
                 parity: Vec::new(),
             });
         }
         let unclamped = reads_unclamped_input(analysis, &funcs, &index);
         for (f, unclamped) in funcs.iter_mut().zip(unclamped) {
-            f.may_round_up = !f.is_output && !unclamped;
+            f.may_compute_past_region = !f.is_output && !unclamped;
         }
         for c in 0..funcs.len() {
             for p in funcs[c].producers.clone() {
@@ -614,7 +614,7 @@ impl<'a> Problem<'a> {
         // Aligning the bounds computes up to k - 1 points past each end of the region, which
         // only a Func that may compute past its region can afford.
         let f = &self.funcs[m];
-        if s > 0 || f.has_updates || !f.may_round_up || self.inlined[m] {
+        if s > 0 || f.has_updates || !f.may_compute_past_region || self.inlined[m] {
             return Vec::new();
         }
         let mut sites = CallSites::default();
