@@ -480,30 +480,11 @@ fn loads_are_kept_across_stores_to_other_buffers() {
     );
 }
 
-const DRIVER: &str = r#"
-#include <stdio.h>
-#include <stdlib.h>
-#include "pipeline.h"
+/// The runtime functions a C program linking a pipeline provides.
+const RUNTIME_STUBS: &str = include_str!("c/runtime_stubs.c");
 
-int32_t tessera_parallel_for(int32_t (*task)(const void *, int32_t), const void *closure,
-                             int32_t min, int32_t extent) {
-    for (int32_t i = min; i < min + extent; i++) {
-        int32_t code = task(closure, i);
-        if (code) return code;
-    }
-    return 0;
-}
-void *tessera_malloc(void *ctx, int64_t bytes, const char *name) {
-    (void)ctx; (void)name;
-    return aligned_alloc(64, (size_t)((bytes + 63) / 64 * 64 + 64));
-}
-void tessera_free(void *ctx, void *block) { (void)ctx; free(block); }
-int32_t tessera_error(void *ctx, const char *message, const uint64_t *values) {
-    (void)ctx; (void)values;
-    fprintf(stderr, "error: %s\n", message);
-    return -1;
-}
-
+/// The C driver's `main`, after the runtime stubs (`c/runtime_stubs.c`).
+const DRIVER_MAIN: &str = r#"
 int main(void) {
     float in_data[257], out_data[256];
     for (int i = 0; i < 257; i++) in_data[i] = (float)i;
@@ -577,7 +558,11 @@ fn object_files_link_into_a_c_program() {
         c_header(&signature, "saxpy").expect("header"),
     )
     .expect("writes");
-    std::fs::write(dir.join("driver.c"), DRIVER).expect("writes");
+    std::fs::write(
+        dir.join("driver.c"),
+        format!("{RUNTIME_STUBS}{DRIVER_MAIN}"),
+    )
+    .expect("writes");
     let built = Command::new("cc")
         .current_dir(&dir)
         .args(["-O1", "-o", "driver", "driver.c", "saxpy.o", "-lm"])

@@ -99,32 +99,14 @@ fn the_c_header_declares_the_print_function_programs_provide() {
     );
 }
 
-/// A C program providing the runtime's functions, `tessera_print` decoding its template as
-/// the header describes (the values here are all i32, scalars or vectors).
-const PRINTING_DRIVER: &str = r#"
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "pipeline.h"
+/// The runtime functions a C program linking a pipeline provides.
+const RUNTIME_STUBS: &str = include_str!("c/runtime_stubs.c");
 
-int32_t tessera_parallel_for(int32_t (*task)(const void *, int32_t), const void *closure,
-                             int32_t min, int32_t extent) {
-    for (int32_t i = min; i < min + extent; i++) {
-        int32_t code = task(closure, i);
-        if (code) return code;
-    }
-    return 0;
-}
-void *tessera_malloc(void *ctx, int64_t bytes, const char *name) {
-    (void)ctx; (void)name;
-    return aligned_alloc(64, (size_t)((bytes + 63) / 64 * 64 + 64));
-}
-void tessera_free(void *ctx, void *block) { (void)ctx; free(block); }
-int32_t tessera_error(void *ctx, const char *message, const uint64_t *values) {
-    (void)ctx; (void)values;
-    fprintf(stderr, "error: %s\n", message);
-    return -1;
-}
+/// After the runtime stubs, the C program's `tessera_print`, decoding its template as the
+/// header describes (the values here are all i32, scalars or vectors), and its `main`.
+const PRINTING_DRIVER: &str = r#"
+#include <string.h>
+
 /* The lanes of the type written at `t` (after its \x01), e.g. 4 for "i32x4". */
 static int lanes_of(const char *t) {
     const char *x = strchr(t, 'x');
@@ -192,7 +174,11 @@ fn an_object_file_prints_through_the_programs_tessera_print() {
     .unwrap();
     let header = tessera::codegen::c_header(&signature, "printing").unwrap();
     std::fs::write(dir.join("pipeline.h"), header).unwrap();
-    std::fs::write(dir.join("driver.c"), PRINTING_DRIVER).unwrap();
+    std::fs::write(
+        dir.join("driver.c"),
+        format!("{RUNTIME_STUBS}{PRINTING_DRIVER}"),
+    )
+    .unwrap();
     let built = std::process::Command::new("cc")
         .current_dir(&dir)
         .args(["-O1", "-o", "driver", "driver.c", "printing.o", "-lm"])
