@@ -1142,3 +1142,69 @@ fn the_coarse_levels_of_a_pyramid_do_not_widen_the_finer_ones() {
         );
     }
 }
+
+#[test]
+fn an_expensive_lookup_table_is_computed_once_not_once_per_strip() {
+    // A 1024-entry tone curve in f64 (a libm `pow` per entry and lane) read at data-dependent
+    // coordinates by a stencil's producer. Computed per strip of the stencil's sliding
+    // window, it would be recomputed by every strip: charged per vector instead of per
+    // lane, the model saw it as nearly free (camera_pipe's curve was recomputed 120 times).
+    const ENTRIES: i64 = 1024;
+    let (x, y, i) = (Var::new("x"), Var::new("y"), Var::new("i"));
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let clamped = clamped(&input, x, y);
+    let curve = Func::new("curve");
+    let level = pow(cast_to::<f64>(i) / (ENTRIES - 1) as f64, 1.0f64 / 2.2f64);
+    curve
+        .define(
+            i,
+            cast_to::<u8>(clamp(level * 255.0f64 + 0.5f64, 0.0f64, 255.0f64)),
+        )
+        .unwrap();
+    let toned = Func::new("toned");
+    let index = clamp(cast_to::<i32>(clamped.at((x, y))), 0, ENTRIES as i32 - 1);
+    toned
+        .define((x, y), cast_to::<u16>(curve.at(index)))
+        .unwrap();
+    let out = Func::new("out");
+    let row = |dy: i32| toned.at((x, y + dy));
+    out.define((x, y), row(-1) + row(0) * 2 + row(1)).unwrap();
+    out.set_estimates(&[(0, 2048), (0, 1536)]).unwrap();
+    input.set_estimates(&[(0, 2048), (0, 1536)]).unwrap();
+    let schedule = Pipeline::new(&out)
+        .auto_schedule(&Target::host(), &two_threads())
+        .unwrap();
+    // Run smaller than planned: a curve computed per strip would be stored once per strip.
+    let (w, h) = (160, 96);
+    let data = Buffer::<u16>::from_fn(&[0, 0], &[w, h], |c| {
+        ((c[0] * 37 + c[1] * 91) % 1100) as u16
+    });
+    let run = Pipeline::new(&out)
+        .realize_interp(&Inputs::new().image(&input, data.clone()), &[0, 0], &[w, h])
+        .unwrap();
+    let table: Vec<u16> = (0..ENTRIES)
+        .map(|i| {
+            let level = (i as f64 / (ENTRIES - 1) as f64).powf(1.0 / 2.2);
+            (level * 255.0 + 0.5).clamp(0.0, 255.0) as u8 as u16
+        })
+        .collect();
+    let toned_at = |x: i64, y: i64| {
+        let v = data.get(&[x.clamp(0, w - 1), y.clamp(0, h - 1)]);
+        table[usize::from(v).min(ENTRIES as usize - 1)]
+    };
+    let got = Buffer::<u16>::try_from(run.buffers[0].clone()).unwrap();
+    got.for_each_coord(|c| {
+        let (x, y) = (c[0], c[1]);
+        let want = toned_at(x, y - 1) + toned_at(x, y) * 2 + toned_at(x, y + 1);
+        assert_eq!(got.get(c), want, "at {c:?}");
+    });
+    // Stored once (not inlined either: a `pow` per pixel instead of per entry).
+    let curve_stores = (run.stats.stores.iter())
+        .find(|(buffer, _)| buffer.to_string() == "curve")
+        .map_or(0, |(_, &n)| n);
+    assert!(
+        (1..=ENTRIES as u64).contains(&curve_stores),
+        "the curve is stored {curve_stores} times for its {ENTRIES} entries: {:?}",
+        schedule.groups
+    );
+}

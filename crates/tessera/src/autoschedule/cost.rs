@@ -2,7 +2,9 @@
 //! counted on its expressions (equal subexpressions are counted once, as common subexpression
 //! elimination computes them once: `Ix(x, y) * Ix(x, y)` is one load and a multiply):
 //! arithmetic by kind and element type (the type gives the vector width class, `lanes_in`),
-//! loads per producer, and calls of transcendental and other math functions.
+//! loads per producer, and calls of transcendental and other math functions. Subexpressions
+//! of constants and parameters alone are not counted: lowering hoists them out of the loops
+//! (`hoist_loop_invariants`), so they cost nothing per point.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -23,9 +25,9 @@ pub enum OpKind {
     Divide,
     /// Conversions between types.
     Cast,
-    /// Math functions computed by a few instructions (abs, floor, lerp, ...).
+    /// Math functions computed by a few vector instructions (abs, floor, sqrt, lerp, ...).
     Intrinsic,
-    /// Math functions computed by a polynomial or a library call (exp, log, sin, sqrt, pow, ...).
+    /// Math functions computed by a libm call for each lane (exp, log, sin, pow, ...).
     Transcendental,
 }
 
@@ -73,7 +75,7 @@ impl StageCost {
         images: &HashSet<Symbol>,
         seen: &mut HashSet<Expr>,
     ) {
-        if !seen.insert(e.clone()) {
+        if !seen.insert(e.clone()) || is_loop_invariant(e) {
             return;
         }
         self.count_node(func, e, images);
@@ -159,12 +161,11 @@ pub fn lanes_in(ty: Type, vector_bits: u32) -> u32 {
 fn intrinsic_kind(i: Intrinsic) -> Option<OpKind> {
     use Intrinsic::*;
     match i {
-        Sqrt | Exp | Log | Pow | Sin | Cos | Tan | Asin | Acos | Atan | Atan2 | Sinh | Cosh
-        | Tanh | Hypot => Some(OpKind::Transcendental),
-        Abs | Absd | Floor | Ceil | Round | Trunc | IsNan | IsInf | IsFinite | SaturatingCast
-        | Lerp | PopCount | CountLeadingZeros | CountTrailingZeros | Interleave => {
-            Some(OpKind::Intrinsic)
-        }
+        Exp | Log | Pow | Sin | Cos | Tan | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Tanh
+        | Hypot => Some(OpKind::Transcendental),
+        Sqrt | Abs | Absd | Floor | Ceil | Round | Trunc | IsNan | IsInf | IsFinite
+        | SaturatingCast | Lerp | PopCount | CountLeadingZeros | CountTrailingZeros
+        | Interleave => Some(OpKind::Intrinsic),
         Reinterpret
         | Likely
         | LikelyIfInnermost
@@ -174,6 +175,23 @@ fn intrinsic_kind(i: Intrinsic) -> Option<OpKind> {
         | Print { .. }
         | Random => None,
     }
+}
+
+/// Whether `e` has the same value at every point of every loop: it reads no variable (of a
+/// loop, a reduction or a let), no data, and draws no random number.
+fn is_loop_invariant(e: &Expr) -> bool {
+    !any_node(e, |n| match n.kind() {
+        ExprKind::Var(_) | ExprKind::RVar(..) | ExprKind::Load { .. } => true,
+        ExprKind::Call { kind, .. } => matches!(
+            kind,
+            CallKind::Func(_)
+                | CallKind::Image(_)
+                | CallKind::Intrinsic(
+                    Intrinsic::Random | Intrinsic::Print { .. } | Intrinsic::Require { .. }
+                )
+        ),
+        _ => false,
+    })
 }
 
 /// Whether `e` loads values (calls a Func or an image).

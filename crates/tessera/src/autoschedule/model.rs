@@ -22,9 +22,10 @@ pub enum Term {
     Divide,
     /// Vector conversions.
     Cast,
-    /// Cheap math functions (abs, floor, lerp).
+    /// Cheap math functions (abs, floor, sqrt, lerp), per vector.
     Intrinsic,
-    /// Transcendental functions (exp, log, sqrt, pow).
+    /// Transcendental functions (exp, log, pow), per lane: each is a libm call on one
+    /// 32-bit lane (a 64-bit lane counts as two).
     Transcendental,
     /// Vector loads and stores from L1.
     Load,
@@ -121,9 +122,9 @@ pub struct CostModel {
     pub divide_ns: f64,
     /// One vector conversion.
     pub cast_ns: f64,
-    /// One cheap math function (abs, floor, lerp).
+    /// One cheap math function (abs, floor, sqrt, lerp) on a vector.
     pub intrinsic_ns: f64,
-    /// One transcendental function (exp, log, sqrt, pow).
+    /// One transcendental function (exp, log, pow): a libm call on one 32-bit lane.
     pub transcendental_ns: f64,
     /// One vector load or store from L1.
     pub load_ns: f64,

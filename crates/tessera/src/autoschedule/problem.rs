@@ -17,7 +17,7 @@ use std::rc::Rc;
 use rustc_hash::FxHashMap;
 
 use super::classify::StageClass;
-use super::cost::reads_data;
+use super::cost::{reads_data, OpKind};
 use super::estimates::image_estimates;
 use super::footprint::{Region, Span};
 use super::graph::{Producer, StageId};
@@ -294,12 +294,15 @@ impl<'a> Problem<'a> {
         let cost = &self.analysis.costs[&stage];
         let mut terms = CostTerms::default();
         for ((kind, ty), n) in &cost.ops {
-            let op_lanes = self.machine.lanes(u32::from(ty.bits));
-            // An operation on wider elements than the Func's needs more vectors per point.
-            terms.add(
-                Term::of_op(*kind),
-                f64::from(*n) / op_lanes.min(lanes) as f64,
-            );
+            let per_point = if *kind == OpKind::Transcendental {
+                // A libm call for each lane: one per point, a 64-bit one counting as two.
+                f64::from(*n) * f64::from(ty.bits.max(32)) / 32.0
+            } else {
+                // An operation on wider elements than the Func's needs more vectors per point.
+                let op_lanes = self.machine.lanes(u32::from(ty.bits));
+                f64::from(*n) / op_lanes.min(lanes) as f64
+            };
+            terms.add(Term::of_op(*kind), per_point);
         }
         let loads = f64::from(cost.total_loads() + cost.self_loads);
         if self.analysis.classes[&stage].contains(&StageClass::DataDependent) {

@@ -565,3 +565,38 @@ fn a_func_read_at_one_point_through_two_inlined_consumers_is_evaluated_once() {
     let per_point = o.point.get(model::Term::Transcendental);
     assert_eq!(per_point, 1.0 / o.lanes as f64, "{:?}", o.point);
 }
+
+#[test]
+fn transcendentals_cost_per_lane_and_invariant_ones_nothing() {
+    let input = ImageParam::new(Type::f32(), 2, "input");
+    let mut gamma = Param::<f32>::new("gamma");
+    gamma.set_estimate(2.2);
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let narrow = Func::new("narrow");
+    // `pow(2, gamma)` is the same at every point: lowering hoists it out of the loops.
+    let per_point = pow(input.at((x, y)), 1.0f32 / gamma.expr());
+    let invariant = pow(Expr::f32(2.0), gamma.expr());
+    narrow.define((x, y), per_point + invariant).unwrap();
+    let wide = Func::new("wide");
+    wide.define((x, y), exp(cast_to::<f64>(narrow.at((x, y)))))
+        .unwrap();
+    wide.set_estimates(&[(0, 64), (0, 64)]).unwrap();
+    input.set_estimates(&[(0, 64), (0, 64)]).unwrap();
+    let analysis = PipelineAnalysis::new(&wide, &[]).unwrap();
+    let cost = |f: &Func| {
+        analysis.costs[&StageId {
+            func: f.name(),
+            stage: 0,
+        }]
+            .count_of(OpKind::Transcendental)
+    };
+    assert_eq!((cost(&narrow), cost(&wide)), (1, 1));
+    let machine = Machine::host(&Target::host(), 2);
+    let problem = problem::Problem::new(&analysis, machine, CostModel::default()).unwrap();
+    let index = |f: &Func| problem.func_index(f.name()).unwrap();
+    let (narrow_i, wide_i) = (index(&narrow), index(&wide));
+    // A libm call for each lane, whatever the vector width: a 64-bit one counts as two.
+    let calls = |i: usize| problem.funcs[i].point.get(model::Term::Transcendental);
+    let inlined = if problem.inlined[narrow_i] { 1.0 } else { 0.0 };
+    assert_eq!((calls(narrow_i), calls(wide_i)), (1.0, 2.0 + inlined));
+}
