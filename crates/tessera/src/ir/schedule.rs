@@ -287,10 +287,42 @@ pub struct FuncSchedule {
     /// Mistakes found while scheduling, reported by lowering.
     pub errors: Vec<ScheduleError>,
 }
+    /// `prefetch`: regions of producers brought into the caches ahead of their use.
+    pub prefetches: Vec<PrefetchDirective>,
 
 /// `f.fold_storage(var, factor)`: coordinate `c` of dimension `var` is stored at `c mod factor`.
 #[derive(Clone, PartialEq, Debug)]
 pub struct StorageFold {
+/// How `Func::prefetch` treats the part of a region ahead that lies outside the producer's
+/// buffer (Halide's `PrefetchBoundStrategy`).
+#[derive(
+    Clone, Copy, PartialEq, Eq, Debug, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+pub enum PrefetchBoundStrategy {
+    /// The region is clamped to the buffer: no address outside it is formed.
+    Clamp,
+    /// The whole region is prefetched only when it lies inside the buffer.
+    #[default]
+    GuardWithIf,
+    /// The region is prefetched as is: the target's prefetches do not fault outside a buffer.
+    NonFaulting,
+}
+
+/// `f.prefetch(producer, at, from, offset, strategy)`: at the top of each iteration of f's
+/// loop `at`, the region of `producer` that the iteration `offset` iterations ahead along
+/// loop `from` (`at` or a loop outside it) reads is prefetched.
+#[derive(Clone, PartialEq, Debug)]
+pub struct PrefetchDirective {
+    /// The Func or input image prefetched.
+    pub producer: Symbol,
+    /// The identity of `producer` when it is a Func, which names follow when made unique.
+    pub producer_id: Option<FuncId>,
+    pub at: Symbol,
+    pub from: Symbol,
+    pub offset: i32,
+    pub strategy: PrefetchBoundStrategy,
+}
+
     /// The dimension folded.
     pub var: Symbol,
     /// The number of coordinates stored.
@@ -359,6 +391,7 @@ impl Default for FuncSchedule {
         }
     }
 }
+            prefetches: Vec::new(),
 
 impl FuncSchedule {
     /// The `compute_with` of stage `stage`, if it has one.

@@ -144,6 +144,7 @@ mod partition_loops_bug;
 mod partition_max_filter;
 mod popc_clz_ctz_bounds;
 mod predicated_store_load;
+mod prefetch;
 mod print;
 mod print_loop_nest;
 mod random;
