@@ -147,6 +147,7 @@ mod predicated_store_load;
 mod prefetch;
 mod print;
 mod print_loop_nest;
+mod process_some_tiles;
 mod random;
 mod realize_over_shifted_domain;
 mod reduction_chain;
