@@ -258,6 +258,9 @@ pub struct ExtentBound {
 pub struct FuncSchedule {
     /// Where it is computed (`compute_root`, `compute_at`, `compute_inline`).
     pub compute_level: LoopLevel,
+    /// `compute_inline` was the last placement asked for: inlined is also the default, which
+    /// means root for an output, but an output cannot be inlined when asked to be.
+    pub inline_requested: bool,
     /// `None`: stored where it is computed.
     pub store_level: Option<LoopLevel>,
     /// `hoist_storage`: where the storage is allocated, when outside the store level.
@@ -284,15 +287,12 @@ pub struct FuncSchedule {
     pub nontemporal_stores: bool,
     /// `store_in`: where the Func's storage lives (the compiler's choice by default).
     pub memory: MemoryType,
+    /// `prefetch`: regions of producers brought into the caches ahead of their use.
+    pub prefetches: Vec<PrefetchDirective>,
     /// Mistakes found while scheduling, reported by lowering.
     pub errors: Vec<ScheduleError>,
 }
-    /// `prefetch`: regions of producers brought into the caches ahead of their use.
-    pub prefetches: Vec<PrefetchDirective>,
 
-/// `f.fold_storage(var, factor)`: coordinate `c` of dimension `var` is stored at `c mod factor`.
-#[derive(Clone, PartialEq, Debug)]
-pub struct StorageFold {
 /// How `Func::prefetch` treats the part of a region ahead that lies outside the producer's
 /// buffer (Halide's `PrefetchBoundStrategy`).
 #[derive(
@@ -323,6 +323,9 @@ pub struct PrefetchDirective {
     pub strategy: PrefetchBoundStrategy,
 }
 
+/// `f.fold_storage(var, factor)`: coordinate `c` of dimension `var` is stored at `c mod factor`.
+#[derive(Clone, PartialEq, Debug)]
+pub struct StorageFold {
     /// The dimension folded.
     pub var: Symbol,
     /// The number of coordinates stored.
@@ -375,6 +378,7 @@ impl Default for FuncSchedule {
     fn default() -> Self {
         FuncSchedule {
             compute_level: LoopLevel::Inlined,
+            inline_requested: false,
             store_level: None,
             hoist_level: None,
             bounds: Vec::new(),
@@ -387,11 +391,11 @@ impl Default for FuncSchedule {
             allow_race_conditions: false,
             nontemporal_stores: false,
             memory: MemoryType::Auto,
+            prefetches: Vec::new(),
             errors: Vec::new(),
         }
     }
 }
-            prefetches: Vec::new(),
 
 impl FuncSchedule {
     /// The `compute_with` of stage `stage`, if it has one.
