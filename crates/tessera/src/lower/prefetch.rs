@@ -140,8 +140,10 @@ impl Injector<'_> {
                 self.loops.pop();
                 let mut body = body?;
                 let mut prefetches = Vec::new();
-                for i in 0..self.requests.len() {
-                    let (func, d) = (self.requests[i].func, self.requests[i].directive.clone());
+                // Taken out while the loop's prefetches are built from `self`.
+                let mut requests = std::mem::take(&mut self.requests);
+                for request in &mut requests {
+                    let (func, d) = (request.func, &request.directive);
                     let prefix = format!("{func}.s0.");
                     let is_loop = |l: &Symbol, var: Symbol| {
                         let l = l.as_str();
@@ -150,10 +152,10 @@ impl Injector<'_> {
                     if !is_loop(name, d.at) {
                         continue;
                     }
-                    self.requests[i].placed = true;
+                    request.placed = true;
                     if *kind == ForKind::Vectorized {
                         let problem = format!("{func}'s loop {} is vectorized", d.at);
-                        return Err(directive_error(func, &d, problem));
+                        return Err(directive_error(func, d, problem));
                     }
                     let Some(from) = std::iter::once(name)
                         .chain(self.loops.iter().rev())
@@ -161,10 +163,11 @@ impl Injector<'_> {
                     else {
                         let problem =
                             format!("{} is not a loop of {func} at or outside {}", d.from, d.at);
-                        return Err(directive_error(func, &d, problem));
+                        return Err(directive_error(func, d, problem));
                     };
-                    prefetches.extend(self.prefetch(&d, *from, &body));
+                    prefetches.extend(self.prefetch(d, *from, &body));
                 }
+                self.requests = requests;
                 if !prefetches.is_empty() {
                     prefetches.push(body);
                     body = Stmt::block(prefetches);
@@ -335,8 +338,11 @@ fn cache_lines(
 mod tests {
     use super::*;
 
-    /// The loops of `s` from the outside in (name, min, extent), and the prefetch inside.
-    fn nest(s: &Stmt) -> (Vec<(String, Option<i128>, Option<i128>)>, Vec<Expr>) {
+    /// A loop's name, min and extent.
+    type Loop = (String, Option<i128>, Option<i128>);
+
+    /// The loops of `s` from the outside in, and the prefetch's arguments inside.
+    fn nest(s: &Stmt) -> (Vec<Loop>, Vec<Expr>) {
         match s.kind() {
             StmtKind::For {
                 name,
