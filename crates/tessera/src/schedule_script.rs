@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::lang::func::Func;
 use crate::lang::naming::make_func_names_unique;
-use crate::lang::schedule::TailStrategy;
+use crate::lang::schedule::{PrefetchBoundStrategy, TailStrategy};
 use crate::lang::stage::{DimName, Stage};
 use crate::lang::var::Var;
 use crate::lower::realization_order::realization_order;
@@ -110,6 +110,17 @@ pub enum Directive {
     },
     /// `f.store_nontemporal()`.
     StoreNontemporal { func: String },
+    /// `f.prefetch(&producer, at, from, offset, strategy)` of a Func `producer` (the script
+    /// names Funcs only, not input images).
+    Prefetch {
+        func: String,
+        producer: String,
+        at: String,
+        from: String,
+        offset: i32,
+        #[serde(default)]
+        strategy: PrefetchBoundStrategy,
+    },
     /// `let wrapper = f.in_(&consumer)`: a copy of `f` that `consumer` reads instead of `f`,
     /// scheduled by later directives under the name `wrapper` (the name `in_` gives it).
     Wrap {
@@ -166,6 +177,7 @@ impl Directive {
             | Directive::Parallel { func, .. }
             | Directive::FoldStorage { func, .. }
             | Directive::StoreNontemporal { func }
+            | Directive::Prefetch { func, .. }
             | Directive::Wrap { func, .. }
             | Directive::Bound { func, .. }
             | Directive::AlignBounds { func, .. }
@@ -202,12 +214,13 @@ impl Directive {
         }
     }
 
-    /// The other Func a placement directive names.
+    /// The other Func a directive names (a consumer, or the producer prefetched).
     fn consumer(&self) -> Option<&str> {
         match self {
             Directive::ComputeAt { consumer, .. }
             | Directive::StoreAt { consumer, .. }
             | Directive::Wrap { consumer, .. } => Some(consumer),
+            Directive::Prefetch { producer, .. } => Some(producer),
             _ => None,
         }
     }
@@ -278,6 +291,16 @@ impl Directive {
             }
             Directive::StoreNontemporal { .. } => {
                 f.store_nontemporal();
+            }
+            Directive::Prefetch {
+                producer,
+                at,
+                from,
+                offset,
+                strategy,
+                ..
+            } => {
+                f.prefetch(&consumer(producer)?, dim(at), dim(from), *offset, *strategy);
             }
             Directive::Wrap {
                 consumer: c,
@@ -372,6 +395,17 @@ impl Directive {
                 format!("{f}.fold_storage({var:?}, {factor});")
             }
             Directive::StoreNontemporal { .. } => format!("{f}.store_nontemporal();"),
+            Directive::Prefetch {
+                producer,
+                at,
+                from,
+                offset,
+                strategy,
+                ..
+            } => format!(
+                "{f}.prefetch(&{}, {at:?}, {from:?}, {offset}, PrefetchBoundStrategy::{strategy:?});",
+                rust_ident(producer)
+            ),
             Directive::Wrap {
                 consumer, wrapper, ..
             } => format!(

@@ -347,6 +347,52 @@ fn the_output_computed_at_a_loop() {
     );
 }
 
+/// An explicit `compute_inline` of the output is refused (Halide cannot tell it from the
+/// default and computes the output at root); a later `compute_root` takes it back.
+#[test]
+fn the_output_computed_inline() {
+    let t = two_stage();
+    t.out.compute_inline();
+    let msg = schedule_error(&t.out);
+    assert_mentions(
+        &msg,
+        &[
+            "out.compute_inline()",
+            "out is the output",
+            "cannot be inlined",
+        ],
+    );
+    match Pipeline::new(&t.out).lower(&LowerOptions::default()).err() {
+        Some(Error::Schedule(ScheduleError {
+            func, directive, ..
+        })) => {
+            assert_eq!(func.as_deref(), Some("out"));
+            assert_eq!(directive.as_deref(), Some("compute_inline"));
+        }
+        other => panic!("expected a schedule error, got {other:?}"),
+    }
+
+    let t = two_stage();
+    t.out.compute_inline().compute_root();
+    let input = Buffer::<i32>::from_fn(&[0, 0], &[9, 4], |c| (c[0] * 10 + c[1]) as i32);
+    let run = check(
+        &t.out,
+        &TestInputs::new().image(&t.input, input),
+        &[0, 0],
+        &[8, 4],
+    );
+    for y in 0..4 {
+        for x in 0..8 {
+            let g = |x: i64| (x * 10 + y) as i32 + 1;
+            assert_eq!(
+                run.i32_values(0).get(&[x, y]),
+                g(x) + g(x + 1),
+                "at ({x}, {y})"
+            );
+        }
+    }
+}
+
 #[test]
 fn bad_split_factors_and_names() {
     let t = two_stage();

@@ -101,6 +101,14 @@ fn script() -> ScheduleScript {
                 consumer: "out".into(),
                 var: "tile".into(),
             },
+            Directive::Prefetch {
+                func: "out".into(),
+                producer: "g".into(),
+                at: "yi".into(),
+                from: "yi".into(),
+                offset: 1,
+                strategy: PrefetchBoundStrategy::Clamp,
+            },
         ],
     }
 }
@@ -119,6 +127,7 @@ fn schedule_in_rust(f: &Func, g: &Func, out: &Func) {
     out.store_nontemporal();
     let f_in_g = f.in_(g);
     f_in_g.compute_at(out, "tile");
+    out.prefetch(g, "yi", "yi", 1, PrefetchBoundStrategy::Clamp);
 }
 
 #[test]
@@ -126,6 +135,7 @@ fn a_script_lowers_as_the_same_directives_in_rust_and_computes_the_same_values()
     let (f, g, out) = pipeline();
     schedule_in_rust(&f, &g, &out);
     let by_hand = Pipeline::new(&out).lower_to_string().unwrap();
+    assert!(by_hand.contains("prefetch g["), "{by_hand}");
 
     let (_, _, out) = pipeline();
     script().apply(&out).unwrap();
@@ -166,6 +176,10 @@ fn a_script_prints_as_the_rust_that_applies_it() {
     assert_eq!(lines[11], "out.store_nontemporal();");
     assert_eq!(lines[12], "let f_in_g = f.in_(&g);");
     assert_eq!(lines[13], r#"f_in_g.compute_at(&out, "tile");"#);
+    assert_eq!(
+        lines[14],
+        r#"out.prefetch(&g, "yi", "yi", 1, PrefetchBoundStrategy::Clamp);"#
+    );
 }
 
 #[test]

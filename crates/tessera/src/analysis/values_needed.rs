@@ -2,20 +2,27 @@
 //! inside an `if` matters only when that arm or branch is taken (Halide's skip_stages). This
 //! is not when the Func's memory is touched: native code evaluates both arms of a `select`,
 //! so bounds and buffer checks count every read (`boxes`); a Func's values, though, need not
-//! be computed for reads whose results are thrown away.
+//! be computed for reads whose results are thrown away. A condition may read input images
+//! and the Funcs the caller says are computed already (Halide's process_some_tiles skips
+//! the tiles a bitmap image does not select).
 
 use std::collections::HashSet;
 
 use crate::ir::substitute::free_vars;
-use crate::ir::visit::reads_memory;
+use crate::ir::visit::{any_node, reads_memory};
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Stmt, StmtKind, Symbol, UnaryOp};
 
 /// A condition under which the values `s` reads of `func` matter, to be evaluated before `s`:
 /// `None` when they may always matter. A condition naming something bound inside `s` (a
-/// loop variable, a let) or reading memory counts as possibly true.
-pub fn values_needed(s: &Stmt, func: Symbol) -> Option<Expr> {
+/// loop variable, a let), or reading memory other than input images and the Funcs in
+/// `computed` (whose values are final before `s`), counts as possibly true. A condition read
+/// itself only under other conditions counts as possibly true when it reads memory: the
+/// others may be what keeps its reads inside their buffers.
+pub fn values_needed(s: &Stmt, func: Symbol, computed: &HashSet<Symbol>) -> Option<Expr> {
     let mut walk = Walk {
         func,
+        computed,
+        guards: 0,
         bound_inside: HashSet::new(),
         conditions: Vec::new(),
         needed: Some(Vec::new()),
@@ -34,8 +41,11 @@ pub fn values_needed(s: &Stmt, func: Symbol) -> Option<Expr> {
         .or_else(|| Some(Expr::bool_(false)))
 }
 
-struct Walk {
+struct Walk<'a> {
     func: Symbol,
+    computed: &'a HashSet<Symbol>,
+    /// How many conditions, usable or not, the current point is under.
+    guards: usize,
     bound_inside: HashSet<Symbol>,
     /// The usable conditions around the current point.
     conditions: Vec<Expr>,
@@ -44,7 +54,7 @@ struct Walk {
     needed: Option<Vec<Vec<Expr>>>,
 }
 
-impl Walk {
+impl Walk<'_> {
     fn stmt(&mut self, s: &Stmt) {
         if self.needed.is_none() {
             return;
@@ -120,17 +130,39 @@ impl Walk {
 
     /// Runs `f` with `condition` holding, when it can be evaluated before the statement.
     fn under(&mut self, condition: Expr, f: impl FnOnce(&mut Self)) {
-        let usable = !reads_memory(&condition)
+        let usable = self.reads_final_values(&condition)
             && free_vars(&condition)
                 .iter()
                 .all(|v| !self.bound_inside.contains(v));
         if usable {
             self.conditions.push(condition);
         }
+        self.guards += 1;
         f(self);
+        self.guards -= 1;
         if usable {
             self.conditions.pop();
         }
+    }
+}
+
+impl Walk<'_> {
+    /// Whether `condition` reads no memory, or, read unconditionally, only input images and
+    /// computed Funcs.
+    fn reads_final_values(&self, condition: &Expr) -> bool {
+        if !reads_memory(condition) {
+            return true;
+        }
+        self.guards == 0
+            && !any_node(condition, |n| match n.kind() {
+                ExprKind::Load { .. } => true,
+                ExprKind::Call {
+                    name,
+                    kind: CallKind::Func(_),
+                    ..
+                } => !self.computed.contains(name),
+                _ => false,
+            })
     }
 }
 

@@ -40,6 +40,8 @@ pub struct InterpStats {
     /// How many of those allocations were placed on the heap (`MemoryType::Heap`): the
     /// calls to `tessera_malloc` the native code makes.
     pub heap_allocations: HashMap<Symbol, u64>,
+    /// `Prefetch` executions per buffer or Func (`Func::prefetch`): cache lines asked for.
+    pub prefetches: HashMap<Symbol, u64>,
 }
 
 pub struct Interpreter {
@@ -236,6 +238,13 @@ impl Interpreter {
                 }
             }
             StmtKind::Evaluate(e) => self.eval_lanes(e).map(drop),
+            StmtKind::Prefetch {
+                buffer,
+                ty,
+                args,
+                flat,
+                in_bounds,
+            } => self.exec_prefetch(*buffer, *ty, args, *flat, *in_bounds),
             StmtKind::Free { buffer } => self.state.memory.free_early(*buffer),
         }
     }
@@ -324,6 +333,36 @@ impl Interpreter {
         }
         *self.stats.provides.entry(func).or_default() += lanes as u64;
         Ok(())
+    }
+
+    /// A prefetch changes nothing; its element is read and dropped when it must lie inside its
+    /// buffer, so that a prefetch outside is an error as a load there would be.
+    fn exec_prefetch(
+        &mut self,
+        buffer: Symbol,
+        ty: Type,
+        args: &[Expr],
+        flat: bool,
+        in_bounds: bool,
+    ) -> Result<()> {
+        let mut ev = ExprEval::untracked(&mut self.state);
+        let coords = args
+            .iter()
+            .map(|a| {
+                let v = ev.eval(a, 0)?;
+                to_index(v, || format!("coordinate {a} of the prefetch of {buffer}"))
+            })
+            .collect::<Result<Vec<i64>>>()?;
+        *self.stats.prefetches.entry(buffer).or_default() += 1;
+        if !in_bounds {
+            return Ok(());
+        }
+        let memory = &self.state.memory;
+        match coords.as_slice() {
+            [index] if flat => memory.load(buffer, *index, ty).map(drop),
+            _ if memory.bound(buffer).is_some() => memory.read_image(buffer, &coords).map(drop),
+            _ => memory.read_func(buffer, 0, &coords).map(drop),
+        }
     }
 
     /// A vector Store evaluates every enabled lane, then writes them in lane order; lanes whose

@@ -336,6 +336,16 @@ fn print_stmt(out: &mut String, s: &Stmt, depth: usize) -> fmt::Result {
             Ok(())
         }
         StmtKind::Evaluate(e) => writeln!(out, "{e}"),
+        StmtKind::Prefetch {
+            buffer,
+            args,
+            in_bounds,
+            ..
+        } => {
+            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            let note = if *in_bounds { "" } else { " (may lie outside)" };
+            writeln!(out, "prefetch {buffer}[{}]{note}", args.join(", "))
+        }
         StmtKind::Free { buffer } => writeln!(out, "free {buffer}"),
     }
 }

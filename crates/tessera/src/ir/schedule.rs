@@ -258,6 +258,9 @@ pub struct ExtentBound {
 pub struct FuncSchedule {
     /// Where it is computed (`compute_root`, `compute_at`, `compute_inline`).
     pub compute_level: LoopLevel,
+    /// `compute_inline` was the last placement asked for: inlined is also the default, which
+    /// means root for an output, but an output cannot be inlined when asked to be.
+    pub inline_requested: bool,
     /// `None`: stored where it is computed.
     pub store_level: Option<LoopLevel>,
     /// `hoist_storage`: where the storage is allocated, when outside the store level.
@@ -284,8 +287,40 @@ pub struct FuncSchedule {
     pub nontemporal_stores: bool,
     /// `store_in`: where the Func's storage lives (the compiler's choice by default).
     pub memory: MemoryType,
+    /// `prefetch`: regions of producers brought into the caches ahead of their use.
+    pub prefetches: Vec<PrefetchDirective>,
     /// Mistakes found while scheduling, reported by lowering.
     pub errors: Vec<ScheduleError>,
+}
+
+/// How `Func::prefetch` treats the part of a region ahead that lies outside the producer's
+/// buffer (Halide's `PrefetchBoundStrategy`).
+#[derive(
+    Clone, Copy, PartialEq, Eq, Debug, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+pub enum PrefetchBoundStrategy {
+    /// The region is clamped to the buffer: no address outside it is formed.
+    Clamp,
+    /// The whole region is prefetched only when it lies inside the buffer.
+    #[default]
+    GuardWithIf,
+    /// The region is prefetched as is: the target's prefetches do not fault outside a buffer.
+    NonFaulting,
+}
+
+/// `f.prefetch(producer, at, from, offset, strategy)`: at the top of each iteration of f's
+/// loop `at`, the region of `producer` that the iteration `offset` iterations ahead along
+/// loop `from` (`at` or a loop outside it) reads is prefetched.
+#[derive(Clone, PartialEq, Debug)]
+pub struct PrefetchDirective {
+    /// The Func or input image prefetched.
+    pub producer: Symbol,
+    /// The identity of `producer` when it is a Func, which names follow when made unique.
+    pub producer_id: Option<FuncId>,
+    pub at: Symbol,
+    pub from: Symbol,
+    pub offset: i32,
+    pub strategy: PrefetchBoundStrategy,
 }
 
 /// `f.fold_storage(var, factor)`: coordinate `c` of dimension `var` is stored at `c mod factor`.
@@ -343,6 +378,7 @@ impl Default for FuncSchedule {
     fn default() -> Self {
         FuncSchedule {
             compute_level: LoopLevel::Inlined,
+            inline_requested: false,
             store_level: None,
             hoist_level: None,
             bounds: Vec::new(),
@@ -355,6 +391,7 @@ impl Default for FuncSchedule {
             allow_race_conditions: false,
             nontemporal_stores: false,
             memory: MemoryType::Auto,
+            prefetches: Vec::new(),
             errors: Vec::new(),
         }
     }

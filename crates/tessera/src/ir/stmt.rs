@@ -173,6 +173,19 @@ pub enum StmtKind {
         else_case: Option<Stmt>,
     },
     Evaluate(Expr),
+    /// `Func::prefetch`: brings the cache line holding one element of `buffer` into the
+    /// caches; computes nothing. Before storage flattening (`flat` false) `buffer` is a Func
+    /// or an input image and `args` its coordinates; after, `buffer` is flat storage and
+    /// `args` one index. `in_bounds`: the element lies inside the buffer (the interpreter
+    /// checks it); false for `PrefetchBoundStrategy::NonFaulting`, whose addresses may lie
+    /// outside.
+    Prefetch {
+        buffer: Symbol,
+        ty: Type,
+        args: Vec<Expr>,
+        flat: bool,
+        in_bounds: bool,
+    },
 }
 
 /// A shared, immutable statement tree.
@@ -340,6 +353,7 @@ impl Stmt {
                 }
             }
             StmtKind::Evaluate(e) => fe(e),
+            StmtKind::Prefetch { args, .. } => args.iter().for_each(fe),
             StmtKind::Free { .. } => {}
         }
     }
@@ -481,6 +495,19 @@ impl Stmt {
                 else_case: else_case.as_ref().map(&mut ms),
             },
             StmtKind::Evaluate(e) => StmtKind::Evaluate(me(e)),
+            StmtKind::Prefetch {
+                buffer,
+                ty,
+                args,
+                flat,
+                in_bounds,
+            } => StmtKind::Prefetch {
+                buffer: *buffer,
+                ty: *ty,
+                args: args.iter().map(&mut me).collect(),
+                flat: *flat,
+                in_bounds: *in_bounds,
+            },
             StmtKind::Free { buffer } => StmtKind::Free { buffer: *buffer },
         };
         if !changed && !stmt_changed {

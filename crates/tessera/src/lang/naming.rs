@@ -117,4 +117,9 @@ fn rename_schedule(s: &mut FuncSchedule, renamed: &HashMap<FuncId, Symbol>) {
             fused.with = new_name;
         }
     }
+    for p in &mut s.prefetches {
+        if let Some(&new_name) = p.producer_id.and_then(|id| renamed.get(&id)) {
+            p.producer = new_name;
+        }
+    }
 }

@@ -9,6 +9,7 @@
 //! - `placement`: where a whole Func is computed and stored, and its storage and bounds
 //!   (`compute_root`, `compute_at`, `store_at`, `compute_inline`, `bound`,
 //!   `reorder_storage`, `align_storage`, ...);
+//! - `prefetch`: `prefetch` of a producer's region ahead of its use ([`Prefetchable`]);
 //! - `races`: the check, at lowering, that parallel and vectorized reduction loops are
 //!   race-free or atomic.
 //!
@@ -18,10 +19,12 @@
 mod dim_names;
 mod loop_directives;
 mod placement;
+mod prefetch;
 mod races;
 
 pub use dim_names::{DimList, DimName};
 pub use placement::LoopOwner;
+pub use prefetch::Prefetchable;
 pub(crate) use races::race_errors;
 
 use super::func::Func;

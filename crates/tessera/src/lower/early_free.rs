@@ -125,7 +125,10 @@ impl EarlyFrees {
             let mut children = Vec::new();
             s.for_each_child(|e| finder.visit_expr(e), |c| children.push(c.clone()));
             let mut buffers = finder.buffers;
-            if let StmtKind::Store { buffer, .. } | StmtKind::Free { buffer } = s.kind() {
+            if let StmtKind::Store { buffer, .. }
+            | StmtKind::Prefetch { buffer, .. }
+            | StmtKind::Free { buffer } = s.kind()
+            {
                 buffers.insert(*buffer);
             }
             for c in &children {

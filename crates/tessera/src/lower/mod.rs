@@ -60,6 +60,7 @@ pub mod param_checks;
 pub mod parity_stores;
 pub mod partition_loops;
 pub mod place_allocations;
+pub mod prefetch;
 pub mod realization_order;
 pub mod remove_dead_allocations;
 pub mod schedule_functions;
@@ -296,6 +297,7 @@ fn lower_here(outputs: &[Func], options: &LowerOptions) -> Result<Lowered> {
     let s = r.run("image_checks", s, |s| {
         image_checks::add_checks_of_regions(s, &env, &read_regions)
     })?;
+    let s = r.run("prefetch", s, |s| prefetch::prefetch(s, &env))?;
     r.phase = Phase::Flattened;
     let s = r.run("storage_flattening", s, |s| {
         Ok(storage_flattening::storage_flattening(s, &env))

@@ -103,11 +103,19 @@ pub fn realization_order(outputs: &[Function]) -> Result<Environment> {
             env.describe_outputs()
         )));
     }
-    // The default level, inlined, means root for an output, as in Halide (an explicit
-    // `compute_inline` is the same level, so it cannot be told apart).
+    // The default level, inlined, means root for an output, as in Halide; an explicit
+    // `compute_inline` (which Halide cannot tell from the default) is refused.
     let role = if env.outputs.len() == 1 { "the" } else { "an" };
     for &name in &env.outputs {
-        match &env.funcs[&name].read().schedule.compute_level {
+        let schedule = &env.funcs[&name].read().schedule;
+        match &schedule.compute_level {
+            LoopLevel::Inlined if schedule.inline_requested => {
+                return Err(Error::Schedule(ScheduleError::of_directive(
+                    name,
+                    "compute_inline",
+                    format!("{name}.compute_inline(): {name} is {role} output of the pipeline, computed into the caller's buffer, so it cannot be inlined"),
+                )))
+            }
             LoopLevel::Inlined | LoopLevel::Root => {}
             other => {
                 return Err(Error::schedule(format!(

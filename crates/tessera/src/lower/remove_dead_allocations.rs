@@ -17,7 +17,12 @@ fn is_loaded(s: &Stmt, buffer: Symbol) -> bool {
 
 fn drop_stores(s: &Stmt, buffer: Symbol) -> Stmt {
     match s.kind() {
-        StmtKind::Store { buffer: b, .. } if *b == buffer => Stmt::empty(),
+        // A prefetch of a buffer nothing reads is useless too.
+        StmtKind::Store { buffer: b, .. } | StmtKind::Prefetch { buffer: b, .. }
+            if *b == buffer =>
+        {
+            Stmt::empty()
+        }
         _ => s.map_children(|e| e.clone(), |c| drop_stores(c, buffer)),
     }
 }

@@ -8,6 +8,9 @@
 //! none: otherwise later iterations could rely on what a skipped one did not compute. One
 //! sharing loops with another (`compute_with`) is not skipped. A condition varying with a
 //! vectorized loop's variable is not used (the production would differ between lanes).
+//! A condition may read input images, and Funcs whose production is complete where it is
+//! evaluated (inside their `consume` node): process_some_tiles computes only the tiles a
+//! bitmap image selects.
 
 use std::collections::{HashMap, HashSet};
 
@@ -25,6 +28,7 @@ pub fn skip_stages(s: &Stmt, env: &Environment) -> Stmt {
         scopes: vec![Scope::default()],
         named: HashMap::new(),
         taken: HashSet::new(),
+        consumed: Vec::new(),
     };
     let s = skipping.stmt(s);
     let top = skipping.scopes.pop().expect("the pipeline's scope");
@@ -50,6 +54,10 @@ struct Skipping<'a> {
     named: HashMap<Symbol, (usize, bool)>,
     /// The names given so far (a Func produced in several branches gets one per branch).
     taken: HashSet<Symbol>,
+    /// The Funcs whose `consume` nodes are around the current statement, each with the
+    /// number of scopes open where it began: a condition reading one is evaluated inside it
+    /// only when its let goes in a later scope.
+    consumed: Vec<(Symbol, usize)>,
 }
 
 /// A loop or let (or the whole pipeline, unnamed) and the conditions named at its top, in
@@ -85,6 +93,16 @@ impl Skipping<'_> {
                     .iter()
                     .any(|v| self.vector_loops.contains(v));
                 self.binding(s, *name, varying)
+            }
+            StmtKind::ProducerConsumer {
+                name,
+                is_producer: false,
+                ..
+            } => {
+                self.consumed.push((*name, self.scopes.len()));
+                let s = s.map_children(|e| e.clone(), |c| self.stmt(c));
+                self.consumed.pop();
+                s
             }
             StmtKind::Block(stmts) => {
                 let mut stmts: Vec<Stmt> = stmts.iter().map(|c| self.stmt(c)).collect();
@@ -154,9 +172,21 @@ impl Skipping<'_> {
         if !f.schedule.compute_with.is_empty() {
             return None;
         }
-        let needed = simplify(&values_needed(consumers, *name)?);
+        let computed: HashSet<Symbol> = self.consumed.iter().map(|&(g, _)| g).collect();
+        let needed = simplify(&values_needed(consumers, *name, &computed)?);
         let reads = free_vars(&needed);
         if reads.iter().any(|v| self.vector_loops.contains(v)) {
+            return None;
+        }
+        let scope = self.condition_scope(&reads);
+        let outside_a_consume = self.consumed.iter().any(|&(g, opened)| {
+            scope < opened
+                && any_node(
+                    &needed,
+                    |n| matches!(n.kind(), ExprKind::Call { name, .. } if *name == g),
+                )
+        });
+        if outside_a_consume {
             return None;
         }
         // A condition on parameters only holds in every iteration or in none, so even storage
@@ -170,7 +200,7 @@ impl Skipping<'_> {
         let condition = if needed.is_const() {
             needed
         } else {
-            self.name_condition(*name, needed, &reads)
+            self.name_condition(*name, needed, scope)
         };
         Some(Stmt::new(StmtKind::ProducerConsumer {
             name: *name,
@@ -179,10 +209,10 @@ impl Skipping<'_> {
         }))
     }
 
-    /// A variable standing for `condition` (of `func`, reading `reads`), its let placed in
-    /// the innermost scope binding something it reads.
-    fn name_condition(&mut self, func: Symbol, condition: Expr, reads: &HashSet<Symbol>) -> Expr {
-        let scope = reads
+    /// The scope a condition reading `reads` is named in: the innermost binding something it
+    /// reads.
+    fn condition_scope(&self, reads: &HashSet<Symbol>) -> usize {
+        reads
             .iter()
             .map(|v| match self.named.get(v) {
                 Some(&(scope, _)) => scope,
@@ -193,7 +223,11 @@ impl Skipping<'_> {
                     .unwrap_or(0),
             })
             .max()
-            .unwrap_or(0);
+            .unwrap_or(0)
+    }
+
+    /// A variable standing for `condition` (of `func`), its let placed in scope `scope`.
+    fn name_condition(&mut self, func: Symbol, condition: Expr, scope: usize) -> Expr {
         let base = func.dot("needed");
         let name = Symbol::first_untaken(base.as_str(), |n| self.taken.contains(&n));
         self.taken.insert(name);

@@ -181,6 +181,28 @@ impl Mutator for Flattener<'_> {
                 }
                 body
             }
+            StmtKind::Prefetch {
+                buffer,
+                ty,
+                args,
+                in_bounds,
+                ..
+            } => {
+                let args: Vec<Expr> = args.iter().map(|a| self.flatten_expr(a)).collect();
+                let outputs = self
+                    .env
+                    .funcs
+                    .get(buffer)
+                    .map_or(1, |f| f.read().output_types.len());
+                let flat = value_buffer(*buffer, 0, outputs);
+                Stmt::new(StmtKind::Prefetch {
+                    buffer: flat,
+                    ty: *ty,
+                    args: vec![self.layout(*buffer, flat, args.len()).index(&args)],
+                    flat: true,
+                    in_bounds: *in_bounds,
+                })
+            }
             StmtKind::Provide {
                 func,
                 args: coordinates,

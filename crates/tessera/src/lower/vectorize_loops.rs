@@ -556,6 +556,30 @@ impl Vectorizer {
 
     fn stmt(&mut self, s: &Stmt) -> Result<Stmt> {
         Ok(match s.kind() {
+            StmtKind::Prefetch {
+                buffer,
+                ty,
+                args,
+                flat,
+                in_bounds,
+            } => {
+                let args = args
+                    .iter()
+                    .map(|a| self.expr(a))
+                    .collect::<Result<Vec<_>>>()?;
+                if args.iter().any(|a| a.ty().is_vector()) {
+                    return Err(
+                        self.error(&format!("the prefetch of {buffer} differs between lanes"))
+                    );
+                }
+                Stmt::new(StmtKind::Prefetch {
+                    buffer: *buffer,
+                    ty: *ty,
+                    args,
+                    flat: *flat,
+                    in_bounds: *in_bounds,
+                })
+            }
             StmtKind::LetStmt { name, value, body } => {
                 let widened = self.expr(value)?;
                 let lane_varying = widened.ty().is_vector() && value.ty().is_scalar();

@@ -746,6 +746,40 @@ impl Checker<'_> {
                 else_case.as_ref().map_or(Ok(()), |e| self.stmt(e))
             }
             StmtKind::Evaluate(e) => self.expr(e),
+            StmtKind::Prefetch {
+                buffer,
+                ty,
+                args,
+                flat,
+                ..
+            } => {
+                args.iter().try_for_each(|e| self.expr(e))?;
+                if *flat != (self.phase == Phase::Flattened) {
+                    return self.fail(
+                        format!("the prefetch of {buffer} is at the wrong storage level"),
+                        s,
+                    );
+                }
+                if *flat {
+                    let [index] = args.as_slice() else {
+                        return self.fail(
+                            format!("the prefetch of {buffer} is still multi-dimensional after storage flattening"),
+                            s,
+                        );
+                    };
+                    return self.flat_access(*buffer, *ty, index, None, s);
+                }
+                match self.storage_of(*buffer) {
+                    Some(Storage::Func { types, dims }) if types[0] == *ty && *dims == args.len() => {
+                        Ok(())
+                    }
+                    Some(Storage::Image { ty: t, dims }) if t == ty && *dims == args.len() => Ok(()),
+                    _ => self.fail(
+                        format!("{buffer} is prefetched as {} coordinates of {ty}, but it is not a Func or image of that shape here", args.len()),
+                        s,
+                    ),
+                }
+            }
         }
     }
 

@@ -104,6 +104,10 @@ impl Simplifier {
                 Stmt::block(stmts.iter().map(|c| self.stmt(c)).collect::<Vec<_>>())
             }
             StmtKind::Free { .. } => s.clone(),
+            StmtKind::Prefetch { .. } => {
+                let r = s.map_children(|e| self.expr(e), |c| c.clone());
+                self.built(r)
+            }
             StmtKind::Evaluate(e) => {
                 let e = self.expr(e);
                 if e.is_const() {

@@ -38,7 +38,7 @@ impl Visitor for References {
         walk_expr(self, e)
     }
     fn visit_stmt(&mut self, s: &Stmt) {
-        if let StmtKind::Store { buffer, .. } = s.kind() {
+        if let StmtKind::Store { buffer, .. } | StmtKind::Prefetch { buffer, .. } = s.kind() {
             self.buffers.insert(*buffer);
         }
         walk_stmt(self, s)

@@ -32,6 +32,7 @@ mod intrinsics;
 mod linear;
 mod parity;
 mod passes;
+mod prefetch;
 mod print;
 mod requirements;
 mod runs;

@@ -75,6 +75,13 @@ impl<'ctx> Codegen<'ctx> {
                 }
             }
             StmtKind::Evaluate(e) => self.expr(e).map(drop),
+            StmtKind::Prefetch {
+                buffer,
+                ty,
+                args,
+                in_bounds,
+                ..
+            } => self.prefetch(*buffer, *ty, args, *in_bounds),
             StmtKind::Provide { func, .. } | StmtKind::Realize { func, .. } => {
                 Err(Error::Codegen(format!(
                     "storage of {func} was not flattened (Realize and Provide do not reach code generation)"

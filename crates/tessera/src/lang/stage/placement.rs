@@ -60,7 +60,10 @@ impl Func {
 
     /// Computes all of this Func, before anything that uses it, outside all loops.
     pub fn compute_root(&self) -> &Func {
-        self.set_placement(|s| s.compute_level = LoopLevel::Root)
+        self.set_placement(|s| {
+            s.compute_level = LoopLevel::Root;
+            s.inline_requested = false
+        })
     }
     /// Computes the region of this Func that one iteration of `consumer`'s loop `var` needs,
     /// inside that loop. `consumer` is a Func (the loop of whichever of its stages uses this
@@ -68,7 +71,10 @@ impl Func {
     /// `f.compute_at(g.update(0), r.x)`.
     pub fn compute_at(&self, consumer: impl LoopOwner, var: impl Into<DimName>) -> &Func {
         let level = level_at(consumer, var);
-        self.set_placement(|s| s.compute_level = level)
+        self.set_placement(|s| {
+            s.compute_level = level;
+            s.inline_requested = false
+        })
     }
     /// `compute_at` a loop of stage `stage` of `consumer`, numbered 0 for the pure definition
     /// and k + 1 for update k.
@@ -221,10 +227,12 @@ impl Func {
     pub fn store_in(&self, memory: MemoryType) -> &Func {
         self.set_placement(|s| s.memory = memory)
     }
-    /// Substitutes this Func's definition into every use (the default).
+    /// Substitutes this Func's definition into every use (the default). An output of the
+    /// pipeline has no uses to substitute into: lowering refuses it, naming the Func.
     pub fn compute_inline(&self) -> &Func {
         self.set_placement(|s| {
             s.compute_level = LoopLevel::Inlined;
+            s.inline_requested = true;
             s.store_level = None
         })
     }
