@@ -29,7 +29,7 @@ use crate::lang::param::{same_name_error, ParamBinding};
 use crate::lang::scalar::{check_realized_type, Scalar};
 use crate::lower::arguments::Arguments;
 use crate::lower::{lower_outputs, LowerOptions, Lowered};
-use crate::runtime::buffer::abi_dims;
+use crate::runtime::buffer::{abi_dims, check_span, needs_large_buffers};
 
 /// The images and scalar parameters a pipeline run reads.
 #[derive(Clone, Debug, Default)]
@@ -265,7 +265,10 @@ impl Pipeline {
 
     /// Lowers and compiles the pipeline to native code for `target`.
     pub fn compile_jit(&self, target: &Target) -> Result<Compiled> {
-        let lowered = self.lower(&LowerOptions::default())?;
+        let lowered = self.lower(&LowerOptions {
+            large_buffers: target.large_buffers,
+            ..LowerOptions::default()
+        })?;
         // SAFETY: the statement was just lowered from this pipeline, so its accesses stay
         // inside the allocations it sizes and the buffers its entry assertions check.
         let jit = unsafe { compile_jit(&lowered.stmt, &signature(&lowered), target)? };
@@ -346,9 +349,27 @@ impl Pipeline {
     /// Runs the lowered pipeline on the interpreter, each output over its own box (one per
     /// output, in order).
     pub fn realize_interp_each(&self, inputs: &Inputs, boxes: &[OutputBox]) -> Result<Realization> {
-        let lowered = self.lower(&LowerOptions::default())?;
+        let mut lowered = self.lower(&LowerOptions::default())?;
         // As `Compiled::realize`: over the boxes the schedule computes, cropped.
         let run_boxes = computed_boxes(&lowered, inputs, boxes)?;
+        // Large buffers where a buffer of this run needs them.
+        let large_output = run_boxes
+            .iter()
+            .map(|(mins, extents)| dense_dims(mins, extents))
+            .collect::<Result<Vec<_>>>()?
+            .iter()
+            .any(|dims| needs_large_buffers(dims));
+        if large_output
+            || inputs
+                .images
+                .iter()
+                .any(|(_, b)| needs_large_buffers(b.dims()))
+        {
+            lowered = self.lower(&LowerOptions {
+                large_buffers: true,
+                ..LowerOptions::default()
+            })?;
+        }
         let run_refs: Vec<OutputBox> = run_boxes
             .iter()
             .map(|(m, e)| (m.as_slice(), e.as_slice()))
@@ -574,7 +595,9 @@ pub fn run_interp_each(
     let mut interp = Interpreter::new()
         .with_parallel_seed(parallel_seed)
         .with_custom_print(inputs.print.clone());
+    // The statement's indices reach the elements of these buffers (as for compiled code).
     for (name, buffer) in &inputs.images {
+        check_span(*name, buffer.dims(), lowered.large_buffers)?;
         interp.bind_buffer(*name, buffer.clone());
     }
     for p in &inputs.params {
@@ -582,6 +605,7 @@ pub fn run_interp_each(
     }
     for (output, (mins, extents)) in outputs.iter().zip(boxes) {
         for (name, ty) in output.buffers.iter().zip(&output.types) {
+            check_span(*name, &dense_dims(mins, extents)?, lowered.large_buffers)?;
             interp.bind_buffer(*name, AnyBuffer::with_mins(*ty, mins, extents)?);
         }
     }
@@ -752,7 +776,13 @@ impl Func {
             // Before compiling; an undefined Func is left to the lowering's error.
             check_realized_type::<T>(self.name(), &self.output_types())?;
         }
-        let compiled = Pipeline::new(self).compile_jit(&Target::host())?;
+        // Large buffers when the output needs them.
+        let mins = vec![0; sizes.len()];
+        let dims =
+            dense_dims(&mins, sizes).map_err(|e| e.context(format!("output {}", self.name())))?;
+        let large = needs_large_buffers(&dims);
+        let target = Target::host().with_large_buffers(large);
+        let compiled = Pipeline::new(self).compile_jit(&target)?;
         let arguments = &compiled.lowered.arguments;
         let image = arguments.images.iter().map(|i| ("image", i.name));
         let param = arguments.params.iter().map(|p| ("parameter", p.name));
@@ -762,7 +792,7 @@ impl Func {
                 self.name()
             )));
         }
-        compiled.realize_as(&Inputs::new(), &vec![0; sizes.len()], sizes)
+        compiled.realize_as(&Inputs::new(), &mins, sizes)
     }
 }
 

@@ -109,6 +109,9 @@ pub struct CompiledPipeline {
     /// The pool parallel loops run on (one worker per core unless `set_threads` chose).
     pool: Arc<rayon::ThreadPool>,
     code: Arc<JitCode>,
+    /// Whether its indices are 64-bit (`Target::large_buffers`): buffers spanning more than
+    /// 2^31 - 1 elements are accepted.
+    large_buffers: bool,
 }
 
 impl std::fmt::Debug for CompiledPipeline {
@@ -130,8 +133,9 @@ impl std::fmt::Debug for CompiledPipeline {
 /// Running the compiled code executes `stmt` as it is: every load and store of `stmt` must
 /// stay inside its allocation or buffer, as the statements lowering makes do (lowering sizes
 /// allocations to what is accessed and asserts that the buffers given cover it), or `target`
-/// must have `bounds_checks`, which checks every access. `Pipeline::compile_jit` is the safe
-/// way in.
+/// must have `bounds_checks`, which checks every access; with `target.large_buffers`, the
+/// statement must be lowered with `LowerOptions::large_buffers` (its indices 64-bit), since
+/// buffers past 32-bit offsets are then accepted. `Pipeline::compile_jit` is the safe way in.
 pub unsafe fn compile_jit(
     stmt: &Stmt,
     signature: &Signature,
@@ -162,6 +166,7 @@ pub unsafe fn compile_jit(
         scratch: ScratchPool::new(),
         pool: runtime::parallel::shared_pool(0)?,
         code,
+        large_buffers: target.large_buffers,
     })
 }
 
@@ -367,7 +372,7 @@ impl CompiledPipeline {
                     buffer.dims()
                 )));
             }
-            buffers.push(BoundBuffer::output(arg.name, buffer)?);
+            buffers.push(BoundBuffer::output(arg.name, buffer, self.large_buffers)?);
         }
         for arg in &sig.images {
             let (_, buffer) = images.iter().find(|(n, _)| *n == arg.name).ok_or_else(|| {
@@ -377,7 +382,7 @@ impl CompiledPipeline {
                 ))
             })?;
             check_buffer("image", arg, buffer)?;
-            buffers.push(BoundBuffer::input(arg.name, buffer)?);
+            buffers.push(BoundBuffer::input(arg.name, buffer, self.large_buffers)?);
         }
         let mut values = Vec::with_capacity(sig.params.len());
         for p in &sig.params {

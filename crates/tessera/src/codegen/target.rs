@@ -40,6 +40,13 @@ pub struct Target {
     /// generated IR is exploited as usual): compiles about five times faster, runs slower.
     /// For fuzzing, where compiling dominates and each pipeline runs once.
     pub fast_compile: bool,
+    /// Large buffers (Halide's `Target::LargeBuffers`): input and output buffers whose
+    /// elements lie 2^31 or more from their first one are accepted, and every flat index is
+    /// computed in 64 bits (`lower::wide_indices`). Coordinates, extents and strides stay
+    /// 32-bit, as do allocations inside the pipeline (2^31 - 1 elements each). Off, such a
+    /// buffer is refused when bound, naming it. `Func::realize` and the interpreter turn it
+    /// on by themselves for the sizes they are given.
+    pub large_buffers: bool,
 }
 
 impl Target {
@@ -61,6 +68,7 @@ impl Target {
             float_contraction: false,
             bounds_checks: false,
             fast_compile: false,
+            large_buffers: false,
         };
         if target.has_feature("avx512f") {
             target.vector_bits = 512;
@@ -85,6 +93,12 @@ impl Target {
     /// This target with unoptimized machine code or not (see `fast_compile`).
     pub fn with_fast_compile(mut self, fast: bool) -> Target {
         self.fast_compile = fast;
+        self
+    }
+
+    /// This target with large buffers or not (see `large_buffers`).
+    pub fn with_large_buffers(mut self, large: bool) -> Target {
+        self.large_buffers = large;
         self
     }
 
@@ -136,6 +150,9 @@ impl fmt::Display for Target {
         }
         if self.fast_compile {
             write!(f, ", unoptimized machine code")?;
+        }
+        if self.large_buffers {
+            write!(f, ", large buffers")?;
         }
         write!(f, ")")
     }

@@ -17,7 +17,8 @@
 //! 10. `image_checks`         — assertions that the input and output buffers are big enough
 //! 11. `storage_flattening`   — multi-dimensional storage to flat allocations
 //!     then `buffer_constraints` — the buffers' constraints asserted, then substituted
-//!     (constant loop bounds and strides)
+//!     (constant loop bounds and strides), then, for large buffers only, `wide_indices`
+//!     (flat indices computed in 64 bits)
 //! 12. `hoist_storage`        — allocations moved out to the loop the schedule hoists them to
 //! 13. `overflow_checks`      — run-time checks that regions and storage sizes fit 32 bits
 //!     `param_checks`         — assertions first of all that Params are in their ranges
@@ -73,6 +74,7 @@ pub mod trim_no_ops;
 pub mod unroll_loops;
 pub mod vectorize_loops;
 pub mod verify;
+pub mod wide_indices;
 
 use std::time::{Duration, Instant};
 
@@ -94,6 +96,10 @@ pub struct LowerOptions {
     /// the pass which broke it. On by default in debug builds (so in every test) and where
     /// the environment variable `TESSERA_VERIFY` is `1`; off by default otherwise.
     pub verify: bool,
+    /// Buffers whose elements lie 2^31 or more from their first one (Halide's
+    /// `Target::LargeBuffers`): flat indices are computed in 64 bits (`wide_indices`), and
+    /// compiled code accepts such buffers. Off by default: indices stay 32-bit.
+    pub large_buffers: bool,
 }
 
 impl Default for LowerOptions {
@@ -101,6 +107,7 @@ impl Default for LowerOptions {
         LowerOptions {
             record_ir: false,
             verify: verify_by_default(),
+            large_buffers: false,
         }
     }
 }
@@ -147,6 +154,8 @@ pub struct Lowered {
     /// What the pipeline reads of each input image, in the same terms
     /// (`image_checks::closed_regions`), for bounds queries (`input_bounds`).
     pub input_regions: Vec<image_checks::RequiredRegion>,
+    /// Whether it was lowered for large buffers (`LowerOptions::large_buffers`).
+    pub large_buffers: bool,
 }
 
 impl Lowered {
@@ -305,6 +314,11 @@ fn lower_here(outputs: &[Func], options: &LowerOptions) -> Result<Lowered> {
     let s = r.run("buffer_constraints", s, |s| {
         Ok(buffer_constraints::add_buffer_constraints(s, &constraints))
     })?;
+    let s = if options.large_buffers {
+        r.run("wide_indices", s, |s| Ok(wide_indices::widen_indices(s)))?
+    } else {
+        s
+    };
     // Before simplifying: the simplifier removes loops of one iteration, which may be the
     // loops storage is hoisted to.
     let before_hoisting = overflow_checks::let_names(&s);
@@ -357,5 +371,6 @@ fn lower_here(outputs: &[Func], options: &LowerOptions) -> Result<Lowered> {
         output_region: output_regions[0].clone(),
         output_regions,
         input_regions,
+        large_buffers: options.large_buffers,
     })
 }

@@ -175,34 +175,46 @@ fn fits_checks<'a>(lets: impl Iterator<Item = &'a (Symbol, Expr)>) -> Vec<Stmt> 
 /// (none where that is proven); an error when it is known at compile time to hold more.
 pub(crate) fn size_check(buffer: Symbol, extents: &[Expr]) -> Result<Option<Stmt>> {
     // Extents computed from others (padded by `align_storage`) are recomputed in 64 bits.
+    let extents: Vec<Expr> = extents.iter().map(|e| simplify(&widened(e))).collect();
+    let func = owner(buffer);
+    let constants: Option<Vec<i128>> = extents.iter().map(Expr::as_int_const).collect();
+    if let Some(constants) = constants {
+        let elements = constants.iter().try_fold(1i128, |n, &e| n.checked_mul(e));
+        return match elements {
+            Some(n) if n <= MAX_ALLOCATION_ELEMENTS as i128 => Ok(None),
+            _ => Err(Error::schedule(format!(
+                "the storage of {func} needs {} elements, more than the limit of {MAX_ALLOCATION_ELEMENTS} (2^31 - 1)",
+                elements.map_or_else(|| "more than 2^127".to_string(), |n| n.to_string())
+            ))),
+        };
+    }
+    // The product in f64, which cannot wrap as a 64-bit one can (four extents of 2^16 make
+    // 2^64): exact below 2^53, and a product past that stays past the limit, since rounding
+    // is monotonic.
     let elements = extents
         .iter()
-        .map(widened)
+        .map(|e| Expr::cast(Type::f64(), e.clone()))
         .reduce(|a, b| Expr::binary(BinaryOp::Mul, a, b))
-        .unwrap_or_else(|| i64_const(1));
-    let elements = simplify(&elements);
-    if let Some(n) = elements.as_int_const() {
-        if n > MAX_ALLOCATION_ELEMENTS as i128 {
-            return Err(Error::schedule(format!(
-                "the storage of {} needs {n} elements, more than the limit of {MAX_ALLOCATION_ELEMENTS} (2^31 - 1)",
-                owner(buffer)
-            )));
+        .unwrap_or_else(|| Expr::f64(1.0));
+    let mut message = vec![MessagePart::Text(
+        format!("the storage of {func} needs ").into(),
+    )];
+    for (d, e) in extents.into_iter().enumerate() {
+        if d > 0 {
+            message.push(MessagePart::Text(" x ".into()));
         }
-        return Ok(None);
+        message.push(MessagePart::Value(e));
     }
+    message.push(MessagePart::Text(
+        format!(" elements, more than the limit of {MAX_ALLOCATION_ELEMENTS} (2^31 - 1); the output size or a parameter makes it too large").into(),
+    ));
     Ok(Some(Stmt::new(StmtKind::Assert {
         condition: Expr::binary(
             BinaryOp::Le,
-            elements.clone(),
-            i64_const(MAX_ALLOCATION_ELEMENTS),
+            elements,
+            Expr::f64(MAX_ALLOCATION_ELEMENTS as f64),
         ),
-        message: vec![
-            MessagePart::Text(format!("the storage of {} needs ", owner(buffer)).into()),
-            MessagePart::Value(elements),
-            MessagePart::Text(
-                format!(" elements, more than the limit of {MAX_ALLOCATION_ELEMENTS} (2^31 - 1); the output size or a parameter makes it too large").into(),
-            ),
-        ],
+        message,
     })))
 }
 
@@ -213,7 +225,7 @@ fn i64_const(v: i64) -> Expr {
 /// A 32-bit integer expression computed in 64 bits: its arithmetic on 64-bit operands, so
 /// it cannot wrap; anything else (a variable, a load, a conversion, a call) is one operand,
 /// widened as it is.
-fn widened(e: &Expr) -> Expr {
+pub(crate) fn widened(e: &Expr) -> Expr {
     if e.ty() != Type::i32() {
         return e.clone();
     }

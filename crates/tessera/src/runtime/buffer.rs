@@ -47,20 +47,30 @@ pub struct BoundBuffer {
 }
 
 impl BoundBuffer {
-    /// Describes an input buffer (generated code only reads it).
-    pub fn input(name: Symbol, buffer: &AnyBuffer) -> Result<BoundBuffer> {
-        BoundBuffer::new(name, buffer, host_of(buffer))
+    /// Describes an input buffer (generated code only reads it) for code whose indices are
+    /// 64-bit when `large_buffers` (`Target::large_buffers`), else 32-bit.
+    pub fn input(name: Symbol, buffer: &AnyBuffer, large_buffers: bool) -> Result<BoundBuffer> {
+        BoundBuffer::new(name, buffer, host_of(buffer), large_buffers)
     }
 
-    /// Describes an output buffer (generated code writes it).
-    pub fn output(name: Symbol, buffer: &mut AnyBuffer) -> Result<BoundBuffer> {
+    /// Describes an output buffer (generated code writes it), as `input`.
+    pub fn output(
+        name: Symbol,
+        buffer: &mut AnyBuffer,
+        large_buffers: bool,
+    ) -> Result<BoundBuffer> {
         let host = host_of_mut(buffer);
-        BoundBuffer::new(name, buffer, host)
+        BoundBuffer::new(name, buffer, host, large_buffers)
     }
 
-    fn new(name: Symbol, buffer: &AnyBuffer, host: *mut u8) -> Result<BoundBuffer> {
+    fn new(
+        name: Symbol,
+        buffer: &AnyBuffer,
+        host: *mut u8,
+        large_buffers: bool,
+    ) -> Result<BoundBuffer> {
         let dims = abi_dims(name, buffer.dims())?;
-        check_32_bit_span(name, buffer.dims())?;
+        check_span(name, buffer.dims(), large_buffers)?;
         let ty = buffer.ty();
         Ok(BoundBuffer {
             abi: BufferAbi {
@@ -79,14 +89,14 @@ impl BoundBuffer {
     }
 }
 
-/// Generated code indexes buffers with 32-bit integers: every coordinate of each dimension
-/// (`min + extent - 1`) and every element's offset from the first (the sum of
-/// `(extent - 1) * |stride|`) must fit in them.
-fn check_32_bit_span(name: Symbol, dims: &[Dim]) -> Result<()> {
+/// Coordinates are 32-bit: every coordinate of each dimension (`min + extent - 1`) must fit
+/// in them. Without large buffers generated code indexes buffers with 32-bit integers, so
+/// every element's offset from the first (`span`) must fit too; with them, offsets are
+/// 64-bit, which any buffer's fit.
+pub(crate) fn check_span(name: Symbol, dims: &[Dim], large_buffers: bool) -> Result<()> {
     if dims.iter().any(|d| d.extent <= 0) {
         return Ok(());
     }
-    let mut span: i128 = 0;
     for (d, dim) in dims.iter().enumerate() {
         let last = dim.min as i128 + dim.extent as i128 - 1;
         if last > i32::MAX as i128 {
@@ -94,14 +104,31 @@ fn check_32_bit_span(name: Symbol, dims: &[Dim]) -> Result<()> {
                 "buffer {name} reaches coordinate {last} in dimension {d}, which does not fit in 32 bits"
             )));
         }
-        span += (dim.extent as i128 - 1) * (dim.stride as i128).abs();
     }
-    if span > i32::MAX as i128 {
+    if !large_buffers && needs_large_buffers(dims) {
         return Err(Error::Buffer(format!(
-            "buffer {name} spans {span} elements from its first to its last, more than 32-bit indices reach (2^31 - 1)"
+            "buffer {name} spans {} elements from its first to its last, more than 32-bit indices reach (2^31 - 1); compile for `Target::with_large_buffers(true)` to use it",
+            span(dims)
         )));
     }
     Ok(())
+}
+
+/// The offset of the element farthest from the first: the sum of `(extent - 1) * |stride|`
+/// (0 for an empty buffer).
+fn span(dims: &[Dim]) -> i128 {
+    if dims.iter().any(|d| d.extent <= 0) {
+        return 0;
+    }
+    dims.iter()
+        .map(|d| (d.extent as i128 - 1) * (d.stride as i128).abs())
+        .sum()
+}
+
+/// Whether a buffer of `dims` has elements 2^31 or more from its first, which only code for
+/// large buffers (`Target::large_buffers`) indexes.
+pub fn needs_large_buffers(dims: &[Dim]) -> bool {
+    span(dims) > i32::MAX as i128
 }
 
 /// `dims` as generated code reads them, or an error naming the buffer when a min, extent or
