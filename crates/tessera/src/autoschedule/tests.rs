@@ -329,10 +329,7 @@ fn pointwise_chain_costs_count_each_operation() {
     assert_eq!(widened.ops.get(&(OpKind::Cast, Type::f32())), Some(&1));
     assert_eq!(widened.loads.get(&Producer::Image(input.name())), Some(&1));
     let root = cost(&root);
-    assert_eq!(
-        root.ops.get(&(OpKind::Transcendental, Type::f32())),
-        Some(&1)
-    );
+    assert_eq!(root.ops.get(&(OpKind::Intrinsic, Type::f32())), Some(&1));
     assert_eq!(root.ops.get(&(OpKind::Simple, Type::f32())), Some(&1));
     let out = cost(&out);
     assert_eq!(out.ops.get(&(OpKind::Multiply, Type::f32())), Some(&1));
@@ -562,7 +559,7 @@ fn a_func_read_at_one_point_through_two_inlined_consumers_is_evaluated_once() {
     }
     // One square root per point of out (a vector of `lanes` points), not one per path.
     let o = &problem.funcs[index(&out)];
-    let per_point = o.point.get(model::Term::Transcendental);
+    let per_point = o.point.get(model::Term::Intrinsic);
     assert_eq!(per_point, 1.0 / o.lanes as f64, "{:?}", o.point);
 }
 
