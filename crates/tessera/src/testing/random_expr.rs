@@ -112,10 +112,10 @@ pub fn edge_values(ty: Type) -> Vec<Value> {
                 f64::INFINITY,
                 f64::NEG_INFINITY,
             ];
-            let extremes = if ty.bits == 32 {
-                [f32::MAX as f64, f32::MIN_POSITIVE as f64]
-            } else {
-                [f64::MAX, f64::MIN_POSITIVE]
+            let extremes = match ty.bits {
+                16 => [half::f16::MAX.to_f64(), half::f16::MIN_POSITIVE.to_f64()],
+                32 => [f32::MAX as f64, f32::MIN_POSITIVE as f64],
+                _ => [f64::MAX, f64::MIN_POSITIVE],
             };
             edges
                 .into_iter()
@@ -168,11 +168,7 @@ fn quiet(v: Value) -> Value {
 }
 
 fn float_value(v: f64, ty: Type) -> Value {
-    if ty.bits == 32 {
-        Value::F32(v as f32)
-    } else {
-        Value::F64(v)
-    }
+    crate::eval::value::cast(Value::F64(v), Type::f64(), ty)
 }
 
 struct Generator<'a> {
