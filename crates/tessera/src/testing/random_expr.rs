@@ -159,6 +159,7 @@ pub fn random_assignment(rng: &mut SmallRng, vars: &[(Symbol, Type)]) -> HashMap
 /// them, and random values never are one.
 fn quiet(v: Value) -> Value {
     match v {
+        Value::F16(f) if f.is_nan() => Value::F16(half::f16::from_bits(f.to_bits() | 0x0200)),
         Value::F32(f) if f.is_nan() => Value::F32(f32::from_bits(f.to_bits() | 0x0040_0000)),
         Value::F64(f) if f.is_nan() => {
             Value::F64(f64::from_bits(f.to_bits() | 0x0008_0000_0000_0000))
