@@ -9,7 +9,9 @@ use tessera::prelude::*;
 
 /// The outcomes of `==`, `!=`, `<`, `<=`, `>`, `>=` of each pair, from a pipeline.
 fn compare_in_pipeline(pairs: &[(f16, f16)]) -> Vec<[bool; 6]> {
-    let n = pairs.len() as i64;
+    // The pairs repeated over two vectors: a vector of 8 needs 8 points.
+    let n = 16;
+    let pairs: Vec<(f16, f16)> = pairs.iter().copied().cycle().take(n as usize).collect();
     let image =
         |pick: fn(&(f16, f16)) -> f16| Buffer::from_fn(&[0], &[n], |c| pick(&pairs[c[0] as usize]));
     let (a, b) = (
