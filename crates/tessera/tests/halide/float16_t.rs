@@ -161,8 +161,9 @@ fn rounding_intrinsics_of_f16_match_f32() {
     noise.define(x, (random_int(&[]) % 256) * 0.1f32).unwrap();
     noise.compute_root();
     let noise_values = values::<f32>(&check(&noise, &TestInputs::new(), &[0], &[1024]), 0);
-    type Reference = fn(f32) -> f32;
-    let ops: [(&str, fn(Expr) -> Expr, Reference); 4] = [
+    // Each op: its name, the pipeline's function and plain Rust's.
+    type Op = (&'static str, fn(Expr) -> Expr, fn(f32) -> f32);
+    let ops: [Op; 4] = [
         ("trunc", |e| trunc(e), f32::trunc),
         ("round", |e| round(e), f32::round_ties_even),
         ("ceil", |e| ceil(e), f32::ceil),
