@@ -21,14 +21,8 @@ fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
 
 /// The little-endian bytes of a value of type `ty` (bools are one byte).
 fn value_bytes(v: Value, ty: Type) -> Vec<u8> {
-    let bytes = ty.bytes();
-    match v {
-        Value::Bool(b) => vec![u8::from(b)],
-        Value::Int(i) => i.to_le_bytes()[..bytes].to_vec(),
-        Value::UInt(u) => u.to_le_bytes()[..bytes].to_vec(),
-        Value::F32(f) => f.to_le_bytes().to_vec(),
-        Value::F64(f) => f.to_le_bytes().to_vec(),
-    }
+    // The raw bits are zero-extended to 64: the first bytes are the element's own.
+    v.to_bits().to_le_bytes()[..ty.bytes()].to_vec()
 }
 
 /// FNV-1a (64-bit) of the buffer's elements in file order.

@@ -39,3 +39,5 @@ pub use crate::lang::stage::{DimList, DimName, LoopOwner, Prefetchable, Stage};
 pub use crate::lang::undef::{undef, undef_of};
 pub use crate::lang::var::Var;
 pub use crate::pipeline::{Compiled, Inputs, Pipeline};
+/// The 16-bit float element type (Halide's `float16_t`), from the `half` crate.
+pub use half::f16;

@@ -589,3 +589,41 @@ fn reading_a_point_an_undef_definition_never_stored() {
         [0, -1, 2, -1]
     );
 }
+
+// ---- 16-bit floats ---------------------------------------------------------------------------
+
+#[test]
+fn realizing_an_f16_func_as_another_float_type() {
+    let x = Var::new("x");
+    let half_ramp = Func::new("half_ramp");
+    half_ramp.define(x, cast_to::<f16>(x) / 2).unwrap();
+    assert_error(half_ramp.realize::<f32>(&[4]), &["half_ramp", "f16", "f32"]);
+    let values = half_ramp.realize::<f16>(&[4]).unwrap();
+    assert_eq!(values.get(&[3]), f16::from_f32(1.5));
+}
+
+#[test]
+fn an_f16_input_given_a_buffer_of_f32() {
+    let frame = ImageParam::new(Type::f16(), 1, "frame");
+    let x = Var::new("x");
+    let doubled = Func::new("doubled");
+    doubled.define(x, frame.at(x) * 2.0f32).unwrap();
+    let compiled = Pipeline::new(&doubled)
+        .compile_jit(&Target::host())
+        .unwrap();
+    let inputs = Inputs::new().image(&frame, Buffer::<f32>::new(&[4]));
+    assert_error(
+        compiled.realize(&inputs, &[0], &[4]),
+        &["frame", "f16", "f32"],
+    );
+}
+
+#[test]
+fn an_f32_only_approximation_of_an_f16() {
+    let x = Var::new("x");
+    let wave = Func::new("wave");
+    assert_error(
+        wave.define(x, fast_sin(cast_to::<f16>(x))),
+        &["wave", "fast_sin", "f16"],
+    );
+}

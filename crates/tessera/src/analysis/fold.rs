@@ -52,15 +52,9 @@ pub fn binary(op: BinaryOp, a: &Expr, b: &Expr) -> Option<Expr> {
     let ty = a.ty();
     if let (Some(x), Some(y)) = (Value::from_const(a), Value::from_const(b)) {
         let result = value::binary(op, x, y, ty);
-        if let Value::F32(f) = result {
-            if f.is_nan() {
-                return None;
-            }
-        }
-        if let Value::F64(f) = result {
-            if f.is_nan() {
-                return None;
-            }
+        // Integer and bool values are never NaN.
+        if result.as_f64().is_nan() {
+            return None;
         }
         if let (Some(x), Some(y), Some(r)) = (x.as_i128(), y.as_i128(), result.as_i128()) {
             if !is_exact(op, x, y, r, ty.bits) {

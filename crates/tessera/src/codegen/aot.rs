@@ -154,6 +154,8 @@ fn c_type(ty: crate::ir::Type) -> String {
         TypeCode::Bool => "uint8_t".into(),
         TypeCode::Int => format!("int{}_t", ty.bits),
         TypeCode::UInt => format!("uint{}_t", ty.bits),
+        // C has no portable half type: the bits, as Halide's headers pass a float16_t.
+        TypeCode::Float if ty.bits == 16 => "uint16_t".into(),
         TypeCode::Float if ty.bits == 32 => "float".into(),
         TypeCode::Float => "double".into(),
     }

@@ -2,7 +2,7 @@
 //! Halide's runtime formats it, the line handed to the run's `PrintHandler` (stderr unless
 //! one is installed, as Halide's `set_custom_print`).
 //!
-//! Halide's formats: integers in decimal, bools as `true`/`false`, 32-bit floats as C's
+//! Halide's formats: integers in decimal, bools as `true`/`false`, 16- and 32-bit floats as C's
 //! `%f` and 64-bit floats as C's `%e` (`1.500000e+00`); infinities `inf` and `-inf`. One
 //! difference: a NaN prints `nan` whatever its sign bit (Halide prints `-nan` for a negative
 //! one), since that bit differs between the evaluator's arithmetic and the CPU's.
@@ -63,6 +63,8 @@ pub fn printed_line(pieces: &[&str], values: &[Value]) -> String {
 /// `v` as Halide's `print` shows it (see the module doc).
 pub fn format_printed(v: Value) -> String {
     match v {
+        // Halide prints a float16 as the float it widens to.
+        Value::F16(x) => format_float(x.to_f64(), false),
         Value::F32(x) => format_float(f64::from(x), false),
         Value::F64(x) => format_float(x, true),
         other => other.to_string(),

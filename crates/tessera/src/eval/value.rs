@@ -1,13 +1,18 @@
 //! The semantics of every scalar operation, in one place: integer division and modulo round
 //! toward −∞ (Euclidean; the remainder is never negative), division by zero gives 0,
 //! fixed-width integers wrap, float→int casts truncate and saturate (NaN → 0), float math is
-//! IEEE in the operand's own precision. Constant folding, the evaluator, the interpreter and
+//! IEEE in the operand's own precision (16-bit floats, as in Halide, compute each operation
+//! in f32 and round the result to nearest even: for +, −, ×, ÷ and √ that is the correctly
+//! rounded f16 result, since f32 has more than twice f16's precision plus two bits). Constant folding, the evaluator, the interpreter and
 //! the tests all call these functions, so they cannot disagree; the native backend is tested
 //! against them.
 
 use std::fmt;
 
+use half::f16;
+
 use crate::ir::expr::{sign_extend, zero_extend, FloatBits};
+use crate::ir::float16::f16_from_f64;
 use crate::ir::{BinaryOp, Expr, ExprKind, Intrinsic, Type, TypeCode, UnaryOp};
 
 /// One scalar value. Integers are kept sign- (Int) or zero- (UInt) extended from their type's
@@ -20,6 +25,8 @@ pub enum Value {
     Int(i64),
     /// An unsigned integer of any width, zero-extended.
     UInt(u64),
+    /// A 16-bit IEEE float (Halide's `float16_t`).
+    F16(f16),
     /// A 32-bit float.
     F32(f32),
     /// A 64-bit float.
@@ -34,6 +41,7 @@ impl fmt::Display for Value {
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(i) => write!(f, "{i}"),
             Value::UInt(u) => write!(f, "{u}"),
+            Value::F16(x) => write!(f, "{x}"),
             Value::F32(x) => write!(f, "{x}"),
             Value::F64(x) => write!(f, "{x}"),
         }
@@ -48,6 +56,7 @@ impl Value {
             ExprKind::IntImm(v) => Some(Value::Int(*v)),
             ExprKind::UIntImm(v) if ty.is_bool() => Some(Value::Bool(*v != 0)),
             ExprKind::UIntImm(v) => Some(Value::UInt(*v)),
+            ExprKind::FloatImm(v) if ty.bits == 16 => Some(Value::F16(f16_from_f64(v.0))),
             ExprKind::FloatImm(v) if ty.bits == 32 => Some(Value::F32(v.0 as f32)),
             ExprKind::FloatImm(v) => Some(Value::F64(v.0)),
             _ => None,
@@ -60,6 +69,7 @@ impl Value {
             Value::Bool(b) => ExprKind::UIntImm(b as u64),
             Value::Int(v) => ExprKind::IntImm(v),
             Value::UInt(v) => ExprKind::UIntImm(v),
+            Value::F16(v) => ExprKind::FloatImm(FloatBits(v.to_f64())),
             Value::F32(v) => ExprKind::FloatImm(FloatBits(v as f64)),
             Value::F64(v) => ExprKind::FloatImm(FloatBits(v)),
         };
@@ -87,6 +97,7 @@ impl Value {
             Value::Bool(b) => b as u8 as f64,
             Value::Int(v) => v as f64,
             Value::UInt(v) => v as f64,
+            Value::F16(v) => v.to_f64(),
             Value::F32(v) => v as f64,
             Value::F64(v) => v,
         }
@@ -103,6 +114,7 @@ impl Value {
     /// Bitwise identity (so NaN equals NaN and -0.0 differs from 0.0): "bit for bit".
     pub fn bits_eq(self, other: Value) -> bool {
         match (self, other) {
+            (Value::F16(a), Value::F16(b)) => a.to_bits() == b.to_bits(),
             (Value::F32(a), Value::F32(b)) => a.to_bits() == b.to_bits(),
             (Value::F64(a), Value::F64(b)) => a.to_bits() == b.to_bits(),
             (a, b) => a == b,
@@ -115,6 +127,7 @@ impl Value {
             Value::Bool(b) => b as u64,
             Value::Int(v) => v as u64,
             Value::UInt(v) => v,
+            Value::F16(v) => v.to_bits() as u64,
             Value::F32(v) => v.to_bits() as u64,
             Value::F64(v) => v.to_bits(),
         }
@@ -126,6 +139,7 @@ impl Value {
             TypeCode::Bool => Value::Bool(bits & 1 != 0),
             TypeCode::Int => Value::Int(sign_extend(bits, ty.bits)),
             TypeCode::UInt => Value::UInt(zero_extend(bits, ty.bits)),
+            TypeCode::Float if ty.bits == 16 => Value::F16(f16::from_bits(bits as u16)),
             TypeCode::Float if ty.bits == 32 => Value::F32(f32::from_bits(bits as u32)),
             TypeCode::Float => Value::F64(f64::from_bits(bits)),
         }
@@ -142,12 +156,19 @@ fn wrap_int(v: i128, ty: Type) -> Value {
     }
 }
 
+/// `v` rounded to nearest even in float type `ty` (past the largest finite value to an
+/// infinity; NaN stays NaN).
 fn float_value(v: f64, ty: Type) -> Value {
-    if ty.bits == 32 {
-        Value::F32(v as f32)
-    } else {
-        Value::F64(v)
+    match ty.bits {
+        16 => Value::F16(f16_from_f64(v)),
+        32 => Value::F32(v as f32),
+        _ => Value::F64(v),
     }
+}
+
+/// An f32 result of an f16 operation, rounded back to f16 as Halide does.
+fn half(x: f32) -> Value {
+    Value::F16(f16::from_f32(x))
 }
 
 /// Converts `v` (of type `from`) to type `to`: integers wrap, floats round to nearest, floats
@@ -156,28 +177,21 @@ pub fn cast(v: Value, from: Type, to: Type) -> Value {
     let _ = from;
     match (v, to.code) {
         (_, TypeCode::Bool) => Value::Bool(match v {
-            Value::F32(f) => f != 0.0,
-            Value::F64(f) => f != 0.0,
+            Value::F16(_) | Value::F32(_) | Value::F64(_) => v.as_f64() != 0.0,
             other => other.as_i128() != Some(0),
         }),
-        (Value::F32(f), TypeCode::Float) => float_value(f as f64, to),
-        (Value::F64(f), TypeCode::Float) => float_value(f, to),
-        (Value::Int(i), TypeCode::Float) => {
-            if to.bits == 32 {
-                Value::F32(i as f32)
-            } else {
-                Value::F64(i as f64)
-            }
+        // Every f16 and f32 is exact in f64, so one rounding from f64 is the only one.
+        (Value::F16(_) | Value::F32(_) | Value::F64(_), TypeCode::Float) => {
+            float_value(v.as_f64(), to)
         }
-        (Value::UInt(u), TypeCode::Float) => {
-            if to.bits == 32 {
-                Value::F32(u as f32)
-            } else {
-                Value::F64(u as f64)
-            }
-        }
+        // 64-bit integers round straight to f32 (through f64 they could round twice); one
+        // that f64 rounds is far past f16's range, an infinity either way.
+        (Value::Int(i), TypeCode::Float) if to.bits == 32 => Value::F32(i as f32),
+        (Value::UInt(u), TypeCode::Float) if to.bits == 32 => Value::F32(u as f32),
+        (Value::Int(i), TypeCode::Float) => float_value(i as f64, to),
+        (Value::UInt(u), TypeCode::Float) => float_value(u as f64, to),
         (Value::Bool(b), TypeCode::Float) => float_value(b as u8 as f64, to),
-        (Value::F32(_) | Value::F64(_), _) => {
+        (Value::F16(_) | Value::F32(_) | Value::F64(_), _) => {
             let f = v.as_f64();
             if f.is_nan() {
                 return wrap_int(0, to);
@@ -215,6 +229,21 @@ pub fn saturating_cast(v: Value, from: Type, to: Type) -> Value {
 pub fn binary(op: BinaryOp, a: Value, b: Value, ty: Type) -> Value {
     use BinaryOp::*;
     match (a, b) {
+        (Value::F16(x), Value::F16(y)) => {
+            let (x, y) = (x.to_f32(), y.to_f32());
+            let round = |v: f32| f16::from_f32(v).to_f32();
+            match op {
+                Add => half(x + y),
+                Sub => half(x - y),
+                Mul => half(x * y),
+                Div => half(x / y),
+                // Each step rounded to f16, as the native code's half-precision steps are.
+                Mod => half(x - round(y * round(x / y).floor())),
+                Min => half(if x < y { x } else { y }),
+                Max => half(if x > y { x } else { y }),
+                _ => compare_or_invalid(op, x as f64, y as f64),
+            }
+        }
         (Value::F32(x), Value::F32(y)) => match op {
             Add => Value::F32(x + y),
             Sub => Value::F32(x - y),
@@ -350,6 +379,7 @@ pub fn signed_overflow(op: BinaryOp, a: Value, b: Value, ty: Type) -> bool {
 /// `op a` for an operand of type `ty`.
 pub fn unary(op: UnaryOp, a: Value, ty: Type) -> Value {
     match (op, a) {
+        (UnaryOp::Neg, Value::F16(x)) => Value::F16(-x),
         (UnaryOp::Neg, Value::F32(x)) => Value::F32(-x),
         (UnaryOp::Neg, Value::F64(x)) => Value::F64(-x),
         (UnaryOp::Neg, v) => wrap_int(-v.as_i128().unwrap(), ty),
@@ -362,6 +392,7 @@ pub fn unary(op: UnaryOp, a: Value, ty: Type) -> Value {
 macro_rules! float_fn {
     ($v:expr, $f:ident) => {
         match $v {
+            Value::F16(x) => half(x.to_f32().$f()),
             Value::F32(x) => Value::F32(x.$f()),
             Value::F64(x) => Value::F64(x.$f()),
             other => panic!("internal error: float intrinsic on {other:?}"),
@@ -372,6 +403,7 @@ macro_rules! float_fn {
 macro_rules! float_fn2 {
     ($a:expr, $b:expr, $f:ident) => {
         match ($a, $b) {
+            (Value::F16(x), Value::F16(y)) => half(x.to_f32().$f(y.to_f32())),
             (Value::F32(x), Value::F32(y)) => Value::F32(x.$f(y)),
             (Value::F64(x), Value::F64(y)) => Value::F64(x.$f(y)),
             other => panic!("internal error: float intrinsic on {other:?}"),
@@ -385,11 +417,13 @@ pub fn intrinsic(op: Intrinsic, args: &[Value], arg_types: &[Type], result: Type
     let a = args[0];
     match op {
         Abs => match a {
+            Value::F16(x) => half(x.to_f32().abs()),
             Value::F32(x) => Value::F32(x.abs()),
             Value::F64(x) => Value::F64(x.abs()),
             v => wrap_int(v.as_i128().unwrap().abs(), result),
         },
         Absd => match (a, args[1]) {
+            (Value::F16(x), Value::F16(y)) => half((x.to_f32() - y.to_f32()).abs()),
             (Value::F32(x), Value::F32(y)) => Value::F32((x - y).abs()),
             (Value::F64(x), Value::F64(y)) => Value::F64((x - y).abs()),
             (x, y) => wrap_int((x.as_i128().unwrap() - y.as_i128().unwrap()).abs(), result),
@@ -450,6 +484,12 @@ fn lerp(a: Value, b: Value, w: Value, ty: Type, weight_ty: Type) -> Value {
         return lerp_by_integer_weight(a, b, w, ty, weight_ty);
     }
     match (a, b) {
+        (Value::F16(x), Value::F16(y)) => {
+            // Each step rounded to f16, as the native code's half-precision steps are.
+            let round = |v: f32| f16::from_f32(v).to_f32();
+            let (x, y, w) = (x.to_f32(), y.to_f32(), f16_from_f64(w.as_f64()).to_f32());
+            half(round(x * round(1.0 - w)) + round(y * w))
+        }
         (Value::F32(x), Value::F32(y)) => {
             let w = w.as_f64() as f32;
             Value::F32(x * (1.0 - w) + y * w)
@@ -646,6 +686,166 @@ mod tests {
         assert_eq!(m, Value::F32(1.0));
         let abs = intrinsic(Intrinsic::Abs, &[i(-128)], &[Type::i8()], Type::u8());
         assert_eq!(abs, Value::UInt(128));
+    }
+
+    fn h(v: f64) -> Value {
+        Value::F16(f16_from_f64(v))
+    }
+
+    #[test]
+    fn f16_arithmetic_is_the_correctly_rounded_result() {
+        use rand::{rngs::SmallRng, Rng, SeedableRng};
+        // Sums, differences and products of two f16s are exact in f64, so one rounding of the
+        // f64 result is the reference; a quotient rounds to f64's 53 bits first, which cannot
+        // change its rounding to f16 (53 >= 2 * 11 + 2).
+        let mut rng = SmallRng::seed_from_u64(16);
+        for _ in 0..20_000 {
+            let (a, b) = (f16::from_bits(rng.random()), f16::from_bits(rng.random()));
+            let (x, y) = (a.to_f64(), b.to_f64());
+            for (op, exact) in [
+                (BinaryOp::Add, x + y),
+                (BinaryOp::Sub, x - y),
+                (BinaryOp::Mul, x * y),
+                (BinaryOp::Div, x / y),
+            ] {
+                let got = binary(op, Value::F16(a), Value::F16(b), Type::f16());
+                let want = h(exact);
+                let both_nan = exact.is_nan() && got.as_f64().is_nan();
+                assert!(
+                    got.bits_eq(want) || both_nan,
+                    "{a} {op:?} {b}: {got:?}, not {want:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn f16_comparisons_min_max_and_modulo() {
+        let (one, two) = (h(1.0), h(2.0));
+        assert_eq!(
+            binary(BinaryOp::Lt, one, two, Type::f16()),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            binary(BinaryOp::Eq, h(0.0), h(-0.0), Type::f16()),
+            Value::Bool(true)
+        );
+        let nan = h(f64::NAN);
+        assert_eq!(
+            binary(BinaryOp::Eq, nan, nan, Type::f16()),
+            Value::Bool(false)
+        );
+        assert_eq!(
+            binary(BinaryOp::Ne, nan, nan, Type::f16()),
+            Value::Bool(true)
+        );
+        assert_eq!(binary(BinaryOp::Max, one, two, Type::f16()), two);
+        // As for f32: the second operand when the comparison fails (NaN).
+        assert_eq!(binary(BinaryOp::Min, nan, one, Type::f16()), one);
+        assert_eq!(binary(BinaryOp::Mod, h(-1.5), one, Type::f16()), h(0.5));
+        assert_eq!(binary(BinaryOp::Mod, h(7.0), h(-2.0), Type::f16()), h(-1.0));
+        assert_eq!(unary(UnaryOp::Neg, h(0.0), Type::f16()).to_bits(), 0x8000);
+    }
+
+    #[test]
+    fn f16_math_is_computed_in_f32_and_rounded_back() {
+        let f16_of = |op, v: f32| {
+            intrinsic(
+                op,
+                &[Value::F16(f16::from_f32(v))],
+                &[Type::f16()],
+                Type::f16(),
+            )
+        };
+        for v in [0.1f32, 0.5, 1.0, 2.5, 7.75, 100.0] {
+            let x = f16::from_f32(v).to_f32();
+            assert_eq!(
+                f16_of(Intrinsic::Exp, v),
+                Value::F16(f16::from_f32(x.exp()))
+            );
+            assert_eq!(
+                f16_of(Intrinsic::Sin, v),
+                Value::F16(f16::from_f32(x.sin()))
+            );
+            assert_eq!(
+                f16_of(Intrinsic::Sqrt, v),
+                Value::F16(f16::from_f32(x.sqrt()))
+            );
+            assert_eq!(
+                f16_of(Intrinsic::Round, v),
+                Value::F16(f16::from_f32(x.round_ties_even()))
+            );
+        }
+        // exp(12) is past f16's range.
+        assert_eq!(f16_of(Intrinsic::Exp, 12.0), Value::F16(f16::INFINITY));
+        let abs = intrinsic(Intrinsic::Abs, &[h(-0.0)], &[Type::f16()], Type::f16());
+        assert_eq!(abs.to_bits(), 0);
+    }
+
+    #[test]
+    fn casts_to_f16_round_to_nearest_even_and_overflow_to_infinity() {
+        let to_f16 = |v: Value, from: Type| cast(v, from, Type::f16());
+        let u = |v: u64| to_f16(Value::UInt(v), Type::u16());
+        assert_eq!(u(65504), h(65504.0));
+        assert_eq!(u(65519), h(65504.0));
+        // The tie above the largest f16 (odd bits 0x7bff) goes to the infinity.
+        assert_eq!(u(65520), h(f64::INFINITY));
+        // Above 2048 f16 holds even integers only: ties to the multiple of 4.
+        assert_eq!(u(2049), h(2048.0));
+        assert_eq!(u(2051), h(2052.0));
+        assert_eq!(to_f16(i(-70000), Type::i32()), h(f64::NEG_INFINITY));
+        assert_eq!(to_f16(i(i64::MIN), Type::i64()), h(f64::NEG_INFINITY));
+        // Subnormals: 2^-24 is the smallest; half of it ties to zero, 1.5 of it to 2^-23.
+        let f = |v: f32| to_f16(Value::F32(v), Type::f32()).to_bits();
+        assert_eq!(f(2f32.powi(-24)), 0x0001);
+        assert_eq!(f(2f32.powi(-25)), 0x0000);
+        assert_eq!(f(1.5 * 2f32.powi(-24)), 0x0002);
+        assert_eq!(f(-1e-9), 0x8000);
+        assert_eq!(f(f32::INFINITY), 0x7c00);
+        assert!(to_f16(Value::F32(f32::NAN), Type::f32()).as_f64().is_nan());
+        // From f64 without rounding twice: just above a tie rounds up.
+        let above_tie = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+        assert_eq!(
+            to_f16(Value::F64(above_tie), Type::f64()),
+            h(1.0 + 2f64.powi(-10))
+        );
+        assert_eq!(to_f16(Value::Bool(true), Type::bool_()), h(1.0));
+    }
+
+    #[test]
+    fn casts_from_f16_widen_exactly_and_truncate_with_saturation() {
+        let from = |v: f64, to: Type| cast(h(v), Type::f16(), to);
+        for bits in [0x0001u16, 0x3555, 0x7bff, 0xfc00, 0x8000] {
+            let x = f16::from_bits(bits);
+            let v = Value::F16(x);
+            assert!(cast(v, Type::f16(), Type::f32()).bits_eq(Value::F32(x.to_f32())));
+            assert!(cast(v, Type::f16(), Type::f64()).bits_eq(Value::F64(x.to_f64())));
+        }
+        assert!(cast(h(f64::NAN), Type::f16(), Type::f32())
+            .as_f64()
+            .is_nan());
+        assert_eq!(from(-2.75, Type::i32()), i(-2));
+        assert_eq!(from(65504.0, Type::u16()), Value::UInt(65504));
+        assert_eq!(from(300.5, Type::u8()), Value::UInt(255));
+        assert_eq!(from(-1.5, Type::u8()), Value::UInt(0));
+        assert_eq!(from(f64::INFINITY, Type::i64()), i(i64::MAX));
+        assert_eq!(from(f64::NEG_INFINITY, Type::i32()), i(i32::MIN as i64));
+        assert_eq!(from(f64::NAN, Type::u16()), Value::UInt(0));
+        assert_eq!(from(0.5, Type::bool_()), Value::Bool(true));
+        assert_eq!(from(-0.0, Type::bool_()), Value::Bool(false));
+    }
+
+    #[test]
+    fn f16_values_as_constants_bits_and_text() {
+        let v = h(0.1);
+        assert_eq!(v.to_bits(), 0x2e66);
+        assert_eq!(Value::from_bits(0x2e66, Type::f16()), v);
+        assert_eq!(Value::from_const(&v.to_expr(Type::f16())), Some(v));
+        assert_eq!(
+            v.to_string().parse::<f32>().map(f16::from_f32),
+            Ok(f16::from_bits(0x2e66))
+        );
+        assert_eq!(Value::zero(Type::f16()).to_bits(), 0);
     }
 
     #[test]

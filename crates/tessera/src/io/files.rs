@@ -331,10 +331,11 @@ fn read_npy(mut reader: impl Read, file_bytes: u64) -> std::result::Result<AnyBu
         (TypeChar::Int, 2) => typed::<i16, _>(file, &shape, column_major),
         (TypeChar::Int, 4) => typed::<i32, _>(file, &shape, column_major),
         (TypeChar::Int, 8) => typed::<i64, _>(file, &shape, column_major),
+        (TypeChar::Float, 2) => typed::<half::f16, _>(file, &shape, column_major),
         (TypeChar::Float, 4) => typed::<f32, _>(file, &shape, column_major),
         (TypeChar::Float, 8) => typed::<f64, _>(file, &shape, column_major),
         _ => Err(format!(
-            "the array has dtype {ty}; Tessera reads bool, integer and float32/64 arrays"
+            "the array has dtype {ty}; Tessera reads bool, integer and float16/32/64 arrays"
         )),
     }
 }
@@ -537,6 +538,7 @@ mod tests {
             ramp::<i16>(&[3, 2], |v| -(v as i16)).into(),
             ramp::<i32>(&[3, 2, 2], |v| -(v as i32)).into(),
             ramp::<i64>(&[3, 2], |v| -v).into(),
+            ramp::<half::f16>(&[3, 4], |v| half::f16::from_f32(v as f32 / 3.0)).into(),
             ramp::<f32>(&[7, 5, 4], |v| v as f32 / 3.0).into(),
             ramp::<f64>(&[1, 1], |v| v as f64 / 7.0).into(),
             ramp::<bool>(&[3, 3], |v| v % 3 == 0).into(),

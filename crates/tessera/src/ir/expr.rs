@@ -755,12 +755,12 @@ pub fn zero_extend(v: u64, bits: u8) -> u64 {
     }
 }
 
-/// Rounds `v` to the nearest value of a `bits`-wide float type (f32 or f64).
+/// Rounds `v` to the nearest value of a `bits`-wide float type (f16, f32 or f64).
 pub fn round_to_float_type(v: f64, bits: u8) -> f64 {
-    if bits == 32 {
-        v as f32 as f64
-    } else {
-        v
+    match bits {
+        16 => super::float16::f16_from_f64(v).to_f64(),
+        32 => v as f32 as f64,
+        _ => v,
     }
 }
 

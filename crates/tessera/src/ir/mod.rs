@@ -5,6 +5,7 @@
 //! domains (`reduction`). The user's language (`lang`) wraps these in its handles.
 
 pub mod expr;
+pub mod float16;
 pub mod function;
 pub mod lanes;
 pub mod line_wrap;

@@ -169,6 +169,7 @@ fn print_expr(f: &mut Formatter<'_>, e: &Expr) -> fmt::Result {
         ExprKind::UIntImm(v) if ty.code == TypeCode::Bool => write!(f, "{}", *v != 0),
         ExprKind::UIntImm(v) => write!(f, "({ty}){v}"),
         ExprKind::FloatImm(v) if ty.bits == 32 => write!(f, "{:?}f", v.0 as f32),
+        ExprKind::FloatImm(v) if ty.bits == 16 => write!(f, "{:?}h", v.0 as f32),
         ExprKind::FloatImm(v) => write!(f, "{:?}", v.0),
         ExprKind::Var(n) | ExprKind::RVar(n, _) | ExprKind::Param(n, _) => write!(f, "{n}"),
         ExprKind::Cast(a) => write!(f, "{ty}({a})"),

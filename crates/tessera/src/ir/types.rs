@@ -13,7 +13,7 @@ pub enum TypeCode {
     Int,
     /// An unsigned integer.
     UInt,
-    /// An IEEE floating-point number.
+    /// An IEEE floating-point number (16, 32 or 64 bits).
     Float,
 }
 
@@ -81,6 +81,10 @@ impl Type {
     pub const fn u64() -> Type {
         Type::uint(64)
     }
+    /// Scalar `f16`, IEEE half precision (Halide's `Float(16)`).
+    pub const fn f16() -> Type {
+        Type::float(16)
+    }
     /// Scalar `f32`.
     pub const fn f32() -> Type {
         Type::float(32)
@@ -91,7 +95,7 @@ impl Type {
     }
 
     /// Every scalar type a Func value or image element may have.
-    pub const ALL_SCALARS: [Type; 11] = [
+    pub const ALL_SCALARS: [Type; 12] = [
         Type::bool_(),
         Type::u8(),
         Type::u16(),
@@ -101,6 +105,7 @@ impl Type {
         Type::i16(),
         Type::i32(),
         Type::i64(),
+        Type::f16(),
         Type::f32(),
         Type::f64(),
     ];
@@ -172,10 +177,7 @@ impl Type {
     /// Whether integer `v` is representable in this (integer or bool) type.
     pub fn can_represent_int(self, v: i128) -> bool {
         match self.code {
-            TypeCode::Float => {
-                let mantissa = if self.bits == 32 { 24 } else { 53 };
-                v.unsigned_abs() <= 1u128 << mantissa
-            }
+            TypeCode::Float => v.unsigned_abs() <= 1u128 << self.float_precision(),
             _ => self.int_min() <= v && v <= self.int_max(),
         }
     }
@@ -184,13 +186,18 @@ impl Type {
         match (self.code, other.code) {
             (_, TypeCode::Bool) => true,
             (TypeCode::Float, TypeCode::Float) => self.bits >= other.bits,
-            (TypeCode::Float, _) => {
-                let mantissa = if self.bits == 32 { 24 } else { 53 };
-                other.bits as u32 <= mantissa
-            }
+            (TypeCode::Float, _) => other.bits as u32 <= self.float_precision(),
             (_, TypeCode::Float) => false,
             (TypeCode::Bool, _) => false,
             _ => self.int_min() <= other.int_min() && other.int_max() <= self.int_max(),
+        }
+    }
+    /// The bits of precision of a float type (its stored mantissa bits plus the implicit one).
+    fn float_precision(self) -> u32 {
+        match self.bits {
+            16 => 11,
+            32 => 24,
+            _ => 53,
         }
     }
     /// The Rust-like name: `u8`, `i32`, `f32`, `bool`, with `xN` for vectors.
@@ -232,6 +239,12 @@ mod tests {
         assert!(!Type::i32().can_represent_type(Type::u32()));
         assert!(Type::f32().can_represent_type(Type::u16()));
         assert!(!Type::f32().can_represent_type(Type::i32()));
+        assert!(Type::f16().can_represent_type(Type::u8()));
+        assert!(!Type::f16().can_represent_type(Type::i16()));
+        assert!(Type::f16().can_represent_int(2048));
+        assert!(!Type::f16().can_represent_int(65504));
+        assert!(Type::f32().can_represent_type(Type::f16()));
+        assert_eq!(Type::f16().with_lanes(8).to_string(), "f16x8");
         assert_eq!(Type::f32().with_lanes(16).to_string(), "f32x16");
         assert_eq!(Type::bool_().bytes(), 1);
     }

@@ -528,6 +528,8 @@ pub enum AnyBuffer {
     I32(Buffer<i32>),
     /// 64-bit signed integers.
     I64(Buffer<i64>),
+    /// 16-bit floats.
+    F16(Buffer<half::f16>),
     /// 32-bit floats.
     F32(Buffer<f32>),
     /// 64-bit floats.
@@ -549,6 +551,7 @@ macro_rules! any_buffer_dispatch {
             $crate::lang::buffer::AnyBuffer::I16($b) => $body,
             $crate::lang::buffer::AnyBuffer::I32($b) => $body,
             $crate::lang::buffer::AnyBuffer::I64($b) => $body,
+            $crate::lang::buffer::AnyBuffer::F16($b) => $body,
             $crate::lang::buffer::AnyBuffer::F32($b) => $body,
             $crate::lang::buffer::AnyBuffer::F64($b) => $body,
         }
@@ -587,7 +590,7 @@ macro_rules! any_buffer_from {
 }
 
 any_buffer_from!(bool => Bool, u8 => U8, u16 => U16, u32 => U32, u64 => U64, i8 => I8, i16 => I16,
-    i32 => I32, i64 => I64, f32 => F32, f64 => F64);
+    i32 => I32, i64 => I64, half::f16 => F16, f32 => F32, f64 => F64);
 
 impl AnyBuffer {
     /// The element type.

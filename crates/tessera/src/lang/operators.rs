@@ -85,6 +85,18 @@ impl From<f64> for Expr {
         Expr::f64(v)
     }
 }
+/// An f16 constant is an f16 Expr (Halide's `Expr(float16_t)`): with an operand of another
+/// float type it is widened or narrowed by the usual matching, unlike a Rust float literal.
+impl From<half::f16> for Expr {
+    fn from(v: half::f16) -> Expr {
+        Expr::make_float(Type::f16(), v.to_f64())
+    }
+}
+impl IntoOperand for half::f16 {
+    fn into_operand(self) -> Operand {
+        Operand::Expr(self.into())
+    }
+}
 impl From<bool> for Expr {
     fn from(v: bool) -> Expr {
         Expr::bool_(v)

@@ -6,7 +6,7 @@ use crate::eval::value::Value;
 use crate::ir::{Symbol, Type};
 
 /// A Rust type that is a Tessera element type: a buffer element, a parameter or a
-/// literal (`bool`, `u8` to `u64`, `i8` to `i64`, `f32`, `f64`).
+/// literal (`bool`, `u8` to `u64`, `i8` to `i64`, `half::f16`, `f32`, `f64`).
 pub trait Scalar: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static {
     /// The Tessera type of `Self`.
     const TYPE: Type;
@@ -44,6 +44,19 @@ int_scalar!(i8, Type::i8(), Int, i64);
 int_scalar!(i16, Type::i16(), Int, i64);
 int_scalar!(i32, Type::i32(), Int, i64);
 int_scalar!(i64, Type::i64(), Int, i64);
+
+impl Scalar for half::f16 {
+    const TYPE: Type = Type::f16();
+    fn to_value(self) -> Value {
+        Value::F16(self)
+    }
+    fn from_value(v: Value) -> Self {
+        match v {
+            Value::F16(x) => x,
+            other => panic!("internal error: expected f16 value, got {other:?}"),
+        }
+    }
+}
 
 impl Scalar for f32 {
     const TYPE: Type = Type::f32();

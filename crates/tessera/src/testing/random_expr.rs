@@ -112,10 +112,10 @@ pub fn edge_values(ty: Type) -> Vec<Value> {
                 f64::INFINITY,
                 f64::NEG_INFINITY,
             ];
-            let extremes = if ty.bits == 32 {
-                [f32::MAX as f64, f32::MIN_POSITIVE as f64]
-            } else {
-                [f64::MAX, f64::MIN_POSITIVE]
+            let extremes = match ty.bits {
+                16 => [half::f16::MAX.to_f64(), half::f16::MIN_POSITIVE.to_f64()],
+                32 => [f32::MAX as f64, f32::MIN_POSITIVE as f64],
+                _ => [f64::MAX, f64::MIN_POSITIVE],
             };
             edges
                 .into_iter()
@@ -159,6 +159,7 @@ pub fn random_assignment(rng: &mut SmallRng, vars: &[(Symbol, Type)]) -> HashMap
 /// them, and random values never are one.
 fn quiet(v: Value) -> Value {
     match v {
+        Value::F16(f) if f.is_nan() => Value::F16(half::f16::from_bits(f.to_bits() | 0x0200)),
         Value::F32(f) if f.is_nan() => Value::F32(f32::from_bits(f.to_bits() | 0x0040_0000)),
         Value::F64(f) if f.is_nan() => {
             Value::F64(f64::from_bits(f.to_bits() | 0x0008_0000_0000_0000))
@@ -168,11 +169,7 @@ fn quiet(v: Value) -> Value {
 }
 
 fn float_value(v: f64, ty: Type) -> Value {
-    if ty.bits == 32 {
-        Value::F32(v as f32)
-    } else {
-        Value::F64(v)
-    }
+    crate::eval::value::cast(Value::F64(v), Type::f64(), ty)
 }
 
 struct Generator<'a> {

@@ -28,13 +28,7 @@ fn to_value(v: f64, ty: Type) -> Value {
 }
 
 fn from_value(v: Value) -> f64 {
-    match v {
-        Value::F32(f) => f as f64,
-        Value::F64(f) => f,
-        Value::Int(i) => i as f64,
-        Value::UInt(u) => u as f64,
-        Value::Bool(b) => b as i32 as f64,
-    }
+    v.as_f64()
 }
 
 /// The sweep `start + i (end - start) / steps` in the type (truncated like a C cast).

@@ -267,6 +267,7 @@ pub fn edges(ty: Type) -> Vec<Value> {
             -1e30,
             f32::MAX as f64,
             1e300,
+            65504.0,
         ]
         .into_iter()
         .map(|v| float(ty, v))
@@ -275,11 +276,7 @@ pub fn edges(ty: Type) -> Vec<Value> {
 }
 
 pub fn float(ty: Type, v: f64) -> Value {
-    if ty.bits == 32 {
-        Value::F32(v as f32)
-    } else {
-        Value::F64(v)
-    }
+    tessera::eval::value::cast(Value::F64(v), Type::f64(), ty)
 }
 
 /// A random value of scalar type `ty`: any bit pattern, or a small number.

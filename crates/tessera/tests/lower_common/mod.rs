@@ -101,11 +101,7 @@ const FULLY_OPTIMIZED_EVERY: u64 = 16;
 
 /// Whether two values are the same bits (floats compared by representation).
 pub fn same_bits(a: Value, b: Value) -> bool {
-    match (a, b) {
-        (Value::F32(x), Value::F32(y)) => x.to_bits() == y.to_bits(),
-        (Value::F64(x), Value::F64(y)) => x.to_bits() == y.to_bits(),
-        _ => a == b,
-    }
+    a.bits_eq(b)
 }
 
 /// The first point where `actual` differs from `expected` (same type and box required).

@@ -310,6 +310,12 @@ impl<'ctx> Codegen<'ctx> {
             }
             (TypeCode::Int, TypeCode::Float) => self.convert(Op::SIToFP, v, to_ty),
             (_, TypeCode::Float) => self.convert(Op::UIToFP, v, to_ty),
+            // An f16 widens exactly; the bounds of every integer type but 8-bit ones are
+            // past its range, so the clamp below is written in f32.
+            (TypeCode::Float, _) if from.bits == 16 => {
+                let wide = from.with_bits(32);
+                self.float_to_int(self.cast(v, from, wide), wide, to)
+            }
             (TypeCode::Float, _) => self.float_to_int(v, from, to),
             _ if to.bits == from.bits => v,
             _ if to.bits < from.bits => self.convert(Op::Trunc, v, to_ty),

@@ -15,8 +15,8 @@ use super::Codegen;
 use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, Expr, Intrinsic, Type, TypeCode};
 
-/// The libm function computing `op` in `bits`-bit floats, for the intrinsics that are libm
-/// calls.
+/// The libm function computing `op` in `bits`-bit floats (32 or 64), for the intrinsics that
+/// are libm calls.
 pub(crate) fn libm_function(op: Intrinsic, bits: u8) -> Option<&'static str> {
     use Intrinsic::*;
     let (single, double) = match op {
@@ -36,7 +36,11 @@ pub(crate) fn libm_function(op: Intrinsic, bits: u8) -> Option<&'static str> {
         Hypot => ("hypotf", "hypot"),
         _ => return None,
     };
-    Some(if bits == 32 { single } else { double })
+    match bits {
+        32 => Some(single),
+        64 => Some(double),
+        _ => None,
+    }
 }
 
 impl<'ctx> Codegen<'ctx> {
@@ -80,8 +84,16 @@ impl<'ctx> Codegen<'ctx> {
         let (a, arg_ty) = (values[0], args[0].ty());
         let float_arg = arg_ty.is_float();
         let llvm = |cg: &Self, name: &str| cg.call_intrinsic(name, &[cg.llvm_type(arg_ty)], &[a]);
-        if let Some(name) = libm_function(op, arg_ty.bits).filter(|_| float_arg) {
-            return Ok(self.libm_call(name, &values, arg_ty));
+        // f16 arguments are computed in f32 and the result rounded back, as Halide does
+        // (the casts are no-ops for f32 and f64).
+        let libm_ty = arg_ty.with_bits(arg_ty.bits.max(32));
+        if let Some(name) = libm_function(op, libm_ty.bits).filter(|_| float_arg) {
+            let widened: Vec<_> = values
+                .iter()
+                .map(|&v| self.cast(v, arg_ty, libm_ty))
+                .collect();
+            let r = self.libm_call(name, &widened, libm_ty);
+            return Ok(self.cast(r, libm_ty, arg_ty));
         }
         Ok(match op {
             Abs if float_arg => llvm(self, "llvm.fabs"),

@@ -35,6 +35,7 @@ impl<'ctx> Codegen<'ctx> {
         let scalar: BasicTypeEnum<'ctx> = match ty.code {
             TypeCode::Bool => self.ctx.bool_type().into(),
             TypeCode::Int | TypeCode::UInt => self.int_type(ty.bits as u32).into(),
+            TypeCode::Float if ty.bits == 16 => self.ctx.f16_type().into(),
             TypeCode::Float if ty.bits == 32 => self.ctx.f32_type().into(),
             TypeCode::Float => self.ctx.f64_type().into(),
         };
@@ -112,10 +113,10 @@ impl<'ctx> Codegen<'ctx> {
 
     /// The float constant `v` of (scalar or vector) float type `ty`.
     pub(super) fn float_const(&self, ty: Type, v: f64) -> Value<'ctx> {
-        let bits = if ty.bits == 32 {
-            (v as f32).to_bits() as u64
-        } else {
-            v.to_bits()
+        let bits = match ty.bits {
+            16 => crate::ir::float16::f16_from_f64(v).to_bits() as u64,
+            32 => (v as f32).to_bits() as u64,
+            _ => v.to_bits(),
         };
         self.splat(self.const_bits(ty, bits), ty.lanes)
     }
