@@ -172,7 +172,9 @@ fn intrinsic_kind(i: Intrinsic) -> Option<OpKind> {
         | PromiseClamped
         | Require { .. }
         | Print { .. }
-        | Random => None,
+        | Random
+        | MemoizeLookup { .. }
+        | MemoizeStore { .. } => None,
     }
 }
 

@@ -284,8 +284,20 @@ pub struct FuncSchedule {
     pub nontemporal_stores: bool,
     /// `store_in`: where the Func's storage lives (the compiler's choice by default).
     pub memory: MemoryType,
+    /// `memoize`: the region computed is cached across runs of one compiled pipeline.
+    pub memoize: Option<Memoize>,
     /// Mistakes found while scheduling, reported by lowering.
     pub errors: Vec<ScheduleError>,
+}
+
+/// `f.memoize()` (Halide's `Func::memoize`): each production of f is looked up in the
+/// compiled pipeline's cache, keyed by its region and the Params it depends on, and
+/// computed only on a miss (`lower::memoize`).
+#[derive(Clone, PartialEq, Debug)]
+pub struct Memoize {
+    /// Halide's `EvictionKey`: a u64 value entries are stored under, so that
+    /// `Compiled::memoize_evict(key)` drops them all.
+    pub eviction_key: Option<Expr>,
 }
 
 /// `f.fold_storage(var, factor)`: coordinate `c` of dimension `var` is stored at `c mod factor`.
@@ -355,6 +367,7 @@ impl Default for FuncSchedule {
             allow_race_conditions: false,
             nontemporal_stores: false,
             memory: MemoryType::Auto,
+            memoize: None,
             errors: Vec::new(),
         }
     }

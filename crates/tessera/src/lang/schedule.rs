@@ -4,6 +4,6 @@
 pub(crate) use crate::ir::schedule::missing_update;
 pub use crate::ir::schedule::{
     describe_dims, find_dim, Bound, BoundAlignment, ExtentBound, FuncSchedule, FusedLoops, LoopDim,
-    LoopLevel, Specialization, SplitDirective, StageSchedule, StorageAlignment, StorageFold,
-    TailStrategy, OUTERMOST,
+    LoopLevel, Memoize, Specialization, SplitDirective, StageSchedule, StorageAlignment,
+    StorageFold, TailStrategy, OUTERMOST,
 };
