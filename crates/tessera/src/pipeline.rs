@@ -660,6 +660,21 @@ impl Compiled {
     pub fn set_threads(&mut self, threads: usize) -> Result<()> {
         self.jit.set_threads(threads)
     }
+    /// Limits the bytes `Func::memoize`'s cache of this compiled pipeline holds (Halide's
+    /// `set_cache_size`; 0 restores the default, 1 MiB), dropping the least recently used
+    /// entries past it.
+    pub fn set_memoize_cache_size(&self, bytes: usize) {
+        self.jit.memo_cache().set_size(bytes)
+    }
+    /// Drops the cached productions stored under `eviction_key`
+    /// (`Func::memoize_with_eviction_key`; Halide's `memoization_cache_evict`).
+    pub fn memoize_evict(&self, eviction_key: u64) {
+        self.jit.memo_cache().evict(eviction_key)
+    }
+    /// The number of productions `Func::memoize`'s cache holds, and their bytes.
+    pub fn memoize_cache_usage(&self) -> (usize, usize) {
+        self.jit.memo_cache().usage()
+    }
 
     /// Runs the pipeline over the output box `[mins, mins + extents)` into fresh buffers (for
     /// every output the same box, as Halide's `Pipeline::realize(sizes)`; outputs of

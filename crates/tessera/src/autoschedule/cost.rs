@@ -173,7 +173,9 @@ fn intrinsic_kind(i: Intrinsic) -> Option<OpKind> {
         | PromiseClamped
         | Require { .. }
         | Print { .. }
-        | Random => None,
+        | Random
+        | MemoizeLookup { .. }
+        | MemoizeStore { .. } => None,
     }
 }
 

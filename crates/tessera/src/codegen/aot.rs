@@ -13,6 +13,7 @@ use super::signature::Signature;
 use super::target::Target;
 use crate::error::{Error, Result};
 use crate::ir::Stmt;
+use crate::lower::memoize::first_memoized;
 
 /// Writes an object file defining `int32_t name(const void *const *args)` to `path`.
 pub fn emit_object(
@@ -23,6 +24,11 @@ pub fn emit_object(
     path: &Path,
 ) -> Result<()> {
     check_name(name)?;
+    if let Some(buffer) = first_memoized(stmt) {
+        return Err(Error::schedule(format!(
+            "Func {buffer} is memoized, which an object file cannot do: its cache lives in a pipeline compiled by the JIT (compile_jit)"
+        )));
+    }
     let ctx = Context::create();
     let module = llvm::compile_module(&ctx, stmt, signature, target, name)?;
     llvm::target_machine(target)?

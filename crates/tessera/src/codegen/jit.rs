@@ -22,6 +22,7 @@ use crate::lang::param::ParamBinding;
 use crate::runtime;
 use crate::runtime::buffer::BoundBuffer;
 use crate::runtime::context::RunContext;
+use crate::runtime::memo_cache::MemoCache;
 use crate::runtime::memory::ScratchPool;
 
 /// The name of the generated entry point in JIT modules.
@@ -106,6 +107,8 @@ pub struct CompiledPipeline {
     compile_ms: f64,
     from_cache: bool,
     scratch: ScratchPool,
+    /// `Func::memoize`'s cache: this compiled pipeline's own, kept across runs.
+    memo_cache: MemoCache,
     /// The pool parallel loops run on (one worker per core unless `set_threads` chose).
     pool: Arc<rayon::ThreadPool>,
     code: Arc<JitCode>,
@@ -164,6 +167,7 @@ pub unsafe fn compile_jit(
         compile_ms: start.elapsed().as_secs_f64() * 1000.0,
         from_cache,
         scratch: ScratchPool::new(),
+        memo_cache: MemoCache::default(),
         pool: runtime::parallel::shared_pool(0)?,
         code,
         large_buffers: target.large_buffers,
@@ -300,6 +304,11 @@ impl CompiledPipeline {
         Ok(())
     }
 
+    /// `Func::memoize`'s cache, which this pipeline's runs share.
+    pub fn memo_cache(&self) -> &MemoCache {
+        &self.memo_cache
+    }
+
     /// The number of worker threads parallel loops run on.
     pub fn threads(&self) -> usize {
         self.pool.current_num_threads()
@@ -326,7 +335,8 @@ impl CompiledPipeline {
         print: &PrintHandler,
     ) -> Result<()> {
         let args = self.arguments(outputs, images, params)?;
-        let context = RunContext::new(&self.scratch, print.clone());
+        let context =
+            RunContext::new(&self.scratch, print.clone()).with_memo_cache(&self.memo_cache);
         let mut pointers = args.pointers.clone();
         pointers.push(&context as *const RunContext<'_> as *const c_void);
         let raw = SendPointers(pointers.as_ptr());

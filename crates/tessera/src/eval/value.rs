@@ -471,6 +471,10 @@ pub fn intrinsic(op: Intrinsic, args: &[Value], arg_types: &[Type], result: Type
         // The printing is `eval::expr`'s.
         Print { .. } => args[1],
         Random => unreachable!("internal error: random is replaced by definitions"),
+        // Without a cache (where values are computed from expressions, not by compiled
+        // code) every production misses, so it computes, and storing does nothing.
+        MemoizeLookup { .. } => Value::Bool(false),
+        MemoizeStore { .. } => Value::Bool(true),
         Interleave => unreachable!("internal error: interleave is not lane-wise (eval::expr)"),
         Undef => unreachable!("internal error: undef has no value (eval::expr reports it)"),
     }

@@ -193,6 +193,19 @@ pub enum Intrinsic {
     /// `update` replace by a hash of the tag, the seeds and the definition's coordinates
     /// (`lang::random`), so nothing evaluates it.
     Random,
+    /// `memoize_lookup(bytes, key..)`, made by `lower::memoize` only: whether the compiled
+    /// pipeline's cache holds `bytes` bytes under `cache_name` and the key, in which case they
+    /// are copied into `buffer`. Without a cache (the interpreter) it is false.
+    MemoizeLookup {
+        buffer: Symbol,
+        cache_name: Symbol,
+    },
+    /// `memoize_store(bytes, has eviction key, eviction key, key..)`: stores the `bytes` bytes
+    /// of `buffer` in the cache under `cache_name` and the key (and the eviction key). True.
+    MemoizeStore {
+        buffer: Symbol,
+        cache_name: Symbol,
+    },
 }
 
 /// Where a value goes in a `require` message's interned text.
@@ -240,6 +253,8 @@ impl Intrinsic {
             Require { .. } => "require",
             Print { .. } => "print",
             Random => "random",
+            MemoizeLookup { .. } => "memoize_lookup",
+            MemoizeStore { .. } => "memoize_store",
         }
     }
 
@@ -260,7 +275,11 @@ impl Intrinsic {
     pub fn has_effects(self) -> bool {
         matches!(
             self,
-            Intrinsic::PromiseClamped | Intrinsic::Require { .. } | Intrinsic::Print { .. }
+            Intrinsic::PromiseClamped
+                | Intrinsic::Require { .. }
+                | Intrinsic::Print { .. }
+                | Intrinsic::MemoizeLookup { .. }
+                | Intrinsic::MemoizeStore { .. }
         )
     }
 }

@@ -289,6 +289,8 @@ pub struct FuncSchedule {
     pub memory: MemoryType,
     /// `prefetch`: regions of producers brought into the caches ahead of their use.
     pub prefetches: Vec<PrefetchDirective>,
+    /// `memoize`: the region computed is cached across runs of one compiled pipeline.
+    pub memoize: Option<Memoize>,
     /// Mistakes found while scheduling, reported by lowering.
     pub errors: Vec<ScheduleError>,
 }
@@ -321,6 +323,16 @@ pub struct PrefetchDirective {
     pub from: Symbol,
     pub offset: i32,
     pub strategy: PrefetchBoundStrategy,
+}
+
+/// `f.memoize()` (Halide's `Func::memoize`): each production of f is looked up in the
+/// compiled pipeline's cache, keyed by its region and the Params it depends on, and
+/// computed only on a miss (`lower::memoize`).
+#[derive(Clone, PartialEq, Debug)]
+pub struct Memoize {
+    /// Halide's `EvictionKey`: a u64 value entries are stored under, so that
+    /// `Compiled::memoize_evict(key)` drops them all.
+    pub eviction_key: Option<Expr>,
 }
 
 /// `f.fold_storage(var, factor)`: coordinate `c` of dimension `var` is stored at `c mod factor`.
@@ -392,6 +404,7 @@ impl Default for FuncSchedule {
             nontemporal_stores: false,
             memory: MemoryType::Auto,
             prefetches: Vec::new(),
+            memoize: None,
             errors: Vec::new(),
         }
     }

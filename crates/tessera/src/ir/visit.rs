@@ -53,8 +53,9 @@ pub fn mutate_stmt_children<M: Mutator + ?Sized>(m: &mut M, s: &Stmt) -> Stmt {
     )
 }
 
-/// Whether `e` reads memory (loads, or calls to Funcs and images): such an expression may
-/// not be moved across the stores of the code around it.
+/// Whether `e` reads memory (loads, calls to Funcs and images, or the cache's lookups and
+/// stores, which copy a buffer): such an expression may not be moved across the stores of
+/// the code around it.
 pub fn reads_memory(e: &Expr) -> bool {
     let mut found = false;
     visit_exprs(e, &mut |n| {
@@ -62,7 +63,11 @@ pub fn reads_memory(e: &Expr) -> bool {
             n.kind(),
             ExprKind::Load { .. }
                 | ExprKind::Call {
-                    kind: CallKind::Func(_) | CallKind::Image(_),
+                    kind: CallKind::Func(_)
+                        | CallKind::Image(_)
+                        | CallKind::Intrinsic(
+                            Intrinsic::MemoizeLookup { .. } | Intrinsic::MemoizeStore { .. }
+                        ),
                     ..
                 }
         );

@@ -4,6 +4,6 @@
 pub(crate) use crate::ir::schedule::missing_update;
 pub use crate::ir::schedule::{
     describe_dims, find_dim, Bound, BoundAlignment, ExtentBound, FuncSchedule, FusedLoops, LoopDim,
-    LoopLevel, PrefetchBoundStrategy, PrefetchDirective, Specialization, SplitDirective,
+    LoopLevel, Memoize, PrefetchBoundStrategy, PrefetchDirective, Specialization, SplitDirective,
     StageSchedule, StorageAlignment, StorageFold, TailStrategy, OUTERMOST,
 };

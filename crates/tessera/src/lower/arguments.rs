@@ -108,6 +108,12 @@ pub(crate) fn definition_exprs(env: &Environment) -> Vec<Expr> {
                 .flat_map(|b| [b.min.clone(), b.extent.clone()]),
         );
         out.extend(c.schedule.extent_bounds.iter().map(|b| b.extent.clone()));
+        out.extend(
+            c.schedule
+                .memoize
+                .iter()
+                .filter_map(|m| m.eviction_key.clone()),
+        );
         for def in c.pure.iter().chain(&c.updates) {
             let structures = def.schedule.structures();
             for structure in &structures {

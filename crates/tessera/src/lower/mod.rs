@@ -16,6 +16,7 @@
 //! 9. `skip_stages`           — productions skipped where their values are not needed
 //! 10. `image_checks`         — assertions that the input and output buffers are big enough
 //! 11. `storage_flattening`   — multi-dimensional storage to flat allocations
+//!     then `memoize`         — memoized Funcs' productions looked up in the pipeline's cache
 //!     then `buffer_constraints` — the buffers' constraints asserted, then substituted
 //!     (constant loop bounds and strides), then, for large buffers only, `wide_indices`
 //!     (flat indices computed in 64 bits)
@@ -55,6 +56,7 @@ pub mod hoist_storage;
 pub mod image_checks;
 pub mod inline;
 pub mod interleave_stores;
+pub mod memoize;
 pub mod names;
 pub mod overflow_checks;
 pub mod param_checks;
@@ -311,6 +313,7 @@ fn lower_here(outputs: &[Func], options: &LowerOptions) -> Result<Lowered> {
     let s = r.run("storage_flattening", s, |s| {
         Ok(storage_flattening::storage_flattening(s, &env))
     })?;
+    let s = r.run("memoize", s, |s| memoize::memoize(s, &env))?;
     let s = r.run("buffer_constraints", s, |s| {
         Ok(buffer_constraints::add_buffer_constraints(s, &constraints))
     })?;

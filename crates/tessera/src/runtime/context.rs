@@ -10,6 +10,7 @@
 use std::ffi::{c_char, CStr};
 use std::sync::Mutex;
 
+use super::memo_cache::MemoCache;
 use super::memory::ScratchPool;
 use crate::eval::print::{printed_line, PrintHandler};
 use crate::eval::value::Value;
@@ -98,6 +99,8 @@ pub struct RunContext<'a> {
     pub(super) scratch: &'a ScratchPool,
     /// Where `print` writes.
     print: PrintHandler,
+    /// The compiled pipeline's memoization cache.
+    pub(super) memo: Option<&'a MemoCache>,
 }
 
 impl<'a> RunContext<'a> {
@@ -106,6 +109,15 @@ impl<'a> RunContext<'a> {
             first_error: Mutex::new(None),
             scratch,
             print,
+            memo: None,
+        }
+    }
+
+    /// The context, `Func::memoize`'s lookups and stores going to `cache`.
+    pub fn with_memo_cache(self, cache: &'a MemoCache) -> RunContext<'a> {
+        RunContext {
+            memo: Some(cache),
+            ..self
         }
     }
 

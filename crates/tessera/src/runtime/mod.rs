@@ -2,7 +2,7 @@
 //! `extern "C"` functions it calls — parallel loops on a rayon pool (`parallel`, each worker
 //! on its own CPU: `affinity`), scratch
 //! allocation with reuse across runs (`memory`, large blocks on huge pages: `huge_pages`), and
-//! error reporting and `print` (`context`).
+//! error reporting and `print` (`context`), and `Func::memoize`'s cache (`memo_cache`).
 //!
 //! Generated code calls exactly the functions of `RUNTIME_FUNCTIONS`; the JIT maps their
 //! names to these implementations, and AOT users link their own (or call through the JIT).
@@ -12,11 +12,12 @@ pub mod buffer;
 pub mod context;
 pub mod huge_pages;
 pub mod libm;
+pub mod memo_cache;
 pub mod memory;
 pub mod parallel;
 
 /// Every runtime function generated code may call, by symbol name, with its address.
-pub fn runtime_functions() -> [(&'static str, usize); 5] {
+pub fn runtime_functions() -> [(&'static str, usize); 7] {
     [
         (
             "tessera_parallel_for",
@@ -34,6 +35,14 @@ pub fn runtime_functions() -> [(&'static str, usize); 5] {
         (
             "tessera_print",
             context::tessera_print as *const () as usize,
+        ),
+        (
+            "tessera_memoize_lookup",
+            memo_cache::tessera_memoize_lookup as *const () as usize,
+        ),
+        (
+            "tessera_memoize_store",
+            memo_cache::tessera_memoize_store as *const () as usize,
         ),
     ]
 }

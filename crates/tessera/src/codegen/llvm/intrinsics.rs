@@ -57,6 +57,12 @@ impl<'ctx> Codegen<'ctx> {
             Require { message } => return self.require(message, args),
             Print { message } => return self.print(message, args),
             PromiseClamped => return self.promise_clamped(args),
+            MemoizeLookup { buffer, cache_name } => {
+                return self.memoize_call(buffer, cache_name, false, args)
+            }
+            MemoizeStore { buffer, cache_name } => {
+                return self.memoize_call(buffer, cache_name, true, args)
+            }
             _ => {}
         }
         if !op.has_value() {

@@ -30,6 +30,7 @@ mod expr;
 mod gathers;
 mod intrinsics;
 mod linear;
+mod memoize;
 mod parity;
 mod passes;
 mod prefetch;

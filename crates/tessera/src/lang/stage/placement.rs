@@ -10,7 +10,8 @@ use crate::lang::func::Func;
 use crate::lang::function::Function;
 use crate::lang::math::cast;
 use crate::lang::schedule::{
-    Bound, BoundAlignment, ExtentBound, FuncSchedule, LoopLevel, StorageAlignment, StorageFold,
+    Bound, BoundAlignment, ExtentBound, FuncSchedule, LoopLevel, Memoize, StorageAlignment,
+    StorageFold,
 };
 use crate::lang::var::Var;
 
@@ -234,6 +235,26 @@ impl Func {
             s.compute_level = LoopLevel::Inlined;
             s.inline_requested = true;
             s.store_level = None
+        })
+    }
+    /// Caches what this Func computes across runs of one compiled pipeline (Halide's
+    /// `Func::memoize`): a production whose region and Params (those its values depend on)
+    /// match an earlier one's copies that one's values instead of computing them. Results
+    /// are unchanged. Lowering refuses it for the pipeline's output, a Func stored at
+    /// another level than it is computed, and one reading an input image (whose contents
+    /// are no part of the key).
+    pub fn memoize(&self) -> &Func {
+        self.set_placement(|s| s.memoize = Some(Memoize { eviction_key: None }))
+    }
+    /// `memoize`, the cached entries stored under `key` (cast to u64; Halide's
+    /// `memoize(EvictionKey(key))`), so that `Compiled::memoize_evict(key)` drops them.
+    /// `key` may use Params, not Vars.
+    pub fn memoize_with_eviction_key(&self, key: impl Into<Expr>) -> &Func {
+        let key = cast(Type::u64(), key);
+        self.set_placement(|s| {
+            s.memoize = Some(Memoize {
+                eviction_key: Some(key),
+            })
         })
     }
     /// Allocates this Func's storage outside all loops (with compute at a finer level, this
