@@ -453,7 +453,11 @@ mod tests {
             "{after}"
         );
         assert!(after.contains("memoize_store("), "{after}");
-        assert!(!after.contains("unused)"), "{after}");
+        let lookup = after
+            .lines()
+            .find(|l| l.contains("memoize_lookup"))
+            .unwrap();
+        assert!(!lookup.contains("unused"), "{lookup}");
     }
 
     #[test]
