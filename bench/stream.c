@@ -1,7 +1,7 @@
 // The memory floor of BENCHMARKS.md: one thread streams a 6400 x 4800 u16 image in (three
 // rows per output row, as a 3-tap stencil) and an image of the same size out, with normal or
 // non-temporal 64-byte stores, and prints the best of 15 runs and the bytes per second.
-//   gcc -O2 -mavx512f -mavx512bw bench/stream.c -o /tmp/stream && /tmp/stream 0 && /tmp/stream 1
+//   gcc -O2 -mavx512f -mavx512bw bench/stream.c -o stream && ./stream 0 && ./stream 1
 #include <immintrin.h>
 #include <stdint.h>
 #include <stdio.h>
