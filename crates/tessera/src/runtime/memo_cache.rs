@@ -140,8 +140,12 @@ impl MemoCache {
 /// # Safety
 /// `name` must be NUL-terminated and `values` hold `count` u64.
 unsafe fn key_of(name: *const c_char, values: *const u64, count: i64) -> Vec<u8> {
+    // SAFETY: codegen (`memoize_call`) passes a global string constant, NUL-terminated by
+    // `build_global_string_ptr`.
     let mut key = CStr::from_ptr(name).to_bytes_with_nul().to_vec();
     if count > 0 {
+        // SAFETY: `values` is the array `message_values` fills with exactly `count` key
+        // values, the count codegen passes beside it.
         for v in std::slice::from_raw_parts(values, count as usize) {
             key.extend_from_slice(&v.to_le_bytes());
         }
@@ -163,10 +167,15 @@ pub unsafe extern "C" fn tessera_memoize_lookup(
     buffer: *mut u8,
     bytes: i64,
 ) -> i32 {
+    // SAFETY: `ctx` is the run's own context, passed by `CompiledPipeline::run_printing` and alive
+    // for the whole run.
     let Some(cache) = (*ctx).memo else {
         return 0;
     };
+    // SAFETY: `name`, `values` and `count` come from `memoize_call` (see `key_of`).
     let key = key_of(name, values, count);
+    // SAFETY: `buffer` is the base of the buffer's innermost allocation and `bytes` that
+    // allocation's size (`lower::memoize`'s `bytes`), both taken where it is allocated.
     let out = std::slice::from_raw_parts_mut(buffer, bytes.max(0) as usize);
     i32::from(cache.lookup(&key, out))
 }
@@ -186,6 +195,8 @@ pub unsafe extern "C" fn tessera_memoize_store(
     has_eviction_key: i32,
     eviction_key: u64,
 ) -> i32 {
+    // SAFETY: as in `tessera_memoize_lookup`: the run's live context, `memoize_call`'s key
+    // arguments, and the allocation's base and size in bytes from `lower::memoize`.
     if let Some(cache) = (*ctx).memo {
         let key = key_of(name, values, count);
         let data = std::slice::from_raw_parts(buffer, bytes.max(0) as usize);

@@ -1,8 +1,9 @@
 //! The cache lookups and stores `lower::memoize` places around a memoized Func's production:
 //! calls of the runtime's `tessera_memoize_lookup` and `tessera_memoize_store` with the
-//! name its entries go under, its key values' bits (as a message's, `message_values`), its base pointer
-//! and size in bytes (`runtime::memo_cache`).
+//! name its entries go under, its key values' bits (as a message's, `message_values`), its
+//! base pointer and size in bytes (`runtime::memo_cache`).
 
+use inkwell::types::BasicMetadataTypeEnum;
 use inkwell::{AddressSpace, IntPredicate};
 
 use super::values::{Built, Value};
@@ -52,37 +53,22 @@ impl<'ctx> Codegen<'ctx> {
             storage.base.into(),
             bytes,
         ];
+        // The lookup's parameters; the store adds whether there is an eviction key and its
+        // value.
+        let mut params: Vec<BasicMetadataTypeEnum> = vec![
+            ptr.into(),
+            ptr.into(),
+            ptr.into(),
+            i64t.into(),
+            ptr.into(),
+            i64t.into(),
+        ];
         let function = if let Some((has, key)) = eviction {
             call_args.extend([has, key]);
-            self.runtime_function("tessera_memoize_store", |cg| {
-                i32t.fn_type(
-                    &[
-                        ptr.into(),
-                        ptr.into(),
-                        ptr.into(),
-                        i64t.into(),
-                        ptr.into(),
-                        i64t.into(),
-                        i32t.into(),
-                        cg.ctx.i64_type().into(),
-                    ],
-                    false,
-                )
-            })
+            params.extend([i32t.into(), i64t.into()] as [BasicMetadataTypeEnum; 2]);
+            self.runtime_function("tessera_memoize_store", |_| i32t.fn_type(&params, false))
         } else {
-            self.runtime_function("tessera_memoize_lookup", |_| {
-                i32t.fn_type(
-                    &[
-                        ptr.into(),
-                        ptr.into(),
-                        ptr.into(),
-                        i64t.into(),
-                        ptr.into(),
-                        i64t.into(),
-                    ],
-                    false,
-                )
-            })
+            self.runtime_function("tessera_memoize_lookup", |_| i32t.fn_type(&params, false))
         };
         let result = self
             .call(function, &call_args)
