@@ -8,10 +8,7 @@
 //! last-level cache is stored nontemporally. A Func whose values a coordinate's parity
 //! selects is computed a residue at a time, unrolled (`parity_unroll`).
 
-use std::collections::BTreeSet;
-
-use super::graph::Producer;
-use super::plan::{GroupPlan, Strategy};
+use super::plan::{computed_per_strip, GroupPlan, Strategy};
 use super::problem::{FuncInfo, Problem};
 use super::reductions;
 use crate::lang::schedule::TailStrategy;
@@ -174,7 +171,7 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
                 var: par.clone(),
             });
             vectorize(f, &args[0], out);
-            let per_strip = computed_per_strip(problem, plan);
+            let per_strip = computed_per_strip(problem, plan.output, &plan.members);
             for &m in plan.members.iter().filter(|&&m| m != plan.output) {
                 let g = &problem.funcs[m];
                 let per_row = !per_strip.contains(&m);
@@ -194,46 +191,6 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
             }
         }
     }
-}
-
-/// The members of a group in strips computed once per strip rather than sliding down its
-/// rows: Funcs of one dimension, which have no rows to slide along (a lookup table; per row,
-/// sliding would have to happen along its only dimension, which its rounded-up vector split
-/// cannot); Funcs computed two rows at a time for their parities (`parity_unroll`), whose
-/// window would realign to a pair of rows at each row; and, so that each is computed where
-/// its consumers' loops enclose it, the members these read, directly or through inlined
-/// Funcs.
-fn computed_per_strip(problem: &Problem, plan: &GroupPlan) -> BTreeSet<usize> {
-    let mut per_strip: BTreeSet<usize> = (plan.members.iter().copied())
-        .filter(|&m| m != plan.output)
-        .filter(|&m| {
-            let g = &problem.funcs[m];
-            g.args.len() < 2 || g.parity.iter().any(|&(d, _)| d == 1)
-        })
-        .collect();
-    let mut pending: Vec<usize> = per_strip.iter().copied().collect();
-    while let Some(m) = pending.pop() {
-        let mut reads: Vec<usize> = Vec::new();
-        let mut through = vec![m];
-        while let Some(c) = through.pop() {
-            for p in &problem.funcs[c].producers {
-                let Producer::Func(name) = p else { continue };
-                let Some(i) = problem.func_index(*name) else {
-                    continue;
-                };
-                match problem.inlined[i] {
-                    true => through.push(i),
-                    false => reads.push(i),
-                }
-            }
-        }
-        for i in reads {
-            if plan.members.contains(&i) && i != plan.output && per_strip.insert(i) {
-                pending.push(i);
-            }
-        }
-    }
-    per_strip
 }
 
 /// Fuses loops `vars` (innermost first, adjacent) of `f`'s pure definition (or of its update

@@ -17,6 +17,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use super::footprint::{Region, Span};
+use super::graph::Producer;
 use super::model::{CostTerms, Term};
 use super::problem::{volume, Problem};
 use crate::error::Result;
@@ -331,13 +332,22 @@ pub fn predict(
             working_set += volume(region) * g.bytes;
         }
     }
-    // A sliding window keeps only the rows one output row needs alive.
+    // A sliding window keeps only the rows one output row needs alive; the members that
+    // do not slide (`computed_per_strip`) keep their whole strip.
     if let Strategy::Strips { .. } = strategy {
         let row = tile_at_center(&f.region, &sized(extent(0), 1));
         let per_row = problem.tile_regions(output, members, &row)?;
-        working_set = (per_row.inside.iter())
-            .filter(|(&i, _)| i != output)
-            .map(|(&i, r)| volume(r) * problem.funcs[i].bytes)
+        let per_strip = computed_per_strip(problem, output, members);
+        working_set = (members.iter())
+            .filter(|&&i| i != output)
+            .map(|i| {
+                let rows = match per_strip.contains(i) {
+                    true => &regions.inside,
+                    false => &per_row.inside,
+                };
+                rows.get(i)
+                    .map_or(0, |r| volume(r) * problem.funcs[*i].bytes)
+            })
             .sum();
     }
     let level = |bytes: i64| -> Term {
@@ -377,6 +387,50 @@ pub fn predict(
         1.0 / super::reductions::update_speedup(problem, output),
     );
     Ok(terms)
+}
+
+/// The members of a group in strips computed once per strip rather than sliding down its
+/// rows: Funcs of one dimension, which have no rows to slide along (a lookup table; per row,
+/// sliding would have to happen along its only dimension, which its rounded-up vector split
+/// cannot); Funcs computed two rows at a time for their parities (`parity_unroll`), whose
+/// window would realign to a pair of rows at each row; and, so that each is computed where
+/// its consumers' loops enclose it, the members these read, directly or through inlined
+/// Funcs.
+pub fn computed_per_strip(
+    problem: &Problem,
+    output: usize,
+    members: &BTreeSet<usize>,
+) -> BTreeSet<usize> {
+    let mut per_strip: BTreeSet<usize> = (members.iter().copied())
+        .filter(|&m| m != output)
+        .filter(|&m| {
+            let g = &problem.funcs[m];
+            g.args.len() < 2 || g.parity.iter().any(|&(d, _)| d == 1)
+        })
+        .collect();
+    let mut pending: Vec<usize> = per_strip.iter().copied().collect();
+    while let Some(m) = pending.pop() {
+        let mut reads: Vec<usize> = Vec::new();
+        let mut through = vec![m];
+        while let Some(c) = through.pop() {
+            for p in &problem.funcs[c].producers {
+                let Producer::Func(name) = p else { continue };
+                let Some(i) = problem.func_index(*name) else {
+                    continue;
+                };
+                match problem.inlined[i] {
+                    true => through.push(i),
+                    false => reads.push(i),
+                }
+            }
+        }
+        for i in reads {
+            if members.contains(&i) && i != output && per_strip.insert(i) {
+                pending.push(i);
+            }
+        }
+    }
+    per_strip
 }
 
 /// A tile of `size` (one point in dimensions it does not give) at the middle of `region`, so

@@ -597,3 +597,73 @@ fn transcendentals_cost_per_lane_and_invariant_ones_nothing() {
     let inlined = if problem.inlined[narrow_i] { 1.0 } else { 0.0 };
     assert_eq!((calls(narrow_i), calls(wide_i)), (1.0, 2.0 + inlined));
 }
+
+/// `rows(x, y)`, whose values the parity of y selects (computed two rows at a time, so per
+/// strip rather than sliding), read by `out` at rows y ± 1.
+fn row_parity_and_stencil() -> (ImageParam, Func, Func) {
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let clamped = Func::new("clamped");
+    let (cx, cy) = (
+        clamp(x, 0, input.dim(0).max()),
+        clamp(y, 0, input.dim(1).max()),
+    );
+    clamped.define((x, y), input.at((cx, cy))).unwrap();
+    let at = |dx: i32, dy: i32| cast_to::<i32>(clamped.at((x + dx, y + dy)));
+    let rows = Func::new("rows");
+    let even = at(-1, 0) + at(1, 0) + at(0, -1) + at(0, 1);
+    let odd = at(-1, -1) * 3 + at(1, 1) * 5 + at(0, 0);
+    rows.define((x, y), select((y % 2).eq_(0), even, odd))
+        .unwrap();
+    let out = Func::new("out");
+    out.define((x, y), rows.at((x, y - 1)) + rows.at((x, y + 1)))
+        .unwrap();
+    (input, rows, out)
+}
+
+#[test]
+fn members_computed_per_strip_keep_their_whole_strip_in_the_working_set() {
+    let (input, rows, out) = row_parity_and_stencil();
+    let (w, h) = (4096, 4096);
+    out.set_estimates(&[(0, w), (0, h)]).unwrap();
+    input.set_estimates(&[(0, w), (0, h)]).unwrap();
+    let analysis = PipelineAnalysis::new(&out, &[]).unwrap();
+    let machine = Machine::host(&Target::host(), 2);
+    let (l2, threads) = (machine.l2_bytes, machine.threads as f64);
+    let problem = problem::Problem::new(&analysis, machine, CostModel::default()).unwrap();
+    let (rows_i, out_i) = (
+        problem.func_index(rows.name()).unwrap(),
+        problem.func_index(out.name()).unwrap(),
+    );
+    assert!(
+        !problem.inlined[rows_i],
+        "the test plans `rows` as a member"
+    );
+    let members = BTreeSet::from([rows_i, out_i]);
+    assert_eq!(
+        plan::computed_per_strip(&problem, out_i, &members),
+        BTreeSet::from([rows_i]),
+        "`rows` is computed a pair of rows at a time: {:?}",
+        problem.funcs[rows_i].parity
+    );
+    let beyond_l2 = |strip_rows: i64| {
+        let strategy = Strategy::Strips {
+            rows: strip_rows,
+            channels_inside: false,
+        };
+        let terms = plan::predict(&problem, out_i, &members, strategy).unwrap();
+        terms.get(model::Term::L3Byte) + terms.get(model::Term::MemoryByte)
+    };
+    // A strip of 1024 rows of `rows` (16 MiB of i32) is far beyond L2 and is written and
+    // read back once per strip; one of 8 rows (128 KiB) stays in L2.
+    let strip_bytes = 1024 * w * 4;
+    assert!(strip_bytes > l2 && 8 * w * 4 <= l2);
+    let written_and_read = 2.0 * (w * h * 4) as f64 / threads;
+    // (8-row strips re-read more of the input's rows from L3, hence not all of it.)
+    let extra = beyond_l2(1024) - beyond_l2(8);
+    assert!(
+        extra >= 0.75 * written_and_read,
+        "1024-row strips move {extra} more bytes beyond L2 than 8-row ones; `rows` alone \
+         moves {written_and_read} per thread"
+    );
+}
