@@ -55,6 +55,46 @@ pub unsafe extern "C" fn tessera_parallel_for(
     first_error.load(Ordering::Relaxed)
 }
 
+/// Runs `task(closure, 0)` and `task(closure, 1)` concurrently (a `Fork`'s two sides) and
+/// returns 0, or the first error code a side returned. Side 0 gets a thread of its own, so
+/// the sides make progress together whatever the pool's workers are doing: one side may
+/// wait at a semaphore for the other however few workers the pool has, and inside a
+/// parallel loop. (Parallel loops within side 0 run on rayon's global pool.)
+///
+/// # Safety
+/// `task` must be safe to call concurrently with `closure` and the indices 0 and 1.
+pub unsafe extern "C" fn tessera_fork(task: TaskFn, closure: *const u8) -> i32 {
+    let shared = SharedClosure(closure);
+    std::thread::scope(|scope| {
+        let first = std::thread::Builder::new()
+            .name("tessera-fork".into())
+            .stack_size(FORK_STACK_BYTES)
+            .spawn_scoped(scope, move || {
+                let closure = shared;
+                // SAFETY: the caller's contract: the task may run concurrently on its closure.
+                unsafe { task(closure.0, 0) }
+            });
+        let Ok(first) = first else {
+            return FORK_FAILED;
+        };
+        // SAFETY: as above.
+        let rest = unsafe { task(shared.0, 1) };
+        let first = first.join().unwrap_or(FORK_FAILED);
+        if first != 0 {
+            first
+        } else {
+            rest
+        }
+    })
+}
+
+/// The stack of a fork's thread: room for several of the largest stack allocations
+/// (`MemoryType::MAX_STACK_BYTES`) generated code makes.
+const FORK_STACK_BYTES: usize = 8 << 20;
+
+/// The code `tessera_fork` returns when it cannot run a side.
+const FORK_FAILED: i32 = -1;
+
 /// The most worker threads a pool may have. Far more threads than cores only adds switching
 /// and stack memory (each worker reserves its stack), and a count above this is a mistake
 /// (a mistyped count, a size passed for a count); 1024 leaves room for the largest machines.
