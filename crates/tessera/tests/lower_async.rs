@@ -2,8 +2,9 @@
 //! Func holds its semaphores and forks into the producer's side (its productions, each
 //! followed by a release) and the consumer's (an acquire where each production was); a
 //! folded one's fold loop acquires the rows the producer starts on and releases those the
-//! consumer is done with. The folded case's lowered statement is checked here; its values
-//! and every other case's are checked by the port of Halide's `async.cpp`.
+//! consumer is done with. The folded case's lowered statement is checked here (its values
+//! and every other case's are checked by the port of Halide's `async.cpp`), and that a side
+//! failing while the other waits for it ends the run with its error instead of a hang.
 
 use tessera::prelude::*;
 use tessera::{LowerOptions, Pipeline};
@@ -77,4 +78,46 @@ fn a_folded_async_producer_forks_with_a_folding_semaphore() {
         .expect("the fold release");
     assert!(acquire < consume && consume < release, "{stmt}");
     assert!(!consumer_side.contains("produce producer"), "{stmt}");
+}
+
+#[test]
+fn a_failing_producer_ends_the_run_with_its_error_while_the_consumer_waits() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let (producer, consumer) = (Func::new("producer"), Func::new("consumer"));
+    producer
+        .define(
+            (x, y),
+            require(
+                y.lt(10),
+                x + y,
+                &["row too far".into(), Expr::from(y).into()],
+            ),
+        )
+        .unwrap();
+    consumer
+        .define((x, y), producer.at((x, y - 1)) + producer.at((x, y + 1)))
+        .unwrap();
+    consumer.compute_root();
+    producer
+        .store_root()
+        .fold_storage(y, 4)
+        .compute_at(&consumer, y)
+        .async_();
+    let pipeline = Pipeline::new(&consumer);
+    let interpreted = pipeline.realize_interp(&Inputs::new(), &[0, 0], &[8, 16]);
+    let message = interpreted.err().expect("row 10 fails").to_string();
+    assert!(message.contains("row too far 10"), "{message}");
+    let mut compiled = pipeline.compile_jit(&Target::host()).unwrap();
+    for threads in [1, 2] {
+        compiled.set_threads(threads).unwrap();
+        let message = compiled
+            .realize_as::<i32>(&Inputs::new(), &[0, 0], &[8, 16])
+            .err()
+            .expect("row 10 fails")
+            .to_string();
+        assert!(
+            message.contains("row too far 10"),
+            "{threads} threads: {message}"
+        );
+    }
 }

@@ -348,7 +348,7 @@ impl Interpreter {
     }
 
     /// Runs `first` as a new task on a thread of its own and `rest` here, then waits for
-    /// `first` to end; the first error of either is returned.
+    /// `first` to end; the error of the side that failed first is returned.
     fn exec_fork(&mut self, first: &Stmt, rest: &Stmt) -> Result<()> {
         let tasks = self.tasks();
         let task = tasks.new_task();
@@ -375,9 +375,10 @@ impl Interpreter {
                         .wait(task, None, Wait::Baton)
                         .map(|baton| side.take_back(baton))
                         .and_then(|()| side.exec(first));
+                    let failed_first = result.is_err() && side_tasks.fail();
                     let baton = side.holds_baton.then(|| side.hand_over());
                     side_tasks.finish(task, baton);
-                    result
+                    (result, failed_first)
                 });
             let first_side = match spawned {
                 Ok(handle) => handle,
@@ -387,12 +388,19 @@ impl Interpreter {
                 }
             };
             let rest_result = self.exec(rest);
+            if rest_result.is_err() {
+                tasks.fail();
+            }
             let baton = self.holds_baton.then(|| self.hand_over());
             self.take_back(tasks.wait(self.task, baton, Wait::Finished(task))?);
-            let first_result = first_side
+            let (first_result, first_failed_first) = first_side
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            rest_result.and(first_result)
+            if first_failed_first {
+                first_result
+            } else {
+                rest_result.and(first_result)
+            }
         })
     }
 

@@ -4,7 +4,9 @@
 //! hands the baton on only where it must wait: at an `Acquire` its semaphore cannot satisfy
 //! yet, or at the end of a fork for the other side to finish. So the sides interleave at
 //! semaphore waits, as concurrent tasks may, and a wait that no side can ever satisfy is
-//! reported as a deadlock instead of hanging the run.
+//! reported as a deadlock instead of hanging the run. Once a side fails, every semaphore wait
+//! is satisfied, as native code's are (`runtime::parallel::tessera_fork`): the other sides
+//! run to their ends, and the run reports the first failure.
 
 use std::collections::HashMap;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -53,12 +55,14 @@ struct TaskState {
     finished: Vec<bool>,
     /// Some wait could never be satisfied: the semaphore waits fail.
     deadlocked: bool,
+    /// A task failed: the semaphore waits are satisfied without taking units.
+    failed: bool,
 }
 
 impl TaskState {
     fn ready(&self, wait: Wait) -> bool {
         match wait {
-            Wait::Units { semaphore, count } => self.units[semaphore] >= count,
+            Wait::Units { semaphore, count } => self.failed || self.units[semaphore] >= count,
             Wait::Finished(task) => self.finished[task],
             Wait::Baton => true,
         }
@@ -94,7 +98,14 @@ impl Tasks {
         if available {
             state.units[semaphore] -= count;
         }
-        available
+        available || state.failed
+    }
+
+    /// A task failed; returns whether it is the first to.
+    pub(super) fn fail(&self) -> bool {
+        let first = !std::mem::replace(&mut self.lock().failed, true);
+        self.wake.notify_all();
+        first
     }
 
     pub(super) fn release(&self, semaphore: usize, count: i64) {
@@ -125,7 +136,9 @@ impl Tasks {
             if state.ready(wait) && state.parked.is_some() {
                 state.waiting.remove(&task);
                 if let Wait::Units { semaphore, count } = wait {
-                    state.units[semaphore] -= count;
+                    if state.units[semaphore] >= count {
+                        state.units[semaphore] -= count;
+                    }
                 }
                 return Ok(state.parked.take().expect("checked above"));
             }

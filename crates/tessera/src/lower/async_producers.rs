@@ -12,6 +12,8 @@
 //! through a semaphore of their own, so both sides wait at the same point.
 //!
 //! Outer realizations fork first; the async Funcs realized inside each side fork within it.
+//! What a side is left with nothing to do in (a loop around the other side's work) the
+//! simplifier removes.
 
 use std::collections::HashSet;
 
@@ -78,8 +80,8 @@ impl<'a> Fork<'a> {
     fn stmt(&self, body: &Stmt) -> Stmt {
         let body = self.guard_folds(body);
         Stmt::new(StmtKind::Fork {
-            first: simplify_side(&self.producer_side(&body)),
-            rest: simplify_side(&self.consumer_side(&body)),
+            first: self.producer_side(&body),
+            rest: self.consumer_side(&body),
         })
     }
 
@@ -240,45 +242,6 @@ impl<'a> Fork<'a> {
             }),
             _ => s.map_children(|e| e.clone(), |c| self.consumer_side(c)),
         }
-    }
-}
-
-/// A side with the loops, conditions and blocks left with nothing to do removed.
-fn simplify_side(s: &Stmt) -> Stmt {
-    match s.kind() {
-        StmtKind::For { body, .. }
-        | StmtKind::LetStmt { body, .. }
-        | StmtKind::ProducerConsumer { body, .. } => {
-            let body = simplify_side(body);
-            if body.is_empty() {
-                body
-            } else {
-                s.map_children(|e| e.clone(), |_| body.clone())
-            }
-        }
-        StmtKind::Block(stmts) => {
-            Stmt::block(stmts.iter().map(simplify_side).filter(|c| !c.is_empty()))
-        }
-        StmtKind::IfThenElse {
-            condition,
-            then_case,
-            else_case,
-        } => {
-            let then_case = simplify_side(then_case);
-            let else_case = else_case
-                .as_ref()
-                .map(simplify_side)
-                .filter(|e| !e.is_empty());
-            if then_case.is_empty() && else_case.is_none() {
-                return Stmt::empty();
-            }
-            Stmt::new(StmtKind::IfThenElse {
-                condition: condition.clone(),
-                then_case,
-                else_case,
-            })
-        }
-        _ => s.map_children(|e| e.clone(), simplify_side),
     }
 }
 

@@ -26,6 +26,8 @@ use crate::ir::{BinaryOp, Expr, ExprKind, Stmt, StmtKind, Symbol, Type};
 struct References {
     names: HashSet<Symbol>,
     buffers: HashSet<Symbol>,
+    /// The semaphores acquired or released, in the order first met (deterministic code).
+    semaphores: Vec<Symbol>,
 }
 
 impl Visitor for References {
@@ -47,7 +49,9 @@ impl Visitor for References {
                 self.buffers.insert(*buffer);
             }
             StmtKind::Acquire { semaphore, .. } | StmtKind::Release { semaphore, .. } => {
-                self.names.insert(*semaphore);
+                if self.names.insert(*semaphore) {
+                    self.semaphores.push(*semaphore);
+                }
             }
             _ => {}
         }
@@ -117,12 +121,39 @@ impl<'ctx> Codegen<'ctx> {
             else_case: Some(rest.clone()),
         });
         let (task, closure) = self.outline_task(side, &body)?;
+        // The semaphores declared outside that the sides use, which the runtime opens when
+        // a side fails.
+        let mut refs = References::default();
+        refs.visit_stmt(&body);
+        let shared: Vec<_> = refs
+            .semaphores
+            .iter()
+            .filter_map(|name| match self.lookup(*name) {
+                Ok(Value::PointerValue(units)) => Some(units),
+                _ => None,
+            })
+            .collect();
         let ptr = self.ctx.ptr_type(AddressSpace::default());
-        let fork = self.runtime_function("tessera_fork", |cg| {
-            cg.ctx.i32_type().fn_type(&[ptr.into(), ptr.into()], false)
+        let i32t = self.ctx.i32_type();
+        // A struct of pointers: an array's layout, filled field by field.
+        let array_ty = self.ctx.struct_type(&vec![ptr.into(); shared.len()], false);
+        let semaphores = self.entry_alloca(array_ty, None, "fork.semaphores");
+        for (i, units) in shared.iter().enumerate() {
+            let slot = self
+                .builder
+                .build_struct_gep(array_ty, semaphores, i as u32, "")
+                .built();
+            self.builder.build_store(slot, *units).built();
+        }
+        let fork = self.runtime_function("tessera_fork", |_| {
+            i32t.fn_type(&[ptr.into(), ptr.into(), ptr.into(), i32t.into()], false)
         });
+        let count = i32t.const_int(shared.len() as u64, false);
         let code = self
-            .call(fork, &[task.into(), closure.into()])
+            .call(
+                fork,
+                &[task.into(), closure.into(), semaphores.into(), count.into()],
+            )
             .expect("internal error: tessera_fork returns a code");
         self.propagate_error(code)
     }
