@@ -105,15 +105,15 @@ fn a_failing_producer_ends_the_run_with_its_error_while_the_consumer_waits() {
         .async_();
     let pipeline = Pipeline::new(&consumer);
     let interpreted = pipeline.realize_interp(&Inputs::new(), &[0, 0], &[8, 16]);
-    let message = interpreted.err().expect("row 10 fails").to_string();
+    let message = interpreted.map(drop).expect_err("row 10 fails").to_string();
     assert!(message.contains("row too far 10"), "{message}");
     let mut compiled = pipeline.compile_jit(&Target::host()).unwrap();
     for threads in [1, 2] {
         compiled.set_threads(threads).unwrap();
         let message = compiled
             .realize_as::<i32>(&Inputs::new(), &[0, 0], &[8, 16])
-            .err()
-            .expect("row 10 fails")
+            .map(drop)
+            .expect_err("row 10 fails")
             .to_string();
         assert!(
             message.contains("row too far 10"),

@@ -24,6 +24,8 @@ use crate::ir::visit::{any_node, visit_stmts};
 use crate::ir::{BinaryOp, Expr, ExprKind, Stmt, StmtKind, Symbol};
 use crate::simplify::simplify;
 
+/// `s` with the realization of every async Func forked, `windows` the folds of async Funcs
+/// that storage folding made.
 pub fn async_producers(s: &Stmt, env: &Environment, windows: &[FoldWindow]) -> Stmt {
     match s.kind() {
         StmtKind::Realize {

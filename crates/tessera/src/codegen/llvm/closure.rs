@@ -49,7 +49,8 @@ impl Visitor for References {
                 self.buffers.insert(*buffer);
             }
             StmtKind::Acquire { semaphore, .. } | StmtKind::Release { semaphore, .. } => {
-                if self.names.insert(*semaphore) {
+                self.names.insert(*semaphore);
+                if !self.semaphores.contains(semaphore) {
                     self.semaphores.push(*semaphore);
                 }
             }
