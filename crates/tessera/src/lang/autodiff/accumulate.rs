@@ -245,8 +245,19 @@ impl AdjointFunc {
         for (args, value, _domain) in self.scatters {
             f.update(args.clone(), f.at(args) + value)?;
         }
-        Ok(f)
+        Ok(computed_at_root_if_updated(f))
     }
+}
+
+/// `f`, computed at root by default if it has updates: an adjoint's update reduces over a
+/// whole region (a scatter, a scan run backwards, the points an update overwrote), which
+/// computed inside a consumer's loops would be redone at every point. A schedule the user
+/// gives replaces this.
+pub(super) fn computed_at_root_if_updated(f: Func) -> Func {
+    if f.update_count() > 0 {
+        f.compute_root();
+    }
+    f
 }
 
 fn bounded(from: &Consumer, v: Symbol, dim: usize) -> Result<Interval> {

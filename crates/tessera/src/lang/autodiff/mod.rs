@@ -237,7 +237,12 @@ fn propagate(output: &Func, adjoint: Option<&Func>, bounds: &[(Expr, Expr)]) -> 
             }
             Leaf::Param(name, ty) => (*name, Vec::new(), *ty),
             // Every Func's contributions were taken when its adjoint was built.
-            Leaf::Func(f) => unreachable!("contributions to {} left over", f.name()),
+            Leaf::Func(f) => {
+                return Err(Error::Internal(format!(
+                    "propagate_adjoints: contributions to {} were left over",
+                    f.name()
+                )))
+            }
         };
         let mut built = AdjointFunc::new(format!("d_{name}"), vars, ty, None);
         for (c, from) in &contributions {

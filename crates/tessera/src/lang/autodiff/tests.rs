@@ -2,7 +2,7 @@
 //! differences computed in plain Rust, on the evaluator; and the constructs that are
 //! refused.
 
-use super::propagate_adjoints;
+use super::{propagate_adjoints, propagate_adjoints_with};
 use crate::eval::realize::Evaluator;
 use crate::ir::{Expr, Type};
 use crate::lang::buffer::Buffer;
@@ -180,6 +180,49 @@ fn pipeline_gradient_matches_finite_differences() {
         let actual = gradient[0].get_value(&[i as i64]).as_f64();
         assert_close(&format!("d loss / d input({i})"), actual, expected);
     }
+}
+
+/// The output's adjoint given as a Func over a box: `f(x) = in(x)²` with adjoint `x + 1` over
+/// `[0, 3)` gives `2 in(x) (x + 1)` there and nothing beyond; the adjoints of each stage.
+#[test]
+fn given_output_adjoint_and_bounds() {
+    let x = Var::new("x");
+    let input = ImageParam::new(Type::f64(), 1, "input");
+    let f = Func::new("f");
+    f.define(x, input.at(x) * input.at(x)).unwrap();
+    f.update_mul(x, Expr::f64(3.0)).unwrap();
+    let adjoint = Func::new("adjoint");
+    adjoint.define(x, cast(Type::f64(), x + 1)).unwrap();
+    let d = propagate_adjoints_with(&f, &adjoint, &[(Expr::i32(0), Expr::i32(3))]).unwrap();
+    let values = [0.5, -1.5, 2.0, 4.0, 7.0];
+    let buffer = Buffer::from_fn(&[0], &[5], |p| values[p[0] as usize]);
+    let realize = |g: &Func| {
+        Evaluator::new()
+            .with_input(&input, buffer.clone())
+            .realize(g, &[0], &[5])
+            .unwrap()
+            .remove(0)
+    };
+    let d_input = realize(&d.image(&input).unwrap());
+    let d_f_pure = realize(&d.func(&f).unwrap());
+    let d_f_final = realize(&d.stage(&f, 1).unwrap());
+    for (i, v) in values.iter().enumerate() {
+        let weight = if i < 3 { (i + 1) as f64 } else { 0.0 };
+        let at = [i as i64];
+        assert_close("d input", d_input.get_value(&at).as_f64(), 6.0 * v * weight);
+        assert_close("d f (pure)", d_f_pure.get_value(&at).as_f64(), 3.0 * weight);
+        // The final stage's adjoint is the one given, everywhere.
+        assert_close(
+            "d f (final)",
+            d_f_final.get_value(&at).as_f64(),
+            (i + 1) as f64,
+        );
+    }
+    assert_eq!(d.funcs(&f).len(), 2);
+    let wrong = propagate_adjoints_with(&f, &adjoint, &[])
+        .unwrap_err()
+        .to_string();
+    assert!(wrong.contains("output f has 1 dimensions"), "{wrong}");
 }
 
 #[test]

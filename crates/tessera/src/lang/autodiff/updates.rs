@@ -15,7 +15,7 @@
 
 use std::collections::HashSet;
 
-use super::accumulate::{unit_affine, AdjointFunc, Consumer};
+use super::accumulate::{computed_at_root_if_updated, unit_affine, AdjointFunc, Consumer};
 use super::rules::Contribution;
 use crate::error::{Error, Result};
 use crate::ir::substitute::{substitute, substitute_map};
@@ -155,7 +155,7 @@ impl Stage<'_> {
             masked.define(self.vars.to_vec(), current.at(self.vars.to_vec()))?;
             masked.update(lhs.clone(), Expr::zero(self.ty))?;
         }
-        Ok(masked)
+        Ok(computed_at_root_if_updated(masked))
     }
 
     /// Whether no two iterations of the update write the same point: each reduction
@@ -227,7 +227,7 @@ impl Stage<'_> {
         scan.update(read_now.clone(), scan.at(read_now) + flipped(&adjoint))?;
         let previous = self.masked(&scan)?;
         Ok(Carried {
-            used: scan,
+            used: computed_at_root_if_updated(scan),
             previous,
             scan_read: Some(read.clone()),
         })
