@@ -122,7 +122,7 @@ impl AdjointFunc {
             for i in 0..r.dimensions() {
                 let v = r.var(i);
                 if !mentioned.contains(&v.name()) {
-                    value = value + Expr::cast(self.ty, v.expr() * 0);
+                    value += Expr::cast(self.ty, v.expr()) * Expr::zero(self.ty);
                 }
             }
         }

@@ -10,13 +10,11 @@
 //! derivative that is infinite or NaN where its operand is not chosen (`1 / x` guarded by
 //! `x > 0`) never reaches the sum.
 
-use std::collections::HashMap;
-
 use crate::error::{Error, Result};
 use crate::ir::parameter::InputId;
 use crate::ir::substitute::inline_lets;
 use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, Symbol, Type, UnaryOp};
-use crate::lang::function::Function;
+use crate::lang::function::{FuncId, Function};
 use crate::lang::math::{cos, cosh, floor, log, pow, select, sin, sinh, sqrt};
 use crate::lang::operators::ExprOps;
 
@@ -31,7 +29,7 @@ pub(super) enum Leaf {
 /// Identifies a leaf: a Func by identity, an image by its input, a `Param` by name.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(super) enum LeafKey {
-    Func(crate::lang::function::FuncId),
+    Func(FuncId),
     Image(InputId),
     Param(Symbol),
 }
@@ -65,14 +63,13 @@ pub(super) fn differentiate(value: &Expr, seed: &Expr, func: Symbol) -> Result<V
     };
     walk.flow(&inline_lets(value), seed.clone(), None)?;
     let mut merged: Vec<Contribution> = Vec::new();
-    let mut index: HashMap<(LeafKey, Vec<Expr>), usize> = HashMap::new();
     for c in walk.found {
-        match index.get(&(c.leaf.key(), c.args.clone())) {
-            Some(&i) => merged[i].adjoint = merged[i].adjoint.clone() + c.adjoint,
-            None => {
-                index.insert((c.leaf.key(), c.args.clone()), merged.len());
-                merged.push(c);
-            }
+        let same = merged
+            .iter_mut()
+            .find(|m| m.leaf.key() == c.leaf.key() && m.args == c.args);
+        match same {
+            Some(m) => m.adjoint = m.adjoint.clone() + c.adjoint,
+            None => merged.push(c),
         }
     }
     Ok(merged)

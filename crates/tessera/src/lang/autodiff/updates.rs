@@ -13,12 +13,13 @@
 //! Anything else would depend on intermediate values the pipeline does not keep, and is
 //! refused with an error naming the Func, never differentiated wrongly.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::accumulate::{computed_at_root_if_updated, unit_affine, AdjointFunc, Consumer};
 use super::rules::Contribution;
 use crate::error::{Error, Result};
-use crate::ir::substitute::{substitute, substitute_map};
+use crate::ir::reduction::RVarDef;
+use crate::ir::substitute::{substitute, substitute_map, uses_var};
 use crate::ir::visit::visit_exprs;
 use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
 use crate::lang::func::Func;
@@ -202,16 +203,17 @@ impl Stage<'_> {
         }
         let scan = Func::new(&format!("d_{}_s{}_scan", self.func.name(), self.index - 1));
         scan.define(self.vars.to_vec(), current.at(self.vars.to_vec()))?;
+        let name = Symbol::fresh("r_backwards");
         let backwards = RDom::from_vars(
-            Symbol::fresh("r_backwards"),
-            vec![crate::ir::reduction::RVarDef {
-                name: Symbol::fresh("r_backwards").dot("x"),
+            name,
+            vec![RVarDef {
+                name: name.dot("x"),
                 min: r.min.clone(),
                 extent: r.extent.clone(),
             }],
         );
         let reversed = r.min.clone() * 2 + r.extent.clone() - 1 - backwards.x().expr();
-        let flip = std::collections::HashMap::from([(r.name, reversed)]);
+        let flip = HashMap::from([(r.name, reversed)]);
         for p in &rdom.predicates {
             backwards.where_(substitute_map(p, &flip));
         }
@@ -248,7 +250,8 @@ impl Stage<'_> {
                 if link.function().same_as(self.func) {
                     let later = self.defs[self.index..].iter().enumerate();
                     let overwritten = later.into_iter().any(|(j, d)| {
-                        !(j == 0 && scan_read == Some(args)) && !disjoint(args, &d.args)
+                        let scan_reads_earlier = j == 0 && scan_read == Some(args);
+                        !(scan_reads_earlier || disjoint(args, &d.args))
                     });
                     if overwritten && bad.is_none() {
                         bad = Some(args.clone());
@@ -290,7 +293,7 @@ fn reads_earlier_writes(written: &[Expr], read: &[Expr], r: Symbol) -> bool {
     let [p] = differing.as_slice() else {
         return false;
     };
-    let uses_r = |e: &Expr| crate::ir::substitute::uses_var(e, r);
+    let uses_r = |e: &Expr| uses_var(e, r);
     if written
         .iter()
         .enumerate()
