@@ -64,6 +64,7 @@ pub use eval::value::Value;
 pub use input_bounds::{InferredBounds, InputBounds};
 pub use interp::InterpStats;
 pub use ir::{Symbol, Type, TypeCode};
+pub use lang::autodiff::{propagate_adjoints, propagate_adjoints_with, Derivative};
 pub use lower::{LowerOptions, Lowered, PassRecord};
 pub use pipeline::{Compiled, Inputs, Pipeline, Realization};
 

@@ -10,6 +10,7 @@ pub use crate::eval::realize::Evaluator;
 pub use crate::eval::value::Value;
 pub use crate::ir::MessagePart;
 pub use crate::ir::{Expr, MemoryType, Type};
+pub use crate::lang::autodiff::{propagate_adjoints, propagate_adjoints_with, Derivative};
 pub use crate::lang::boundary::{
     constant_exterior, constant_exterior_with_bounds, constant_exterior_with_optional_bounds,
     mirror_image, mirror_image_with_bounds, mirror_image_with_optional_bounds, mirror_interior,

@@ -2,6 +2,7 @@
 //! and update definitions, reduction domains, parameters, images and buffers.
 
 pub mod args;
+pub mod autodiff;
 pub mod boundary;
 pub mod buffer;
 pub mod compound_updates;

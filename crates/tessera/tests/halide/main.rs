@@ -18,6 +18,7 @@ mod async_copy_chain;
 mod async_order;
 mod atomic_tuples;
 mod atomics;
+mod autodiff;
 mod autotune_bug;
 mod autotune_bug_2;
 mod autotune_bug_3;
@@ -284,11 +285,6 @@ fn realize_outputs_2d(inputs: &Inputs, pipeline: &Pipeline, n: i64) -> Vec<Buffe
 /// Asserts every point `(x, y)` of `out` is `expected(x, y)`.
 fn assert_image_2d(out: &Buffer<i32>, expected: impl Fn(i64, i64) -> i64) {
     out.for_each_coord(|p| assert_eq!(i64::from(out.get(p)), expected(p[0], p[1]), "at {p:?}"));
-}
-
-/// Stands for a Halide directive Tessera has no API for, in the ignored cases that need it.
-fn missing_api(directive: &str) {
-    panic!("no API for {directive}");
 }
 
 /// Halide's `infer_input_bounds` check of a 1-D `f(x) = input(index(x))` (i32 input and
