@@ -17,8 +17,9 @@ yardstick (hbench/images.py), written once per app to scratch .npy files, one pe
 `--own-inputs`: each its own built-in inputs).
 
 With `--rounds N`, the Tessera schedules and Halide's manual schedule are measured N times in
-alternation (round 1: every Tessera schedule then Halide manual; round 2: again; ...), so that a
-noisy neighbour slowing the machine for a minute hits both sides. The other Halide variants run
+alternation (round 1: every Tessera schedule then Halide manual; round 2: the same in reverse
+order, since whatever runs first in a round runs slower; ...), so that a noisy neighbour slowing
+the machine for a minute hits both sides. The other Halide variants run
 in round 1 only (Adams2019's search takes minutes), unless named in `--halide-every-round`
 (default: manual; Mullapudi2016 and Li2018 search in well under a second).
 
@@ -438,16 +439,22 @@ def main(argv: list[str]) -> int:
             input_paths = None if args.own_inputs else shared_inputs(app, scratch)
             for t in args.threads:
                 for round_ in range(1, args.rounds + 1):
-                    measured = [tessera_variant(args.tessera, app, s, t, args.runs, input_paths)
-                                for s in args.tessera_schedules]
-                    if args.autoschedule_table:
-                        measured += [tessera_search(args.tessera, app, algorithm, t)
-                                     for algorithm in TESSERA_SEARCHES]
                     wanted = [s for s in args.halide_schedules if (app, s, t) not in have
                               and (round_ == 1 or s in args.halide_every_round)]
+                    variants = [lambda s=s: [tessera_variant(args.tessera, app, s, t, args.runs,
+                                                             input_paths)]
+                                for s in args.tessera_schedules]
+                    if args.autoschedule_table:
+                        variants += [lambda a=a: [tessera_search(args.tessera, app, a, t)]
+                                     for a in TESSERA_SEARCHES]
                     if wanted:
-                        measured += halide_variants(app, wanted, t, args.runs, input_paths,
-                                                    args.halide_timeout)
+                        variants.append(lambda: halide_variants(app, wanted, t, args.runs,
+                                                                input_paths, args.halide_timeout))
+                    # Whatever runs first in a round runs 10-30% slower on these VMs (cold
+                    # caches and frequency), so even rounds run the variants in reverse order.
+                    if round_ % 2 == 0:
+                        variants.reverse()
+                    measured = [r for variant in variants for r in variant()]
                     for r in measured:
                         r["round"] = round_
                         results.append(r)
