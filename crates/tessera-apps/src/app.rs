@@ -132,22 +132,16 @@ pub trait App: Send + Sync {
         Ok((pipeline, complete_params(description.params, &[])))
     }
 
-    /// The algorithm, freshly built and scheduled automatically by `algorithm` for an output
-    /// of `width × height` (the inputs that output needs, the parameters' defaults) on
-    /// `threads` threads, with what the scheduler chose.
+    /// The algorithm, freshly built and scheduled automatically as `options` ask (their
+    /// parameters replaced by the app's defaults) for an output of `width × height` (the
+    /// inputs that output needs), with what the scheduler chose.
     fn build_auto(
         &self,
-        algorithm: Algorithm,
+        options: AutoScheduleOptions,
         size: (i64, i64),
-        threads: usize,
     ) -> Result<(AppPipeline, AutoSchedule)> {
         let (pipeline, params) = self.build_with_estimates(size)?;
-        let options = AutoScheduleOptions {
-            algorithm,
-            threads,
-            params,
-            model: None,
-        };
+        let options = AutoScheduleOptions { params, ..options };
         let schedule = Pipeline::new(&pipeline.output).auto_schedule(&Target::host(), &options)?;
         Ok((pipeline, schedule))
     }
@@ -422,9 +416,12 @@ impl<D: AppDefinition> App for D {
     }
     fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
         if let Some(&(_, algorithm)) = AUTO_SCHEDULES.iter().find(|(n, _)| *n == schedule) {
-            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let options = AutoScheduleOptions {
+                algorithm,
+                ..AutoScheduleOptions::default()
+            };
             let size = self.description().default_size;
-            return Ok(self.build_auto(algorithm, size, threads)?.0);
+            return Ok(self.build_auto(options, size)?.0);
         }
         if is_schedule_file(schedule) {
             let script = read_schedule_file(schedule)?;

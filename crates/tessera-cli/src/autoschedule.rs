@@ -6,7 +6,7 @@
 //! compiled or measured.
 
 use clap::Args;
-use tessera::autoschedule::Algorithm;
+use tessera::autoschedule::{Algorithm, AutoScheduleOptions, Ingredients};
 
 #[derive(Args)]
 pub struct AutoscheduleArgs {
@@ -24,6 +24,11 @@ pub struct AutoscheduleArgs {
     /// Output height the schedule is made for.
     #[arg(long, requires = "width", value_parser = clap::value_parser!(i64).range(1..=1 << 20))]
     height: Option<i64>,
+    /// Parts of the space to leave out, comma-separated (inlining, fusion, overlapped_tiles,
+    /// sliding_windows, size_refinement, wrappers, parity_unrolling, rfactor): what each is
+    /// worth, as in PolyMage-DP's Table 8.
+    #[arg(long, value_name = "NAMES", default_value = "")]
+    without: String,
     /// Print one JSON object (schedule, groups, search_ms) instead of text.
     #[arg(long)]
     json: bool,
@@ -43,14 +48,24 @@ pub fn autoschedule(args: &AutoscheduleArgs) -> Result<(), String> {
         .width
         .zip(args.height)
         .unwrap_or(app.description().default_size);
-    let (_, schedule) = app
-        .build_auto(algorithm, size, threads)
-        .map_err(|e| e.to_string())?;
+    let ingredients = Ingredients::without(&args.without).map_err(|e| e.to_string())?;
+    let options = AutoScheduleOptions {
+        algorithm,
+        threads,
+        ingredients,
+        ..AutoScheduleOptions::default()
+    };
+    let (_, schedule) = app.build_auto(options, size).map_err(|e| e.to_string())?;
     if args.json {
         return outln!("{}", schedule.to_json());
     }
+    let without = ingredients.missing();
+    let without = match without.is_empty() {
+        true => String::new(),
+        false => format!(" without {}", without.join(", ")),
+    };
     outln!(
-        "// {} scheduled by {} for {} x {} on {threads} threads in {:.1} ms; predicted {:.3} ms",
+        "// {} scheduled by {}{without} for {} x {} on {threads} threads in {:.1} ms; predicted {:.3} ms",
         app.name(),
         args.algorithm,
         size.0,

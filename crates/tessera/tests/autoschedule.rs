@@ -3,11 +3,12 @@
 //! the size it was made for and at sizes smaller than its tiles, survives a JSON round trip,
 //! schedules a 100-stage chain, names a missing estimate, and runs reductions in
 //! parallel: a histogram factored into strips (rfactor), a grid histogram over rows with its
-//! channels unrolled.
+//! channels unrolled; and each ingredient of the space left out (the ablation) is missing
+//! from a schedule that still computes right.
 
 mod lower_common;
 
-use tessera::autoschedule::{Algorithm, AutoSchedule, AutoScheduleOptions};
+use tessera::autoschedule::{Algorithm, AutoSchedule, AutoScheduleOptions, Ingredients};
 use tessera::prelude::*;
 use tessera::schedule_script::{Directive, ScheduleScript};
 
@@ -953,7 +954,12 @@ fn products_of_shared_producers_are_inlined_together_and_compute_right() {
     for gradient in ["gx", "gy"] {
         assert!(!inlined.contains(&gradient), "{gradient} in {inlined:?}");
     }
-    let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
+    check_structure_tensor(&input, &out, "");
+}
+
+/// Checks the structure tensor as scheduled against plain loops, at sizes down to one point.
+fn check_structure_tensor(input: &ImageParam, out: &Func, what: &str) {
+    let compiled = Pipeline::new(out).compile_jit(&Target::host()).unwrap();
     for (w, h) in [(300, 200), (17, 3), (1, 1)] {
         let data =
             Buffer::<i32>::from_fn(&[0, 0], &[w, h], |p| ((p[0] * 13 + p[1] * 29) % 7) as i32);
@@ -969,7 +975,7 @@ fn products_of_shared_producers_are_inlined_together_and_compute_right() {
                 .map(|(dx, dy)| f(x + dx, y + dy))
                 .sum()
         };
-        let inputs = Inputs::new().image(&input, data.clone());
+        let inputs = Inputs::new().image(input, data.clone());
         let mut outs = compiled.realize(&inputs, &[0, 0], &[w, h]).unwrap();
         let got = Buffer::<i32>::try_from(outs.remove(0)).unwrap();
         got.for_each_coord(|p| {
@@ -978,8 +984,93 @@ fn products_of_shared_producers_are_inlined_together_and_compute_right() {
             let syy = window(x, y, &|x, y| gy(x, y) * gy(x, y));
             let sxy = window(x, y, &|x, y| gx(x, y) * gy(x, y));
             let want = sxx * syy - sxy * sxy + (sxx + syy);
-            assert_eq!(got.get(p), want, "{w}x{h} at {p:?}");
+            assert_eq!(got.get(p), want, "{what} {w}x{h} at {p:?}");
         });
+    }
+}
+
+/// The sizes a strategy printed by `Strategy`'s Display names: a tile's width and height,
+/// or a strip's rows.
+fn strategy_sizes(strategy: &str) -> Vec<i64> {
+    let numbers = strategy.split(|c: char| !c.is_ascii_digit());
+    numbers.filter_map(|n| n.parse().ok()).collect()
+}
+
+#[test]
+fn each_ingredient_left_out_is_missing_from_a_schedule_that_still_computes_right() {
+    for without in [
+        "inlining",
+        "fusion",
+        "overlapped_tiles",
+        "sliding_windows",
+        "overlapped_tiles,sliding_windows",
+        "size_refinement",
+        "wrappers,parity_unrolling,rfactor",
+    ] {
+        let (input, out) = structure_tensor();
+        out.set_estimates(&[(0, 2048), (0, 2048)]).unwrap();
+        input.set_estimates(&[(0, 2048), (0, 2048)]).unwrap();
+        let ingredients = Ingredients::without(without).unwrap();
+        assert_eq!(ingredients.missing().join(","), without);
+        let options = AutoScheduleOptions {
+            ingredients,
+            ..two_threads()
+        };
+        let schedule = Pipeline::new(&out)
+            .auto_schedule(&Target::host(), &options)
+            .unwrap();
+        let strategies: Vec<&str> = schedule.groups.iter().map(|g| &*g.strategy).collect();
+        let fused = schedule.groups.iter().any(|g| !g.members.is_empty());
+        match without {
+            "inlining" => assert!(schedule.inlined.is_empty(), "{:?}", schedule.inlined),
+            "fusion" => assert!(!fused, "{:?}", schedule.groups),
+            "overlapped_tiles" => assert!(strategies.iter().all(|s| !s.starts_with("tiles"))),
+            "sliding_windows" => assert!(strategies.iter().all(|s| !s.contains("sliding"))),
+            "overlapped_tiles,sliding_windows" => assert!(!fused, "{:?}", schedule.groups),
+            "size_refinement" => {
+                // Heights and rows from the coarse grid: powers of four, or the whole 2048.
+                for s in strategies.iter().filter(|s| !s.starts_with("parallel")) {
+                    let rows = *strategy_sizes(s).last().unwrap();
+                    let coarse = rows == 2048
+                        || (rows as u64).is_power_of_two() && rows.trailing_zeros() % 2 == 0;
+                    assert!(coarse, "{s}");
+                }
+            }
+            _ => {}
+        }
+        check_structure_tensor(&input, &out, without);
+    }
+    let error = Ingredients::without("inlining,tiling")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("`tiling`") && error.contains("overlapped_tiles"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_histogram_without_rfactor_stays_serial_and_counts_right() {
+    let (input, out) = histogram();
+    let options = AutoScheduleOptions {
+        ingredients: Ingredients::without("rfactor").unwrap(),
+        ..two_threads()
+    };
+    let schedule = Pipeline::new(&out)
+        .auto_schedule(&Target::host(), &options)
+        .unwrap();
+    let factored =
+        (schedule.schedule.directives.iter()).any(|d| matches!(d, Directive::Rfactor { .. }));
+    assert!(!factored, "{}", schedule.to_rust());
+    let data = u8_image(333, 77);
+    let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
+    let inputs = Inputs::new().image(&input, data.clone());
+    let mut outs = compiled.realize(&inputs, &[0], &[256]).unwrap();
+    let got = Buffer::<i32>::try_from(outs.remove(0)).unwrap();
+    let mut want = [0i32; 256];
+    data.for_each_coord(|c| want[data.get(c) as usize] += 1);
+    for (bin, count) in want.iter().enumerate() {
+        assert_eq!(got.get(&[bin as i64]), count * 3, "bin {bin}");
     }
 }
 

@@ -23,7 +23,8 @@
 //! Beside them, for checking and calibrating the cost model: `sample` draws random schedules
 //! from the space with their predictions, `fit` fits the model's coefficients to measured times.
 //!
-//! `auto_schedule` (and `Pipeline::auto_schedule`) runs them all and applies the schedule.
+//! `auto_schedule` (and `Pipeline::auto_schedule`) runs them all and applies the schedule;
+//! `ingredients` switches parts of the space off, to measure what each is worth.
 
 pub mod classify;
 pub mod cost;
@@ -32,6 +33,7 @@ pub mod estimates;
 pub mod fit;
 pub mod footprint;
 pub mod graph;
+pub mod ingredients;
 pub mod machine;
 pub mod model;
 pub mod plan;
@@ -49,6 +51,7 @@ pub use classify::StageClass;
 pub use cost::{OpKind, StageCost};
 pub use footprint::{Footprints, Region, Span};
 pub use graph::{Producer, StageGraph, StageId};
+pub use ingredients::Ingredients;
 pub use machine::Machine;
 pub use model::CostModel;
 pub use plan::Strategy;
@@ -148,6 +151,8 @@ pub struct AutoScheduleOptions {
     pub params: Vec<ParamBinding>,
     /// The cost model's coefficients (`CostModel::from_environment` by default).
     pub model: Option<CostModel>,
+    /// The parts of the space the search may use (all by default).
+    pub ingredients: Ingredients,
 }
 
 impl Default for AutoScheduleOptions {
@@ -157,6 +162,7 @@ impl Default for AutoScheduleOptions {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             params: Vec::new(),
             model: None,
+            ingredients: Ingredients::default(),
         }
     }
 }
@@ -221,9 +227,19 @@ pub fn auto_schedule(
     // predicted faster (a wrapper recomputes its Func for the other consumers, and keeps it
     // from being computed once and shared).
     let analysis = PipelineAnalysis::new(output, &options.params)?;
-    let plain = problem::Problem::new(&analysis, machine.clone(), model.clone())?;
+    let ingredients = options.ingredients;
+    let plain = problem::Problem::with_wrappers(
+        &analysis,
+        machine.clone(),
+        model.clone(),
+        Vec::new(),
+        ingredients,
+    )?;
     let plain_plans = search(&plain, options.algorithm)?;
-    let to_wrap = plain.to_wrap()?;
+    let to_wrap = match ingredients.wrappers && ingredients.inlining {
+        true => plain.to_wrap()?,
+        false => Vec::new(),
+    };
     let wrapped = wrap(output, &to_wrap)?;
     let wrapped_analysis = match wrapped.is_empty() {
         true => None,
@@ -231,7 +247,13 @@ pub fn auto_schedule(
     };
     let mut candidate = None;
     if let Some(analysis) = &wrapped_analysis {
-        let problem = problem::Problem::with_wrappers(analysis, machine, model, wrapped.clone())?;
+        let problem = problem::Problem::with_wrappers(
+            analysis,
+            machine,
+            model,
+            wrapped.clone(),
+            ingredients,
+        )?;
         let plans = search(&problem, options.algorithm)?;
         if total_ns(&plans) < total_ns(&plain_plans) {
             candidate = Some((problem, plans));

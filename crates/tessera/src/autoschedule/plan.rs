@@ -98,13 +98,16 @@ pub struct GroupPlan {
 }
 
 /// The best plan for a group of `members` with output `output`, or `None` if the group
-/// cannot be computed as one (a member with updates, or read outside the group).
+/// cannot be computed as one (a member with updates, or read outside the group), or not with
+/// the problem's ingredients.
 pub fn best_plan(
     problem: &Problem,
     output: usize,
     members: &BTreeSet<usize>,
 ) -> Result<Option<GroupPlan>> {
-    if !is_valid_group(problem, output, members) {
+    let ingredients = problem.ingredients;
+    let fused = members.len() > 1;
+    if !is_valid_group(problem, output, members) || (fused && !ingredients.fusion) {
         return Ok(None);
     }
     let plan = |strategy| -> Result<GroupPlan> {
@@ -159,7 +162,7 @@ pub fn best_plan(
         Ok(better)
     };
     for &channels_inside in channel_orders {
-        for &width in &widths {
+        for &width in widths.iter().filter(|_| ingredients.overlapped_tiles) {
             for &height in &heights {
                 let tiles = Strategy::Tiles {
                     width,
@@ -169,7 +172,7 @@ pub fn best_plan(
                 consider(tiles, &mut best)?;
             }
         }
-        if two_dimensional {
+        if two_dimensional && ingredients.sliding_windows {
             for &rows in &heights {
                 consider(
                     Strategy::Strips {
@@ -189,7 +192,10 @@ pub fn best_plan(
             .collect()
     };
     let (most_x, most_y) = (round_up(extent(0), lanes), extent(1));
-    loop {
+    if best.ns.is_infinite() {
+        return Ok(None);
+    }
+    while ingredients.size_refinement {
         let mut improved = false;
         match best.strategy {
             Strategy::Tiles {
@@ -224,9 +230,10 @@ pub fn best_plan(
             Strategy::Rows { .. } => {}
         }
         if !improved {
-            return Ok(Some(best));
+            break;
         }
     }
+    Ok(Some(best))
 }
 
 /// `unit` times powers of `ratio` below `most`, and `most`.

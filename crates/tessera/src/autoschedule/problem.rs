@@ -21,6 +21,7 @@ use super::cost::{reads_data, OpKind};
 use super::estimates::image_estimates;
 use super::footprint::{Region, Span};
 use super::graph::{Producer, StageId};
+use super::ingredients::Ingredients;
 use super::machine::Machine;
 use super::model::{CostModel, CostTerms, Term};
 use super::PipelineAnalysis;
@@ -88,6 +89,8 @@ pub struct Problem<'a> {
     pub machine: Machine,
     /// The cost model's coefficients.
     pub model: CostModel,
+    /// The parts of the space the search may use.
+    pub ingredients: Ingredients,
     /// Every Func, producers before consumers; the output is last.
     pub funcs: Vec<FuncInfo>,
     /// Which Funcs are inlined.
@@ -186,16 +189,18 @@ impl<'a> Problem<'a> {
         machine: Machine,
         model: CostModel,
     ) -> Result<Problem<'a>> {
-        Problem::with_wrappers(analysis, machine, model, Vec::new())
+        Problem::with_wrappers(analysis, machine, model, Vec::new(), Ingredients::default())
     }
 
     /// The problem of a pipeline in which the `wrapped` Funcs were split (`to_wrap`): each
-    /// original is inlined and each wrapper materialized, whatever inlining alone decides.
+    /// original is inlined and each wrapper materialized, whatever inlining alone decides;
+    /// the search may use only `ingredients`.
     pub fn with_wrappers(
         analysis: &'a PipelineAnalysis,
         machine: Machine,
         model: CostModel,
         wrapped: Vec<Wrapped>,
+        ingredients: Ingredients,
     ) -> Result<Problem<'a>> {
         let graph = &analysis.graph;
         let index: HashMap<Symbol, usize> = (graph.funcs.iter().enumerate())
@@ -251,6 +256,7 @@ impl<'a> Problem<'a> {
             analysis,
             machine,
             model,
+            ingredients,
             inlined: vec![false; funcs.len()],
             evaluations: Vec::new(),
             wrapped,
@@ -364,16 +370,19 @@ impl<'a> Problem<'a> {
             let materialize = points * self.model.time(&own);
             let traffic = points * info.bytes as f64 * self.model.l2_byte_ns;
             let original = self.wrapped.iter().any(|w| w.func == info.name);
-            if original || recompute <= materialize + traffic {
+            let cheaper = self.ingredients.inlining && recompute <= materialize + traffic;
+            if original || cheaper {
                 self.set_inlined(&[i], true);
                 evaluations[i] = calls;
             }
         }
-        self.inline_siblings_together(&mut evaluations);
-        self.materialize_expensive_inlines(&mut evaluations);
+        if self.ingredients.inlining {
+            self.inline_siblings_together(&mut evaluations);
+            self.materialize_expensive_inlines(&mut evaluations);
+        }
         self.evaluations = evaluations;
         for i in 0..self.funcs.len() {
-            if !self.inlined[i] {
+            if !self.inlined[i] && self.ingredients.parity_unrolling {
                 self.funcs[i].parity = self.parity_of(i, 0);
             }
         }

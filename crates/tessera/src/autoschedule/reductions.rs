@@ -170,7 +170,8 @@ fn factoring(
     pure_iterations: i64,
 ) -> Option<Factoring> {
     let f = &problem.funcs[i];
-    if !is_exact_reduction(update, f.name) || !update.schedule.splits.is_empty() {
+    let exact = is_exact_reduction(update, f.name);
+    if !problem.ingredients.rfactor || !exact || !update.schedule.splits.is_empty() {
         return None;
     }
     let rdom = update.rdom.as_ref()?;
