@@ -273,34 +273,43 @@ impl Interpreter {
                 name,
                 initial,
                 body,
-            } => {
-                let initial = self.eval_int(initial, || format!("the initial count of {name}"))?;
-                let instance = self.tasks().new_semaphore(initial);
-                self.semaphores.push((*name, instance));
-                let result = self.exec(body);
-                self.semaphores.pop();
-                result
-            }
-            StmtKind::Acquire { semaphore, count } => {
-                let (instance, count) = self.semaphore_units(*semaphore, count)?;
-                let tasks = self.tasks();
-                if tasks.try_acquire(instance, count) {
-                    return Ok(());
-                }
-                let baton = self.hand_over();
-                let wait = Wait::Units {
-                    semaphore: instance,
-                    count,
-                };
-                self.take_back(tasks.wait(self.task, Some(baton), wait)?);
-                Ok(())
-            }
+            } => self.exec_semaphore(*name, initial, body),
+            StmtKind::Acquire { semaphore, count } => self.exec_acquire(*semaphore, count),
             StmtKind::Release { semaphore, count } => {
                 let (instance, count) = self.semaphore_units(*semaphore, count)?;
                 self.tasks().release(instance, count);
                 Ok(())
             }
         }
+    }
+
+    // `exec` recurses once per level of statement nesting, on whatever stack its caller has
+    // (2 MB on a test thread): the synchronization arms stay out of line so that their locals
+    // do not grow every level's frame.
+    #[inline(never)]
+    fn exec_semaphore(&mut self, name: Symbol, initial: &Expr, body: &Stmt) -> Result<()> {
+        let initial = self.eval_int(initial, || format!("the initial count of {name}"))?;
+        let instance = self.tasks().new_semaphore(initial);
+        self.semaphores.push((name, instance));
+        let result = self.exec(body);
+        self.semaphores.pop();
+        result
+    }
+
+    #[inline(never)]
+    fn exec_acquire(&mut self, semaphore: Symbol, count: &Expr) -> Result<()> {
+        let (instance, count) = self.semaphore_units(semaphore, count)?;
+        let tasks = self.tasks();
+        if tasks.try_acquire(instance, count) {
+            return Ok(());
+        }
+        let baton = self.hand_over();
+        let wait = Wait::Units {
+            semaphore: instance,
+            count,
+        };
+        self.take_back(tasks.wait(self.task, Some(baton), wait)?);
+        Ok(())
     }
 
     /// The run's tasks, made at its first semaphore or fork.
@@ -349,6 +358,7 @@ impl Interpreter {
 
     /// Runs `first` as a new task on a thread of its own and `rest` here, then waits for
     /// `first` to end; the error of the side that failed first is returned.
+    #[inline(never)]
     fn exec_fork(&mut self, first: &Stmt, rest: &Stmt) -> Result<()> {
         let tasks = self.tasks();
         let task = tasks.new_task();
