@@ -110,6 +110,8 @@ pub enum Directive {
     },
     /// `f.store_nontemporal()`.
     StoreNontemporal { func: String },
+    /// `f.async_()`.
+    Async { func: String },
     /// `f.prefetch(&producer, at, from, offset, strategy)` of a Func `producer` (the script
     /// names Funcs only, not input images).
     Prefetch {
@@ -177,6 +179,7 @@ impl Directive {
             | Directive::Parallel { func, .. }
             | Directive::FoldStorage { func, .. }
             | Directive::StoreNontemporal { func }
+            | Directive::Async { func }
             | Directive::Prefetch { func, .. }
             | Directive::Wrap { func, .. }
             | Directive::Bound { func, .. }
@@ -292,6 +295,9 @@ impl Directive {
             Directive::StoreNontemporal { .. } => {
                 f.store_nontemporal();
             }
+            Directive::Async { .. } => {
+                f.async_();
+            }
             Directive::Prefetch {
                 producer,
                 at,
@@ -395,6 +401,7 @@ impl Directive {
                 format!("{f}.fold_storage({var:?}, {factor});")
             }
             Directive::StoreNontemporal { .. } => format!("{f}.store_nontemporal();"),
+            Directive::Async { .. } => format!("{f}.async_();"),
             Directive::Prefetch {
                 producer,
                 at,

@@ -1,6 +1,7 @@
 //! The Stmt interpreter on hand-built statements at both storage levels (Realize/Provide/Call
 //! and Allocate/Store/Load), with vectors, folded storage and parallel loops, each compared
-//! with plain Rust loops computing the same thing; plus its errors and statistics.
+//! with plain Rust loops computing the same thing; plus its errors and statistics, and forks
+//! whose sides interleave at semaphore waits.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -951,4 +952,90 @@ fn vector_let_bindings_are_read_per_lane_and_params_bind() {
         Some(Value::Int(40))
     );
     assert_eq!(take::<i32>(&mut interp, "out").data(), &[10, 20, 30, 40]);
+}
+
+// ---- forks and semaphores -------------------------------------------------------------
+
+fn semaphore(name: &str, initial: i32, body: Stmt) -> Stmt {
+    Stmt::new(StmtKind::Semaphore {
+        name: sym(name),
+        initial: int(initial),
+        body,
+    })
+}
+fn acquire(semaphore: &str) -> Stmt {
+    Stmt::new(StmtKind::Acquire {
+        semaphore: sym(semaphore),
+        count: int(1),
+    })
+}
+fn release(semaphore: &str) -> Stmt {
+    Stmt::new(StmtKind::Release {
+        semaphore: sym(semaphore),
+        count: int(1),
+    })
+}
+fn fork(first: Stmt, rest: Stmt) -> Stmt {
+    Stmt::new(StmtKind::Fork { first, rest })
+}
+
+#[test]
+fn the_sides_of_a_fork_interleave_at_semaphore_waits() {
+    // Ping-pong: each side waits for the other every iteration, which neither order of
+    // running one side to its end could satisfy.
+    let i = var("i");
+    let producer = serial(
+        "i",
+        int(0),
+        int(3),
+        Stmt::block([
+            store("out", i.clone() * 2, i.clone() * 10),
+            release("produced"),
+            acquire("consumed"),
+        ]),
+    );
+    let consumer = serial(
+        "i",
+        int(0),
+        int(3),
+        Stmt::block([
+            acquire("produced"),
+            store(
+                "out",
+                i.clone() * 2 + 1,
+                load(Type::i32(), "out", i.clone() * 2) + 1,
+            ),
+            release("consumed"),
+        ]),
+    );
+    let s = semaphore(
+        "produced",
+        0,
+        semaphore("consumed", 0, fork(producer, consumer)),
+    );
+    let mut interp = interpreter(vec![("out", Buffer::<i32>::new(&[6]).into())]);
+    interp.run(&s).unwrap();
+    assert_eq!(
+        take::<i32>(&mut interp, "out").data(),
+        &[0, 1, 10, 11, 20, 21]
+    );
+    assert_eq!(interp.stats().stores[&sym("out")], 6);
+}
+
+#[test]
+fn a_fork_whose_sides_wait_for_what_no_side_releases_is_a_deadlock_error() {
+    let s = semaphore("never", 0, fork(acquire("never"), acquire("never")));
+    let e = interpreter(vec![]).run(&s).unwrap_err().to_string();
+    assert!(e.contains("deadlock"), "{e}");
+}
+
+#[test]
+fn a_failing_side_ends_the_fork_with_its_error_while_the_other_waits() {
+    let fail = Stmt::new(StmtKind::Assert {
+        condition: Expr::bool_(false),
+        message: vec![MessagePart::Text("the producer failed".into())],
+    });
+    let s = semaphore("produced", 0, fork(fail, acquire("produced")));
+    let e = interpreter(vec![]).run(&s).unwrap_err().to_string();
+    assert!(e.contains("the producer failed"), "{e}");
 }

@@ -109,6 +109,7 @@ fn script() -> ScheduleScript {
                 offset: 1,
                 strategy: PrefetchBoundStrategy::Clamp,
             },
+            Directive::Async { func: "f".into() },
         ],
     }
 }
@@ -128,6 +129,7 @@ fn schedule_in_rust(f: &Func, g: &Func, out: &Func) {
     let f_in_g = f.in_(g);
     f_in_g.compute_at(out, "tile");
     out.prefetch(g, "yi", "yi", 1, PrefetchBoundStrategy::Clamp);
+    f.async_();
 }
 
 #[test]
@@ -136,6 +138,7 @@ fn a_script_lowers_as_the_same_directives_in_rust_and_computes_the_same_values()
     schedule_in_rust(&f, &g, &out);
     let by_hand = Pipeline::new(&out).lower_to_string().unwrap();
     assert!(by_hand.contains("prefetch g["), "{by_hand}");
+    assert!(by_hand.contains("fork {"), "{by_hand}");
 
     let (_, _, out) = pipeline();
     script().apply(&out).unwrap();
@@ -180,6 +183,7 @@ fn a_script_prints_as_the_rust_that_applies_it() {
         lines[14],
         r#"out.prefetch(&g, "yi", "yi", 1, PrefetchBoundStrategy::Clamp);"#
     );
+    assert_eq!(lines[15], "f.async_();");
 }
 
 #[test]

@@ -96,6 +96,16 @@ typedef struct {{
    first non-zero task result. */
 int32_t tessera_parallel_for(int32_t (*task)(const void *closure, int32_t index),
                              const void *closure, int32_t min, int32_t extent);
+/* Provided by the program: run task(closure, 0) and task(closure, 1) concurrently, side 0 on a
+   thread of its own (the two may wait for each other), return 0 or the first non-zero result;
+   when a side fails, release more units than any wait asks for to each of the `count`
+   semaphores the sides share, so the other side does not wait forever. */
+int32_t tessera_fork(int32_t (*task)(const void *closure, int32_t index), const void *closure,
+                     int64_t *const *semaphores, int32_t count);
+/* Provided by the program: take `count` units of the semaphore (an int64_t the pipeline
+   initializes), waiting until it holds them; give it `count` units. */
+void tessera_semaphore_acquire(int64_t *semaphore, int32_t count);
+void tessera_semaphore_release(int64_t *semaphore, int32_t count);
 /* Provided by the program: 64-byte-aligned scratch memory (NULL on failure), and its release. */
 void *tessera_malloc(void *user_context, int64_t bytes, const char *allocation_name);
 void tessera_free(void *user_context, void *block);

@@ -7,12 +7,13 @@ use super::symbol_map::SymbolMap;
 use crate::eval::value::Value;
 use crate::ir::Symbol;
 
+#[derive(Clone)]
 enum Lanes {
     Scalar(Value),
     Vector(Vec<Value>),
 }
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(super) struct Env {
     params: SymbolMap<Value>,
     /// Scoped bindings, innermost last; a few dozen at most, so a reverse scan is fastest.

@@ -5,17 +5,21 @@
 //! boxes, allocations or bound buffers are errors naming what was accessed where; new storage
 //! holds garbage, not zeros; and parallel loops run their iterations in a seeded pseudo-random
 //! order, so schedules whose parallel iterations are not independent give wrong results.
+//! The two sides of a `Fork` run as tasks interleaving at semaphore waits (`tasks`).
 
 mod env;
 mod memory;
 mod random;
 mod symbol_map;
+mod tasks;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use self::env::Env;
 use self::memory::Memory;
 use self::random::SplitMix64;
+use self::tasks::{Baton, Tasks, Wait};
 use crate::error::{Error, Result};
 use crate::eval::expr::{EvalContext, ExprEval};
 use crate::eval::print::PrintHandler;
@@ -50,7 +54,20 @@ pub struct Interpreter {
     /// Draws the iteration order of each parallel loop; restarted from the seed by each run.
     parallel_order: SplitMix64,
     stats: InterpStats,
+    /// The run's tasks and semaphores, from its first semaphore on.
+    tasks: Option<Arc<Tasks>>,
+    /// This interpreter's task (0: the run's own; a fork's first side runs another).
+    task: usize,
+    /// Whether this task holds the shared state (`tasks::Baton`) now.
+    holds_baton: bool,
+    /// The semaphores declared around the statement executing, innermost last, each with
+    /// its instance in `tasks`.
+    semaphores: Vec<(Symbol, usize)>,
 }
+
+/// The stack of the thread a fork's first side runs on: the interpreter recurses over the
+/// statement (reserved, used only as deep as the recursion goes).
+const FORK_STACK_BYTES: usize = 256 << 20;
 
 /// What expressions see while a statement executes.
 #[derive(Default)]
@@ -95,6 +112,10 @@ impl Interpreter {
             parallel_seed: 0,
             parallel_order: SplitMix64::new(0),
             stats: InterpStats::default(),
+            tasks: None,
+            task: 0,
+            holds_baton: true,
+            semaphores: Vec::new(),
         }
     }
 
@@ -137,6 +158,7 @@ impl Interpreter {
     pub fn run(&mut self, s: &Stmt) -> Result<()> {
         self.stats = InterpStats::default();
         self.parallel_order = SplitMix64::new(self.parallel_seed);
+        self.tasks = None;
         self.exec(s)
     }
 
@@ -246,7 +268,150 @@ impl Interpreter {
                 in_bounds,
             } => self.exec_prefetch(*buffer, *ty, args, *flat, *in_bounds),
             StmtKind::Free { buffer } => self.state.memory.free_early(*buffer),
+            StmtKind::Fork { first, rest } => self.exec_fork(first, rest),
+            StmtKind::Semaphore {
+                name,
+                initial,
+                body,
+            } => self.exec_semaphore(*name, initial, body),
+            StmtKind::Acquire { semaphore, count } => self.exec_acquire(*semaphore, count),
+            StmtKind::Release { semaphore, count } => {
+                let (instance, count) = self.semaphore_units(*semaphore, count)?;
+                self.tasks().release(instance, count);
+                Ok(())
+            }
         }
+    }
+
+    // `exec` recurses once per level of statement nesting, on whatever stack its caller has
+    // (2 MB on a test thread): the synchronization arms stay out of line so that their locals
+    // do not grow every level's frame.
+    #[inline(never)]
+    fn exec_semaphore(&mut self, name: Symbol, initial: &Expr, body: &Stmt) -> Result<()> {
+        let initial = self.eval_int(initial, || format!("the initial count of {name}"))?;
+        let instance = self.tasks().new_semaphore(initial);
+        self.semaphores.push((name, instance));
+        let result = self.exec(body);
+        self.semaphores.pop();
+        result
+    }
+
+    #[inline(never)]
+    fn exec_acquire(&mut self, semaphore: Symbol, count: &Expr) -> Result<()> {
+        let (instance, count) = self.semaphore_units(semaphore, count)?;
+        let tasks = self.tasks();
+        if tasks.try_acquire(instance, count) {
+            return Ok(());
+        }
+        let baton = self.hand_over();
+        let wait = Wait::Units {
+            semaphore: instance,
+            count,
+        };
+        self.take_back(tasks.wait(self.task, Some(baton), wait)?);
+        Ok(())
+    }
+
+    /// The run's tasks, made at its first semaphore or fork.
+    fn tasks(&mut self) -> Arc<Tasks> {
+        self.tasks
+            .get_or_insert_with(|| Arc::new(Tasks::new()))
+            .clone()
+    }
+
+    /// The instance of `semaphore` and the units `count` asks for of it.
+    fn semaphore_units(&mut self, semaphore: Symbol, count: &Expr) -> Result<(usize, i64)> {
+        let instance = self
+            .semaphores
+            .iter()
+            .rev()
+            .find(|(name, _)| *name == semaphore)
+            .map(|(_, instance)| *instance)
+            .ok_or_else(|| malformed(format!("the semaphore {semaphore} is not declared")))?;
+        let count = self.eval_int(count, || format!("the units of {semaphore}"))?;
+        if count < 0 {
+            return Err(Error::Runtime(format!(
+                "{count} units of the semaphore {semaphore} asked for"
+            )));
+        }
+        Ok((instance, count))
+    }
+
+    /// Gives up the shared state, for another task to run.
+    fn hand_over(&mut self) -> Baton {
+        self.holds_baton = false;
+        Baton {
+            memory: std::mem::take(&mut self.state.memory),
+            print: std::mem::take(&mut self.state.print),
+            stats: std::mem::take(&mut self.stats),
+            parallel_order: std::mem::replace(&mut self.parallel_order, SplitMix64::new(0)),
+        }
+    }
+
+    fn take_back(&mut self, baton: Baton) {
+        self.holds_baton = true;
+        self.state.memory = baton.memory;
+        self.state.print = baton.print;
+        self.stats = baton.stats;
+        self.parallel_order = baton.parallel_order;
+    }
+
+    /// Runs `first` as a new task on a thread of its own and `rest` here, then waits for
+    /// `first` to end; the error of the side that failed first is returned.
+    #[inline(never)]
+    fn exec_fork(&mut self, first: &Stmt, rest: &Stmt) -> Result<()> {
+        let tasks = self.tasks();
+        let task = tasks.new_task();
+        let mut side = Interpreter {
+            state: State {
+                env: self.state.env.clone(),
+                ..State::default()
+            },
+            parallel_seed: self.parallel_seed,
+            parallel_order: SplitMix64::new(0),
+            stats: InterpStats::default(),
+            tasks: Some(tasks.clone()),
+            task,
+            holds_baton: false,
+            semaphores: self.semaphores.clone(),
+        };
+        std::thread::scope(|scope| {
+            let side_tasks = tasks.clone();
+            let spawned = std::thread::Builder::new()
+                .name("tessera-interp-fork".into())
+                .stack_size(FORK_STACK_BYTES)
+                .spawn_scoped(scope, move || {
+                    let result = side_tasks
+                        .wait(task, None, Wait::Baton)
+                        .map(|baton| side.take_back(baton))
+                        .and_then(|()| side.exec(first));
+                    let failed_first = result.is_err() && side_tasks.fail();
+                    let baton = side.holds_baton.then(|| side.hand_over());
+                    side_tasks.finish(task, baton);
+                    (result, failed_first)
+                });
+            let first_side = match spawned {
+                Ok(handle) => handle,
+                Err(e) => {
+                    tasks.finish(task, None);
+                    return Err(Error::Runtime(format!("cannot start a fork's thread: {e}")));
+                }
+            };
+            let rest_result = self.exec(rest);
+            if rest_result.is_err() {
+                tasks.fail();
+            }
+            let baton = self.holds_baton.then(|| self.hand_over());
+            self.take_back(tasks.wait(self.task, baton, Wait::Finished(task))?);
+            let (first_result, first_failed_first) = first_side
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            if first_failed_first {
+                first_result
+            } else {
+                rest_result.and(first_result)
+            }
+        })
     }
 
     fn exec_for(

@@ -276,7 +276,17 @@ fn print_stmt(out: &mut String, s: &Stmt, depth: usize) -> fmt::Result {
         | StmtKind::For { .. }
         | StmtKind::Allocate { .. }
         | StmtKind::Realize { .. }
+        | StmtKind::Semaphore { .. }
         | StmtKind::Atomic { .. } => unreachable!("handled above"),
+        StmtKind::Fork { first, rest } => {
+            out.push_str("fork");
+            print_body(out, first, depth)?;
+            indent(out, depth);
+            out.push_str("and");
+            print_body(out, rest, depth)
+        }
+        StmtKind::Acquire { semaphore, count } => writeln!(out, "acquire {semaphore}({count})"),
+        StmtKind::Release { semaphore, count } => writeln!(out, "release {semaphore}({count})"),
         StmtKind::LetStmt { name, value, body } => {
             writeln!(out, "let {name} = {value}")?;
             print_stmt(out, body, depth)
@@ -428,6 +438,14 @@ pub(super) fn write_header<'a>(
         }
         StmtKind::Atomic { body } => {
             out.push_str("atomic");
+            body
+        }
+        StmtKind::Semaphore {
+            name,
+            initial,
+            body,
+        } => {
+            write!(out, "semaphore {name} = {initial}")?;
             body
         }
         _ => return Ok(None),

@@ -291,6 +291,9 @@ pub struct FuncSchedule {
     pub prefetches: Vec<PrefetchDirective>,
     /// `memoize`: the region computed is cached across runs of one compiled pipeline.
     pub memoize: Option<Memoize>,
+    /// `async_`: each production runs concurrently with what consumes it, which waits for
+    /// it (`lower::async_producers`).
+    pub async_producer: bool,
     /// Mistakes found while scheduling, reported by lowering.
     pub errors: Vec<ScheduleError>,
 }
@@ -405,6 +408,7 @@ impl Default for FuncSchedule {
             memory: MemoryType::Auto,
             prefetches: Vec::new(),
             memoize: None,
+            async_producer: false,
             errors: Vec::new(),
         }
     }

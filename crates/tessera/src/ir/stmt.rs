@@ -173,6 +173,30 @@ pub enum StmtKind {
         else_case: Option<Stmt>,
     },
     Evaluate(Expr),
+    /// Runs `first` and `rest` concurrently and ends when both have (`Func::async_`: `first`
+    /// produces a Func, `rest` consumes it; `lower::async_producers`). Each side may wait for
+    /// the other only at an `Acquire`, so the two must be able to make progress together: a
+    /// fork never runs one side to its end before starting the other.
+    Fork {
+        first: Stmt,
+        rest: Stmt,
+    },
+    /// A counting semaphore named `name`, holding `initial` units, live during `body`.
+    Semaphore {
+        name: Symbol,
+        initial: Expr,
+        body: Stmt,
+    },
+    /// Waits until `semaphore` holds at least `count` units and takes them.
+    Acquire {
+        semaphore: Symbol,
+        count: Expr,
+    },
+    /// Gives `count` units to `semaphore`, waking a side waiting for them.
+    Release {
+        semaphore: Symbol,
+        count: Expr,
+    },
     /// `Func::prefetch`: brings the cache line holding one element of `buffer` into the
     /// caches; computes nothing. Before storage flattening (`flat` false) `buffer` is a Func
     /// or an input image and `args` its coordinates; after, `buffer` is flat storage and
@@ -355,6 +379,15 @@ impl Stmt {
             StmtKind::Evaluate(e) => fe(e),
             StmtKind::Prefetch { args, .. } => args.iter().for_each(fe),
             StmtKind::Free { .. } => {}
+            StmtKind::Fork { first, rest } => {
+                fs(first);
+                fs(rest)
+            }
+            StmtKind::Semaphore { initial, body, .. } => {
+                fe(initial);
+                fs(body)
+            }
+            StmtKind::Acquire { count, .. } | StmtKind::Release { count, .. } => fe(count),
         }
     }
 
@@ -509,6 +542,27 @@ impl Stmt {
                 in_bounds: *in_bounds,
             },
             StmtKind::Free { buffer } => StmtKind::Free { buffer: *buffer },
+            StmtKind::Fork { first, rest } => StmtKind::Fork {
+                first: ms(first),
+                rest: ms(rest),
+            },
+            StmtKind::Semaphore {
+                name,
+                initial,
+                body,
+            } => StmtKind::Semaphore {
+                name: *name,
+                initial: me(initial),
+                body: ms(body),
+            },
+            StmtKind::Acquire { semaphore, count } => StmtKind::Acquire {
+                semaphore: *semaphore,
+                count: me(count),
+            },
+            StmtKind::Release { semaphore, count } => StmtKind::Release {
+                semaphore: *semaphore,
+                count: me(count),
+            },
         };
         if !changed && !stmt_changed {
             return self.clone();

@@ -14,6 +14,8 @@
 //! 7. `sliding_window`        — reuse of values computed by earlier iterations
 //! 8. `compute_with`          — the outer loops of Funcs computed together fused
 //! 9. `skip_stages`           — productions skipped where their values are not needed
+//!    then `async_producers` — async Funcs' productions forked to run beside their consumers,
+//!    synchronized by semaphores
 //! 10. `image_checks`         — assertions that the input and output buffers are big enough
 //! 11. `storage_flattening`   — multi-dimensional storage to flat allocations
 //!     then `memoize`         — memoized Funcs' productions looked up in the pipeline's cache
@@ -44,6 +46,7 @@
 
 pub mod allocation_bounds;
 pub mod arguments;
+pub mod async_producers;
 pub mod bound_constant_extent_loops;
 pub mod bounds_inference;
 pub mod buffer_constraints;
@@ -288,9 +291,11 @@ fn lower_here(outputs: &[Func], options: &LowerOptions) -> Result<Lowered> {
     let mut size_lets = overflow_checks::let_names(&s);
     size_lets.retain(|n| !loop_lets.contains(n));
     let mut folded_over = storage_folding::FoldLoops::new();
+    let mut async_fold_windows = Vec::new();
     let s = r.run("storage_folding", s, |s| {
-        let (s, folds) = storage_folding::storage_folding(s, &env)?;
+        let (s, folds, windows) = storage_folding::storage_folding_with_windows(s, &env)?;
         folded_over = folds;
+        async_fold_windows = windows;
         Ok(s)
     })?;
     let s = r.run("sliding_window", s, |s| {
@@ -298,6 +303,13 @@ fn lower_here(outputs: &[Func], options: &LowerOptions) -> Result<Lowered> {
     })?;
     let s = r.run("compute_with", s, |s| compute_with::compute_with(s, &env))?;
     let s = r.run("skip_stages", s, |s| Ok(skip_stages::skip_stages(s, &env)))?;
+    let s = r.run("async_producers", s, |s| {
+        Ok(async_producers::async_producers(
+            s,
+            &env,
+            &async_fold_windows,
+        ))
+    })?;
     let output_regions = env
         .outputs
         .iter()

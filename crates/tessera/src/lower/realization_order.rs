@@ -103,6 +103,22 @@ pub fn realization_order(outputs: &[Function]) -> Result<Environment> {
             env.describe_outputs()
         )));
     }
+    if let Some(f) = env.order.iter().find(|n| {
+        let schedule = &env.funcs[*n].read().schedule;
+        schedule.async_producer
+            && (env.is_output(**n) || schedule.compute_level == LoopLevel::Inlined)
+    }) {
+        let why = if env.is_output(*f) {
+            format!("{f} is an output of the pipeline, which has no consumer to run beside")
+        } else {
+            format!("{f} is inlined, so it has no production of its own; compute it at root or at a loop of its consumer")
+        };
+        return Err(Error::Schedule(ScheduleError::of_directive(
+            *f,
+            "async_",
+            format!("{f}.async_(): {why}"),
+        )));
+    }
     // The default level, inlined, means root for an output, as in Halide; an explicit
     // `compute_inline` (which Halide cannot tell from the default) is refused.
     let role = if env.outputs.len() == 1 { "the" } else { "an" };

@@ -26,10 +26,40 @@ use crate::simplify::{can_prove, simplify};
 /// not reuse, across iterations of a loop outside one of them, points the fold overwrote.
 pub type FoldLoops = HashMap<Symbol, HashSet<Symbol>>;
 
+/// The window of a folded dimension of an async Func (`Func::async_`) that one iteration of
+/// the loop it is folded over uses, `[lo, hi]` with the loop variable free (before sliding:
+/// what the iteration reads or writes): `async_producers` guards the fold with a counting
+/// semaphore, the producer acquiring coordinates as the window advances and the consumer
+/// releasing those it is done with.
+#[derive(Clone, Debug)]
+pub struct FoldWindow {
+    pub func: Symbol,
+    pub dim: usize,
+    pub factor: i32,
+    pub loop_var: Symbol,
+    pub lo: Expr,
+    pub hi: Expr,
+}
+
 pub fn storage_folding(s: &Stmt, env: &Environment) -> Result<(Stmt, FoldLoops)> {
-    let mut folded_over = FoldLoops::new();
-    let s = fold_realizations(s, env, &mut folded_over, &mut Constants::new())?;
-    Ok((s, folded_over))
+    storage_folding_with_windows(s, env).map(|(s, folded_over, _)| (s, folded_over))
+}
+
+/// `storage_folding`, and the window of every fold of an async Func.
+pub fn storage_folding_with_windows(
+    s: &Stmt,
+    env: &Environment,
+) -> Result<(Stmt, FoldLoops, Vec<FoldWindow>)> {
+    let mut folds = Folds::default();
+    let s = fold_realizations(s, env, &mut folds, &mut Constants::new())?;
+    Ok((s, folds.loops, folds.async_windows))
+}
+
+/// What folding records besides the statement.
+#[derive(Default)]
+struct Folds {
+    loops: FoldLoops,
+    async_windows: Vec<FoldWindow>,
 }
 
 /// The enclosing lets whose values are integer constants (e.g. a region's min fixed by
@@ -40,21 +70,21 @@ type Constants = HashMap<Symbol, Expr>;
 fn fold_realizations(
     s: &Stmt,
     env: &Environment,
-    folded_over: &mut FoldLoops,
+    recorded: &mut Folds,
     constants: &mut Constants,
 ) -> Result<Stmt> {
     match s.kind() {
-        StmtKind::Realize { .. } => fold_nest(s, env, folded_over, constants),
+        StmtKind::Realize { .. } => fold_nest(s, env, recorded, constants),
         StmtKind::LetStmt { name, value, body } if value.as_int_const().is_some() => {
             let shadowed = constants.insert(*name, value.clone());
-            let body = fold_realizations(body, env, folded_over, constants);
+            let body = fold_realizations(body, env, recorded, constants);
             match shadowed {
                 Some(outer) => constants.insert(*name, outer),
                 None => constants.remove(name),
             };
             Ok(Stmt::let_stmt(*name, value.clone(), body?))
         }
-        _ => s.try_map_stmts(|c| fold_realizations(c, env, folded_over, constants)),
+        _ => s.try_map_stmts(|c| fold_realizations(c, env, recorded, constants)),
     }
 }
 
@@ -67,7 +97,7 @@ fn fold_realizations(
 fn fold_nest(
     s: &Stmt,
     env: &Environment,
-    folded_over: &mut FoldLoops,
+    recorded: &mut Folds,
     constants: &mut Constants,
 ) -> Result<Stmt> {
     let mut nest = Vec::new();
@@ -76,7 +106,7 @@ fn fold_nest(
         nest.push(inside);
         inside = body;
     }
-    let body = fold_realizations(inside, env, folded_over, constants)?;
+    let body = fold_realizations(inside, env, recorded, constants)?;
     let mut regions = LoopRegions::default();
     let mut folds = Vec::new();
     let mut rebuilt = Vec::new();
@@ -100,10 +130,12 @@ fn fold_nest(
         };
         let serial_loops = find_serial_loops(&body, *func);
         for (d, bound) in bounds.iter_mut().enumerate() {
+            let mut fold_loops = Vec::new();
             let factor = match (serial_loops.as_slice(), asked(d)) {
                 // Folding automatically only where one loop produces it, as Halide.
                 ([l], None) => automatic_fold(&mut regions, l, *func, d, constants).map(|(factor, at)| {
-                    folded_over.entry(*func).or_default().insert(at);
+                    recorded.loops.entry(*func).or_default().insert(loop_name(&at));
+                    fold_loops.push(at);
                     factor
                 }),
                 ([_, ..], None) => None,
@@ -113,7 +145,8 @@ fn fold_nest(
                     };
                     for l in &serial_loops {
                         let l = explicit_fold_loop(&mut regions, l, *func, d);
-                        folded_over.entry(*func).or_default().insert(loop_name(&l));
+                        fold_loops.push(l.clone());
+                        recorded.loops.entry(*func).or_default().insert(loop_name(&l));
                         let extent = window_extent(regions.of(&l), *func, d, constants)
                             .map_err(refuse)?;
                         if extent > i64::from(factor) {
@@ -133,6 +166,24 @@ fn fold_nest(
                 ([], None) => None,
             };
             if let Some(factor) = factor {
+                if contents.schedule.async_producer {
+                    for l in &fold_loops {
+                        let window = regions.of(l).one_iteration.region(*func);
+                        let Some((Some(lo), Some(hi))) =
+                            window.map(|w| (w[d].min.clone(), w[d].max.clone()))
+                        else {
+                            unreachable!("a folded window is bounded");
+                        };
+                        recorded.async_windows.push(FoldWindow {
+                            func: *func,
+                            dim: d,
+                            factor,
+                            loop_var: loop_name(l),
+                            lo,
+                            hi,
+                        });
+                    }
+                }
                 folds.push((*func, d, factor));
                 *bound = Range {
                     min: Expr::i32(0),
@@ -449,11 +500,11 @@ fn automatic_fold(
     func: Symbol,
     d: usize,
     constants: &Constants,
-) -> Option<(i32, Symbol)> {
+) -> Option<(i32, Stmt)> {
     let mut l = outer.clone();
     loop {
         if let Some(factor) = automatic_factor(regions.of(&l), func, d, constants) {
-            return Some((factor, loop_name(&l)));
+            return Some((factor, l));
         }
         let StmtKind::For { body, .. } = l.kind() else {
             unreachable!("find_serial_loops finds loops")

@@ -717,6 +717,14 @@ impl Vectorizer {
                 }
             },
             StmtKind::Assert { .. } | StmtKind::Free { .. } => s.clone(),
+            StmtKind::Fork { .. }
+            | StmtKind::Semaphore { .. }
+            | StmtKind::Acquire { .. }
+            | StmtKind::Release { .. } => {
+                return Err(self.error(
+                    "an async Func is computed inside it: its tasks cannot run as vector lanes; compute it outside the vectorized loop",
+                ))
+            }
             StmtKind::Evaluate(e) => Stmt::new(StmtKind::Evaluate(self.expr(e)?)),
             StmtKind::Block(stmts) => Stmt::block(
                 stmts

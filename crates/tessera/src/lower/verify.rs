@@ -143,6 +143,7 @@ impl Verifier {
             scopes_made: 0,
             checked: FxHashSet::default(),
             around: Vec::new(),
+            semaphores: Vec::new(),
         };
         checker.stmt(s).map_err(|p| {
             let mut message = format!(
@@ -204,6 +205,8 @@ struct Checker<'a> {
     scopes_made: u64,
     checked: FxHashSet<(usize, u64)>,
     around: Vec<Around>,
+    /// The semaphores declared around the statement, innermost last.
+    semaphores: Vec<Symbol>,
 }
 
 impl Checker<'_> {
@@ -736,6 +739,27 @@ impl Checker<'_> {
                 }
             }
             StmtKind::Atomic { body } => self.stmt(body),
+            StmtKind::Fork { first, rest } => {
+                self.stmt(first)?;
+                self.stmt(rest)
+            }
+            StmtKind::Semaphore {
+                name,
+                initial,
+                body,
+            } => {
+                self.semaphore_count(initial, s)?;
+                self.semaphores.push(*name);
+                let result = self.stmt(body);
+                self.semaphores.pop();
+                result
+            }
+            StmtKind::Acquire { semaphore, count } | StmtKind::Release { semaphore, count } => {
+                if !self.semaphores.contains(semaphore) {
+                    return self.fail(format!("the semaphore {semaphore} is not declared here"), s);
+                }
+                self.semaphore_count(count, s)
+            }
             StmtKind::IfThenElse {
                 condition,
                 then_case,
@@ -784,6 +808,22 @@ impl Checker<'_> {
     }
 
     /// The condition of an `if` or an assertion: one bool.
+    /// A count of semaphore units: a scalar int32.
+    fn semaphore_count(&mut self, count: &Expr, s: &Stmt) -> Checked {
+        self.expr(count)?;
+        if count.ty() != Type::i32() {
+            return self.fail(
+                format!(
+                    "the semaphore count {} is {}, not int32",
+                    shown(&count.to_string()),
+                    count.ty()
+                ),
+                s,
+            );
+        }
+        Ok(())
+    }
+
     fn scalar_condition(&mut self, c: &Expr, s: &Stmt) -> Checked {
         self.expr(c)?;
         if c.ty() != Type::bool_() {

@@ -2,7 +2,8 @@
 //! `extern "C"` functions it calls — parallel loops on a rayon pool (`parallel`, each worker
 //! on its own CPU: `affinity`), scratch
 //! allocation with reuse across runs (`memory`, large blocks on huge pages: `huge_pages`), and
-//! error reporting and `print` (`context`), and `Func::memoize`'s cache (`memo_cache`).
+//! error reporting and `print` (`context`), `Func::memoize`'s cache (`memo_cache`), and
+//! `Func::async_`'s forks (`parallel`) and semaphores (`semaphore`).
 //!
 //! Generated code calls exactly the functions of `RUNTIME_FUNCTIONS`; the JIT maps their
 //! names to these implementations, and AOT users link their own (or call through the JIT).
@@ -15,10 +16,20 @@ pub mod libm;
 pub mod memo_cache;
 pub mod memory;
 pub mod parallel;
+pub mod semaphore;
 
 /// Every runtime function generated code may call, by symbol name, with its address.
-pub fn runtime_functions() -> [(&'static str, usize); 7] {
+pub fn runtime_functions() -> [(&'static str, usize); 10] {
     [
+        ("tessera_fork", parallel::tessera_fork as *const () as usize),
+        (
+            "tessera_semaphore_acquire",
+            semaphore::tessera_semaphore_acquire as *const () as usize,
+        ),
+        (
+            "tessera_semaphore_release",
+            semaphore::tessera_semaphore_release as *const () as usize,
+        ),
         (
             "tessera_parallel_for",
             parallel::tessera_parallel_for as *const () as usize,

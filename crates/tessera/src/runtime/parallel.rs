@@ -55,6 +55,82 @@ pub unsafe extern "C" fn tessera_parallel_for(
     first_error.load(Ordering::Relaxed)
 }
 
+/// Runs `task(closure, 0)` and `task(closure, 1)` concurrently (a `Fork`'s two sides) and
+/// returns 0, or the first error code a side returned. Side 0 gets a thread of its own, so
+/// the sides make progress together whatever the pool's workers are doing: one side may
+/// wait at a semaphore for the other however few workers the pool has, and inside a
+/// parallel loop. (Parallel loops within side 0 run on rayon's global pool.) When a side
+/// fails, the `count` semaphores at `semaphores` (those the sides share) are opened, so the
+/// other side, which may be waiting for the failed one, runs to its end instead of waiting
+/// forever; what it computes then is discarded with the error.
+///
+/// # Safety
+/// `task` must be safe to call concurrently with `closure` and the indices 0 and 1, and
+/// `semaphores` must hold `count` semaphores valid for `semaphore::tessera_semaphore_release`.
+pub unsafe extern "C" fn tessera_fork(
+    task: TaskFn,
+    closure: *const u8,
+    semaphores: *const *mut i64,
+    count: i32,
+) -> i32 {
+    let shared = SharedClosure(closure);
+    let shared_semaphores = SharedSemaphores(semaphores, count.max(0) as usize);
+    let run_side = move |side: i32| {
+        let (closure, semaphores) = (shared, shared_semaphores);
+        // SAFETY: the caller's contract: the task may run concurrently on its closure.
+        let code = unsafe { task(closure.0, side) };
+        if code != 0 {
+            // SAFETY: the caller's contract: the semaphores are valid while the fork runs.
+            unsafe { semaphores.open() };
+        }
+        code
+    };
+    std::thread::scope(|scope| {
+        let first = std::thread::Builder::new()
+            .name("tessera-fork".into())
+            .stack_size(FORK_STACK_BYTES)
+            .spawn_scoped(scope, move || run_side(0));
+        let Ok(first) = first else {
+            return FORK_FAILED;
+        };
+        let rest = run_side(1);
+        let first = first.join().unwrap_or(FORK_FAILED);
+        if first != 0 {
+            first
+        } else {
+            rest
+        }
+    })
+}
+
+/// The semaphores a fork's sides share.
+#[derive(Clone, Copy)]
+struct SharedSemaphores(*const *mut i64, usize);
+// SAFETY: the semaphores outlive the fork (its caller waits for both sides), and they are
+// only changed atomically.
+unsafe impl Send for SharedSemaphores {}
+unsafe impl Sync for SharedSemaphores {}
+
+impl SharedSemaphores {
+    /// Gives every semaphore more units than any wait asks for.
+    ///
+    /// # Safety
+    /// The pointers must be valid semaphores.
+    unsafe fn open(self) {
+        for i in 0..self.1 {
+            // SAFETY: the caller's contract: `self.0` holds `self.1` valid semaphores.
+            unsafe { super::semaphore::tessera_semaphore_release(*self.0.add(i), i32::MAX) };
+        }
+    }
+}
+
+/// The stack of a fork's thread: room for several of the largest stack allocations
+/// (`MemoryType::MAX_STACK_BYTES`) generated code makes.
+const FORK_STACK_BYTES: usize = 8 << 20;
+
+/// The code `tessera_fork` returns when it cannot run a side.
+const FORK_FAILED: i32 = -1;
+
 /// The most worker threads a pool may have. Far more threads than cores only adds switching
 /// and stack memory (each worker reserves its stack), and a count above this is a mistake
 /// (a mistyped count, a size passed for a count); 1024 leaves room for the largest machines.

@@ -104,6 +104,25 @@ impl Simplifier {
                 Stmt::block(stmts.iter().map(|c| self.stmt(c)).collect::<Vec<_>>())
             }
             StmtKind::Free { .. } => s.clone(),
+            StmtKind::Fork { first, rest } => {
+                let (first, rest) = (self.stmt(first), self.stmt(rest));
+                match (first.is_empty(), rest.is_empty()) {
+                    (true, _) => rest,
+                    (_, true) => first,
+                    _ => self.built(Stmt::new(StmtKind::Fork { first, rest })),
+                }
+            }
+            StmtKind::Acquire { .. } | StmtKind::Release { .. } => {
+                let r = s.map_children(|e| self.expr(e), |c| c.clone());
+                match r.kind() {
+                    StmtKind::Acquire { count, .. } | StmtKind::Release { count, .. }
+                        if count.as_int_const() == Some(0) =>
+                    {
+                        Stmt::empty()
+                    }
+                    _ => self.built(r),
+                }
+            }
             StmtKind::Prefetch { .. } => {
                 let r = s.map_children(|e| self.expr(e), |c| c.clone());
                 self.built(r)
@@ -126,6 +145,7 @@ impl Simplifier {
             StmtKind::ProducerConsumer { body, .. }
             | StmtKind::Atomic { body }
             | StmtKind::Allocate { body, .. }
+            | StmtKind::Semaphore { body, .. }
             | StmtKind::Realize { body, .. } => {
                 let b = self.stmt(body);
                 if b.is_empty() {

@@ -3,10 +3,14 @@
 //! the caller's stack holding what the body uses from outside: the user context, the values of
 //! the names it reads (lets, loop variables, parameters, buffer fields; vectors too, with their
 //! linear forms) and the base pointers of the buffers it accesses. Nested parallel loops nest task functions.
+//! A `Fork` is outlined the same way, its task running side 0 or side 1 by its index, which
+//! the runtime's `tessera_fork` runs concurrently; its semaphores (`Semaphore`) are `i64`s
+//! on the stack that the sides reach through their closure.
 
 use std::collections::HashSet;
 
 use inkwell::types::BasicTypeEnum;
+use inkwell::values::PointerValue;
 use inkwell::AddressSpace;
 
 use super::linear::Linear;
@@ -14,7 +18,7 @@ use super::values::{Built, Value};
 use super::{Binding, Codegen, Storage};
 use crate::error::{Error, Result};
 use crate::ir::visit::{walk_expr, walk_stmt, Visitor};
-use crate::ir::{Expr, ExprKind, Stmt, StmtKind, Symbol, Type};
+use crate::ir::{BinaryOp, Expr, ExprKind, Stmt, StmtKind, Symbol, Type};
 
 /// The names and buffers a statement refers to (some may be bound inside it; capturing those
 /// too is harmless).
@@ -22,6 +26,8 @@ use crate::ir::{Expr, ExprKind, Stmt, StmtKind, Symbol, Type};
 struct References {
     names: HashSet<Symbol>,
     buffers: HashSet<Symbol>,
+    /// The semaphores acquired or released, in the order first met (deterministic code).
+    semaphores: Vec<Symbol>,
 }
 
 impl Visitor for References {
@@ -38,8 +44,17 @@ impl Visitor for References {
         walk_expr(self, e)
     }
     fn visit_stmt(&mut self, s: &Stmt) {
-        if let StmtKind::Store { buffer, .. } | StmtKind::Prefetch { buffer, .. } = s.kind() {
-            self.buffers.insert(*buffer);
+        match s.kind() {
+            StmtKind::Store { buffer, .. } | StmtKind::Prefetch { buffer, .. } => {
+                self.buffers.insert(*buffer);
+            }
+            StmtKind::Acquire { semaphore, .. } | StmtKind::Release { semaphore, .. } => {
+                self.names.insert(*semaphore);
+                if !self.semaphores.contains(semaphore) {
+                    self.semaphores.push(*semaphore);
+                }
+            }
+            _ => {}
         }
         walk_stmt(self, s)
     }
@@ -86,7 +101,105 @@ impl<'ctx> Codegen<'ctx> {
         }
         let lo = self.expr(min)?;
         let count = self.expr(extent)?;
+        let (task, closure) = self.outline_task(name, body)?;
+        let ptr = self.ctx.ptr_type(AddressSpace::default());
+        let parallel_for = self.runtime_function("tessera_parallel_for", |cg| {
+            let i32t = cg.ctx.i32_type();
+            i32t.fn_type(&[ptr.into(), ptr.into(), i32t.into(), i32t.into()], false)
+        });
+        let code = self
+            .call(parallel_for, &[task.into(), closure.into(), lo, count])
+            .expect("internal error: tessera_parallel_for returns a code");
+        self.propagate_error(code)
+    }
 
+    /// `fork { first } and { rest }`: one task whose index picks the side.
+    pub(super) fn fork(&mut self, first: &Stmt, rest: &Stmt) -> Result<()> {
+        let side = Symbol::new("fork.side");
+        let body = Stmt::new(StmtKind::IfThenElse {
+            condition: Expr::binary(BinaryOp::Eq, Expr::var(side, Type::i32()), Expr::i32(0)),
+            then_case: first.clone(),
+            else_case: Some(rest.clone()),
+        });
+        let (task, closure) = self.outline_task(side, &body)?;
+        // The semaphores declared outside that the sides use, which the runtime opens when
+        // a side fails.
+        let mut refs = References::default();
+        refs.visit_stmt(&body);
+        let shared: Vec<_> = refs
+            .semaphores
+            .iter()
+            .filter_map(|name| match self.lookup(*name) {
+                Ok(Value::PointerValue(units)) => Some(units),
+                _ => None,
+            })
+            .collect();
+        let ptr = self.ctx.ptr_type(AddressSpace::default());
+        let i32t = self.ctx.i32_type();
+        // A struct of pointers: an array's layout, filled field by field.
+        let array_ty = self.ctx.struct_type(&vec![ptr.into(); shared.len()], false);
+        let semaphores = self.entry_alloca(array_ty, None, "fork.semaphores");
+        for (i, units) in shared.iter().enumerate() {
+            let slot = self
+                .builder
+                .build_struct_gep(array_ty, semaphores, i as u32, "")
+                .built();
+            self.builder.build_store(slot, *units).built();
+        }
+        let fork = self.runtime_function("tessera_fork", |_| {
+            i32t.fn_type(&[ptr.into(), ptr.into(), ptr.into(), i32t.into()], false)
+        });
+        let count = i32t.const_int(shared.len() as u64, false);
+        let code = self
+            .call(
+                fork,
+                &[task.into(), closure.into(), semaphores.into(), count.into()],
+            )
+            .expect("internal error: tessera_fork returns a code");
+        self.propagate_error(code)
+    }
+
+    /// A semaphore holding `initial` units, on the stack, bound to `name` during `body`.
+    pub(super) fn semaphore(&mut self, name: Symbol, initial: &Expr, body: &Stmt) -> Result<()> {
+        let i64t = self.ctx.i64_type();
+        let units = self.entry_alloca(i64t, Some(8), &name.to_string());
+        let initial = self.expr(initial)?.into_int_value();
+        let initial = self.builder.build_int_s_extend(initial, i64t, "").built();
+        self.builder.build_store(units, initial).built();
+        self.with_name(name, Value::from(units), |cg| cg.stmt(body))
+    }
+
+    /// `acquire` (or `release`) `count` units of `semaphore`.
+    pub(super) fn semaphore_units(
+        &mut self,
+        semaphore: Symbol,
+        count: &Expr,
+        acquire: bool,
+    ) -> Result<()> {
+        let units = self.lookup(semaphore)?;
+        let count = self.expr(count)?;
+        let ptr = self.ctx.ptr_type(AddressSpace::default());
+        let name = if acquire {
+            "tessera_semaphore_acquire"
+        } else {
+            "tessera_semaphore_release"
+        };
+        let f = self.runtime_function(name, |cg| {
+            cg.ctx
+                .void_type()
+                .fn_type(&[ptr.into(), cg.ctx.i32_type().into()], false)
+        });
+        self.call(f, &[units, count]);
+        Ok(())
+    }
+
+    /// `body` outlined into a task function of the index `index`, and the closure it takes,
+    /// filled here.
+    fn outline_task(
+        &mut self,
+        index: Symbol,
+        body: &Stmt,
+    ) -> Result<(PointerValue<'ctx>, PointerValue<'ctx>)> {
         let mut refs = References::default();
         refs.visit_stmt(body);
         // Innermost bindings only, in scope order (deterministic code).
@@ -135,21 +248,12 @@ impl<'ctx> Codegen<'ctx> {
         let task_ty = i32t.fn_type(&[ptr.into(), i32t.into()], false);
         let parent = self.f.function.get_name().to_string_lossy().into_owned();
         self.tasks += 1;
-        let task = self.add_function(&format!("{parent}.par_{name}.{}", self.tasks), task_ty);
+        let task = self.add_function(&format!("{parent}.par_{index}.{}", self.tasks), task_ty);
         let saved = self.begin_function(task);
-        let result = self.task_body(task, closure_ty, &values, &buffers, name, body);
+        let result = self.task_body(task, closure_ty, &values, &buffers, index, body);
         self.end_function(saved);
         result?;
-
-        let parallel_for = self.runtime_function("tessera_parallel_for", |cg| {
-            let i32t = cg.ctx.i32_type();
-            i32t.fn_type(&[ptr.into(), ptr.into(), i32t.into(), i32t.into()], false)
-        });
-        let task_ptr = task.as_global_value().as_pointer_value();
-        let code = self
-            .call(parallel_for, &[task_ptr.into(), closure.into(), lo, count])
-            .expect("internal error: tessera_parallel_for returns a code");
-        self.propagate_error(code)
+        Ok((task.as_global_value().as_pointer_value(), closure))
     }
 
     /// The body of a task function: unpack the closure, bind the loop variable, run the body.

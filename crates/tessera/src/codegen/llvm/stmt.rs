@@ -55,6 +55,18 @@ impl<'ctx> Codegen<'ctx> {
             } => self.store(*buffer, index, value, predicate.as_ref()),
             StmtKind::Atomic { body } => self.atomic(body),
             StmtKind::Free { buffer } => self.free_early(*buffer),
+            StmtKind::Fork { first, rest } => self.fork(first, rest),
+            StmtKind::Semaphore {
+                name,
+                initial,
+                body,
+            } => self.semaphore(*name, initial, body),
+            StmtKind::Acquire { semaphore, count } => {
+                self.semaphore_units(*semaphore, count, true)
+            }
+            StmtKind::Release { semaphore, count } => {
+                self.semaphore_units(*semaphore, count, false)
+            }
             StmtKind::Allocate {
                 buffer,
                 ty,

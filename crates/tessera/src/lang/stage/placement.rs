@@ -257,6 +257,14 @@ impl Func {
             })
         })
     }
+    /// Computes this Func as a task of its own, concurrently with what consumes it (Halide's
+    /// `Func::async`; `async` is a Rust keyword): each production runs ahead of the
+    /// consumer, which waits for it, and where the storage is folded the producer waits in
+    /// turn for the consumer to finish with the coordinates it would overwrite. Results are
+    /// unchanged. Lowering refuses it for an inlined Func and the pipeline's output.
+    pub fn async_(&self) -> &Func {
+        self.set_placement(|s| s.async_producer = true)
+    }
     /// Allocates this Func's storage outside all loops (with compute at a finer level, this
     /// enables the sliding window optimization).
     pub fn store_root(&self) -> &Func {
