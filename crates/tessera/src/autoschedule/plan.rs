@@ -202,7 +202,10 @@ pub fn best_plan(
     if best.ns.is_infinite() {
         return Ok(None);
     }
-    while ingredients.size_refinement {
+    if !ingredients.size_refinement {
+        return Ok(Some(best));
+    }
+    loop {
         let mut improved = false;
         match best.strategy {
             Strategy::Tiles {
@@ -237,10 +240,9 @@ pub fn best_plan(
             Strategy::Rows { .. } => {}
         }
         if !improved {
-            break;
+            return Ok(Some(best));
         }
     }
-    Ok(Some(best))
 }
 
 /// `unit` times powers of `ratio` below `most`, and `most`.
