@@ -1032,7 +1032,8 @@ fn each_ingredient_left_out_is_missing_from_a_schedule_that_still_computes_right
                 for s in strategies.iter().filter(|s| !s.starts_with("parallel")) {
                     let rows = *strategy_sizes(s).last().unwrap();
                     let coarse = rows == 2048
-                        || (rows as u64).is_power_of_two() && rows.trailing_zeros() % 2 == 0;
+                        || (rows as u64).is_power_of_two()
+                            && rows.trailing_zeros().is_multiple_of(2);
                     assert!(coarse, "{s}");
                 }
             }
