@@ -569,7 +569,7 @@ mod tests {
             .unwrap();
         // p is read outside a tag too; q and k only through theirs.
         assert!(
-            lookup.contains("f.s0.x.min, f.s0.x.max, p, (u8)q, k*2)"),
+            lookup.contains("f.s0.x.min, f.s0.x.max, p, u8(q), k*2)"),
             "{lookup}"
         );
         assert!(!after.contains("memoize_tag"), "{after}");
