@@ -27,6 +27,7 @@ pub use crate::lang::inline_reductions::{
     sum_named, sum_over,
 };
 pub use crate::lang::math::*;
+pub use crate::lang::memoize_tag::{memoize_tag, memoize_tag_with};
 pub use crate::lang::operators::ExprOps;
 pub use crate::lang::param::{Param, ParamBinding};
 pub use crate::lang::print::{print, print_when};

@@ -330,3 +330,89 @@ fn output_lists_and_schedules_that_cannot_be_pipelines_are_errors_naming_the_fun
         &["mo_err_f is an output"],
     );
 }
+
+/// Halide's RGB-to-YUV-420 shape (`print_loop_nest.cpp`): `y` the input's channel 0, `u`
+/// and `v` channels 1 and 2 at every other pixel; y in 8 x 2 tiles, u and v in 4 x 1.
+fn yuv(prefix: &str, input: &ImageParam) -> [Func; 3] {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let outputs = ["y", "u", "v"].map(|n| Func::new(&format!("{prefix}_{n}")));
+    for (c, out) in outputs.iter().enumerate() {
+        let step = if c == 0 { 1 } else { 2 };
+        out.define((x, y), input.at((x * step, y * step, c as i32)))
+            .unwrap();
+        let (w, h) = if c == 0 { (8, 2) } else { (4, 1) };
+        out.tile(x, y, "xo", "yo", "xi", "yi", w, h);
+    }
+    outputs
+}
+
+#[test]
+fn outputs_computed_with_one_another_share_their_loops() {
+    let input = ImageParam::new(Type::u16(), 3, "mo_yuv_in");
+    let image = Buffer::<u16>::from_fn(&[0, 0, 0], &[96, 64, 3], |c| {
+        ((c[0] * 7 + c[1] * 13 + c[2] * 101) % 1000) as u16
+    });
+    // Halide's 4:2:0 sizes (u and v half of y each way, so their tiles line up with y's),
+    // then sizes whose tiles do not line up and whose edges are partial tiles.
+    let sizes: [[OutputBox; 3]; 2] = [
+        [
+            (&[0, 0], &[48, 32]),
+            (&[0, 0], &[24, 16]),
+            (&[0, 0], &[24, 16]),
+        ],
+        [
+            (&[0, 0], &[45, 31]),
+            (&[3, 1], &[19, 13]),
+            (&[1, 0], &[30, 5]),
+        ],
+    ];
+    for boxes in sizes {
+        let [oy, ou, ov] = yuv("mo_yuv", &input);
+        ou.compute_with(&oy, "xo");
+        ov.compute_with(&oy, "xo");
+        let pipeline = Pipeline::with_outputs(&[&oy, &ou, &ov]);
+        // v's innermost loop runs inside y's x tiles.
+        let nest = pipeline.loop_nest().unwrap();
+        let at = |loop_name: &str| nest.find(&format!("for ({loop_name},")).unwrap();
+        assert!(at("mo_yuv_y.s0.x.xo") < at("mo_yuv_v.s0.x.xi"), "{nest}");
+        assert!(!nest.contains("for (mo_yuv_v.s0.x.xo,"), "{nest}");
+        let images = [(&input, image.clone().into())];
+        for (runner, out) in run_everywhere(&pipeline, &images, &boxes).0 {
+            for (c, (buffer, b)) in out.iter().zip(boxes).enumerate() {
+                let step = if c == 0 { 1 } else { 2 };
+                check(&format!("{runner} channel {c}"), buffer, b, |p| {
+                    image.get(&[p[0] * step, p[1] * step, c as i64])
+                });
+            }
+        }
+    }
+}
+
+#[test]
+fn outputs_whose_loops_cannot_fuse_are_errors_naming_them() {
+    let input = ImageParam::new(Type::u16(), 3, "mo_yuv_err_in");
+    let [oy, ou, ov] = yuv("mo_yuv_err", &input);
+    oy.parallel("yo");
+    ou.compute_with(&oy, "xo");
+    assert_error(
+        Pipeline::with_outputs(&[&oy, &ou, &ov]).lower_to_string(),
+        &[
+            "mo_yuv_err_u.compute_with(mo_yuv_err_y, xo)",
+            "differ",
+            "parallel for mo_yuv_err_y.s0.y.yo",
+        ],
+    );
+    // An output read by another is computed before it, not with it.
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let (a, b) = (Func::new("mo_with_a"), Func::new("mo_with_b"));
+    a.define((x, y), input.at((x, y, 0)) + 1).unwrap();
+    b.define((x, y), a.at((x, y)) * 2).unwrap();
+    b.compute_with(&a, "x");
+    assert_error(
+        Pipeline::with_outputs(&[&a, &b]).lower_to_string(),
+        &[
+            "mo_with_b.compute_with(mo_with_a, x)",
+            "mo_with_b uses mo_with_a",
+        ],
+    );
+}

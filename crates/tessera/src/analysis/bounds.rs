@@ -658,7 +658,7 @@ impl<'a> Bounder<'a> {
                 }
             }
             Lerp => self.lerp(args, &x, ty),
-            Likely | LikelyIfInnermost => x,
+            Likely | LikelyIfInnermost | MemoizeTag => x,
             // What is promised bounds the value: intersected with constant bounds of the
             // value, otherwise the promise alone (a Param with a range is bounded by the
             // range, not by itself: a symbolic end would need proofs about it the range

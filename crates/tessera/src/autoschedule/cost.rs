@@ -175,7 +175,8 @@ fn intrinsic_kind(i: Intrinsic) -> Option<OpKind> {
         | Print { .. }
         | Random
         | MemoizeLookup { .. }
-        | MemoizeStore { .. } => None,
+        | MemoizeStore { .. }
+        | MemoizeTag => None,
     }
 }
 

@@ -465,7 +465,7 @@ pub fn intrinsic(op: Intrinsic, args: &[Value], arg_types: &[Type], result: Type
             wrap_int(count as i128, result)
         }
         Reinterpret => Value::from_bits(a.to_bits(), result),
-        Likely | LikelyIfInnermost | PromiseClamped => a,
+        Likely | LikelyIfInnermost | PromiseClamped | MemoizeTag => a,
         // The condition is checked by `eval::expr`, which can fail.
         Require { .. } => args[1],
         // The printing is `eval::expr`'s.

@@ -206,6 +206,11 @@ pub enum Intrinsic {
         buffer: Symbol,
         cache_name: Symbol,
     },
+    /// `memoize_tag(value, keys..)` (Halide's `memoize_tag`): the value. A memoized Func
+    /// reading it keys its cache on the tag instead of what the value reads: on the value
+    /// itself without keys, on the keys alone with them (`lang::memoize_tag`). Lowering
+    /// takes tags out of the statement once definitions are in it (`lower::memoize`).
+    MemoizeTag,
 }
 
 /// Where a value goes in a `require` message's interned text.
@@ -255,6 +260,7 @@ impl Intrinsic {
             Random => "random",
             MemoizeLookup { .. } => "memoize_lookup",
             MemoizeStore { .. } => "memoize_store",
+            MemoizeTag => "memoize_tag",
         }
     }
 

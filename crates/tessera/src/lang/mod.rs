@@ -15,6 +15,7 @@ pub mod implicit;
 pub(crate) mod independent_iterations;
 pub mod inline_reductions;
 pub mod math;
+pub mod memoize_tag;
 pub mod naming;
 pub mod operators;
 pub mod param;

@@ -3,7 +3,8 @@
 //! once).
 //!
 //! Each stage may be computed with one stage of another Func (its host); Funcs linked so
-//! form a group realized as one production. The pass runs after the sliding window, when
+//! form a group realized as one production. Outputs of a pipeline may be members (computed
+//! at root, whatever their schedule says): each still writes only its own buffer's region. The pass runs after the sliding window, when
 //! each Func's loop nest is final. The production that comes first hosts the group; the
 //! others are left empty, and the lets and storage between them move above the first, so
 //! every member's storage and bounds are in scope where it is now computed. Each member's
@@ -226,13 +227,15 @@ impl Fusion {
         if !env.funcs.contains_key(&g) {
             return Err(err(format!("{g} is not computed by this pipeline")));
         }
-        if let Some(output) = [f, g].into_iter().find(|&n| env.is_output(n)) {
-            return Err(err(format!(
-                "the output {output} is computed in its own loops; fuse the Funcs it uses"
-            )));
-        }
         let (fc, gc) = (env.func(f).read(), env.func(g).read());
-        let level = |c: &FunctionContents| c.schedule.compute_level.clone();
+        // An output is computed at root whatever its schedule says (inline by default).
+        let level = |c: &FunctionContents| {
+            if env.is_output(c.name) {
+                LoopLevel::Root
+            } else {
+                c.schedule.compute_level.clone()
+            }
+        };
         if !same_level(&level(&fc), &level(&gc)) {
             return Err(err(format!(
                 "both must be computed at the same loop level, but {f} is computed at {} and {g} at {}",

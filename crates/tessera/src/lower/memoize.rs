@@ -13,9 +13,15 @@
 //! entries (as in Halide). A Func with several values looks up each value's buffer: it is computed unless all hit. Runs
 //! after storage flattening, where each value's storage is one flat allocation.
 //!
+//! A `memoize_tag` (`lang::memoize_tag`) in the definitions puts its keys (its value, or
+//! the keys given with it) in the key in place of anything it reads; the tags themselves
+//! leave the statement once scheduling has put the definitions in it (`without_tags`).
+//!
 //! As Halide does, memoizing the pipeline's output, or a Func stored at another level than
-//! it is computed, is refused; so is a Func whose values read an input image (its contents
-//! are no part of the key; Halide refuses it too) and an inlined one (nothing is stored).
+//! it is computed, is refused; so is a Func whose values read an input image outside a tag
+//! (its contents are no part of the key; Halide refuses it too), a tag key reading a Var,
+//! Func or image (it is computed before the production), and an inlined Func (nothing is
+//! stored).
 
 use std::collections::BTreeMap;
 
@@ -25,7 +31,9 @@ use crate::error::{Error, Result};
 use crate::ir::function::{Function, Wrapped};
 use crate::ir::schedule::LoopLevel;
 use crate::ir::substitute::free_vars;
-use crate::ir::visit::{mutate_stmt_children, visit_exprs, visit_stmt_exprs, Mutator};
+use crate::ir::visit::{
+    mutate_expr_children, mutate_stmt_children, visit_exprs, visit_stmt_exprs, Mutator,
+};
 use crate::ir::{
     BinaryOp, CallKind, Expr, ExprKind, Intrinsic, MessagePart, Stmt, StmtKind, Symbol, Type,
     UnaryOp,
@@ -55,6 +63,25 @@ pub fn memoize(s: &Stmt, env: &Environment) -> Result<Stmt> {
     };
     let out = wrap.mutate_stmt(s);
     wrap.error.map_or(Ok(out), Err)
+}
+
+/// `s` with each `memoize_tag` replaced by its value: the keys were taken from the
+/// definitions, and no pass after scheduling needs to see through tags.
+pub fn without_tags(s: &Stmt) -> Stmt {
+    struct Untag;
+    impl Mutator for Untag {
+        fn mutate_expr(&mut self, e: &Expr) -> Expr {
+            match e.kind() {
+                ExprKind::Call {
+                    kind: CallKind::Intrinsic(Intrinsic::MemoizeTag),
+                    args,
+                    ..
+                } => self.mutate_expr(&args[0]),
+                _ => mutate_expr_children(self, e),
+            }
+        }
+    }
+    Untag.mutate_stmt(s)
 }
 
 /// The first memoized Func whose production `s` looks up in a cache, if any (ahead-of-time
@@ -133,10 +160,14 @@ fn is_param(e: &Expr, name: Symbol) -> bool {
     found
 }
 
-/// The Params `func`'s values depend on, by name (so the key's order is fixed), found in
-/// its definitions and those of the Funcs they call; an error where they read an image.
-fn key_params(func: &Function) -> Result<BTreeMap<Symbol, Expr>> {
+/// What `func`'s values depend on, found in its definitions and those of the Funcs they
+/// call: the Params by name (so the key's order is fixed), and the keys of the
+/// `memoize_tag`s met, in place of anything inside those (each key once, in the order met);
+/// an error where they read an image outside a tag, or a tag's key is no Param expression.
+fn key_dependencies(func: &Function) -> Result<(BTreeMap<Symbol, Expr>, Vec<Expr>)> {
+    let name = func.read().name;
     let mut params = BTreeMap::new();
+    let mut tags: Vec<Expr> = Vec::new();
     let mut seen = vec![func.clone()];
     let mut pending = vec![func.clone()];
     let mut image = None;
@@ -147,6 +178,19 @@ fn key_params(func: &Function) -> Result<BTreeMap<Symbol, Expr>> {
                     match n.kind() {
                         ExprKind::Param(name, _) => {
                             params.insert(*name, n.clone());
+                        }
+                        ExprKind::Call {
+                            kind: CallKind::Intrinsic(Intrinsic::MemoizeTag),
+                            args,
+                            ..
+                        } => {
+                            let keys = if args.len() == 1 { args } else { &args[1..] };
+                            for k in keys {
+                                if !tags.contains(k) {
+                                    tags.push(k.clone());
+                                }
+                            }
+                            return false;
                         }
                         ExprKind::Call {
                             name,
@@ -174,13 +218,54 @@ fn key_params(func: &Function) -> Result<BTreeMap<Symbol, Expr>> {
     }
     if let Some(image) = image {
         return Err(refusal(
-            func.read().name,
+            name,
             &format!(
-                "its values read input image {image}, whose contents are no part of the cache key"
+                "its values read input image {image}, whose contents are no part of the cache key (tag them with memoize_tag_with, keyed by what identifies them)"
             ),
         ));
     }
-    Ok(params)
+    for tag in &tags {
+        check_tag_key(name, tag)?;
+    }
+    Ok((params, tags))
+}
+
+/// Refuses a tag key that cannot be computed where the production is looked up: one reading
+/// a Var, a Func or an image (Params, buffer fields and constants can).
+fn check_tag_key(func: Symbol, key: &Expr) -> Result<()> {
+    let mut read = None;
+    visit_exprs(key, &mut |n| {
+        match n.kind() {
+            ExprKind::Var(v) | ExprKind::RVar(v, _) => {
+                read.get_or_insert(format!("the variable {v}"));
+            }
+            ExprKind::Call {
+                name,
+                kind: CallKind::Func(_),
+                ..
+            } => {
+                read.get_or_insert(format!("the Func {name}"));
+            }
+            ExprKind::Call {
+                name,
+                kind: CallKind::Image(_),
+                ..
+            } => {
+                read.get_or_insert(format!("the input image {name}"));
+            }
+            _ => {}
+        }
+        read.is_none()
+    });
+    match read {
+        Some(what) => Err(refusal(
+            func,
+            &format!(
+                "its memoize_tag key {key} reads {what}; a key is made of Params and constants (key an image by a Param with memoize_tag_with)"
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The Func `func` is a copy of (`clone_in`), whose cache entries it shares, as Halide's
@@ -195,9 +280,9 @@ fn cloned_from(func: &Function, env: &Environment) -> Option<Symbol> {
     })
 }
 
-/// The key of one production: the region of the last stage, then the Params.
+/// The key of one production: the region of the last stage, the Params, then the tags.
 fn key_values(func: &Function) -> Result<Vec<Expr>> {
-    let params = key_params(func)?;
+    let (params, tags) = key_dependencies(func)?;
     let c = func.read();
     let last = c.updates.len();
     let mut key: Vec<Expr> = c
@@ -211,6 +296,7 @@ fn key_values(func: &Function) -> Result<Vec<Expr>> {
         })
         .collect();
     key.extend(params.into_values());
+    key.extend(tags);
     Ok(key)
 }
 
@@ -433,18 +519,7 @@ mod tests {
         g.define((x, y), f.at((x, y)) + cast(Type::f32(), unused.expr()))
             .unwrap();
         f.compute_root().memoize();
-        let options = LowerOptions {
-            record_ir: true,
-            ..LowerOptions::default()
-        };
-        let lowered = Pipeline::new(&g).lower(&options).unwrap();
-        let after = lowered
-            .passes
-            .iter()
-            .find(|p| p.name == "memoize")
-            .and_then(|p| p.ir.as_ref())
-            .expect("the IR after memoize")
-            .to_string();
+        let after = ir_after(&g, "memoize");
         let key = "f.s0.x.min, f.s0.x.max, f.s0.y.min, f.s0.y.max, p, q)";
         assert!(
             after.contains(&format!(
@@ -458,6 +533,84 @@ mod tests {
             .find(|l| l.contains("memoize_lookup"))
             .unwrap();
         assert!(!lookup.contains("unused"), "{lookup}");
+    }
+
+    /// The statement after the pass `pass` when lowering `output`.
+    fn ir_after(output: &Func, pass: &str) -> String {
+        let options = LowerOptions {
+            record_ir: true,
+            ..LowerOptions::default()
+        };
+        let lowered = Pipeline::new(output).lower(&options).unwrap();
+        let ir = lowered.passes.iter().find(|p| p.name == pass);
+        ir.and_then(|p| p.ir.as_ref())
+            .expect("the IR after the pass")
+            .to_string()
+    }
+
+    #[test]
+    fn a_tag_is_keyed_in_place_of_what_it_reads_and_leaves_the_statement() {
+        let (p, q, k) = (
+            Param::<i32>::new("p"),
+            Param::<f32>::new("q"),
+            Param::<i32>::new("k"),
+        );
+        let f = Func::new("f");
+        let value = cast(Type::i32(), memoize_tag(cast(Type::u8(), q.expr())))
+            + memoize_tag_with(p.expr(), &[k.expr() * 2])
+            + p.expr();
+        let g = consumer_of(&f, value, |f, _| {
+            f.compute_root().memoize();
+        });
+        let after = ir_after(&g, "memoize");
+        let lookup = after
+            .lines()
+            .find(|l| l.contains("memoize_lookup"))
+            .unwrap();
+        // p is read outside a tag too; q and k only through theirs.
+        assert!(
+            lookup.contains("f.s0.x.min, f.s0.x.max, p, u8(q), k*2)"),
+            "{lookup}"
+        );
+        assert!(!after.contains("memoize_tag"), "{after}");
+        assert!(!ir_after(&g, "schedule_functions").contains("memoize_tag"));
+    }
+
+    #[test]
+    fn a_func_reading_an_image_only_inside_tags_can_be_memoized() {
+        let input = ImageParam::new(Type::i32(), 1, "input");
+        let version = Param::<i32>::new("version");
+        let f = Func::new("f");
+        let tagged = memoize_tag_with(input.at(Var::new("x")), &[version.expr()]);
+        let g = consumer_of(&f, tagged, |f, _| {
+            f.compute_root().memoize();
+        });
+        let after = ir_after(&g, "memoize");
+        assert!(after.contains("f.s0.x.max, version)"), "{after}");
+    }
+
+    #[test]
+    fn a_tag_key_reading_a_var_a_func_or_an_image_is_refused() {
+        let input = ImageParam::new(Type::i32(), 1, "input");
+        let x = Var::new("x");
+        let h = Func::new("h");
+        h.define(x, x * 2).unwrap();
+        for (key, what) in [
+            (Expr::from(x) + 1, "key x + 1 reads the variable x"),
+            (h.at(0), "reads the Func h"),
+            (input.at(0), "reads the input image input"),
+        ] {
+            let f = Func::new("f");
+            let g = consumer_of(&f, memoize_tag(key), |f, _| {
+                f.compute_root().memoize();
+            });
+            let error = lowering_error(&g);
+            assert!(
+                error.contains("Func f cannot be memoized: its memoize_tag key")
+                    && error.contains(what),
+                "{error}"
+            );
+        }
     }
 
     #[test]

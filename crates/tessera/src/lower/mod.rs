@@ -273,7 +273,7 @@ fn lower_here(outputs: &[Func], options: &LowerOptions) -> Result<Lowered> {
         ir: None,
     });
     let s = r.run("schedule_functions", Stmt::empty(), |_| {
-        schedule_functions::schedule_functions(&env)
+        schedule_functions::schedule_functions(&env).map(|s| memoize::without_tags(&s))
     })?;
     let s = r.run("clamp_func_values", s, |s| {
         Ok(clamp_func_values::clamp_func_values(s, &env))

@@ -575,7 +575,7 @@ fn intrinsic_info(
             let (tlo, thi) = type_range(ty);
             Info::bounded(ty, a.lo.clamp(tlo, thi), a.hi.clamp(tlo, thi))
         }
-        Intrinsic::Likely | Intrinsic::LikelyIfInnermost => child(&args[0]),
+        Intrinsic::Likely | Intrinsic::LikelyIfInnermost | Intrinsic::MemoizeTag => child(&args[0]),
         Intrinsic::PopCount | Intrinsic::CountLeadingZeros | Intrinsic::CountTrailingZeros => {
             Info::bounded(ty, 0, arg_ty.bits as i128)
         }

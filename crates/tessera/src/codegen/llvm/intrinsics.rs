@@ -57,6 +57,8 @@ impl<'ctx> Codegen<'ctx> {
             Require { message } => return self.require(message, args),
             Print { message } => return self.print(message, args),
             PromiseClamped => return self.promise_clamped(args),
+            // Lowering takes tags out; one left is its value.
+            MemoizeTag => return self.expr(&args[0]),
             MemoizeLookup { buffer, cache_name } => {
                 return self.memoize_call(buffer, cache_name, false, args)
             }

@@ -239,9 +239,10 @@ impl Walk {
             }
             Intrinsic::SaturatingCast => Ok(()),
             // The value with a promise or hint about it.
-            Intrinsic::PromiseClamped | Intrinsic::Likely | Intrinsic::LikelyIfInnermost => {
-                self.flow(&x, adjoint, guard)
-            }
+            Intrinsic::PromiseClamped
+            | Intrinsic::Likely
+            | Intrinsic::LikelyIfInnermost
+            | Intrinsic::MemoizeTag => self.flow(&x, adjoint, guard),
             Intrinsic::Abs => {
                 let positive = x.clone().ge(float(ty, 0.0));
                 self.flow(&x, adjoint.clone(), and(&guard, positive.clone()))?;
