@@ -148,8 +148,11 @@ impl Tasks {
                     "deadlock: the sides of a fork wait for semaphores no side will release".into(),
                 ));
             }
-            let none_can_go_on =
-                state.parked.is_some() && !state.waiting.values().any(|w| state.ready(*w));
+            // Once deadlocked, a task waiting for another's end sleeps until that one has
+            // seen the deadlock and ended: looping here would hold the lock it needs.
+            let none_can_go_on = !state.deadlocked
+                && state.parked.is_some()
+                && !state.waiting.values().any(|w| state.ready(*w));
             if none_can_go_on {
                 state.deadlocked = true;
                 self.wake.notify_all();
