@@ -386,16 +386,21 @@ fn a_histogram_is_factored_into_parallel_strips_and_lanes_and_counts_right_at_an
         .unwrap_or_else(|| panic!("the partial histograms are serial: {}", schedule.to_rust()));
     assert!(strip.contains("strip"), "{strip}");
     for (w, h) in [(1024, 1024), (333, 77), (37, 5), (1, 1)] {
-        let data = u8_image(w, h);
-        let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
-        let inputs = Inputs::new().image(&input, data.clone());
-        let mut outs = compiled.realize(&inputs, &[0], &[256]).unwrap();
-        let got = Buffer::<i32>::try_from(outs.remove(0)).unwrap();
-        let mut want = [0i32; 256];
-        data.for_each_coord(|c| want[data.get(c) as usize] += 1);
-        for (bin, count) in want.iter().enumerate() {
-            assert_eq!(got.get(&[bin as i64]), count * 3, "{w}x{h} at bin {bin}");
-        }
+        check_histogram(&input, &out, w, h);
+    }
+}
+
+/// Checks the tripled histogram of a `w × h` image, as scheduled, against a plain count.
+fn check_histogram(input: &ImageParam, out: &Func, w: i64, h: i64) {
+    let data = u8_image(w, h);
+    let compiled = Pipeline::new(out).compile_jit(&Target::host()).unwrap();
+    let inputs = Inputs::new().image(input, data.clone());
+    let mut outs = compiled.realize(&inputs, &[0], &[256]).unwrap();
+    let got = Buffer::<i32>::try_from(outs.remove(0)).unwrap();
+    let mut want = [0i32; 256];
+    data.for_each_coord(|c| want[data.get(c) as usize] += 1);
+    for (bin, count) in want.iter().enumerate() {
+        assert_eq!(got.get(&[bin as i64]), count * 3, "{w}x{h} at bin {bin}");
     }
 }
 
@@ -1073,16 +1078,7 @@ fn a_histogram_without_rfactor_stays_serial_and_counts_right() {
     let factored =
         (schedule.schedule.directives.iter()).any(|d| matches!(d, Directive::Rfactor { .. }));
     assert!(!factored, "{}", schedule.to_rust());
-    let data = u8_image(333, 77);
-    let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
-    let inputs = Inputs::new().image(&input, data.clone());
-    let mut outs = compiled.realize(&inputs, &[0], &[256]).unwrap();
-    let got = Buffer::<i32>::try_from(outs.remove(0)).unwrap();
-    let mut want = [0i32; 256];
-    data.for_each_coord(|c| want[data.get(c) as usize] += 1);
-    for (bin, count) in want.iter().enumerate() {
-        assert_eq!(got.get(&[bin as i64]), count * 3, "bin {bin}");
-    }
+    check_histogram(&input, &out, 333, 77);
 }
 
 /// An integer Laplacian-style pyramid of `levels` levels, as interpolate's: each level
