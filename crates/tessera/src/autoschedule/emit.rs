@@ -6,7 +6,8 @@
 //! any output size correctly; other Funcs shift their last vector and tile inwards, which is
 //! cheaper (a tile wider than the whole region is guarded). An output larger than the
 //! last-level cache is stored nontemporally. A Func whose values a coordinate's parity
-//! selects is computed a residue at a time, unrolled (`parity_unroll`).
+//! selects is computed a residue at a time, unrolled (`parity_unroll`), and one whose
+//! channels read the same points, every channel of a point at once (`unroll_channels`).
 
 use super::plan::{computed_per_strip, GroupPlan, Strategy};
 use super::problem::{FuncInfo, Problem};
@@ -108,6 +109,7 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
                     var: par,
                 });
             }
+            unroll_channels(f, args.get(..1).unwrap_or_default(), out);
             vectorize_by_parity(f, false, out);
             reductions::emit_updates(problem, plan.output, out);
         }
@@ -125,7 +127,9 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
             order.extend(inner_channels.iter().cloned());
             order.extend(outer.iter().cloned());
             order.extend(outer_channels.iter().cloned());
+            let tile_loops = order[..order.len().min(2)].to_vec();
             out.push(reorder(order));
+            unroll_channels(f, &tile_loops, out);
             let parallel: Vec<String> = outer
                 .iter()
                 .skip(1)
@@ -153,13 +157,18 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
                     consumer: func.clone(),
                     var: xo.clone(),
                 });
-                vectorize_by_parity(g, true, out);
+                member_loops(g, out);
             }
         }
         Strategy::Strips { rows, .. } => {
+            // Rows a parity pairs are computed a pair at a time (`parity_unroll`): the
+            // strips are split from the pairs.
+            let kx = parity_unroll(f, true, out);
+            let ky = f.parity_factor(1);
             let y = &args[1];
             let (yo, yi) = (loop_name(f, y, "o"), loop_name(f, y, "i"));
-            out.push(split(y, &yo, &yi, rows, TailStrategy::GuardWithIf));
+            let strip = (rows / ky).max(1);
+            out.push(split(y, &yo, &yi, strip, TailStrategy::GuardWithIf));
             out.extend(channels_after_x(&[yi.clone(), yo.clone()]));
             let parallel: Vec<String> = std::iter::once(yo)
                 .chain(outer_channels.iter().cloned())
@@ -170,7 +179,8 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
                 update: None,
                 var: par.clone(),
             });
-            vectorize(f, &args[0], out);
+            unroll_channels(f, &args[..1], out);
+            vectorize_at(f, &args[0], (f.lanes / kx).max(1), out);
             let per_strip = computed_per_strip(problem, plan.output, &plan.members);
             for &m in plan.members.iter().filter(|&&m| m != plan.output) {
                 let g = &problem.funcs[m];
@@ -187,7 +197,7 @@ fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
                     consumer: func.clone(),
                     var: if per_row { yi.clone() } else { par.clone() },
                 });
-                vectorize_by_parity(g, true, out);
+                member_loops(g, out);
             }
         }
     }
@@ -285,6 +295,52 @@ fn vectorize_at(f: &FuncInfo, x: &str, lanes: i64, out: &mut Vec<Directive>) {
     });
 }
 
+/// A member's own loops (in their default order: x, y, then the channels): its channels
+/// computed together, its parities unrolled, its rows vectorized.
+fn member_loops(g: &FuncInfo, out: &mut Vec<Directive>) {
+    let xy: Vec<String> = (g.args.iter().take(2))
+        .map(|a| a.as_str().to_string())
+        .collect();
+    unroll_channels(g, &xy, out);
+    vectorize_by_parity(g, true, out);
+}
+
+/// Computes every channel of a point of `f` together (`FuncInfo::channels`), so that
+/// common-subexpression elimination shares what they read: its channel dimension split by
+/// its extent (guarded, so any extent stays correct), the inner loop unrolled innermost,
+/// inside `inner` (loops of `f`, innermost first, ahead of the channels in its order).
+fn unroll_channels(f: &FuncInfo, inner: &[String], out: &mut Vec<Directive>) {
+    let Some((d, extent)) = f.channels else {
+        return;
+    };
+    let c = f.args[d].as_str();
+    let (co, ci) = (loop_name(f, c, "o"), loop_name(f, c, "i"));
+    out.push(Directive::Split {
+        func: name(f),
+        update: None,
+        var: c.to_string(),
+        outer: co.clone(),
+        inner: ci.clone(),
+        factor: extent as i32,
+        tail: TailStrategy::GuardWithIf,
+    });
+    let inner = inner.iter().cloned();
+    out.push(Directive::Reorder {
+        func: name(f),
+        update: None,
+        vars: std::iter::once(ci.clone())
+            .chain(inner)
+            .chain([co])
+            .collect(),
+    });
+    out.push(Directive::Unroll {
+        func: name(f),
+        update: None,
+        var: ci,
+        factor: None,
+    });
+}
+
 /// Computes `f` k points at a time along each dimension of `f.parity` (`both`: x and y,
 /// else x alone), one point per residue unrolled innermost: its bounds aligned to k, each
 /// dimension split by k, the residue loops unrolled inside the other loops. Each unrolled
@@ -332,5 +388,5 @@ fn parity_unroll(f: &FuncInfo, both: bool, out: &mut Vec<Directive>) -> i64 {
             factor: None,
         });
     }
-    dims.iter().find(|&&(d, _)| d == 0).map_or(1, |&(_, k)| k)
+    f.parity_factor(0)
 }

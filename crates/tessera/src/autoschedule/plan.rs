@@ -121,10 +121,14 @@ pub fn best_plan(
         })
     };
     let f = &problem.funcs[output];
-    // Channels inside only where there are channels (an order of loops, not a new plan).
-    let channel_orders: &[bool] = match f.args.len() > 2 {
-        true => &[false, true],
-        false => &[false],
+    // Channels inside only where there are channels (an order of loops, not a new plan),
+    // and always where a member computes its channels together (`FuncInfo::channels`):
+    // its per-point cost counts what they share.
+    let together = members.iter().any(|&m| problem.funcs[m].channels.is_some());
+    let channel_orders: &[bool] = match (f.args.len() > 2, together) {
+        (true, false) => &[false, true],
+        (true, true) => &[true],
+        (false, _) => &[false],
     };
     let mut best: Option<GroupPlan> = None;
     for &channels_inside in channel_orders {
@@ -149,6 +153,9 @@ pub fn best_plan(
         true => candidates(1, extent(1), 4),
         false => vec![1],
     };
+    // Strips of an output computed a pair of rows at a time (its parity) hold whole pairs.
+    let row_unit = f.parity_factor(1);
+    let strip_rows = candidates(row_unit, round_up(extent(1), row_unit), 4);
     let mut seen = std::collections::HashSet::new();
     let mut consider = |strategy, best: &mut GroupPlan| -> Result<bool> {
         if !seen.insert(strategy) {
@@ -173,7 +180,7 @@ pub fn best_plan(
             }
         }
         if two_dimensional && ingredients.sliding_windows {
-            for &rows in &heights {
+            for &rows in &strip_rows {
                 consider(
                     Strategy::Strips {
                         rows,
@@ -222,7 +229,7 @@ pub fn best_plan(
                 rows,
                 channels_inside,
             } => {
-                for rows in neighbours(rows, 1, most_y) {
+                for rows in neighbours(rows, row_unit, round_up(most_y, row_unit)) {
                     let strips = Strategy::Strips {
                         rows,
                         channels_inside,

@@ -73,12 +73,26 @@ pub struct FuncInfo {
     /// 0, ...)`: an interleaving): computed k points at a time, one per residue unrolled,
     /// its selects fold and its reads at `x / k` turn dense (`emit::parity_unroll`).
     pub parity: Vec<(usize, i64)>,
+    /// Its channel dimension (a last, third dimension of at most `MAX_UNROLLED_CHANNELS`
+    /// points) with its extent, when its channels computed together call fewer distinct
+    /// points than each alone (each colour of a colour matrix reads the same three inputs,
+    /// inlined or loaded): each point's channels are then computed together, unrolled
+    /// innermost (`emit::unroll_channels`), so that what they share is computed or loaded
+    /// once.
+    pub channels: Option<(usize, i64)>,
 }
 
 impl FuncInfo {
     /// The number of points of its required region.
     pub fn points(&self) -> i64 {
         volume(&self.region)
+    }
+
+    /// The points computed at a time along dimension `d` for its parity (1 without one).
+    pub fn parity_factor(&self, d: usize) -> i64 {
+        (self.parity.iter())
+            .find(|&&(p, _)| p == d)
+            .map_or(1, |&(_, k)| k)
     }
 }
 
@@ -141,6 +155,9 @@ type PointsPerFunc = HashMap<Symbol, f64>;
 
 /// The divisors a stage's coordinates are unrolled by, residue by residue (`parity`).
 const PARITY_FACTORS: std::ops::RangeInclusive<i64> = 2..=4;
+
+/// The most channels a Func's channel dimension is unrolled over (`FuncInfo::channels`).
+const MAX_UNROLLED_CHANNELS: i64 = 4;
 
 /// What one inlined call of a Func of per-point terms `point` and `lanes` lanes adds: its
 /// expression, in place of one load of it, storing nothing.
@@ -237,6 +254,7 @@ impl<'a> Problem<'a> {
                     .collect(),
                 may_compute_past_region: false,
                 parity: Vec::new(),
+                channels: None,
             });
         }
         let unclamped = reads_unclamped_input(analysis, &funcs, &index);
@@ -324,20 +342,20 @@ impl<'a> Problem<'a> {
     /// in place, once per distinct point they are called at (through several inlined
     /// consumers too: common-subexpression elimination computes each once).
     fn point_terms(&self, m: usize, s: usize, lanes: i64) -> CostTerms {
-        let stage = |i: usize, s: usize| StageId {
-            func: self.funcs[i].name,
-            stage: s,
-        };
-        let mut terms = self.own_point_terms(stage(m, s), lanes);
+        let mut terms = self.own_point_terms(self.stage_id(m, s), lanes);
         for (&name, &points) in self.reader_points(m, s).iter() {
             let Some(i) = self.func_index(name).filter(|&i| self.inlined[i]) else {
                 continue;
             };
-            let lanes = self.funcs[i].lanes;
-            let own = self.own_point_terms(stage(i, 0), lanes);
-            terms.add_scaled(&call_terms(&own, lanes), points);
+            terms.add_scaled(&self.inlined_call_terms(i), points);
         }
         terms
+    }
+
+    /// What one call of inlined Func `i` adds to its reader (`call_terms`).
+    fn inlined_call_terms(&self, i: usize) -> CostTerms {
+        let lanes = self.funcs[i].lanes;
+        call_terms(&self.own_point_terms(self.stage_id(i, 0), lanes), lanes)
     }
 
     /// Inlining, consumers first, so that a Func's evaluations are counted through the
@@ -384,6 +402,7 @@ impl<'a> Problem<'a> {
         for i in 0..self.funcs.len() {
             if !self.inlined[i] && self.ingredients.parity_unrolling {
                 self.funcs[i].parity = self.parity_of(i, 0);
+                self.funcs[i].channels = self.points_and_channels(i, 0).1;
             }
         }
         for (i, f) in graph.funcs.iter().enumerate() {
@@ -561,28 +580,103 @@ impl<'a> Problem<'a> {
         calls
     }
 
-    /// `called_points` of stage `s` of Func `m`, computed by parity (`parity_of`) as its
-    /// schedule will compute it; memoized.
+    /// `called_points` of stage `s` of Func `m`, computed by parity (`parity_of`) and
+    /// channels (`points_and_channels`) as its schedule will compute it; memoized.
     fn reader_points(&self, m: usize, s: usize) -> Rc<PointsPerFunc> {
         if let Some(points) = self.reader_points.borrow().get(&(m, s)) {
             return points.clone();
         }
-        let points = Rc::new(self.called_points(m, s, &self.parity_of(m, s)));
+        let points = Rc::new(self.points_and_channels(m, s).0);
         self.reader_points
             .borrow_mut()
             .insert((m, s), points.clone());
         points
     }
 
+    /// `called_points` of stage `s` of Func `m` by parity, its channels (`channel_dim`)
+    /// computed together when that calls fewer distinct points in all than computing each
+    /// alone, and those channels (`FuncInfo::channels`).
+    fn points_and_channels(&self, m: usize, s: usize) -> (PointsPerFunc, Option<(usize, i64)>) {
+        let parity = self.parity_of(m, s);
+        let apart = self.called_points(m, s, &parity, None);
+        let Some(channels) = self.channel_dim(m, s) else {
+            return (apart, None);
+        };
+        let together = self.called_points(m, s, &parity, Some(channels));
+        let lanes = self.funcs[m].lanes;
+        match self.calls_ns(&together, lanes) < self.calls_ns(&apart, lanes) {
+            true => (together, Some((channels.0, channels.1.extent()))),
+            false => (apart, None),
+        }
+    }
+
+    /// The predicted time of the calls `points` (per point of a Func of `lanes` lanes): an
+    /// inlined Func's evaluation, or a vector load of a stored one or of an image. A Func
+    /// of no dimensions is a scalar computed or loaded once outside the loops, hence free.
+    fn calls_ns(&self, points: &PointsPerFunc, lanes: i64) -> f64 {
+        let load = self.model.load_ns / lanes as f64;
+        (points.iter())
+            .map(|(&name, n)| {
+                n * match self.func_index(name) {
+                    Some(i) if self.funcs[i].args.is_empty() => 0.0,
+                    Some(i) if self.inlined[i] => self.model.time(&self.inlined_call_terms(i)),
+                    _ => load,
+                }
+            })
+            .sum()
+    }
+
+    /// The stage `s` of Func `i`.
+    fn stage_id(&self, i: usize, s: usize) -> StageId {
+        StageId {
+            func: self.funcs[i].name,
+            stage: s,
+        }
+    }
+
+    /// The channel dimension of stage `s` of Func `m` (materialized, pure, three
+    /// dimensions, the last of 2 to `MAX_UNROLLED_CHANNELS` points) and its span. Not for
+    /// a Func whose rows end in a guarded vector (one that may not compute past its region,
+    /// as the output): unrolled channels around it measured 1.8 times slower (unsharp's
+    /// output) and 3 times (camera_pipe's).
+    fn channel_dim(&self, m: usize, s: usize) -> Option<(usize, Span)> {
+        let f = &self.funcs[m];
+        if s > 0
+            || f.has_updates
+            || self.inlined[m]
+            || f.args.len() != 3
+            || !f.may_compute_past_region
+        {
+            return None;
+        }
+        let span = *f.region.get(2)?;
+        (2..=MAX_UNROLLED_CHANNELS)
+            .contains(&span.extent())
+            .then_some((2, span))
+    }
+
     /// The distinct points of each Func that stage `s` of Func `m` calls, per point of `m`,
     /// with the Funcs inlined so far expanded in place; computed `parity` dimension by
     /// dimension one residue at a time, the average over the residues, each stage
-    /// specialized to it (selects on the residue folded).
+    /// specialized to it (selects on the residue folded). With `channels` (a dimension and
+    /// its span), the points called by every channel of a point count once: the channels
+    /// are computed together, and common-subexpression elimination shares their calls.
     #[allow(clippy::mutable_key_type)] // structural keys: see `StageCost::count_tree`
-    fn called_points(&self, m: usize, s: usize, parity: &[(usize, i64)]) -> PointsPerFunc {
+    fn called_points(
+        &self,
+        m: usize,
+        s: usize,
+        parity: &[(usize, i64)],
+        channels: Option<(usize, Span)>,
+    ) -> PointsPerFunc {
         let definition = &self.analysis.graph.funcs[m].definitions[s];
         let args = &self.funcs[m].args;
         let residues: i64 = parity.iter().map(|&(_, k)| k).product();
+        let channel_values: Vec<Option<(Symbol, i64)>> = match channels {
+            Some((d, span)) => (span.min..=span.max).map(|c| Some((args[d], c))).collect(),
+            None => vec![None],
+        };
+        let per_point = (residues * channel_values.len() as i64) as f64;
         let mut points = PointsPerFunc::new();
         for residue in 0..residues {
             let mut at = HashMap::new();
@@ -595,20 +689,25 @@ impl<'a> Problem<'a> {
                 rest /= k;
             }
             let mut sites = CallSites {
-                fold: !parity.is_empty(),
+                fold: !parity.is_empty() || channels.is_some(),
                 ..CallSites::default()
             };
-            let exprs = (definition.values.iter())
-                .chain(&definition.guard)
-                .chain(definition.args.iter().filter(|_| s > 0));
-            for e in exprs {
-                match parity.is_empty() {
-                    true => self.collect_calls(e, &mut sites),
-                    false => self.collect_calls(&simplify(&substitute_map(e, &at)), &mut sites),
+            for channel in &channel_values {
+                if let Some((var, c)) = *channel {
+                    at.insert(var, Expr::i32(c as i32));
+                }
+                let exprs = (definition.values.iter())
+                    .chain(&definition.guard)
+                    .chain(definition.args.iter().filter(|_| s > 0));
+                for e in exprs {
+                    match at.is_empty() {
+                        true => self.collect_calls(e, &mut sites),
+                        false => self.collect_calls(&simplify(&substitute_map(e, &at)), &mut sites),
+                    }
                 }
             }
             for (name, called) in sites.points {
-                *points.entry(name).or_default() += called.len() as f64 / residues as f64;
+                *points.entry(name).or_default() += called.len() as f64 / per_point;
             }
         }
         points

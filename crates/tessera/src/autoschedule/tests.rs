@@ -667,3 +667,86 @@ fn members_computed_per_strip_keep_their_whole_strip_in_the_working_set() {
          moves {written_and_read} per thread"
     );
 }
+
+/// `mixed(x, y, c)`, a 3 × 3 colour matrix over `input`'s three channels (each channel
+/// selected by `c`, so that each reads all three), read by `out` at four neighbours.
+fn colour_matrix() -> (ImageParam, Func, Func) {
+    let input = ImageParam::new(Type::f32(), 3, "input");
+    let (x, y, c) = (Var::new("x"), Var::new("y"), Var::new("c"));
+    let clamped = Func::new("clamped");
+    let (cx, cy) = (
+        clamp(x, 0, input.dim(0).max()),
+        clamp(y, 0, input.dim(1).max()),
+    );
+    clamped.define((x, y, c), input.at((cx, cy, c))).unwrap();
+    let channel = |k: i32| clamped.at((x, y, Expr::from(k)));
+    let row = |k: f32| channel(0) * k + channel(1) * (k + 1.0) + channel(2) * (k + 2.0);
+    let mixed = Func::new("mixed");
+    let value = select(
+        c.expr().eq_(0),
+        row(1.0),
+        select(c.expr().eq_(1), row(2.0), row(3.0)),
+    );
+    mixed.define((x, y, c), value).unwrap();
+    let at = |dx: i32, dy: i32| mixed.at((x + dx, y + dy, c));
+    let out = Func::new("out");
+    out.define((x, y, c), at(-1, 0) + at(1, 0) + at(0, -1) + at(0, 1))
+        .unwrap();
+    out.set_estimates(&[(0, 512), (0, 256), (0, 3)]).unwrap();
+    input.set_estimates(&[(0, 512), (0, 256), (0, 3)]).unwrap();
+    (input, mixed, out)
+}
+
+#[test]
+fn channels_that_read_the_same_points_are_computed_together() {
+    let (input, mixed, out) = colour_matrix();
+    let analysis = PipelineAnalysis::new(&out, &[]).unwrap();
+    let machine = Machine::host(&Target::host(), 2);
+    let problem = problem::Problem::new(&analysis, machine, CostModel::default()).unwrap();
+    let (mixed_i, out_i) = (
+        problem.func_index(mixed.name()).unwrap(),
+        problem.func_index(out.name()).unwrap(),
+    );
+    assert!(!problem.inlined[mixed_i], "the test reads `mixed` stored");
+    // Each channel of `mixed` reads all three of `clamped`: computed together, they read
+    // each once. `out` reads one channel of `mixed` per channel: nothing to share.
+    assert_eq!(problem.funcs[mixed_i].channels, Some((2, 3)));
+    assert_eq!(problem.funcs[out_i].channels, None);
+    let options = AutoScheduleOptions {
+        threads: 2,
+        ..AutoScheduleOptions::default()
+    };
+    let auto = auto_schedule(&out, &Target::host(), &options).unwrap();
+    let unrolled = |func: &str| {
+        (auto.schedule.directives.iter()).any(
+            |d| matches!(d, Directive::Unroll { func: f, var, .. } if f == func && var == "c_i"),
+        )
+    };
+    assert!(unrolled("mixed") && !unrolled("out"), "{:?}", auto.schedule);
+    // The values of plain loops, at the planned size and smaller ones, with fewer channels
+    // than planned too (the channel split is guarded).
+    let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
+    for (w, h, channels) in [(512, 256, 3), (37, 5, 3), (19, 7, 2)] {
+        let data = Buffer::<f32>::from_fn(&[0, 0, 0], &[w, h, 3], |p| {
+            ((p[0] * 31 + p[1] * 17 + p[2] * 7) % 97) as f32
+        });
+        let pixel = |x: i64, y: i64, c: i64| data.get(&[x.clamp(0, w - 1), y.clamp(0, h - 1), c]);
+        let mixed_at = |x: i64, y: i64, c: i64| {
+            let k = (c + 1) as f32;
+            pixel(x, y, 0) * k + pixel(x, y, 1) * (k + 1.0) + pixel(x, y, 2) * (k + 2.0)
+        };
+        let inputs = Inputs::new().image(&input, data.clone());
+        let mut outs = compiled
+            .realize(&inputs, &[0, 0, 0], &[w, h, channels])
+            .unwrap();
+        let got = Buffer::<f32>::try_from(outs.remove(0)).unwrap();
+        got.for_each_coord(|p| {
+            let (x, y, c) = (p[0], p[1], p[2]);
+            let want = mixed_at(x - 1, y, c)
+                + mixed_at(x + 1, y, c)
+                + mixed_at(x, y - 1, c)
+                + mixed_at(x, y + 1, c);
+            assert_eq!(got.get(p), want, "{w}x{h}x{channels} at {p:?}");
+        });
+    }
+}
