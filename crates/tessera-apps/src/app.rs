@@ -97,8 +97,14 @@ pub trait App: Send + Sync {
     fn schedules(&self) -> Vec<ScheduleInfo>;
     /// The algorithm, freshly built, with schedule `schedule` applied: one of the app's, or
     /// the schedule file at that path (`schedule::is_schedule_file`); an unknown name is an
-    /// error listing the schedules.
-    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline>;
+    /// error listing the schedules. The automatic schedules are made for one thread per core.
+    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
+        self.build_scheduled_for(schedule, 0)
+    }
+    /// `build_scheduled`, with the automatic schedules made for `threads` threads (0: one per
+    /// core), the number the pipeline will run on: a schedule balanced for two threads runs
+    /// one alone with half its tasks' parallelism wasted on splitting.
+    fn build_scheduled_for(&self, schedule: &str, threads: usize) -> Result<AppPipeline>;
     /// The extents of each input an output of `width × height` needs (`AppDefinition`).
     fn input_extents(&self, width: i64, height: i64) -> Vec<Vec<i64>>;
     /// The output extents for inputs of `input_extents` (`AppDefinition`).
@@ -414,11 +420,17 @@ impl<D: AppDefinition> App for D {
         }));
         schedules
     }
-    fn build_scheduled(&self, schedule: &str) -> Result<AppPipeline> {
+    fn build_scheduled_for(&self, schedule: &str, threads: usize) -> Result<AppPipeline> {
         if let Some(&(_, algorithm)) = AUTO_SCHEDULES.iter().find(|(n, _)| *n == schedule) {
+            let defaults = AutoScheduleOptions::default();
             let options = AutoScheduleOptions {
                 algorithm,
-                ..AutoScheduleOptions::default()
+                threads: if threads > 0 {
+                    threads
+                } else {
+                    defaults.threads
+                },
+                ..defaults
             };
             let size = self.description().default_size;
             return Ok(self.build_auto(options, size)?.0);
@@ -824,6 +836,28 @@ mod tests {
                 .collect();
             assert_eq!(read, declared, "{}", app.name());
         }
+    }
+
+    #[test]
+    fn automatic_schedules_are_made_for_the_threads_asked_for() {
+        let lowered = |pipeline: AppPipeline| -> String {
+            let lowered = Pipeline::new(&pipeline.output)
+                .lower(&LowerOptions::default())
+                .expect("lowers");
+            lowered.stmt.to_string()
+        };
+        let size = blur().description().default_size;
+        let asked = |threads| lowered(blur().build_scheduled_for("auto", threads).expect("builds"));
+        for threads in [1, 64] {
+            let options = AutoScheduleOptions {
+                threads,
+                ..AutoScheduleOptions::default()
+            };
+            let made = lowered(blur().build_auto(options, size).expect("schedules").0);
+            assert_eq!(asked(threads), made, "auto for {threads} threads");
+        }
+        // Sixty-four threads need more parallel tasks than one: the schedules differ.
+        assert_ne!(asked(1), asked(64));
     }
 
     #[test]

@@ -246,15 +246,17 @@ impl CompiledApp<'_> {
     }
 }
 
-/// Builds the app with `schedule` and compiles it for `target`, with `threads` workers (0: one
-/// per core).
+/// Builds the app with `schedule` (an automatic one made for `threads`) and compiles it for
+/// `target`, with `threads` workers (0: one per core).
 pub fn compile<'a>(
     app: &'a dyn App,
     schedule: &str,
     threads: usize,
     target: &Target,
 ) -> Result<CompiledApp<'a>, String> {
-    let pipeline = app.build_scheduled(schedule).map_err(|e| e.to_string())?;
+    let pipeline = app
+        .build_scheduled_for(schedule, threads)
+        .map_err(|e| e.to_string())?;
     compile_pipeline(app, pipeline, threads, target)
 }
 
