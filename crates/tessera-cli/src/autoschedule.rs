@@ -2,11 +2,12 @@
 //! programming, or PolyMage's greedy grouping with `--algorithm greedy`) for an output size
 //! and thread count, and prints the schedule as Rust code, the groups with their predicted
 //! times, and the search time — or, with `--json`, exactly one JSON object on stdout that
-//! `tessera run|bench APP --schedule FILE.json` loads (the DESIGN.md contract). Nothing is
+//! `tessera run|bench APP --schedule FILE.json` loads (the DESIGN.md contract). `--caches`
+//! makes the schedule for another machine's cache sizes than the host's. Nothing is
 //! compiled or measured.
 
 use clap::Args;
-use tessera::autoschedule::{Algorithm, AutoScheduleOptions, Ingredients};
+use tessera::autoschedule::{Algorithm, AutoScheduleOptions, Caches, Ingredients};
 
 #[derive(Args)]
 pub struct AutoscheduleArgs {
@@ -29,6 +30,10 @@ pub struct AutoscheduleArgs {
     /// worth, as in PolyMage-DP's Table 8.
     #[arg(long, value_name = "NAMES", default_value = "")]
     without: String,
+    /// The data cache sizes to schedule for, L1d,L2 per core and the usable L3 (e.g.
+    /// 32K,512K,32M), instead of the host's.
+    #[arg(long, value_name = "L1,L2,L3")]
+    caches: Option<String>,
     /// Print one JSON object (schedule, groups, search_ms) instead of text.
     #[arg(long)]
     json: bool,
@@ -49,10 +54,15 @@ pub fn autoschedule(args: &AutoscheduleArgs) -> Result<(), String> {
         .zip(args.height)
         .unwrap_or(app.description().default_size);
     let ingredients = Ingredients::without(&args.without).map_err(|e| e.to_string())?;
+    let caches = (args.caches.as_deref())
+        .map(str::parse::<Caches>)
+        .transpose()
+        .map_err(|e| e.to_string())?;
     let options = AutoScheduleOptions {
         algorithm,
         threads,
         ingredients,
+        caches,
         ..AutoScheduleOptions::default()
     };
     let (_, schedule) = app.build_auto(options, size).map_err(|e| e.to_string())?;

@@ -1215,3 +1215,34 @@ fn model_check_prints_one_json_object_and_calibrate_writes_a_model() {
     let e = failure(&["calibrate", "--apps", "blur", "--holdout", "blur"]);
     assert!(e.contains("both fitted on"), "{e}");
 }
+
+#[test]
+fn autoschedule_plans_for_the_caches_given() {
+    // The schedule `--caches` makes is the library's for the same cache sizes (both on the
+    // host's vectors), whatever this host's caches are.
+    let caches = "32K,512K,32M";
+    let printed = success(&[
+        "autoschedule",
+        "interpolate",
+        "--threads",
+        "2",
+        "--caches",
+        caches,
+        "--json",
+    ]);
+    let script = tessera::schedule_script::ScheduleScript::from_json(&printed)
+        .expect("autoschedule --json prints a schedule");
+    let app = tessera_apps::find("interpolate").expect("interpolate is an app");
+    let options = tessera::autoschedule::AutoScheduleOptions {
+        threads: 2,
+        caches: Some(caches.parse().expect("valid cache sizes")),
+        ..Default::default()
+    };
+    let (_, want) = (app.build_auto(options, app.description().default_size))
+        .expect("interpolate schedules automatically");
+    assert_eq!(script, want.schedule);
+    for bad in ["32K,512K", "32K,512K,32Q", "0K,512K,32M"] {
+        let e = failure(&["autoschedule", "interpolate", "--caches", bad]);
+        assert!(e.contains("cache size"), "{bad}: {e}");
+    }
+}

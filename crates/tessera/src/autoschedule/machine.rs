@@ -1,10 +1,12 @@
 //! What the cost model needs to know of the machine: the thread count the schedule is made
-//! for, the vector width it computes at, and the data cache sizes, read from the host's
-//! `/sys/devices/system/cpu/cpu0/cache` (with common sizes where that is not readable). The
-//! last-level cache counts at most `USABLE_L3_BYTES`: a socket-wide cache of hundreds of MB is
-//! shared with the socket's other cores and tenants, and a pipeline cannot count on all of it.
+//! for, the vector width it computes at, and the data cache sizes (`Caches`): given by the
+//! caller, or read from the host's `/sys/devices/system/cpu/cpu0/cache` (with common sizes
+//! where that is not readable). The host's last-level cache counts at most
+//! `USABLE_L3_BYTES`: a socket-wide cache of hundreds of MB is shared with the socket's other
+//! cores and tenants, and a pipeline cannot count on all of it.
 
 use crate::codegen::target::Target;
+use crate::error::{Error, Result};
 
 /// The machine a schedule is made for.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,12 +31,22 @@ pub struct Machine {
 /// to the next; outputs of 16 to 34 MB did no better.
 const USABLE_L3_BYTES: i64 = 40 << 20;
 
-impl Machine {
-    /// The host running this process, for `threads` threads and `target`'s vectors.
-    pub fn host(target: &Target, threads: usize) -> Machine {
-        let mut machine = Machine {
-            threads: threads.max(1),
-            vector_bits: target.vector_bits,
+/// The data cache sizes a schedule is made for, in bytes: what `AutoScheduleOptions::caches`
+/// gives to make a schedule for another machine than the host, or the same on every host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caches {
+    /// Per-core L1 data cache.
+    pub l1_bytes: i64,
+    /// Per-core L2 cache.
+    pub l2_bytes: i64,
+    /// The part of the shared last-level cache a pipeline can count on.
+    pub l3_bytes: i64,
+}
+
+impl Caches {
+    /// The host's caches, from sysfs, the last level counted at most `USABLE_L3_BYTES`.
+    pub fn host() -> Caches {
+        let mut caches = Caches {
             l1_bytes: 32 << 10,
             l2_bytes: 1 << 20,
             l3_bytes: 16 << 20,
@@ -50,13 +62,69 @@ impl Machine {
                 continue;
             };
             match (level.trim(), kind.trim()) {
-                ("1", "Data") => machine.l1_bytes = bytes,
-                ("2", _) => machine.l2_bytes = bytes,
-                ("3", _) => machine.l3_bytes = bytes.min(USABLE_L3_BYTES),
+                ("1", "Data") => caches.l1_bytes = bytes,
+                ("2", _) => caches.l2_bytes = bytes,
+                ("3", _) => caches.l3_bytes = bytes.min(USABLE_L3_BYTES),
                 _ => {}
             }
         }
-        machine
+        caches
+    }
+
+    /// The sizes unchanged, or an error if one is not positive.
+    pub fn validated(self) -> Result<Caches> {
+        let levels = [
+            ("L1", self.l1_bytes),
+            ("L2", self.l2_bytes),
+            ("L3", self.l3_bytes),
+        ];
+        match levels.iter().find(|(_, bytes)| *bytes <= 0) {
+            Some((level, bytes)) => Err(Error::schedule(format!(
+                "the {level} cache size must be positive, not {bytes} bytes"
+            ))),
+            None => Ok(self),
+        }
+    }
+}
+
+/// `L1,L2,L3` as sysfs writes each size (`32K,512K,32M`).
+impl std::str::FromStr for Caches {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Caches> {
+        let sizes: Vec<&str> = s.split(',').map(str::trim).collect();
+        let bad = || {
+            Error::schedule(format!(
+                "cache sizes `{s}`: give L1,L2,L3 as numbers with K, M or G, e.g. 32K,512K,32M"
+            ))
+        };
+        let [l1, l2, l3] = sizes[..] else {
+            return Err(bad());
+        };
+        let size = |size: &str| parse_cache_size(size).ok_or_else(bad);
+        Caches {
+            l1_bytes: size(l1)?,
+            l2_bytes: size(l2)?,
+            l3_bytes: size(l3)?,
+        }
+        .validated()
+    }
+}
+
+impl Machine {
+    /// The host running this process, for `threads` threads and `target`'s vectors.
+    pub fn host(target: &Target, threads: usize) -> Machine {
+        Machine::with_caches(target, threads, Caches::host())
+    }
+
+    /// A machine with `caches`, for `threads` threads and `target`'s vectors.
+    pub fn with_caches(target: &Target, threads: usize, caches: Caches) -> Machine {
+        Machine {
+            threads: threads.max(1),
+            vector_bits: target.vector_bits,
+            l1_bytes: caches.l1_bytes,
+            l2_bytes: caches.l2_bytes,
+            l3_bytes: caches.l3_bytes,
+        }
     }
 
     /// The lanes of a vector of elements of `bits` bits (bools count as bytes).
@@ -93,6 +161,26 @@ mod tests {
         let host = Machine::host(&Target::host(), 2);
         assert!(0 < host.l3_bytes && host.l3_bytes <= USABLE_L3_BYTES);
         assert!(host.l1_bytes <= host.l2_bytes);
+    }
+
+    #[test]
+    fn cache_sizes_given_as_l1_l2_l3_make_the_machine() {
+        let caches: Caches = "32K, 512K,32M".parse().unwrap();
+        let machine = Machine::with_caches(&Target::host(), 2, caches);
+        assert_eq!(
+            (machine.l1_bytes, machine.l2_bytes, machine.l3_bytes),
+            (32 << 10, 512 << 10, 32 << 20)
+        );
+        for bad in [
+            "32K,512K",
+            "32K,512K,32M,1G",
+            "32K,512,32M",
+            "0K,512K,32M",
+            "",
+        ] {
+            let error = bad.parse::<Caches>().unwrap_err().to_string();
+            assert!(error.contains("cache size"), "{bad}: {error}");
+        }
     }
 
     #[test]

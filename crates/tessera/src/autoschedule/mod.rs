@@ -52,7 +52,7 @@ pub use cost::{OpKind, StageCost};
 pub use footprint::{Footprints, Region, Span};
 pub use graph::{Producer, StageGraph, StageId};
 pub use ingredients::Ingredients;
-pub use machine::Machine;
+pub use machine::{Caches, Machine};
 pub use model::CostModel;
 pub use plan::Strategy;
 
@@ -153,6 +153,9 @@ pub struct AutoScheduleOptions {
     pub model: Option<CostModel>,
     /// The parts of the space the search may use (all by default).
     pub ingredients: Ingredients,
+    /// The data cache sizes the schedule is made for (`None`, the default: the host's, so
+    /// that schedules differ between hosts).
+    pub caches: Option<Caches>,
 }
 
 impl Default for AutoScheduleOptions {
@@ -163,6 +166,7 @@ impl Default for AutoScheduleOptions {
             params: Vec::new(),
             model: None,
             ingredients: Ingredients::default(),
+            caches: None,
         }
     }
 }
@@ -222,7 +226,11 @@ pub fn auto_schedule(
         Some(m) => m.clone(),
         None => CostModel::from_environment()?,
     };
-    let machine = Machine::host(target, options.threads);
+    let caches = match options.caches {
+        Some(caches) => caches.validated()?,
+        None => Caches::host(),
+    };
+    let machine = Machine::with_caches(target, options.threads, caches);
     // Wrappers are tried, not assumed: the plans with them replace those without only when
     // predicted faster (a wrapper recomputes its Func for the other consumers, and keeps it
     // from being computed once and shared).
