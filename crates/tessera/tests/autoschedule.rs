@@ -385,28 +385,8 @@ fn a_histogram_is_factored_into_parallel_strips_and_lanes_and_counts_right_at_an
     let schedule = Pipeline::new(&out)
         .auto_schedule(&planned_for(), &two_threads())
         .unwrap();
-    let directives = &schedule.schedule.directives;
-    let intermediate = directives
-        .iter()
-        .find_map(|d| match d {
-            Directive::Rfactor {
-                func,
-                update: 0,
-                preserved,
-                intermediate,
-            } if func == "hist" && preserved.len() == 2 => Some(intermediate.clone()),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("hist is not factored: {}", schedule.to_rust()));
-    // Partial histograms per residue of x too, their loop unrolled: equal neighbours
-    // increment different counters.
-    let lanes_unrolled = directives.iter().any(|d| {
-        matches!(d, Directive::Unroll { func, update: Some(0), var, .. }
-            if *func == intermediate && var.contains("lane"))
-    });
-    assert!(lanes_unrolled, "{}", schedule.to_rust());
-    let strip = directives
-        .iter()
+    let intermediate = factored_into_lanes(&schedule);
+    let strip = (schedule.schedule.directives.iter())
         .find_map(|d| match d {
             Directive::Parallel {
                 func,
@@ -420,6 +400,45 @@ fn a_histogram_is_factored_into_parallel_strips_and_lanes_and_counts_right_at_an
     for (w, h) in [(1024, 1024), (333, 77), (37, 5), (1, 1)] {
         check_histogram(&input, &out, w, h);
     }
+}
+
+#[test]
+fn a_histogram_for_one_thread_is_still_factored_into_lanes_and_counts_right() {
+    let (input, out) = histogram();
+    let options = AutoScheduleOptions {
+        threads: 1,
+        ..two_threads()
+    };
+    let schedule = Pipeline::new(&out)
+        .auto_schedule(&planned_for(), &options)
+        .unwrap();
+    factored_into_lanes(&schedule);
+    check_histogram(&input, &out, 333, 77);
+}
+
+/// The intermediate Func of `hist`'s factored update, after checking that it keeps partial
+/// histograms per residue of x, their loop unrolled: equal neighbours increment different
+/// counters.
+fn factored_into_lanes(schedule: &AutoSchedule) -> String {
+    let directives = &schedule.schedule.directives;
+    let intermediate = directives
+        .iter()
+        .find_map(|d| match d {
+            Directive::Rfactor {
+                func,
+                update: 0,
+                preserved,
+                intermediate,
+            } if func == "hist" && preserved.len() == 2 => Some(intermediate.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("hist is not factored: {}", schedule.to_rust()));
+    let lanes_unrolled = directives.iter().any(|d| {
+        matches!(d, Directive::Unroll { func, update: Some(0), var, .. }
+            if *func == intermediate && var.contains("lane"))
+    });
+    assert!(lanes_unrolled, "{}", schedule.to_rust());
+    intermediate
 }
 
 /// Checks the tripled histogram of a `w × h` image, as scheduled, against a plain count.
