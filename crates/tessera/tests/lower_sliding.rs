@@ -325,6 +325,23 @@ fn fold_storage_that_cannot_hold_the_window_is_refused() {
 }
 
 #[test]
+fn fold_storage_of_a_window_moving_both_ways_is_refused() {
+    // out reads f at rows y % 4 and y % 4 + 1: two rows, moving forward, then back.
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define((x, y), x + y).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), f.at((x, y % 4)) + f.at((x, y % 4 + 1)))
+        .unwrap();
+    f.store_root().compute_at(&out, y).fold_storage(y, 2);
+    let e = lower_common::schedule_error(&out);
+    assert!(
+        e.contains("f.fold_storage(y, 2)") && e.contains("only forward, or only backward"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_sliding_producer_unrolled_or_vectorized_whole() {
     // Per tile of 10 output columns, f is needed over 11 columns, then (sliding) 10: no
     // constant extent, but a constant bound, 11; the iterations past a tile's real extent
