@@ -3,7 +3,7 @@
 //! loop and computation inside it, every point of the producer is computed exactly once
 //! (counted by the interpreter), storage folds to the power of two covering the rows one
 //! iteration needs (or to the factor `fold_storage` asks for, when it is proven to hold them),
-//! and results equal the evaluator. A window moving backwards slides down; where the
+//! and results equal the evaluator. A window moving backwards slides down and folds; where the
 //! window cannot slide (a parallel loop) results are still right.
 
 mod lower_common;
@@ -167,7 +167,7 @@ fn sliding_along_x_with_y_outside() {
 #[test]
 fn sliding_backwards_but_not_in_parallel() {
     // out reads f at -y: as y increases the window moves backwards, and slides down: each
-    // row of f is computed once.
+    // row of f is computed once, and its storage folds to the 2 rows of the window.
     let (x, y) = (Var::new("x"), Var::new("y"));
     let f = Func::new("f");
     f.define((x, y), x - y * 5).unwrap();
@@ -177,6 +177,7 @@ fn sliding_backwards_but_not_in_parallel() {
     f.store_root().compute_at(&out, y);
     let run = check(&out, &TestInputs::new(), &[0, 0], &[W, H]);
     assert_eq!(run.stores("f"), (W * (H + 1)) as u64);
+    assert_eq!(run.allocation("f"), (W * 2) as u64);
 
     // A parallel loop cannot slide (and storage must be inside it).
     let (f, out, _, y) = vertical(&[-1, 0, 1]);
@@ -321,6 +322,23 @@ fn fold_storage_that_cannot_hold_the_window_is_refused() {
         f.store_root().compute_at(out, y).fold_storage(y, 0);
     });
     assert!(e.contains("must be positive"), "{e}");
+}
+
+#[test]
+fn fold_storage_of_a_window_moving_both_ways_is_refused() {
+    // out reads f at rows y % 4 and y % 4 + 1: two rows, moving forward, then back.
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let f = Func::new("f");
+    f.define((x, y), x + y).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), f.at((x, y % 4)) + f.at((x, y % 4 + 1)))
+        .unwrap();
+    f.store_root().compute_at(&out, y).fold_storage(y, 2);
+    let e = lower_common::schedule_error(&out);
+    assert!(
+        e.contains("f.fold_storage(y, 2)") && e.contains("only forward, or only backward"),
+        "{e}"
+    );
 }
 
 #[test]

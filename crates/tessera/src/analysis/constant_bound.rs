@@ -5,6 +5,11 @@
 //! it equals itself with the `min` replaced by one operand or by the other, and the
 //! correlated terms of each replacement cancel when it is simplified (`(x + 7) - x + 1` is
 //! 8). Signed 32/64-bit sums are assumed not to overflow, as the overflow contract does.
+//! A `min` added to a sum and one subtracted are split together, operand with operand
+//! (`min(y + 1, 17) - min(y - 1, 15)` is at most `(y + 1) - (y - 1)` where the subtracted
+//! `min` is its first operand, and at most `17 - 15` where its second), as are a `max` added
+//! and a `min` of the same operands subtracted (`max(a, b) - min(a, b)` is `a - b` or `b - a`):
+//! splitting each alone loses that the two choose together.
 //! Where that finds no bound, a variable divided by constants is split by its residue:
 //! `((y/2 + 1)/2 - y/4 + 2` is, for `y = 4k + r` with each `r` in `0..4`, a sum whose `k`s
 //! cancel (`(4k + r)/4` is `k + r/4`), so its largest form bounds it (3).
@@ -42,23 +47,35 @@ fn upper_bound(e: &Expr, scope: &Scope, forms_left: &mut usize) -> Option<i128> 
         .into_iter()
         .filter_map(|scope| bounds_of_expr(&e, scope).max?.as_int_const())
         .min();
-    let by_split = split(&e, false)
-        .filter(|_| *forms_left >= 2)
-        .and_then(|split| {
-            let first = upper_bound(&split.first, scope, forms_left);
-            let second = upper_bound(&split.second, scope, forms_left);
-            match split.bounds {
-                // `e` is at most either form: the smaller bound holds.
-                Bounds::Both => first.into_iter().chain(second).min(),
-                // `e` is one form or the other: only the larger bound holds for both.
-                Bounds::OneOf => first.zip(second).map(|(a, b)| a.max(b)),
-            }
-        });
+    // Paired splits first: where there are some, splitting terms alone tends to fail after
+    // spending the forms they need.
+    let by_pairs = paired_splits(&e)
+        .into_iter()
+        .filter_map(|split| split_bound(split, scope, forms_left))
+        .min();
+    let by_split = split(&e).and_then(|split| split_bound(split, scope, forms_left));
     direct
         .into_iter()
+        .chain(by_pairs)
         .chain(by_split)
         .min()
         .or_else(|| by_residues(&e, scope, forms_left))
+}
+
+/// The bound of an expression from the bounds of the two forms it was split into, if there
+/// are forms left to bound them.
+fn split_bound(split: Split, scope: &Scope, forms_left: &mut usize) -> Option<i128> {
+    if *forms_left < 2 {
+        return None;
+    }
+    let first = upper_bound(&split.first, scope, forms_left);
+    let second = upper_bound(&split.second, scope, forms_left);
+    match split.bounds {
+        // `e` is at most either form: the smaller bound holds.
+        Bounds::Both => first.into_iter().chain(second).min(),
+        // `e` is at most one form or the other: only the larger bound holds for both.
+        Bounds::OneOf => first.zip(second).map(|(a, b)| a.max(b)),
+    }
 }
 
 /// The bound of `e` as the largest bound of its forms with a variable `x` it divides by
@@ -205,7 +222,7 @@ fn linear_coefficient(e: &Expr, x: Symbol) -> Option<i128> {
     }
 }
 
-/// An expression split on one of its `min`s or `max`s.
+/// An expression split on one of its `min`s or `max`s (or on two together).
 struct Split {
     /// The expression with the `min` or `max` replaced by its first operand.
     first: Expr,
@@ -219,49 +236,125 @@ struct Split {
 enum Bounds {
     /// Each form is at least the expression (a `min` added, or a `max` subtracted).
     Both,
-    /// The expression equals one form or the other (a `max` added, or a `min` subtracted).
+    /// One form or the other is at least the expression (a `max` added, or a `min`
+    /// subtracted: the expression equals one of them).
     OneOf,
 }
 
-/// `e` split on the first `min` or `max` among the terms of its sum (`negated`: `e` is
-/// itself subtracted from the sum); `None` if there is none.
-fn split(e: &Expr, negated: bool) -> Option<Split> {
+/// A `min` or `max` among the terms of a sum.
+#[derive(Clone)]
+struct Term {
+    op: BinaryOp,
+    a: Expr,
+    b: Expr,
+    /// Whether it is subtracted from the sum.
+    negated: bool,
+}
+
+/// The `min`s and `max`s among the terms of the sum `e`, in order.
+fn terms(e: &Expr) -> Vec<Term> {
+    let mut found = Vec::new();
+    map_terms(e, false, &mut |term| {
+        found.push(term);
+        None
+    });
+    found
+}
+
+/// `e` with its `min` and `max` terms numbered `i` (in the order of `terms`) replaced by `by`.
+fn with_terms(e: &Expr, replaced: &[(usize, &Expr)]) -> Expr {
+    let mut index = 0;
+    map_terms(e, false, &mut |_| {
+        let by = replaced
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, by)| (*by).clone());
+        index += 1;
+        by
+    })
+}
+
+/// `e` (subtracted from its sum when `negated`) with each `min` or `max` among the terms of
+/// its sum replaced by what `replace` returns for it, if anything. Terms are reached through
+/// additions, subtractions, and multiplications and divisions by positive constants, which
+/// keep the order of values (a Euclidean division rounds down whatever the sign), so
+/// `(min(n, t) + 1)/2 - t/2` has one.
+fn map_terms(e: &Expr, negated: bool, replace: &mut dyn FnMut(Term) -> Option<Expr>) -> Expr {
     let ExprKind::Binary(op, a, b) = e.kind() else {
-        return None;
+        return e.clone();
     };
-    let rebuild = |split: Split, form: &dyn Fn(Expr) -> Expr| Split {
-        first: form(split.first),
-        second: form(split.second),
-        bounds: split.bounds,
+    let rebuilt = |new_a: Expr, new_b: Expr| {
+        if new_a.same_as(a) && new_b.same_as(b) {
+            e.clone()
+        } else {
+            Expr::binary(*op, new_a, new_b)
+        }
     };
     match op {
-        BinaryOp::Min | BinaryOp::Max => Some(Split {
-            first: a.clone(),
-            second: b.clone(),
-            bounds: if (*op == BinaryOp::Min) != negated {
-                Bounds::Both
-            } else {
-                Bounds::OneOf
-            },
-        }),
+        BinaryOp::Min | BinaryOp::Max => replace(Term {
+            op: *op,
+            a: a.clone(),
+            b: b.clone(),
+            negated,
+        })
+        .unwrap_or_else(|| e.clone()),
         BinaryOp::Add | BinaryOp::Sub => {
-            let b_negated = negated != (*op == BinaryOp::Sub);
-            if let Some(s) = split(a, negated) {
-                Some(rebuild(s, &|a| Expr::binary(*op, a, b.clone())))
-            } else {
-                let s = split(b, b_negated)?;
-                Some(rebuild(s, &|b| Expr::binary(*op, a.clone(), b)))
+            let new_a = map_terms(a, negated, replace);
+            let new_b = map_terms(b, negated != (*op == BinaryOp::Sub), replace);
+            rebuilt(new_a, new_b)
+        }
+        BinaryOp::Div | BinaryOp::Mul if b.as_int_const().is_some_and(|c| c > 0) => {
+            rebuilt(map_terms(a, negated, replace), b.clone())
+        }
+        _ => e.clone(),
+    }
+}
+
+/// `e` split on the first `min` or `max` among the terms of its sum; `None` if there is none.
+fn split(e: &Expr) -> Option<Split> {
+    let term = terms(e).into_iter().next()?;
+    Some(Split {
+        first: with_terms(e, &[(0, &term.a)]),
+        second: with_terms(e, &[(0, &term.b)]),
+        bounds: if (term.op == BinaryOp::Min) != term.negated {
+            Bounds::Both
+        } else {
+            Bounds::OneOf
+        },
+    })
+}
+
+/// `e` split on the first pair of terms of its sum, one added and one subtracted, that choose
+/// their operands together, in each way they pair:
+/// - two `min`s (or two `max`s), `x = min(a, b)` added and `y = min(c, d)` subtracted: where
+///   `y` is `c`, `x` is at most `a`, and where it is `d`, at most `b` (for `max`: where `x` is
+///   `a`, `y` is at least `c`...), so `e` is at most the form with `a` and `c` or the one
+///   with `b` and `d`; and likewise pairing `a` with `d` and `b` with `c`;
+/// - a `max` and a `min` of the same operands, `max(a, b)` added and `min(a, b)` subtracted
+///   (or the reverse): the one is `a` where the other is `b`, and `b` where it is `a`.
+fn paired_splits(e: &Expr) -> Vec<Split> {
+    let terms = terms(e);
+    let form = |i: usize, x: &Expr, j: usize, y: &Expr| with_terms(e, &[(i, x), (j, y)]);
+    let one_of = |first: Expr, second: Expr| Split {
+        first,
+        second,
+        bounds: Bounds::OneOf,
+    };
+    for (i, x) in terms.iter().enumerate().filter(|(_, t)| !t.negated) {
+        for (j, y) in terms.iter().enumerate().filter(|(_, t)| t.negated) {
+            if x.op == y.op {
+                return vec![
+                    one_of(form(i, &x.a, j, &y.a), form(i, &x.b, j, &y.b)),
+                    one_of(form(i, &x.a, j, &y.b), form(i, &x.b, j, &y.a)),
+                ];
+            }
+            let same_operands = (x.a == y.a && x.b == y.b) || (x.a == y.b && x.b == y.a);
+            if same_operands {
+                return vec![one_of(form(i, &x.a, j, &x.b), form(i, &x.b, j, &x.a))];
             }
         }
-        // Dividing or multiplying by a positive constant keeps the order of the forms (a
-        // Euclidean division rounds down whatever the sign), so `(min(n, t) + 1)/2 - t/2`
-        // splits as the sum would.
-        BinaryOp::Div | BinaryOp::Mul if b.as_int_const().is_some_and(|c| c > 0) => {
-            let s = split(a, negated)?;
-            Some(rebuild(s, &|a| Expr::binary(*op, a, b.clone())))
-        }
-        _ => None,
     }
+    Vec::new()
 }
 
 #[cfg(test)]
@@ -390,6 +483,108 @@ mod tests {
             scaled(var("t")),
         );
         assert_eq!(constant_upper_bound(&e, &Scope::new()), Some(0));
+    }
+
+    fn min(a: Expr, b: Expr) -> Expr {
+        Expr::binary(BinaryOp::Min, a, b)
+    }
+
+    fn max(a: Expr, b: Expr) -> Expr {
+        Expr::binary(BinaryOp::Max, a, b)
+    }
+
+    fn offset(e: &Expr, by: i32) -> Expr {
+        add(e.clone(), Expr::i32(by))
+    }
+
+    #[test]
+    fn a_min_added_and_a_min_subtracted_are_split_together() {
+        // The rows a clamped stencil reads: min(y + 1, 17) - min(y - 1, 15) + 1 is 3.
+        let y = var("y");
+        let e = offset(
+            &sub(
+                min(offset(&y, 1), Expr::i32(17)),
+                min(offset(&y, -1), Expr::i32(15)),
+            ),
+            1,
+        );
+        assert_eq!(constant_upper_bound(&e, &Scope::new()), Some(3));
+        // Operands paired crosswise: max(n, y + 2) - max(y, n - 1) is at most 2.
+        let e = sub(
+            max(var("n"), offset(&y, 2)),
+            max(y.clone(), offset(&var("n"), -1)),
+        );
+        assert_eq!(constant_upper_bound(&e, &Scope::new()), Some(2));
+        let value = |n: i64, y: i64| n.max(y + 2) - y.max(n - 1);
+        let largest = (-9..9)
+            .flat_map(|n| (-9..9).map(move |y| value(n, y)))
+            .max();
+        assert_eq!(largest, Some(2));
+        // Mins of unrelated bounds stay unbounded: min(x, n) - min(x, m) grows with n - m.
+        let x = var("x");
+        let e = sub(min(x.clone(), var("n")), min(x, var("m")));
+        assert_eq!(constant_upper_bound(&e, &Scope::new()), None);
+    }
+
+    #[test]
+    fn a_max_and_a_min_of_the_same_operands_are_split_together() {
+        // The window of a stencil clamped to two different rows, its ends the max and the
+        // min of the clamped rows: at most 3 rows.
+        let y = var("y");
+        let (low, high) = (
+            min(offset(&y, -1), Expr::i32(15)),
+            min(offset(&y, 1), Expr::i32(17)),
+        );
+        let e = offset(
+            &sub(
+                max(low.clone(), high.clone()),
+                min(low.clone(), high.clone()),
+            ),
+            1,
+        );
+        assert_eq!(constant_upper_bound(&e, &Scope::new()), Some(3));
+        let value = |y: i64| {
+            let (low, high) = ((y - 1).min(15), (y + 1).min(17));
+            low.max(high) - low.min(high) + 1
+        };
+        assert_eq!((-40..40).map(value).max(), Some(3));
+        // Mirrored (the window of a consumer reading it negated), in either order.
+        let negate = |e: Expr| sub(Expr::i32(0), e);
+        let e = offset(
+            &sub(
+                max(negate(high.clone()), negate(low.clone())),
+                min(negate(low), negate(high)),
+            ),
+            1,
+        );
+        assert_eq!(constant_upper_bound(&e, &Scope::new()), Some(3));
+    }
+
+    #[test]
+    fn one_min_added_and_subtracted_inside_scaled_terms_is_split_together() {
+        // Rows of a 2x upsample downsampled by 3, two output rows per iteration, the last
+        // clamped to m: (min(m, 2y) + 1)/2*3 - min(m, 2y)/2*3 + 5 is at most 8.
+        let scaled_half = |e: Expr| {
+            Expr::binary(
+                BinaryOp::Mul,
+                Expr::binary(BinaryOp::Div, e, Expr::i32(2)),
+                Expr::i32(3),
+            )
+        };
+        let row = min(
+            var("m"),
+            Expr::binary(BinaryOp::Mul, Expr::i32(2), var("y")),
+        );
+        let e = offset(&sub(scaled_half(offset(&row, 1)), scaled_half(row)), 5);
+        assert_eq!(constant_upper_bound(&e, &Scope::new()), Some(8));
+        let value = |m: i64, y: i64| {
+            let row = m.min(2 * y);
+            (row + 1).div_euclid(2) * 3 - row.div_euclid(2) * 3 + 5
+        };
+        let largest = (-9..9)
+            .flat_map(|m| (-9..9).map(move |y| value(m, y)))
+            .max();
+        assert_eq!(largest, Some(8));
     }
 
     #[test]

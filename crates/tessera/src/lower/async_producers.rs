@@ -117,7 +117,8 @@ impl<'a> Fork<'a> {
     /// Each loop a fold is made over, with every iteration first acquiring the coordinates
     /// of its window beyond the previous iteration's (all of it on the first), and last
     /// releasing those the next iteration no longer uses (all of it on the last). The
-    /// windows only move forward, so the coordinates held never exceed the fold factor.
+    /// windows only move forward (one moving backwards is given mirrored, see `FoldWindow`),
+    /// so the coordinates held never exceed the fold factor.
     fn guard_folds(&self, s: &Stmt) -> Stmt {
         let s = s.map_children(|e| e.clone(), |c| self.guard_folds(c));
         let StmtKind::For {

@@ -1,6 +1,7 @@
 //! Storage folding (Halide §4.3): when every access to a Func happens inside one serial loop,
 //! each iteration touches a window of extent at most a constant E in some dimension, and that window
-//! only moves forward, the storage in that dimension is folded to F (the power of two ≥ E,
+//! only moves one way (forward, or backward: both its ends never decrease, or never increase, as
+//! the loop runs), the storage in that dimension is folded to F (the power of two ≥ E,
 //! or the factor `fold_storage` asks for): coordinate c is stored at c mod F. Sliding-window
 //! schedules thereby keep just a few rows. A fold the schedule asks for that cannot be proven
 //! valid is an error naming the Func.
@@ -18,7 +19,9 @@ use crate::analysis::monotonic::monotonicity;
 use crate::error::{Error, Result};
 use crate::ir::substitute::{inline_lets, substitute, substitute_map, uses_var};
 use crate::ir::visit::{any_node, mutate_exprs, node_count, visit_exprs, visit_stmts};
-use crate::ir::{BinaryOp, CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol, Type};
+use crate::ir::{
+    BinaryOp, CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol, Type, UnaryOp,
+};
 use crate::lang::func::calls_func_named;
 use crate::simplify::{can_prove, simplify};
 
@@ -30,7 +33,9 @@ pub type FoldLoops = HashMap<Symbol, HashSet<Symbol>>;
 /// the loop it is folded over uses, `[lo, hi]` with the loop variable free (before sliding:
 /// what the iteration reads or writes): `async_producers` guards the fold with a counting
 /// semaphore, the producer acquiring coordinates as the window advances and the consumer
-/// releasing those it is done with.
+/// releasing those it is done with. A window moving backwards is given mirrored (`[-hi, -lo]`,
+/// the same coordinates negated), so that every window given moves forward: the semaphore
+/// counts only how many coordinates enter and leave it.
 #[derive(Clone, Debug)]
 pub struct FoldWindow {
     pub func: Symbol,
@@ -133,11 +138,13 @@ fn fold_nest(
             let mut fold_loops = Vec::new();
             let factor = match (serial_loops.as_slice(), asked(d)) {
                 // Folding automatically only where one loop produces it, as Halide.
-                ([l], None) => automatic_fold(&mut regions, l, *func, d, constants).map(|(factor, at)| {
-                    recorded.loops.entry(*func).or_default().insert(loop_name(&at));
-                    fold_loops.push(at);
-                    factor
-                }),
+                ([l], None) => automatic_fold(&mut regions, l, *func, d, constants).map(
+                    |(factor, at, direction)| {
+                        recorded.loops.entry(*func).or_default().insert(loop_name(&at));
+                        fold_loops.push((at, direction));
+                        factor
+                    },
+                ),
                 ([_, ..], None) => None,
                 ([_, ..], Some((var, factor))) => {
                     let refuse = |why: String| {
@@ -145,10 +152,10 @@ fn fold_nest(
                     };
                     for l in &serial_loops {
                         let l = explicit_fold_loop(&mut regions, l, *func, d);
-                        fold_loops.push(l.clone());
                         recorded.loops.entry(*func).or_default().insert(loop_name(&l));
-                        let extent = window_extent(regions.of(&l), *func, d, constants)
-                            .map_err(refuse)?;
+                        let (extent, direction) =
+                            window_extent(regions.of(&l), *func, d, constants).map_err(refuse)?;
+                        fold_loops.push((l.clone(), direction));
                         if extent > i64::from(factor) {
                             return Err(refuse(format!(
                                 "each iteration of the loop {} uses {extent} coordinates of {var}, more than {factor}",
@@ -167,12 +174,19 @@ fn fold_nest(
             };
             if let Some(factor) = factor {
                 if contents.schedule.async_producer {
-                    for l in &fold_loops {
+                    for (l, direction) in &fold_loops {
                         let window = regions.of(l).one_iteration.region(*func);
                         let Some((Some(lo), Some(hi))) =
                             window.map(|w| (w[d].min.clone(), w[d].max.clone()))
                         else {
                             unreachable!("a folded window is bounded");
+                        };
+                        let (lo, hi) = match direction {
+                            Direction::Forward => (lo, hi),
+                            Direction::Backward => {
+                                let negate = |e| Expr::unary(UnaryOp::Neg, e);
+                                (negate(hi), negate(lo))
+                            }
                         };
                         recorded.async_windows.push(FoldWindow {
                             func: *func,
@@ -397,14 +411,23 @@ fn touches(s: &Stmt, func: Symbol) -> bool {
     touched
 }
 
+/// Which way the window of a fold moves as the loop it is folded over runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Direction {
+    /// Neither end ever decreases.
+    Forward,
+    /// Neither end ever increases.
+    Backward,
+}
+
 /// The extent of the window of dimension `d` of `func` that one iteration of a serial loop
-/// uses, when it is a constant and only moves forward; otherwise why not.
+/// uses, when it is a constant and only moves one way, and that way; otherwise why not.
 fn window_extent(
     regions: &Regions,
     func: Symbol,
     d: usize,
     constants: &Constants,
-) -> std::result::Result<i64, String> {
+) -> std::result::Result<(i64, Direction), String> {
     let v = loop_name(&regions.the_loop);
     let window = regions
         .one_iteration
@@ -431,7 +454,7 @@ fn window_extent(
         extent = extent_of(&min, &max);
     }
     // An extent that varies (a `GuardWithIf` tail's last window is shorter) folds by its
-    // constant upper bound, as Halide's: each iteration's window, moving only forward,
+    // constant upper bound, as Halide's: each iteration's window, moving only one way,
     // still fits in the fold. Only a small extent is searched for one: the search splits
     // every min and max, and a deep cascade's windows nest dozens of them.
     let e = extent
@@ -456,19 +479,31 @@ fn window_extent(
     };
     // The comparison proves shifts (`y - 1` to `y`); the structure, clamps the simplifier
     // does not compare (`min(y, max)` never decreasing as `y` grows).
-    let moves_forward = |x: &Expr| {
-        monotonicity(x, v, &HashMap::new()).never_decreases()
-            || can_prove(&Expr::binary(BinaryOp::Ge, next(x), x.clone()))
+    let moves = |x: &Expr, direction: Direction| {
+        let (structurally, step) = match direction {
+            Direction::Forward => (
+                monotonicity(x, v, &HashMap::new()).never_decreases(),
+                BinaryOp::Ge,
+            ),
+            Direction::Backward => (
+                monotonicity(x, v, &HashMap::new()).never_increases(),
+                BinaryOp::Le,
+            ),
+        };
+        structurally || can_prove(&Expr::binary(step, next(x), x.clone()))
     };
     if !(1..=1 << 20).contains(&e) {
         return Err(format!("its region in one iteration of {v} has extent {e}"));
     }
-    if !moves_forward(&min) || !moves_forward(&max) {
-        return Err(format!(
-            "its region is not proven to move only forward as {v} increases"
-        ));
-    }
-    Ok(e)
+    [Direction::Forward, Direction::Backward]
+        .into_iter()
+        .find(|&direction| moves(&min, direction) && moves(&max, direction))
+        .map(|direction| (e, direction))
+        .ok_or_else(|| {
+            format!(
+                "its region is not proven to move only forward, or only backward, as {v} increases"
+            )
+        })
 }
 
 /// The largest extent (in nodes) `window_extent` searches for a constant upper bound.
@@ -500,11 +535,11 @@ fn automatic_fold(
     func: Symbol,
     d: usize,
     constants: &Constants,
-) -> Option<(i32, Stmt)> {
+) -> Option<(i32, Stmt, Direction)> {
     let mut l = outer.clone();
     loop {
-        if let Some(factor) = automatic_factor(regions.of(&l), func, d, constants) {
-            return Some((factor, l));
+        if let Some((factor, direction)) = automatic_factor(regions.of(&l), func, d, constants) {
+            return Some((factor, l, direction));
         }
         let StmtKind::For { body, .. } = l.kind() else {
             unreachable!("find_serial_loops finds loops")
@@ -582,14 +617,15 @@ fn reuses_previous_iteration(regions: &Regions, func: Symbol, d: usize) -> bool 
 }
 
 /// The fold factor for dimension `d` of `func` in a serial loop when the schedule does not
-/// choose one: the power of two covering the window, if folding is valid and saves memory.
+/// choose one, the power of two covering the window, if folding is valid and saves memory;
+/// and the way the window moves.
 fn automatic_factor(
     regions: &Regions,
     func: Symbol,
     d: usize,
     constants: &Constants,
-) -> Option<i32> {
-    let e = window_extent(regions, func, d, constants).ok()?;
+) -> Option<(i32, Direction)> {
+    let (e, direction) = window_extent(regions, func, d, constants).ok()?;
     let factor = (e as u32).next_power_of_two() as i32;
     let whole = regions
         .all_iterations
@@ -603,7 +639,7 @@ fn automatic_factor(
     if can_prove(&Expr::binary(BinaryOp::Le, whole_extent, Expr::i32(factor))) {
         return None;
     }
-    Some(factor)
+    Some((factor, direction))
 }
 
 /// Every access to `func` with coordinate `d` replaced by `coordinate mod factor`.

@@ -3,9 +3,10 @@
 //! loops, nested, chained, with a footprint of varying size, downsampled, and with a Func
 //! computed inside the async one. Halide's `expensive` extern is a slow identity; here it
 //! is the identity. Each case's values are checked with plain Rust on the interpreter and
-//! on the JIT at 1 and 2 threads. Ignored: the two cases folding a window that moves
-//! backwards (`fold_storage(var, 8, false)`; Tessera folds storage forwards only), and two
-//! whose fold storage folding cannot prove valid (see their reasons).
+//! on the JIT at 1 and 2 threads. Halide's `fold_storage(var, 8, false)` (a fold whose window
+//! moves backwards) is `fold_storage(var, 8)`: Tessera finds the direction itself. The four
+//! folds of windows moving backwards or of varying extent are built by functions shared with
+//! `storage_folding.rs`, which checks them without `async_` and checks their allocations.
 
 use tessera::prelude::*;
 
@@ -83,17 +84,26 @@ fn sliding_and_folding_over_a_single_variable() {
         .define(x, expensive(producer.at(x) + producer.at(x - 1)))
         .unwrap();
     consumer.compute_root();
-    producer
-        .store_root()
-        .fold_storage(x, 8)
-        .compute_at(&consumer, x)
-        .async_();
+    fold_by_8(&producer, &consumer, x, true);
     check_everywhere(&consumer, &[16], |p| 2 * p[0] - 1);
 }
 
-#[test]
-#[ignore = "fold_storage(x, 8, false): Tessera folds storage forwards only; the window of producer(-x) moves backwards"]
-fn sliding_and_folding_over_a_single_variable_flipped() {
+/// The producer of one of the folds shared with `storage_folding.rs`, stored at the root and
+/// computed per `var` of `consumer`, folded by 8 along `var`, async if `asynchronous`.
+fn fold_by_8(producer: &Func, consumer: &Func, var: Var, asynchronous: bool) {
+    producer
+        .store_root()
+        .fold_storage(var, 8)
+        .compute_at(consumer, var);
+    if asynchronous {
+        producer.async_();
+    }
+}
+
+/// `consumer(x) = producer(-x) + producer(-x + 1)` over `[0, 16)`, the producer folded by 8
+/// along x: its window moves backwards. Returns the consumer; its values are
+/// `single_variable_flipped_value`.
+pub(crate) fn single_variable_flipped(asynchronous: bool) -> Func {
     let x = Var::new("x");
     let (producer, consumer) = (Func::new("producer"), Func::new("consumer"));
     producer.define(x, expensive(x.into())).unwrap();
@@ -101,12 +111,18 @@ fn sliding_and_folding_over_a_single_variable_flipped() {
         .define(x, expensive(producer.at(-x) + producer.at(-x + 1)))
         .unwrap();
     consumer.compute_root();
-    producer
-        .store_root()
-        .fold_storage(x, 8)
-        .compute_at(&consumer, x)
-        .async_();
-    check_everywhere(&consumer, &[16], |p| -2 * p[0] + 1);
+    fold_by_8(&producer, &consumer, x, asynchronous);
+    consumer
+}
+
+pub(crate) fn single_variable_flipped_value(p: &[i64]) -> i64 {
+    -2 * p[0] + 1
+}
+
+#[test]
+fn sliding_and_folding_over_a_single_variable_flipped() {
+    let consumer = single_variable_flipped(true);
+    check_everywhere(&consumer, &[16], single_variable_flipped_value);
 }
 
 /// `consumer(x, y) = producer(x - 1, y - 1) + producer(x + 1, y + 1)`, `producer = x + y`.
@@ -128,11 +144,7 @@ fn diagonal_stencil() -> (Func, Func, Var, Var) {
 fn sliding_and_folding_over_y() {
     let (producer, consumer, _, y) = diagonal_stencil();
     // The producer can run 5 scanlines ahead.
-    producer
-        .store_root()
-        .fold_storage(y, 8)
-        .compute_at(&consumer, y)
-        .async_();
+    fold_by_8(&producer, &consumer, y, true);
     check_everywhere(&consumer, &[16, 16], |p| 2 * (p[0] + p[1]));
 }
 
@@ -282,54 +294,47 @@ fn two_async_producer_consumer_pairs_over_x_in_a_pair_over_y() {
     check_everywhere(&consumer_2, &[16, 16], |p| 8 * (p[0] + p[1]));
 }
 
-#[test]
-#[ignore = "storage folding (without async_ too) finds no constant bound on the window's extent max(min(y - 1, 15), min(y + 1, 17)) - min(min(y - 1, 15), min(y + 1, 17)) + 1 (Halide's simplifier proves it at most 3), so fold_storage(y, 8) is refused"]
-fn folding_over_y_with_a_varying_footprint() {
+/// `consumer(x, y) = producer(x - 1, ±min(y - 1, 15)) + producer(x + 1, ±min(y + 1, 17))`
+/// (the rows negated, the window moving backwards, if `flipped`), `producer = x + y`, folded
+/// by 8 along y: the window's extent varies, up to 3 rows. Returns the consumer; its values
+/// are `varying_footprint_value`.
+pub(crate) fn varying_footprint(flipped: bool, asynchronous: bool) -> Func {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let (producer, consumer) = (Func::new("producer"), Func::new("consumer"));
     producer.define((x, y), x + y).unwrap();
-    consumer
-        .define(
-            (x, y),
-            expensive(producer.at((x - 1, min(y - 1, 15))) + producer.at((x + 1, min(y + 1, 17)))),
-        )
-        .unwrap();
-    consumer.compute_root();
-    producer
-        .store_root()
-        .fold_storage(y, 8)
-        .compute_at(&consumer, y)
-        .async_();
-    check_everywhere(&consumer, &[128, 128], |p| {
-        let (x, y) = (p[0], p[1]);
-        (x - 1 + (y - 1).min(15)) + (x + 1 + (y + 1).min(17))
-    });
-}
-
-#[test]
-#[ignore = "fold_storage(y, 8, false): Tessera folds storage forwards only; the footprint -min(y, 15) moves backwards"]
-fn folding_over_y_with_a_varying_footprint_flipped() {
-    let (x, y) = (Var::new("x"), Var::new("y"));
-    let (producer, consumer) = (Func::new("producer"), Func::new("consumer"));
-    producer.define((x, y), x + y).unwrap();
+    let sign = |row: Expr| if flipped { -row } else { row };
     consumer
         .define(
             (x, y),
             expensive(
-                producer.at((x - 1, -min(y - 1, 15))) + producer.at((x + 1, -min(y + 1, 17))),
+                producer.at((x - 1, sign(min(y - 1, 15))))
+                    + producer.at((x + 1, sign(min(y + 1, 17)))),
             ),
         )
         .unwrap();
     consumer.compute_root();
-    producer
-        .store_root()
-        .fold_storage(y, 8)
-        .compute_at(&consumer, y)
-        .async_();
+    fold_by_8(&producer, &consumer, y, asynchronous);
+    consumer
+}
+
+pub(crate) fn varying_footprint_value(flipped: bool, p: &[i64]) -> i64 {
+    let (x, y) = (p[0], p[1]);
+    let sign = if flipped { -1 } else { 1 };
+    (x - 1 + sign * (y - 1).min(15)) + (x + 1 + sign * (y + 1).min(17))
+}
+
+#[test]
+fn folding_over_y_with_a_varying_footprint() {
+    let consumer = varying_footprint(false, true);
     check_everywhere(&consumer, &[128, 128], |p| {
-        let (x, y) = (p[0], p[1]);
-        (x - 1 - (y - 1).min(15)) + (x + 1 - (y + 1).min(17))
+        varying_footprint_value(false, p)
     });
+}
+
+#[test]
+fn folding_over_y_with_a_varying_footprint_flipped() {
+    let consumer = varying_footprint(true, true);
+    check_everywhere(&consumer, &[128, 128], |p| varying_footprint_value(true, p));
 }
 
 #[test]
@@ -348,17 +353,15 @@ fn downsample_by_2_in_y_sliding_and_folding() {
         )
         .unwrap();
     consumer.compute_root();
-    producer
-        .store_root()
-        .fold_storage(y, 8)
-        .compute_at(&consumer, y)
-        .async_();
+    fold_by_8(&producer, &consumer, y, true);
     check_everywhere(&consumer, &[16, 64], |p| 4 * p[0] + 8 * p[1] + 2);
 }
 
-#[test]
-#[ignore = "storage folding (without async_ too) finds no constant bound on the window's extent (min(M, 2 y) + 1) / 2 * 3 - min(M, 2 y) / 2 * 3 + 5 of the rows unrolled by 2 (at most 8), so fold_storage(y, 8) is refused"]
-fn downsample_by_1_5_in_y_sliding_and_folding() {
+/// A 2x nearest-neighbour upsample of `producer = x + y` followed by a [1 2 3 2 1]
+/// downsample by 3, the consumer's rows unrolled by 2, the producer folded by 8 along y: the
+/// window of two rows has a varying extent, up to 8 rows. Returns the consumer; its values
+/// are `downsample_by_1_5_value`.
+pub(crate) fn downsample_by_1_5(asynchronous: bool) -> Func {
     let (x, y) = (Var::new("x"), Var::new("y"));
     let (producer, consumer) = (Func::new("producer"), Func::new("consumer"));
     producer.define((x, y), x + y).unwrap();
@@ -375,20 +378,24 @@ fn downsample_by_1_5_in_y_sliding_and_folding() {
         )
         .unwrap();
     consumer.compute_root().align_bounds(y, 2).unroll(y, 2);
-    producer
-        .store_root()
-        .fold_storage(y, 8)
-        .compute_at(&consumer, y)
-        .async_();
-    check_everywhere(&consumer, &[256, 256], |p| {
-        let (x, y) = (p[0], p[1]);
-        9 * x
-            + ((3 * y - 1) >> 1)
-            + 2 * ((3 * y) >> 1)
-            + 3 * ((3 * y + 1) >> 1)
-            + 2 * ((3 * y + 2) >> 1)
-            + ((3 * y + 3) >> 1)
-    });
+    fold_by_8(&producer, &consumer, y, asynchronous);
+    consumer
+}
+
+pub(crate) fn downsample_by_1_5_value(p: &[i64]) -> i64 {
+    let (x, y) = (p[0], p[1]);
+    9 * x
+        + ((3 * y - 1) >> 1)
+        + 2 * ((3 * y) >> 1)
+        + 3 * ((3 * y + 1) >> 1)
+        + 2 * ((3 * y + 2) >> 1)
+        + ((3 * y + 3) >> 1)
+}
+
+#[test]
+fn downsample_by_1_5_in_y_sliding_and_folding() {
+    let consumer = downsample_by_1_5(true);
+    check_everywhere(&consumer, &[256, 256], downsample_by_1_5_value);
 }
 
 #[test]

@@ -4,9 +4,14 @@
 //! elements; here the interpreter reports the largest allocation of each Func, which must be
 //! at most Halide's, and the values are checked with plain Rust and the evaluator. The cases
 //! built on extern stages are not ported (Tessera has none); the one that bounds the output
-//! by its own height uses the height given.
+//! by its own height uses the height given. Last, the folds of Halide's `async.cpp` whose
+//! windows move backwards or vary in extent, without `async_`.
 
 use crate::lower_common::{check, Checked, TestInputs};
+use crate::r#async::{
+    check_everywhere, downsample_by_1_5, downsample_by_1_5_value, single_variable_flipped,
+    single_variable_flipped_value, varying_footprint, varying_footprint_value,
+};
 use tessera::prelude::*;
 
 /// Halide's allowance: 3 elements.
@@ -236,4 +241,45 @@ fn an_explicit_fold_with_an_outer_loop() {
 #[test]
 fn an_explicit_fold_with_an_outer_loop_interleaved() {
     fold_with_an_outer_loop(true);
+}
+
+/// One of `async.rs`'s folds by 8, built without `async_`: its values against plain Rust on
+/// the interpreter and the JIT, the interpreter's against the evaluator, and the producer's
+/// storage exactly `folded` elements (8 rows, or points, of it).
+fn check_fold_by_8(consumer: &Func, extents: &[i64], value: impl Fn(&[i64]) -> i64, folded: u64) {
+    let run = run(consumer, extents);
+    assert_eq!(
+        run.allocation("producer"),
+        folded,
+        "the producer's allocation"
+    );
+    check_everywhere(consumer, extents, value);
+}
+
+#[test]
+fn a_window_moving_backwards_folds() {
+    let consumer = single_variable_flipped(false);
+    check_fold_by_8(&consumer, &[16], single_variable_flipped_value, 8);
+}
+
+#[test]
+fn a_window_of_varying_extent_folds() {
+    // 130 columns (x - 1 to x + 1 over 128) of 8 rows, where the window spans 19 rows.
+    let consumer = varying_footprint(false, false);
+    let value = |p: &[i64]| varying_footprint_value(false, p);
+    check_fold_by_8(&consumer, &[128, 128], value, 130 * 8);
+}
+
+#[test]
+fn a_window_of_varying_extent_moving_backwards_folds() {
+    let consumer = varying_footprint(true, false);
+    let value = |p: &[i64]| varying_footprint_value(true, p);
+    check_fold_by_8(&consumer, &[128, 128], value, 130 * 8);
+}
+
+#[test]
+fn a_window_of_two_downsampled_rows_folds() {
+    // 256 columns of 8 rows, where all of them span 386.
+    let consumer = downsample_by_1_5(false);
+    check_fold_by_8(&consumer, &[256, 256], downsample_by_1_5_value, 256 * 8);
 }
