@@ -137,12 +137,14 @@ impl Machine {
 fn parse_cache_size(size: &str) -> Option<i64> {
     let (digits, unit) = size.split_at(size.find(|c: char| !c.is_ascii_digit())?);
     let n: i64 = digits.parse().ok()?;
-    match unit {
-        "K" => Some(n << 10),
-        "M" => Some(n << 20),
-        "G" => Some(n << 30),
-        _ => None,
-    }
+    let unit_bytes: i64 = match unit {
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        _ => return None,
+    };
+    // A size too large for i64 is refused rather than wrapped into a plausible one.
+    n.checked_mul(unit_bytes)
 }
 
 #[cfg(test)]
@@ -154,6 +156,7 @@ mod tests {
         assert_eq!(parse_cache_size("48K"), Some(48 << 10));
         assert_eq!(parse_cache_size("32M"), Some(32 << 20));
         assert_eq!(parse_cache_size("12"), None);
+        assert_eq!(parse_cache_size("99999999999G"), None);
     }
 
     #[test]
