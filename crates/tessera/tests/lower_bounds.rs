@@ -473,3 +473,29 @@ fn computed_at_the_outermost_level_of_a_consumer_stage() {
     assert_eq!(run.allocation("p"), 22);
     assert_eq!(run.stores("p"), 6 * 22);
 }
+
+#[test]
+fn computed_at_the_outermost_level_of_a_single_stage_consumer_computed_per_row() {
+    // `p` at `Var::outermost()` of g, which has no update: g's production is then p's
+    // `produce p; consume p` pair alone, one stage whose region lets must come before it.
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let p = Func::new("p");
+    p.define((x, y), input.at((x, y)) + input.at((x + 1, y)))
+        .unwrap();
+    let g = Func::new("g");
+    g.define((x, y), p.at((x, y)) * 3 + p.at((x + 1, y)))
+        .unwrap();
+    let out = Func::new("out");
+    out.define((x, y), g.at((x, y)) * 2 + g.at((x, y + 1)))
+        .unwrap();
+    g.compute_at(&out, y);
+    p.store_root().compute_at(&g, Var::outermost());
+    let inputs = TestInputs::new().image(&input, u16_image(&[0, 0], &[12, 7], 5));
+    let run = check(&out, &inputs, &[0, 0], &[10, 6]);
+    // Per row of out, two rows of g, so two rows of 11 points of p; stored at root, p
+    // slides down them (each of the 7 rows computed once), its storage folded to the two
+    // rows in use.
+    assert_eq!(run.stores("p"), 7 * 11);
+    assert_eq!(run.allocation("p"), 2 * 11);
+}

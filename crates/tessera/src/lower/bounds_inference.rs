@@ -609,13 +609,39 @@ fn infer(s: &Stmt, env: &Environment) -> Result<(Stmt, Lets)> {
 
 /// The stages of a producer, each with the region lets found in it at its top.
 fn infer_stages(produce: &Stmt, env: &Environment) -> Result<Stmt> {
-    let infer_stage = |s: &Stmt| infer(s, env).map(|(s, lets)| wrap_lets(lets, s));
-    match produce.kind() {
-        StmtKind::Block(stages) => Ok(Stmt::block(
-            stages.iter().map(infer_stage).collect::<Result<Vec<_>>>()?,
-        )),
-        _ => infer_stage(produce),
+    let StmtKind::Block(stmts) = produce.kind() else {
+        return infer(produce, env).map(|(s, lets)| wrap_lets(lets, s));
+    };
+    // The block flattens the stages' statements: a Func computed at a stage's
+    // `Var::outermost()` level leaves that stage as a `produce g; consume g` pair, which is
+    // one stage (its lets and its consumer's code go together), not two.
+    let mut stages = Vec::new();
+    let mut i = 0;
+    while i < stmts.len() {
+        let len = if is_produce_consume_pair(&stmts[i..]) {
+            2
+        } else {
+            1
+        };
+        let (stage, lets) = infer_block(&stmts[i..i + len], env)?;
+        stages.push(wrap_lets(lets, stage));
+        i += len;
     }
+    Ok(Stmt::block(stages))
+}
+
+/// Whether `stmts` starts with `produce g` followed by `consume g`.
+fn is_produce_consume_pair(stmts: &[Stmt]) -> bool {
+    let [first, second, ..] = stmts else {
+        return false;
+    };
+    matches!(
+        (first.kind(), second.kind()),
+        (
+            StmtKind::ProducerConsumer { name: produced, is_producer: true, .. },
+            StmtKind::ProducerConsumer { name: consumed, is_producer: false, .. },
+        ) if produced == consumed
+    )
 }
 
 /// A block, where each `produce f; consume f` pair gets f's regions.

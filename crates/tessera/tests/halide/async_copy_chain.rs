@@ -6,8 +6,7 @@
 //! which is the async folding logic the test stresses. Its GPU-only cases (`copy_to_device`)
 //! are not applicable, and the "two copy stages, flat" case is disabled in Halide (`if (0)`,
 //! "Broken"). Values checked with plain Rust on the interpreter and on the JIT at 1 and 2
-//! threads. The two nested cases are ignored: Tessera cannot lower their schedule yet, async
-//! or not (see their reasons).
+//! threads.
 
 use crate::r#async::check_everywhere;
 use tessera::prelude::*;
@@ -45,7 +44,6 @@ fn a_copy_stage_between_them() {
 }
 
 #[test]
-#[ignore = "lowering (without async_ too) fails for A.store_root().compute_at(&copy, Var::outermost()) with copy computed per row of B: allocation_bounds sizes A's root storage by A's region lets, bound only inside B's row loop"]
 fn a_copy_stage_between_them_with_the_first_nested_in_it() {
     let (a, b, y) = pipeline();
     let copy = a.in_all();
@@ -61,7 +59,6 @@ fn a_copy_stage_between_them_with_the_first_nested_in_it() {
 }
 
 #[test]
-#[ignore = "lowering (without async_ too) fails for A.store_root().compute_at(&copy, Var::outermost()) with copy computed per row of B: allocation_bounds sizes A's root storage by A's region lets, bound only inside B's row loop"]
 fn two_copy_stages_each_nested_at_the_outermost_loop_of_the_next() {
     let (a, b, y) = pipeline();
     let copy = a.in_all();
