@@ -357,6 +357,75 @@ fn paired_splits(e: &Expr) -> Vec<Split> {
     Vec::new()
 }
 
+/// An expression at least `e` with each multiple of a division rounding down, `t/k*k` (a
+/// region rounded to a split's factor), replaced by `t` where `e` never decreases as it
+/// grows and by `t - (k - 1)` where `e` never increases (`t - (k - 1) <= t/k*k <= t` for
+/// `k > 0`, a Euclidean division rounding down whatever the sign). Without the division,
+/// `t`'s terms may cancel with the rest of `e` (the rounded end of a window against its
+/// own start), so the result may have a constant bound where `e` shows none. A constant
+/// multiple of a sum, `min` or `max` is distributed to reach the divisions inside
+/// (`min(a, t/k - 1)*k`). `None` if `e` has no such multiple.
+pub fn without_roundings(e: &Expr) -> Option<Expr> {
+    let mut found = false;
+    let relaxed = relax_roundings(e, true, &mut found);
+    found.then_some(relaxed)
+}
+
+/// `without_roundings` of `e` where `upper`; where not, an expression at most `e`.
+fn relax_roundings(e: &Expr, upper: bool, found: &mut bool) -> Expr {
+    let ExprKind::Binary(op, a, b) = e.kind() else {
+        return e.clone();
+    };
+    let positive = b.as_int_const().filter(|&k| k > 0);
+    match op {
+        BinaryOp::Add | BinaryOp::Min | BinaryOp::Max => Expr::binary(
+            *op,
+            relax_roundings(a, upper, found),
+            relax_roundings(b, upper, found),
+        ),
+        BinaryOp::Sub => Expr::binary(
+            *op,
+            relax_roundings(a, upper, found),
+            relax_roundings(b, !upper, found),
+        ),
+        BinaryOp::Mul if positive.is_some() => relax_scaled(a, b, upper, found),
+        BinaryOp::Div if positive.is_some() => {
+            Expr::binary(*op, relax_roundings(a, upper, found), b.clone())
+        }
+        _ => e.clone(),
+    }
+}
+
+/// `relax_roundings` of `e*k` for a constant `k > 0`.
+fn relax_scaled(e: &Expr, k: &Expr, upper: bool, found: &mut bool) -> Expr {
+    let ExprKind::Binary(op, a, b) = e.kind() else {
+        return Expr::binary(BinaryOp::Mul, e.clone(), k.clone());
+    };
+    match op {
+        BinaryOp::Div if b.as_int_const() == k.as_int_const() => {
+            *found = true;
+            let t = relax_roundings(a, upper, found);
+            if upper {
+                t
+            } else {
+                let below = Expr::binary(BinaryOp::Sub, k.clone(), Expr::make_const(k.ty(), 1));
+                Expr::binary(BinaryOp::Sub, t, below)
+            }
+        }
+        BinaryOp::Add | BinaryOp::Min | BinaryOp::Max => Expr::binary(
+            *op,
+            relax_scaled(a, k, upper, found),
+            relax_scaled(b, k, upper, found),
+        ),
+        BinaryOp::Sub => Expr::binary(
+            *op,
+            relax_scaled(a, k, upper, found),
+            relax_scaled(b, k, !upper, found),
+        ),
+        _ => Expr::binary(BinaryOp::Mul, relax_roundings(e, upper, found), k.clone()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -402,6 +471,38 @@ mod tests {
             x,
         );
         assert_eq!(constant_upper_bound(&e, &Scope::new()), None);
+    }
+
+    #[test]
+    fn a_rounding_to_a_factor_is_bounded_by_what_it_rounds() {
+        // The end of a window [a, b] rounded up by 6 past a, less a, with b = min(a + 5, n):
+        // relaxed to b - a + 6, at most 11.
+        let a = var("a");
+        let b = Expr::binary(BinaryOp::Min, add(a.clone(), Expr::i32(5)), var("n"));
+        let six = Expr::i32(6);
+        let rounded = Expr::binary(
+            BinaryOp::Mul,
+            Expr::binary(
+                BinaryOp::Div,
+                add(sub(b, a.clone()), six.clone()),
+                six.clone(),
+            ),
+            six,
+        );
+        let extent = sub(add(a.clone(), rounded), a.clone());
+        let relaxed = without_roundings(&extent).expect("a rounding");
+        assert_eq!(constant_upper_bound(&relaxed, &Scope::new()), Some(11));
+        // Subtracted, a rounding is replaced by its least value: 10 - (a/4*4) + a <= 13.
+        let four = Expr::i32(4);
+        let down = Expr::binary(
+            BinaryOp::Mul,
+            Expr::binary(BinaryOp::Div, a.clone(), four.clone()),
+            four,
+        );
+        let e = add(sub(Expr::i32(10), down), a.clone());
+        let relaxed = without_roundings(&e).expect("a rounding");
+        assert_eq!(constant_upper_bound(&relaxed, &Scope::new()), Some(13));
+        assert!(without_roundings(&a).is_none());
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::bounds_inference::union_boxes;
 use super::realization_order::Environment;
 use crate::analysis::bounds::Scope;
 use crate::analysis::boxes::{boxes_provided_stmt, boxes_required_stmt, Box};
-use crate::analysis::constant_bound::constant_upper_bound;
+use crate::analysis::constant_bound::{constant_upper_bound, without_roundings};
 use crate::analysis::interval::Interval;
 use crate::analysis::monotonic::monotonicity;
 use crate::error::{Error, Result};
@@ -457,13 +457,18 @@ fn window_extent(
     // constant upper bound, as Halide's: each iteration's window, moving only one way,
     // still fits in the fold. Only a small extent is searched for one: the search splits
     // every min and max, and a deep cascade's windows nest dozens of them.
-    let e = extent
-        .as_int_const()
-        .or_else(|| {
-            (node_count(&extent) <= BOUNDED_EXTENT_NODES)
-                .then(|| constant_upper_bound(&extent, &Scope::new()))
+    let bounded = |extent: &Expr| {
+        extent.as_int_const().or_else(|| {
+            (node_count(extent) <= BOUNDED_EXTENT_NODES)
+                .then(|| constant_upper_bound(extent, &Scope::new()))
                 .flatten()
         })
+    };
+    // A window rounded to a split's factor (the producer's own split shifting inwards or
+    // rounding up, a consumer's strip clamped to its last) is at most its rounded form
+    // (`t/k*k <= t`), whose ends cancel where the rounded ones do not.
+    let e = bounded(&extent)
+        .or_else(|| bounded(&simplify(&without_roundings(&extent)?)))
         .ok_or_else(|| {
             format!(
                 "the extent of its region in one iteration of {v}, {extent}, has no constant upper bound"
