@@ -1374,3 +1374,170 @@ fn an_expensive_lookup_table_is_computed_once_not_once_per_strip() {
         schedule.groups
     );
 }
+
+/// How many levels `collapse` has: enough that the chain collapsing the coarse levels holds
+/// more Funcs than a group, so no run of consecutive Funcs in a depth-first order visiting
+/// producers as read holds both the finest upsampling and the output.
+const COLLAPSE_LEVELS: usize = 4;
+
+/// A Laplacian pyramid of `COLLAPSE_LEVELS` levels collapsed, as a pyramid blend's: `g_l`,
+/// level l - 1 downsampled (x pass, then y pass, 1 2 1 at stride 2; `g_0` the input), each
+/// read through clamps; `mid_l`, `g_l` plus `mid_{l+1}` upsampled (the coarsest is
+/// `g_{L-1}` itself); the output, the input's detail (the input less `g_1` upsampled) plus
+/// `mid_1` upsampled. Each upsampling is an x pass at full width selecting by the parity of
+/// x (`*_up_x`), then a y pass inlined into its reader. Returns the input, the output and
+/// `g_1_up_x`, the finest upsampling of the input's level, whose only upstream stages
+/// (`g_1` and its x pass) the collapse needs too.
+fn collapse() -> (ImageParam, Func, Func) {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let input = ImageParam::new(Type::i32(), 2, "input");
+    let extents = |l: usize| {
+        let scale = 1i32 << l;
+        [0, 1].map(|d| (input.extent(d) + (scale - 1)) / scale)
+    };
+    let clamped_level = |level: &Func, l: usize| {
+        let [w, h] = extents(l);
+        let clamped = Func::new(&format!("{}_clamped", level.name()));
+        let at = level.at((clamp(x, 0, w - 1), clamp(y, 0, h - 1)));
+        clamped.define((x, y), at).unwrap();
+        clamped
+    };
+    let down = |above: &Func, l: usize| {
+        let down_x = Func::new(&format!("g_{l}_x"));
+        let a = |dx: i32| above.at((x * 2 + dx, y));
+        down_x.define((x, y), a(-1) + a(0) * 2 + a(1)).unwrap();
+        let level = Func::new(&format!("g_{l}"));
+        let d = |dy: i32| down_x.at((x, y * 2 + dy));
+        level
+            .define((x, y), (d(-1) + d(0) * 2 + d(1)) / 16)
+            .unwrap();
+        clamped_level(&level, l)
+    };
+    // `level` upsampled by 2: its x pass a Func, its y pass an expression.
+    let up = |level: &Func| {
+        let up_x = Func::new(&format!("{}_up_x", level.name()));
+        let s = |dx: i32| level.at((x / 2 + dx, y));
+        let even = (s(-1) + s(0) * 6 + s(1)) / 8;
+        up_x.define((x, y), select((x % 2).eq_(0), even, (s(0) + s(1)) / 2))
+            .unwrap();
+        let r = |dy: i32| up_x.at((x, y / 2 + dy));
+        let even = (r(-1) + r(0) * 6 + r(1)) / 8;
+        let y_pass = select((y % 2).eq_(0), even, (r(0) + r(1)) / 2);
+        (up_x, y_pass)
+    };
+    let mut g = vec![clamped(&input, x, y)];
+    for l in 1..COLLAPSE_LEVELS {
+        let level = down(&g[l - 1], l);
+        g.push(level);
+    }
+    let mut mid = g[COLLAPSE_LEVELS - 1].clone();
+    for l in (1..COLLAPSE_LEVELS - 1).rev() {
+        let (_, coarser) = up(&mid);
+        let level = Func::new(&format!("mid_{l}"));
+        level.define((x, y), g[l].at((x, y)) + coarser).unwrap();
+        mid = clamped_level(&level, l);
+    }
+    let (g_1_up_x, detail_base) = up(&g[1]);
+    let (_, collapsed) = up(&mid);
+    let out = Func::new("out");
+    // The detail's upsampling is read first, so a depth-first order visiting producers as
+    // read puts it before the collapse's whole chain, away from the output.
+    out.define((x, y), input.at((x, y)) - detail_base + collapsed)
+        .unwrap();
+    (input, out, g_1_up_x)
+}
+
+/// `collapse`'s output over a `w × h` input, level by level in plain loops.
+fn collapse_reference(data: &Buffer<i32>) -> Vec<i32> {
+    let (w, h) = (data.extents()[0], data.extents()[1]);
+    // A level as a row-major vector and its size, read with clamped coordinates.
+    struct Level(Vec<i32>, i64, i64);
+    impl Level {
+        fn at(&self, x: i64, y: i64) -> i32 {
+            self.0[(y.clamp(0, self.2 - 1) * self.1 + x.clamp(0, self.1 - 1)) as usize]
+        }
+        fn from_fn(w: i64, h: i64, f: impl Fn(i64, i64) -> i32) -> Level {
+            let v = (0..h).flat_map(|y| (0..w).map(move |x| (x, y)));
+            Level(v.map(|(x, y)| f(x, y)).collect(), w, h)
+        }
+    }
+    let down = |l: &Level| {
+        let (w, h) = ((l.1 + 1) / 2, (l.2 + 1) / 2);
+        let dx = |x: i64, y: i64| l.at(2 * x - 1, y) + 2 * l.at(2 * x, y) + l.at(2 * x + 1, y);
+        Level::from_fn(w, h, |x, y| {
+            (dx(x, 2 * y - 1) + 2 * dx(x, 2 * y) + dx(x, 2 * y + 1)).div_euclid(16)
+        })
+    };
+    // `l` upsampled at a point of the level twice its size.
+    let up = |l: &Level, x: i64, y: i64| {
+        let ux = |x: i64, y: i64| {
+            let s = |dx: i64| l.at(x.div_euclid(2) + dx, y);
+            if x.rem_euclid(2) == 0 {
+                (s(-1) + 6 * s(0) + s(1)).div_euclid(8)
+            } else {
+                (s(0) + s(1)).div_euclid(2)
+            }
+        };
+        let r = |dy: i64| ux(x, y.div_euclid(2) + dy);
+        if y.rem_euclid(2) == 0 {
+            (r(-1) + 6 * r(0) + r(1)).div_euclid(8)
+        } else {
+            (r(0) + r(1)).div_euclid(2)
+        }
+    };
+    let mut g = vec![Level::from_fn(w, h, |x, y| data.get(&[x, y]))];
+    for l in 1..COLLAPSE_LEVELS {
+        let level = down(&g[l - 1]);
+        g.push(level);
+    }
+    let mut mid = g.pop().expect("the coarsest level");
+    for l in (1..COLLAPSE_LEVELS - 1).rev() {
+        let level = &g[l];
+        mid = Level::from_fn(level.1, level.2, |x, y| level.at(x, y) + up(&mid, x, y));
+    }
+    Level::from_fn(w, h, |x, y| {
+        g[0].at(x, y) - up(&g[1], x, y) + up(&mid, x, y)
+    })
+    .0
+}
+
+#[test]
+fn a_full_resolution_upsampling_read_only_by_the_output_is_computed_in_its_strips() {
+    // The upsampling's x pass is read by the output alone, and its upstream stages are
+    // upstream of the output's other producers too: stored at root it writes and reads back
+    // a full-width image, per strip it stays in cache. The dynamic programming groups Funcs
+    // consecutive in a depth-first order; visiting the producers as read puts the
+    // upsampling before the collapse's chain, which kept it out of the output's group (and
+    // at root), as pyramid_blend's finest upsamplings were.
+    let (input, out, g_1_up_x) = collapse();
+    let (w, h) = (2048, 2048);
+    out.set_estimates(&[(0, w), (0, h)]).unwrap();
+    input.set_estimates(&[(0, w), (0, h)]).unwrap();
+    let options = AutoScheduleOptions {
+        caches: Some(epyc_caches()),
+        ..two_threads()
+    };
+    let schedule = Pipeline::new(&out)
+        .auto_schedule(&planned_for(), &options)
+        .unwrap();
+    let output_group = (schedule.groups.iter())
+        .find(|g| g.output == out.name().as_str())
+        .expect("the output heads a group");
+    assert!(
+        (output_group.members.iter()).any(|m| m == g_1_up_x.name().as_str()),
+        "{:?}",
+        schedule.groups
+    );
+    // Run at a size unrelated to the plan, odd in both dimensions.
+    let data = Buffer::<i32>::from_fn(&[0, 0], &[203, 137], |p| {
+        ((p[0] * 37 + p[1] * 11) % 1001) as i32
+    });
+    let want = collapse_reference(&data);
+    let inputs = Inputs::new().image(&input, data.clone());
+    let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
+    let mut outs = compiled.realize(&inputs, &[0, 0], &[203, 137]).unwrap();
+    let got = Buffer::<i32>::try_from(outs.remove(0)).unwrap();
+    got.for_each_coord(|p| {
+        assert_eq!(got.get(p), want[(p[1] * 203 + p[0]) as usize], "at {p:?}");
+    });
+}

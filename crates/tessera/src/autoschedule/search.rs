@@ -10,7 +10,13 @@
 //!   group — a run of at most `MAX_GROUP` consecutive Funcs ending at the prefix's end — of
 //!   that group's cost plus the best grouping of what precedes it. The bound on a group's
 //!   size keeps the search linear in the number of stages (PolyMage-DP's bounded DP), so
-//!   there is no cap on the pipeline's length.
+//!   there is no cap on the pipeline's length. A Func's producers can be contiguous with it
+//!   only in some orders (each producer's own chain comes between it and the next), so the
+//!   programming runs over two depth-first orders and keeps the cheaper grouping: producers
+//!   visited as the definitions read them, and producers with the most stages upstream
+//!   visited first, which puts last, right before their consumer, the producers whose
+//!   upstream stages the big ones have already brought in (a pyramid's finest upsamplings
+//!   of levels the coarser ones already needed).
 
 use std::collections::BTreeSet;
 
@@ -132,11 +138,23 @@ pub fn greedy(problem: &Problem) -> Result<Vec<GroupPlan>> {
 }
 
 /// PolyMage-DP's dynamic programming over groupings of consecutive Funcs in a producer-first
-/// depth-first order.
+/// depth-first order, run over each of `depth_first_orders`; the cheapest grouping wins (the
+/// first order on a tie).
 pub fn dynamic_programming(problem: &Problem) -> Result<Vec<GroupPlan>> {
-    let order = depth_first_order(problem);
-    let n = order.len();
     let mut plans = Plans::new(problem);
+    let mut best: Option<(f64, Vec<GroupPlan>)> = None;
+    for order in depth_first_orders(problem) {
+        let (ns, groups) = best_grouping(&mut plans, &order)?;
+        if best.as_ref().is_none_or(|b| ns < b.0) {
+            best = Some((ns, groups));
+        }
+    }
+    Ok(best.map(|(_, groups)| groups).unwrap_or_default())
+}
+
+/// The least predicted time of Funcs `order` in groups of consecutive Funcs, and its groups.
+fn best_grouping(plans: &mut Plans, order: &[usize]) -> Result<(f64, Vec<GroupPlan>)> {
+    let n = order.len();
     // best[i]: the least time of the first i Funcs, and where its last group starts.
     let mut best: Vec<(f64, usize, Option<GroupPlan>)> = vec![(0.0, 0, None)];
     for i in 1..=n {
@@ -166,12 +184,34 @@ pub fn dynamic_programming(problem: &Problem) -> Result<Vec<GroupPlan>> {
         i = *start;
     }
     groups.reverse();
-    Ok(groups)
+    Ok((best[n].0, groups))
 }
 
-/// The scheduled Funcs in a topological order where each Func comes right after its
-/// producers' chains: a depth-first post-order from the output.
-fn depth_first_order(problem: &Problem) -> Vec<usize> {
+/// The scheduled Funcs in topological orders where each Func comes right after its
+/// producers' chains (depth-first post-orders from the output): producers visited in the
+/// order the definitions read them, then (when it differs) those with the most scheduled
+/// stages upstream first.
+fn depth_first_orders(problem: &Problem) -> Vec<Vec<usize>> {
+    let as_read = depth_first_order(problem, |producers| producers);
+    let upstream = upstream_counts(problem);
+    let largest_upstream_first = depth_first_order(problem, |mut producers| {
+        // Stable: producers with as many stages upstream keep the order they are read in.
+        producers.sort_by_key(|&p| std::cmp::Reverse(upstream[p]));
+        producers
+    });
+    if largest_upstream_first == as_read {
+        vec![as_read]
+    } else {
+        vec![as_read, largest_upstream_first]
+    }
+}
+
+/// A depth-first post-order from the output, each Func's scheduled producers visited in the
+/// order `visit_order` puts them.
+fn depth_first_order(
+    problem: &Problem,
+    visit_order: impl Fn(Vec<usize>) -> Vec<usize>,
+) -> Vec<usize> {
     let mut order = Vec::new();
     let mut visited = vec![false; problem.funcs.len()];
     let roots: Vec<usize> = scheduled(problem)
@@ -179,18 +219,48 @@ fn depth_first_order(problem: &Problem) -> Vec<usize> {
         .filter(|&f| scheduled_consumers(problem, f).is_empty())
         .collect();
     for root in roots {
-        visit(problem, root, &mut visited, &mut order);
+        visit(problem, root, &visit_order, &mut visited, &mut order);
     }
     order
 }
 
-fn visit(problem: &Problem, f: usize, visited: &mut [bool], order: &mut Vec<usize>) {
+fn visit(
+    problem: &Problem,
+    f: usize,
+    visit_order: &impl Fn(Vec<usize>) -> Vec<usize>,
+    visited: &mut [bool],
+    order: &mut Vec<usize>,
+) {
     if visited[f] {
         return;
     }
     visited[f] = true;
-    for p in scheduled_producers(problem, f) {
-        visit(problem, p, visited, order);
+    for p in visit_order(scheduled_producers(problem, f)) {
+        visit(problem, p, visit_order, visited, order);
     }
     order.push(f);
+}
+
+/// For each Func, how many scheduled Funcs it depends on, directly or not.
+fn upstream_counts(problem: &Problem) -> Vec<usize> {
+    fn upstream(
+        problem: &Problem,
+        f: usize,
+        memo: &mut [Option<BTreeSet<usize>>],
+    ) -> BTreeSet<usize> {
+        if let Some(set) = &memo[f] {
+            return set.clone();
+        }
+        let mut set = BTreeSet::new();
+        for p in scheduled_producers(problem, f) {
+            set.insert(p);
+            set.extend(upstream(problem, p, memo));
+        }
+        memo[f] = Some(set.clone());
+        set
+    }
+    let mut memo = vec![None; problem.funcs.len()];
+    (0..problem.funcs.len())
+        .map(|f| upstream(problem, f, &mut memo).len())
+        .collect()
 }
