@@ -94,9 +94,10 @@ fn parts(block: BasicBlock<'_>) -> Vec<Part<'_>> {
 fn effect(instruction: InstructionValue<'_>) -> Effect {
     let plain = |effect| {
         let volatile = instruction.get_volatile().unwrap_or(true);
-        let atomic = instruction
-            .get_atomic_ordering()
-            .map_or(true, |o| o != inkwell::AtomicOrdering::NotAtomic);
+        let atomic = !matches!(
+            instruction.get_atomic_ordering(),
+            Ok(inkwell::AtomicOrdering::NotAtomic)
+        );
         if volatile || atomic {
             Effect::Fixed
         } else {
