@@ -19,7 +19,8 @@
 //! gathers from small tables as in-register permutes), `bounds_checks` (checked mode), `stmt`
 //! (control flow, allocations, assertions), `atomic` (atomic stores), `streaming`
 //! (non-temporal stores), `closure` (parallel loop bodies outlined into
-//! task functions), `passes` (the optimization pipeline).
+//! task functions), `passes` (the optimization pipeline), `late_order` (each block's
+//! instructions as late as their uses allow, after optimization, for short live ranges).
 
 mod arith;
 mod atomic;
@@ -29,6 +30,7 @@ mod closure;
 mod expr;
 mod gathers;
 mod intrinsics;
+mod late_order;
 mod linear;
 mod memoize;
 mod parity;
@@ -223,6 +225,7 @@ pub fn compile_module<'ctx>(
         .verify()
         .map_err(|e| Error::Codegen(format!("internal error: invalid LLVM IR: {e}")))?;
     passes::optimize(&module, &machine)?;
+    late_order::order_instructions_late(&module, &machine.get_target_data());
     Ok(module)
 }
 
