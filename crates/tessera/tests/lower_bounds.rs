@@ -449,26 +449,43 @@ fn tuple_valued_funcs() {
     }
 }
 
-#[test]
-fn computed_at_the_outermost_level_of_a_consumer_stage() {
-    // `p` at `Var::outermost()` of g's update: inside g's production, after its pure stage,
-    // outside the update's loops, once per production of g (g computed per row of out).
+/// `p(x, y) = input(x, y) + input(x + 1, y)`, a `g` reading p defined by `define_g`, and
+/// `out(x, y) = 2 g(x, y) + g(x, y + 1)` with g computed per row of out and p placed by
+/// `place_p`: out's 10 × 6 points from a 12 × 7 input, checked against the evaluator.
+fn p_placed_in_g_per_row_of_out(
+    define_g: impl FnOnce(&Func, &Func, Var, Var),
+    place_p: impl FnOnce(&Func, &Func),
+) -> Checked {
     let input = ImageParam::new(Type::u16(), 2, "input");
     let (x, y) = (Var::new("x"), Var::new("y"));
     let p = Func::new("p");
     p.define((x, y), input.at((x, y)) + input.at((x + 1, y)))
         .unwrap();
     let g = Func::new("g");
-    g.define((x, y), x + y).unwrap();
-    g.update((x, y), g.at((x, y)) + p.at((x, y)) + p.at((x + 1, y)))
-        .unwrap();
+    define_g(&g, &p, x, y);
     let out = Func::new("out");
     out.define((x, y), g.at((x, y)) * 2 + g.at((x, y + 1)))
         .unwrap();
     g.compute_at(&out, y);
-    p.compute_at(g.update_stage(0), Var::outermost());
+    place_p(&p, &g);
     let inputs = TestInputs::new().image(&input, u16_image(&[0, 0], &[12, 7], 5));
-    let run = check(&out, &inputs, &[0, 0], &[10, 6]);
+    check(&out, &inputs, &[0, 0], &[10, 6])
+}
+
+#[test]
+fn computed_at_the_outermost_level_of_a_consumer_stage() {
+    // `p` at `Var::outermost()` of g's update: inside g's production, after its pure stage,
+    // outside the update's loops, once per production of g.
+    let run = p_placed_in_g_per_row_of_out(
+        |g, p, x, y| {
+            g.define((x, y), x + y).unwrap();
+            g.update((x, y), g.at((x, y)) + p.at((x, y)) + p.at((x + 1, y)))
+                .unwrap();
+        },
+        |p, g| {
+            p.compute_at(g.update_stage(0), Var::outermost());
+        },
+    );
     // Per row of out, two rows of g, so two rows of 11 points of p.
     assert_eq!(run.allocation("p"), 22);
     assert_eq!(run.stores("p"), 6 * 22);
@@ -478,21 +495,15 @@ fn computed_at_the_outermost_level_of_a_consumer_stage() {
 fn computed_at_the_outermost_level_of_a_single_stage_consumer_computed_per_row() {
     // `p` at `Var::outermost()` of g, which has no update: g's production is then p's
     // `produce p; consume p` pair alone, one stage whose region lets must come before it.
-    let input = ImageParam::new(Type::u16(), 2, "input");
-    let (x, y) = (Var::new("x"), Var::new("y"));
-    let p = Func::new("p");
-    p.define((x, y), input.at((x, y)) + input.at((x + 1, y)))
-        .unwrap();
-    let g = Func::new("g");
-    g.define((x, y), p.at((x, y)) * 3 + p.at((x + 1, y)))
-        .unwrap();
-    let out = Func::new("out");
-    out.define((x, y), g.at((x, y)) * 2 + g.at((x, y + 1)))
-        .unwrap();
-    g.compute_at(&out, y);
-    p.store_root().compute_at(&g, Var::outermost());
-    let inputs = TestInputs::new().image(&input, u16_image(&[0, 0], &[12, 7], 5));
-    let run = check(&out, &inputs, &[0, 0], &[10, 6]);
+    let run = p_placed_in_g_per_row_of_out(
+        |g, p, x, y| {
+            g.define((x, y), p.at((x, y)) * 3 + p.at((x + 1, y)))
+                .unwrap();
+        },
+        |p, g| {
+            p.store_root().compute_at(g, Var::outermost());
+        },
+    );
     // Per row of out, two rows of g, so two rows of 11 points of p; stored at root, p
     // slides down them (each of the 7 rows computed once), its storage folded to the two
     // rows in use.
