@@ -221,12 +221,22 @@ pub fn compile_module<'ctx>(
         .build_return(Some(&ctx.i32_type().const_zero()))
         .built();
     let module = cg.module;
-    module
-        .verify()
-        .map_err(|e| Error::Codegen(format!("internal error: invalid LLVM IR: {e}")))?;
+    verified(&module)?;
     passes::optimize(&module, &machine)?;
     late_order::order_instructions_late(&module, &machine.get_target_data());
+    // In debug builds (every test) the reordered module is checked too: an instruction moved
+    // above a value it uses would otherwise reach the backend.
+    if cfg!(debug_assertions) {
+        verified(&module)?;
+    }
     Ok(module)
+}
+
+/// `module`, or an internal error if LLVM's verifier rejects it.
+fn verified(module: &Module<'_>) -> Result<()> {
+    module
+        .verify()
+        .map_err(|e| Error::Codegen(format!("internal error: invalid LLVM IR: {e}")))
 }
 
 fn entry_function<'ctx>(
