@@ -44,8 +44,9 @@ struct LetExpansion<'a> {
     lets: &'a HashMap<Symbol, Expr>,
     limit: usize,
     /// Each node of `e` and of the lets' values already expanded (by address), with its
-    /// size as a tree.
-    expanded: HashMap<usize, (Expr, usize)>,
+    /// size as a tree, or `None` when that is over the limit: a let used many times (or a
+    /// chain of lets each using the one before twice) is walked once, kept or refused.
+    expanded: HashMap<usize, Option<(Expr, usize)>>,
     /// The lets whose values are being expanded: a value naming its own let (which could
     /// only mean an outer binding of the name) keeps the name.
     expanding: HashSet<Symbol>,
@@ -54,9 +55,15 @@ struct LetExpansion<'a> {
 impl LetExpansion<'_> {
     fn expand(&mut self, e: &Expr) -> Option<(Expr, usize)> {
         if let Some(done) = self.expanded.get(&e.node_id()) {
-            return Some(done.clone());
+            return done.clone();
         }
-        let done = match e.kind() {
+        let done = self.expand_node(e).filter(|(_, size)| *size <= self.limit);
+        self.expanded.insert(e.node_id(), done.clone());
+        done
+    }
+
+    fn expand_node(&mut self, e: &Expr) -> Option<(Expr, usize)> {
+        match e.kind() {
             ExprKind::Var(name) | ExprKind::RVar(name, _)
                 if self.lets.contains_key(name) && !self.expanding.contains(name) =>
             {
@@ -64,14 +71,15 @@ impl LetExpansion<'_> {
                 self.expanding.insert(*name);
                 let value = self.expand(&lets[name]);
                 self.expanding.remove(name);
-                value?
+                value
             }
             // A let rebinding one of the names would need its own scope; lowered code binds
             // every name once, so such a condition is simply not expanded.
-            ExprKind::Let(name, ..) if self.lets.contains_key(name) => return None,
+            ExprKind::Let(name, ..) if self.lets.contains_key(name) => None,
             _ => {
                 let mut size = Some(1usize);
-                let out = e.map_children(|c| match self.expand(c) {
+                // Once a child is refused the node is, so the other children are not walked.
+                let out = e.map_children(|c| match size.and_then(|_| self.expand(c)) {
                     Some((c, n)) => {
                         size = size.map(|s| s.saturating_add(n));
                         c
@@ -81,14 +89,9 @@ impl LetExpansion<'_> {
                         c.clone()
                     }
                 });
-                (out, size?)
+                Some((out, size?))
             }
-        };
-        if done.1 > self.limit {
-            return None;
         }
-        self.expanded.insert(e.node_id(), done.clone());
-        Some(done)
     }
 }
 
@@ -262,4 +265,67 @@ pub fn free_vars(e: &Expr) -> HashSet<Symbol> {
         true
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::time::{Duration, Instant};
+
+    use super::expand_lets;
+    use crate::ir::{BinaryOp, Expr, ExprKind, Symbol, Type};
+
+    /// Lets `l0 = x`, `l1 = l0 + l0`, ..., each the sum of the one before with itself: `l{k}`
+    /// expands to a tree of `2^(k+1) - 1` nodes worth `2^k * x`.
+    fn doubling_chain(length: usize) -> HashMap<Symbol, Expr> {
+        let name = |i: usize| Symbol::from(format!("l{i}").as_str());
+        let mut lets = HashMap::from([(name(0), Expr::var("x", Type::i32()))]);
+        for i in 1..length {
+            let previous = Expr::var(name(i - 1), Type::i32());
+            lets.insert(
+                name(i),
+                Expr::binary(BinaryOp::Add, previous.clone(), previous),
+            );
+        }
+        lets
+    }
+
+    /// The value of a sum of `x`s at `x`, walking the tree (every shared node once per use).
+    fn tree_value(e: &Expr, x: i64) -> (i64, usize) {
+        match e.kind() {
+            ExprKind::Var(name) if name.as_str() == "x" => (x, 1),
+            ExprKind::Binary(BinaryOp::Add, a, b) => {
+                let ((a, m), (b, n)) = (tree_value(a, x), tree_value(b, x));
+                (a + b, m + n + 1)
+            }
+            _ => panic!("unexpected node in the expansion: {e:?}"),
+        }
+    }
+
+    #[test]
+    fn a_chain_of_lets_within_the_limit_expands_to_the_sum_it_names() {
+        let lets = doubling_chain(8);
+        let top = Expr::var("l7", Type::i32());
+        let expanded = expand_lets(&top, &lets, 255).expect("255 nodes are within the limit");
+        assert_eq!(tree_value(&expanded, 3), (3 << 7, 255));
+        assert!(
+            expand_lets(&top, &lets, 254).is_none(),
+            "255 nodes exceed 254"
+        );
+    }
+
+    /// Before refusals were remembered, each use of a refused let walked it again: 2^60 walks
+    /// here, a hang (the bound is a hang detector: the refusal takes microseconds).
+    #[test]
+    fn a_chain_of_lets_over_the_limit_is_refused_in_linear_time() {
+        let lets = doubling_chain(60);
+        let top = Expr::var("l59", Type::i32());
+        let start = Instant::now();
+        assert!(expand_lets(&top, &lets, 1 << 20).is_none());
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the refusal took {:?}",
+            start.elapsed()
+        );
+    }
 }
