@@ -97,6 +97,24 @@ pub struct GroupPlan {
     pub terms: CostTerms,
 }
 
+/// Where a group's channels (dimensions beyond the second) may be looped, `true` inside each
+/// row or tile: only where there are channels (an order of loops, not a new plan), and always
+/// inside where a member computes its channels together (`FuncInfo::channels`): its
+/// per-point cost counts what they share, and its channel loop is unrolled innermost, so it
+/// cannot also be fused into the parallel loop outside.
+pub(super) fn channel_orders(
+    problem: &Problem,
+    output: usize,
+    members: &BTreeSet<usize>,
+) -> &'static [bool] {
+    let together = members.iter().any(|&m| problem.funcs[m].channels.is_some());
+    match (problem.funcs[output].args.len() > 2, together) {
+        (true, false) => &[false, true],
+        (true, true) => &[true],
+        (false, _) => &[false],
+    }
+}
+
 /// The best plan for a group of `members` with output `output`, or `None` if the group
 /// cannot be computed as one (a member with updates, or read outside the group), or not with
 /// the problem's ingredients.
@@ -121,15 +139,7 @@ pub fn best_plan(
         })
     };
     let f = &problem.funcs[output];
-    // Channels inside only where there are channels (an order of loops, not a new plan),
-    // and always where a member computes its channels together (`FuncInfo::channels`):
-    // its per-point cost counts what they share.
-    let together = members.iter().any(|&m| problem.funcs[m].channels.is_some());
-    let channel_orders: &[bool] = match (f.args.len() > 2, together) {
-        (true, false) => &[false, true],
-        (true, true) => &[true],
-        (false, _) => &[false],
-    };
+    let channel_orders = channel_orders(problem, output, members);
     let mut best: Option<GroupPlan> = None;
     for &channels_inside in channel_orders {
         let p = plan(Strategy::Rows { channels_inside })?;

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use rand::Rng;
 
 use super::footprint::Span;
-use super::plan::{is_valid_group, predict, GroupPlan, Strategy};
+use super::plan::{channel_orders, is_valid_group, predict, GroupPlan, Strategy};
 use super::problem::Problem;
 use super::search::{scheduled, scheduled_consumers};
 use crate::error::Result;
@@ -38,7 +38,7 @@ pub fn sample_plans(problem: &Problem, rng: &mut impl Rng) -> Result<Vec<GroupPl
     groups
         .into_iter()
         .map(|(output, members)| {
-            let strategy = random_strategy(problem, output, members.len(), rng);
+            let strategy = random_strategy(problem, output, &members, rng);
             let terms = predict(problem, output, &members, strategy)?;
             Ok(GroupPlan {
                 output,
@@ -74,13 +74,23 @@ fn valid_merges(problem: &Problem, groups: &[(usize, BTreeSet<usize>)]) -> Vec<(
     merges
 }
 
-/// A random strategy for a group of `size` Funcs with output `output`: rows for a Func alone,
+/// A random strategy for a group of `members` with output `output`: rows for a Func alone,
 /// else tiles (widths in whole vectors) or, for a two-dimensional output, strips; channels
-/// (dimensions beyond the second) inside or outside at random.
-fn random_strategy(problem: &Problem, output: usize, size: usize, rng: &mut impl Rng) -> Strategy {
+/// (dimensions beyond the second) inside or outside at random where both are valid
+/// (`channel_orders`).
+fn random_strategy(
+    problem: &Problem,
+    output: usize,
+    members: &BTreeSet<usize>,
+    rng: &mut impl Rng,
+) -> Strategy {
     let f = &problem.funcs[output];
-    let channels_inside = f.args.len() > 2 && rng.random_bool(0.5);
-    if size == 1 {
+    let orders = channel_orders(problem, output, members);
+    let channels_inside = match orders {
+        [only] => *only,
+        _ => rng.random_bool(0.5),
+    };
+    if members.len() == 1 {
         return Strategy::Rows { channels_inside };
     }
     let extent = |d: usize| f.region.get(d).map_or(1, Span::extent).max(1);

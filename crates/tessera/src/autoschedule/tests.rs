@@ -763,3 +763,34 @@ fn channels_that_read_the_same_points_are_computed_together() {
         });
     }
 }
+
+/// The sampler's plans are plans the search could make: a group whose member computes its
+/// channels together loops them inside (`plan::channel_orders`), so that member's channel
+/// loop, unrolled innermost, is not also fused into the parallel loop. Before, half such
+/// samples emitted `split(c, ...)` after `fuse(y, c)` and the schedule was refused.
+#[test]
+fn every_sampled_plan_emits_a_schedule_that_applies_and_lowers() {
+    use rand::{rngs::StdRng, SeedableRng};
+
+    let (_, _, analysed) = colour_matrix();
+    let analysis = PipelineAnalysis::new(&analysed, &[]).unwrap();
+    let machine = Machine::host(&Target::host(), 2);
+    let problem = problem::Problem::new(&analysis, machine, CostModel::default()).unwrap();
+    let mut rng = StdRng::seed_from_u64(16);
+    let mut channels_outside = 0;
+    for i in 0..48 {
+        let plans = sample::sample_plans(&problem, &mut rng).unwrap();
+        channels_outside += (plans.iter())
+            .filter(|p| !p.strategy.channels_inside())
+            .count();
+        let script = emit::emit(&problem, &plans);
+        let (_, _, out) = colour_matrix();
+        script
+            .apply(&out)
+            .unwrap_or_else(|e| panic!("sample {i}: {e}\n{}", script.to_rust()));
+        Pipeline::new(&out)
+            .lower_to_string()
+            .unwrap_or_else(|e| panic!("sample {i}: {e}\n{}", script.to_rust()));
+    }
+    assert!(channels_outside > 0, "no sample looped channels outside");
+}
