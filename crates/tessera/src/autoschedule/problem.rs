@@ -156,6 +156,13 @@ type PointsPerFunc = HashMap<Symbol, f64>;
 /// The divisors a stage's coordinates are unrolled by, residue by residue (`parity`).
 const PARITY_FACTORS: std::ops::RangeInclusive<i64> = 2..=4;
 
+/// The passes over L2 of a stored sibling's bytes (`inline_siblings_together`): written, then
+/// read back by the readers, whose windows over wide rows do not stay in L1. Counted once
+/// (the write) until 2026-11-29: on AVX2, where a vector holds half the points it does on
+/// AVX-512 and the work saved per point weighs twice as much against the bytes, harris stored
+/// its products per strip, where inlining them measured 0.8 of the time.
+const SIBLING_PASSES: f64 = 2.0;
+
 /// The most channels a Func's channel dimension is unrolled over (`FuncInfo::channels`).
 const MAX_UNROLLED_CHANNELS: i64 = 4;
 
@@ -455,7 +462,8 @@ impl<'a> Problem<'a> {
             let materialize: f64 = (siblings.iter().zip(&own))
                 .map(|(&i, own)| {
                     let f = &self.funcs[i];
-                    let per_point = self.model.time(own) + f.bytes as f64 * self.model.l2_byte_ns;
+                    let traffic = SIBLING_PASSES * f.bytes as f64 * self.model.l2_byte_ns;
+                    let per_point = self.model.time(own) + traffic;
                     f.points() as f64 * per_point
                 })
                 .sum();
