@@ -15,7 +15,8 @@
 //! Schedules: `manual` (the histogram factored with rfactor into partial histograms per
 //! strip of rows and x lane, strips in parallel, summed in vectors; cdf, cmin and lut computed
 //! at root, the CDF's update a serial scan; the output parallel over rows, 64 pixels a
-//! vector: on AVX-512 VBMI its gather from the 256-byte table is four in-register permutes), `root`, and `inline` (lut inlined; the
+//! vector: on AVX-512 VBMI its gather from the 256-byte table is four in-register permutes,
+//! with AVX2 sixteen byte shuffles per 32 pixels), `root`, and `inline` (lut inlined; the
 //! Funcs with updates — hist, cdf, cmin — computed at root).
 
 use tessera::lang::param::ParamBinding;
@@ -123,9 +124,9 @@ const SCHEDULES: &[Schedule<HisteqFuncs>] = &[
 
 /// The 256-entry tables at root, their pure definitions in 8-lane (i32 and f32) vectors; the
 /// histogram factored into parallel partial histograms (below), the CDF's scan serial. The
-/// output, a gather from the lookup table, runs rows in parallel, 64 pixels a vector (with
-/// AVX-512 VBMI the table sits in four registers and the gather is byte permutes; Halide's
-/// schedule gathers scalar bytes instead).
+/// output, a gather from the lookup table, runs rows in parallel, 64 pixels a vector (the
+/// table sits in registers and the gather is byte permutes with AVX-512 VBMI, byte shuffles
+/// with AVX2; Halide's schedule gathers scalar bytes instead).
 fn manual(p: &HisteqFuncs) {
     // The histogram is factored (rfactor) into partial histograms, one per strip of 32 rows
     // and per x modulo 4 (so runs of equal pixels do not serialize on one counter; the four

@@ -1,8 +1,10 @@
-//! Byte gathers from small lookup tables: on AVX-512 VBMI targets they compile to in-register
-//! permutes (`vpermi2b`) when interval analysis proves the indices lie in the table. Tables
-//! of every size up to 256 entries, at several vector widths, against the evaluator (and the
-//! interpreter, and native code on this machine); the permutes appear in the code for a VBMI
-//! target, and not for a table too big for the registers.
+//! Byte gathers from small lookup tables: when interval analysis proves the indices lie in
+//! the table, they compile to in-register permutes (`vpermi2b`) on AVX-512 VBMI targets and
+//! to byte shuffles (`pshufb`) on AVX2 and SSSE3 ones. Tables of every size up to 256
+//! entries, at several vector widths, against the evaluator (and the interpreter, and native
+//! code on this machine); the permutes or shuffles appear in the code for each target, and
+//! not for a table too big for the registers, nor for a gather of fewer lanes than the
+//! shuffles it would take.
 
 mod lower_common;
 
@@ -13,6 +15,8 @@ use tessera::pipeline::{signature, Pipeline};
 use tessera::prelude::*;
 
 const PERMUTE: &str = "llvm.x86.avx512.vpermi2var.qi.512";
+const SHUFFLE_AVX2: &str = "llvm.x86.avx2.pshuf.b";
+const SHUFFLE_SSSE3: &str = "llvm.x86.ssse3.pshuf.b.128";
 
 /// A Sapphire Rapids target, whatever machine runs the test (only compiled, never run).
 fn vbmi_target() -> Target {
@@ -45,18 +49,40 @@ fn clamped(v: Expr, n: i32) -> Expr {
     min(v, n - 1)
 }
 
-fn uses_permutes(out: &Func) -> bool {
+/// A Haswell target: AVX2, no AVX-512 (only compiled, never run).
+fn avx2_target() -> Target {
+    Target::x86_64("haswell", "+sse2,+ssse3,+sse4.1,+avx,+avx2,+fma")
+}
+
+/// A target with SSSE3 and 128-bit vectors only (only compiled, never run).
+fn ssse3_target() -> Target {
+    Target::x86_64("core2", "+sse2,+ssse3")
+}
+
+/// The LLVM IR of `out` for `target`.
+fn llvm_ir(out: &Func, target: &Target) -> String {
     let lowered = Pipeline::new(out)
         .lower(&LowerOptions::default())
         .expect("lowers");
-    let ir = emit_llvm_ir(
-        &lowered.stmt,
-        &signature(&lowered),
-        &vbmi_target(),
-        "lookup",
-    )
-    .expect("compiles");
-    ir.contains(PERMUTE)
+    emit_llvm_ir(&lowered.stmt, &signature(&lowered), target, "lookup").expect("compiles")
+}
+
+fn uses_permutes(out: &Func) -> bool {
+    llvm_ir(out, &vbmi_target()).contains(PERMUTE)
+}
+
+/// Whether `out` looks bytes up by shuffles on both the AVX2 and the SSSE3 target (and
+/// gathers nothing there).
+fn uses_shuffles(out: &Func) -> bool {
+    [
+        (avx2_target(), SHUFFLE_AVX2),
+        (ssse3_target(), SHUFFLE_SSSE3),
+    ]
+    .iter()
+    .all(|(target, shuffle)| {
+        let ir = llvm_ir(out, target);
+        ir.contains(shuffle) && !ir.contains("llvm.masked.gather")
+    })
 }
 
 #[test]
@@ -79,6 +105,10 @@ fn lookups_in_tables_of_every_size_match_the_evaluator() {
             assert!(
                 uses_permutes(&out),
                 "{entries} entries, {lanes} lanes: no permute"
+            );
+            assert!(
+                uses_shuffles(&out),
+                "{entries} entries, {lanes} lanes: no byte shuffle"
             );
         }
     }
@@ -104,4 +134,23 @@ fn tables_too_big_for_registers_stay_gathers() {
         &[64, 2],
     );
     assert!(!uses_permutes(&out));
+    assert!(!llvm_ir(&out, &avx2_target()).contains(SHUFFLE_AVX2));
+}
+
+#[test]
+fn few_lanes_from_a_large_table_stay_a_gather_on_avx2() {
+    // 8 lanes from 256 entries would take 16 shuffles: a lane-by-lane gather is cheaper.
+    // 8 lanes from 100 entries take 7 shuffles, and are looked up so.
+    for (entries, shuffled) in [(256, false), (100, true)] {
+        let (input, out) = lookup(entries, 8, modulo);
+        let image = u8_image(&[0, 0], &[64, 2], 0, 255, 7);
+        check(
+            &out,
+            &TestInputs::new().image(&input, image),
+            &[0, 0],
+            &[64, 2],
+        );
+        let ir = llvm_ir(&out, &avx2_target());
+        assert_eq!(ir.contains(SHUFFLE_AVX2), shuffled, "{entries} entries");
+    }
 }

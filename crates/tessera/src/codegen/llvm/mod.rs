@@ -16,7 +16,7 @@
 //! the exact integer semantics), `intrinsics` (math functions and the other intrinsics),
 //! `linear` (integer vectors as base + stride * lane), `vector` (loads and stores), `parity`
 //! (loads made as their even and odd lanes where each half is dense), `table_lookup` (byte
-//! gathers from small tables as in-register permutes), `bounds_checks` (checked mode), `stmt`
+//! gathers from small tables as in-register permutes or byte shuffles), `bounds_checks` (checked mode), `stmt`
 //! (control flow, allocations, assertions), `atomic` (atomic stores), `streaming`
 //! (non-temporal stores), `closure` (parallel loop bodies outlined into
 //! task functions), `passes` (the optimization pipeline), `late_order` (each block's
