@@ -8,6 +8,13 @@ use super::*;
 use crate::prelude::*;
 use crate::schedule_script::Directive;
 
+/// The scheduling problem of `analysis` on this host for `threads` threads, with the default
+/// cost model.
+fn host_problem(analysis: &PipelineAnalysis, threads: usize) -> problem::Problem<'_> {
+    let machine = Machine::host(&Target::host(), threads);
+    problem::Problem::new(analysis, machine, CostModel::default()).unwrap()
+}
+
 fn span(min: i64, extent: i64) -> Span {
     Span::with_extent(min, extent)
 }
@@ -397,8 +404,7 @@ fn histogram_and_scan(threads: usize, check: impl FnOnce(&problem::Problem, usiz
     cdf.set_estimates(&[(0, 256)]).unwrap();
     input.set_estimates(&[(0, 512), (0, 512)]).unwrap();
     let analysis = PipelineAnalysis::new(&cdf, &[]).unwrap();
-    let machine = Machine::host(&Target::host(), threads);
-    let problem = problem::Problem::new(&analysis, machine, CostModel::default()).unwrap();
+    let problem = host_problem(&analysis, threads);
     let index = |f: &Func| problem.func_index(f.name()).unwrap();
     check(&problem, index(&hist), index(&cdf));
 }
@@ -483,8 +489,7 @@ fn a_lookup_table_in_a_sliding_window_is_computed_once_per_strip() {
     out.set_estimates(&[(0, 256), (0, 64)]).unwrap();
     input.set_estimates(&[(0, 256), (0, 64)]).unwrap();
     let analysis = PipelineAnalysis::new(&out, &[]).unwrap();
-    let machine = Machine::host(&Target::host(), 2);
-    let mut problem = problem::Problem::new(&analysis, machine, CostModel::default()).unwrap();
+    let mut problem = host_problem(&analysis, 2);
     let index = |f: &Func| problem.func_index(f.name()).unwrap();
     let (lut_i, a_i, out_i) = (index(&lut), index(&a), index(&out));
     // Whatever inlining decided, this test plans both as members of out's sliding window.
@@ -564,8 +569,7 @@ fn diamond() -> (ImageParam, Func, Func, Func, Func) {
 fn a_func_read_at_one_point_through_two_inlined_consumers_is_evaluated_once() {
     let (_, p, a, b, out) = diamond();
     let analysis = PipelineAnalysis::new(&out, &[]).unwrap();
-    let machine = Machine::host(&Target::host(), 2);
-    let problem = problem::Problem::new(&analysis, machine, CostModel::default()).unwrap();
+    let problem = host_problem(&analysis, 2);
     let index = |f: &Func| problem.func_index(f.name()).unwrap();
     for f in [&p, &a, &b] {
         assert!(problem.inlined[index(f)], "{} is not inlined", f.name());
@@ -601,8 +605,7 @@ fn transcendentals_cost_per_lane_and_invariant_ones_nothing() {
             .count_of(OpKind::Transcendental)
     };
     assert_eq!((cost(&narrow), cost(&wide)), (1, 1));
-    let machine = Machine::host(&Target::host(), 2);
-    let problem = problem::Problem::new(&analysis, machine, CostModel::default()).unwrap();
+    let problem = host_problem(&analysis, 2);
     let index = |f: &Func| problem.func_index(f.name()).unwrap();
     let (narrow_i, wide_i) = (index(&narrow), index(&wide));
     // A libm call for each lane, whatever the vector width: a 64-bit one counts as two.
@@ -714,8 +717,7 @@ fn colour_matrix() -> (ImageParam, Func, Func) {
 fn channels_that_read_the_same_points_are_computed_together() {
     let (input, mixed, out) = colour_matrix();
     let analysis = PipelineAnalysis::new(&out, &[]).unwrap();
-    let machine = Machine::host(&Target::host(), 2);
-    let problem = problem::Problem::new(&analysis, machine, CostModel::default()).unwrap();
+    let problem = host_problem(&analysis, 2);
     let (mixed_i, out_i) = (
         problem.func_index(mixed.name()).unwrap(),
         problem.func_index(out.name()).unwrap(),
@@ -774,8 +776,7 @@ fn every_sampled_plan_emits_a_schedule_that_applies_and_lowers() {
 
     let (_, _, analysed) = colour_matrix();
     let analysis = PipelineAnalysis::new(&analysed, &[]).unwrap();
-    let machine = Machine::host(&Target::host(), 2);
-    let problem = problem::Problem::new(&analysis, machine, CostModel::default()).unwrap();
+    let problem = host_problem(&analysis, 2);
     let mut rng = StdRng::seed_from_u64(16);
     let mut channels_outside = 0;
     for i in 0..48 {
