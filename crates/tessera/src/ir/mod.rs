@@ -4,6 +4,7 @@
 //! Funcs (`function`) with their schedules (`schedule`), inputs (`parameter`) and reduction
 //! domains (`reduction`). The user's language (`lang`) wraps these in its handles.
 
+pub mod cse;
 pub mod expr;
 pub mod float16;
 pub mod function;

@@ -6,7 +6,7 @@
 
 use super::expr::{CallKind, Expr, ExprKind, Intrinsic};
 use super::stmt::Stmt;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub trait Visitor {
     fn visit_expr(&mut self, e: &Expr) {
@@ -98,10 +98,16 @@ pub fn prints(e: &Expr) -> bool {
 pub const MAX_TREE_NODES: usize = 1 << 20;
 
 /// Whether `exprs`, as trees (a subexpression counted each time it is used), have at most
-/// `limit` nodes in all. The count follows the shared graph, so it takes time in the number
-/// of distinct nodes: a tree of 2^70 nodes built by sharing is refused at once, where
-/// walking it would never end.
+/// `limit` nodes in all.
 pub fn tree_nodes_within<'a>(exprs: impl IntoIterator<Item = &'a Expr>, limit: usize) -> bool {
+    tree_nodes(exprs, limit) <= limit
+}
+
+/// The nodes of `exprs` as trees (a subexpression counted each time it is used), or
+/// `limit + 1` if there are more. The count follows the shared graph, so it takes time in the
+/// number of distinct nodes: a tree of 2^70 nodes built by sharing is counted at once, where
+/// walking it would never end.
+pub fn tree_nodes<'a>(exprs: impl IntoIterator<Item = &'a Expr>, limit: usize) -> usize {
     fn size(e: &Expr, limit: usize, sizes: &mut HashMap<usize, usize>) -> usize {
         if let Some(&n) = sizes.get(&e.node_id()) {
             return n;
@@ -116,10 +122,29 @@ pub fn tree_nodes_within<'a>(exprs: impl IntoIterator<Item = &'a Expr>, limit: u
     for e in exprs {
         total = total.saturating_add(size(e, limit, &mut sizes));
         if total > limit {
-            return false;
+            return limit + 1;
         }
     }
-    true
+    total
+}
+
+/// The distinct nodes of `exprs` (a node shared by several parents counted once), or
+/// `limit + 1` if there are more.
+pub fn distinct_nodes<'a>(exprs: impl IntoIterator<Item = &'a Expr>, limit: usize) -> usize {
+    fn count(e: &Expr, limit: usize, seen: &mut HashSet<usize>) -> bool {
+        if !seen.insert(e.node_id()) {
+            return true;
+        }
+        let mut within = seen.len() <= limit;
+        e.for_each_child(|c| within = within && count(c, limit, seen));
+        within
+    }
+    let mut seen = HashSet::new();
+    if exprs.into_iter().all(|e| count(e, limit, &mut seen)) {
+        seen.len()
+    } else {
+        limit + 1
+    }
 }
 
 /// The number of nodes of `e`.

@@ -16,7 +16,10 @@ use super::undef::{take_out_undef, WithoutUndef};
 use super::var::Var;
 use super::wrapper::redirect_definition;
 use crate::error::{Error, Result};
-use crate::ir::visit::{mutate_exprs, tree_nodes_within, visit_exprs, MAX_TREE_NODES};
+use crate::ir::cse::common_subexpressions_of_expr;
+use crate::ir::visit::{
+    distinct_nodes, mutate_exprs, tree_nodes_within, visit_exprs, MAX_TREE_NODES,
+};
 use crate::ir::{CallKind, Expr, ExprKind, Symbol, Type};
 
 /// The values of a Tuple-valued definition.
@@ -237,11 +240,8 @@ impl Func {
     /// the Vars stands for the implicit Vars the values use (`lang::implicit`).
     pub fn define(&self, vars: impl IntoVars, values: impl IntoValues) -> Result<()> {
         let name = self.name();
-        let values = values.into_values();
         // Before anything walks the values as trees.
-        if !tree_nodes_within(&values, MAX_TREE_NODES) {
-            return Err(definition_too_large(name));
-        }
+        let values = shared_as_lets(name, values.into_values())?;
         if self.is_defined() {
             return Err(Error::Definition(format!("Func {name} already has a pure definition; use {name}.update(...) to add an update definition")));
         }
@@ -326,10 +326,11 @@ impl Func {
     /// (`Var::placeholder()`) among the coordinates stands for the pure Vars of the
     /// dimensions the others leave out (`lang::implicit`).
     pub fn update(&self, args: impl IntoArgs, values: impl IntoValues) -> Result<()> {
-        let (args, values) = (args.into_args(), values.into_values());
-        if !tree_nodes_within(args.iter().chain(&values), MAX_TREE_NODES) {
+        let args = args.into_args();
+        if !tree_nodes_within(&args, MAX_TREE_NODES) {
             return Err(definition_too_large(self.name()));
         }
+        let values = shared_as_lets(self.name(), values.into_values())?;
         // Without a pure definition there are no dimensions to expand a placeholder to;
         // `validated_update` says so.
         let (args, values) = if self.is_defined() {
@@ -494,16 +495,23 @@ fn conform_update_value(name: Symbol, v: Expr, ty: Type) -> Result<Expr> {
     Err(Error::Type(format!("the update of {name} has type {} but {name} has type {ty}; cast the value (e.g. cast({ty}, ...))", v.ty())))
 }
 
+/// The pure variables `e` mentions free, each once: a name a `Let` inside `e` binds is not
+/// one where it is bound.
 fn free_var_names(e: &Expr) -> Vec<Symbol> {
-    let mut out = Vec::new();
-    visit_exprs(e, &mut |n| {
-        if let ExprKind::Var(s) = n.kind() {
-            if !out.contains(s) {
-                out.push(*s);
+    fn walk(e: &Expr, bound: &mut Vec<Symbol>, out: &mut Vec<Symbol>) {
+        match e.kind() {
+            ExprKind::Var(s) if !bound.contains(s) && !out.contains(s) => out.push(*s),
+            ExprKind::Let(name, value, body) => {
+                walk(value, bound, out);
+                bound.push(*name);
+                walk(body, bound, out);
+                bound.pop();
             }
+            _ => e.for_each_child(|c| walk(c, bound, out)),
         }
-        true
-    });
+    }
+    let mut out = Vec::new();
+    walk(e, &mut Vec::new(), &mut out);
     out
 }
 
@@ -544,10 +552,27 @@ fn rvar_links(e: &Expr) -> Vec<(Symbol, RDomLink)> {
     out
 }
 
+/// `values` as trees of at most `MAX_TREE_NODES` nodes. Values built as shared graphs (a
+/// subexpression used more than once, as `e = e * e` repeated) may be far larger written out
+/// as trees, which every pass walks: those have their repeated parts computed once, by lets,
+/// as Halide's passes share them. An error names `name` if that is still too large.
+fn shared_as_lets(name: Symbol, values: Vec<Expr>) -> Result<Vec<Expr>> {
+    if tree_nodes_within(&values, MAX_TREE_NODES) {
+        return Ok(values);
+    }
+    if distinct_nodes(&values, MAX_TREE_NODES) <= MAX_TREE_NODES {
+        let shared: Vec<Expr> = values.iter().map(common_subexpressions_of_expr).collect();
+        if tree_nodes_within(&shared, MAX_TREE_NODES) {
+            return Ok(shared);
+        }
+    }
+    Err(definition_too_large(name))
+}
+
 /// The error for a definition of more than `MAX_TREE_NODES` expression nodes.
 pub(crate) fn definition_too_large(name: Symbol) -> Error {
     Error::Definition(format!(
-        "the definition of {name} has more than {MAX_TREE_NODES} expression nodes (a subexpression used more than once counts each time, so one built by repeating `e = e * e` doubles each step); compute parts of it in Funcs of their own"
+        "the definition of {name} has more than {MAX_TREE_NODES} expression nodes, even with its repeated subexpressions computed once; compute parts of it in Funcs of their own"
     ))
 }
 

@@ -12,7 +12,10 @@ use super::names::{i32_var, realized_extent, realized_min, stage_var};
 use super::realization_order::Environment;
 use super::stage_loops::build_stage;
 use crate::error::{Error, Result};
-use crate::ir::visit::{tree_nodes_within, visit_stmt_exprs, MAX_TREE_NODES};
+use crate::ir::cse::common_subexpressions_of_expr;
+use crate::ir::visit::{
+    distinct_nodes, tree_nodes, tree_nodes_within, visit_stmt_exprs, MAX_TREE_NODES,
+};
 use crate::ir::{CallKind, Expr, ExprKind, ForKind, Range, Stmt, StmtKind, Symbol};
 use crate::lang::func::definition_too_large;
 use crate::lang::function::FunctionContents;
@@ -71,15 +74,7 @@ pub fn schedule_functions(env: &Environment) -> Result<Stmt> {
         // updates.
         let substitutable = c.updates.is_empty() && !c.pure_leaves_points_unstored();
         s = match (&c.schedule.compute_level, substitutable) {
-            (LoopLevel::Inlined, true) => {
-                let inlined = inline_in_stmt(&s, &c);
-                if !expressions_within(&inlined, MAX_TREE_NODES) {
-                    return Err(Error::schedule(format!(
-                        "inlining {name} makes expressions of more than {MAX_TREE_NODES} nodes (each use of an inlined Func copies its definition, so a deep pyramid grows exponentially); compute {name}, or a Func it uses, at a loop level"
-                    )));
-                }
-                inlined
-            }
+            (LoopLevel::Inlined, true) => inline_shared(&s, &c)?,
             (LoopLevel::Inlined, false) => inject_around_uses(&s, &c),
             _ => inject_realization(&s, &c, env, &groups)?,
         };
@@ -102,15 +97,55 @@ fn strip_outermost_loops(s: &Stmt) -> Stmt {
     }
 }
 
-/// Whether the expressions of `s` have at most `limit` nodes in all (counting stops there).
-fn expressions_within(s: &Stmt, limit: usize) -> bool {
-    // The statement's expressions, each whole (not descending into them).
+/// `s` with `f` inlined. Each use copies `f`'s definition, so Funcs each using the one before
+/// twice double as trees at every level. Where the result is large as trees and mostly
+/// repetition, its repeated parts are computed once, by lets (Halide's passes share them):
+/// sharing at the first large tree, rather than at the limit, keeps each later inlining
+/// small. An error where the result is too large even shared (a pyramid whose uses read
+/// different points).
+fn inline_shared(s: &Stmt, f: &FunctionContents) -> Result<Stmt> {
+    /// Trees this small are left as they are, whatever they repeat.
+    const SHARED_FROM: usize = 1 << 14;
+    /// Trees at least this many times their shared form are mostly repetition.
+    const REPETITION: usize = 4;
+    let inlined = inline_in_stmt(s, f);
+    let exprs = whole_expressions(&inlined);
+    let tree = tree_nodes(&exprs, MAX_TREE_NODES);
+    if tree <= SHARED_FROM {
+        return Ok(inlined);
+    }
+    // Value numbering takes time and memory in the distinct nodes.
+    if distinct_nodes(&exprs, MAX_TREE_NODES) <= MAX_TREE_NODES {
+        let shared = share_repeats(&inlined);
+        let shared_tree = tree_nodes(&whole_expressions(&shared), MAX_TREE_NODES);
+        if shared_tree.saturating_mul(REPETITION) <= tree
+            || (tree > MAX_TREE_NODES && shared_tree <= MAX_TREE_NODES)
+        {
+            return Ok(shared);
+        }
+    }
+    if tree <= MAX_TREE_NODES {
+        return Ok(inlined);
+    }
+    let name = f.name;
+    Err(Error::schedule(format!(
+        "inlining {name} makes expressions of more than {MAX_TREE_NODES} nodes, even with their repeated parts computed once (each use of an inlined Func copies its definition, so a deep pyramid grows exponentially); compute {name}, or a Func it uses, at a loop level"
+    )))
+}
+
+/// `s` with the repeated parts of each of its expressions computed once, by lets.
+fn share_repeats(s: &Stmt) -> Stmt {
+    s.map_children(common_subexpressions_of_expr, share_repeats)
+}
+
+/// The expressions of `s`, each whole (not descending into them).
+fn whole_expressions(s: &Stmt) -> Vec<Expr> {
     let mut exprs = Vec::new();
     visit_stmt_exprs(s, &mut |e| {
         exprs.push(e.clone());
         false
     });
-    tree_nodes_within(exprs.iter(), limit)
+    exprs
 }
 
 /// `Realize f { produce f { .. } consume f { body } }`, or just the producer/consumer pair

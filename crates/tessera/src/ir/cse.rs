@@ -1,0 +1,461 @@
+//! Common subexpressions of expressions, found by value numbering (Halide's GVN) and computed
+//! once, by lets of fresh names (`t0`, `t1`, ...). The lowering pass
+//! (`lower::common_subexpressions`) applies this to each statement's expressions; a definition
+//! written as a shared graph too large as a tree is turned into lets by it too (`Func::define`).
+//!
+//! Two nodes get one number when they have the same operation on operands of the same
+//! numbers, so the work is linear in the distinct nodes of the shared graph, even where the
+//! trees written out would be exponential. Let expressions are inlined first (a name stands
+//! for its value's number), and re-extracted where shared.
+//!
+//! Some repeated expressions stay where they are:
+//! - cheap ones: names, constants, a value with a constant, ramps of constant stride and
+//!   broadcasts or casts of cheap ones (as Halide, so that CSE and the simplifier's
+//!   substitution of lets do not fight);
+//! - reads of memory and the intrinsics that do more than compute a value (`require` and
+//!   `promise_clamped` can fail the run, `print` prints), unless the original evaluates them
+//!   in every case: where they are only evaluated sometimes (in an arm of a select, right of
+//!   `&&`/`||`, under a store's or a load's predicate, in an assertion's message), lifted they
+//!   would be evaluated where the original does not, out of bounds perhaps;
+//! - vector integers inside an access's index or predicate, whose shape code generation reads
+//!   (a ramp, a clamped ramp, a halved ramp make dense loads; a name would make a gather),
+//!   and before vectorization every coordinate, which becomes one;
+//! - `interleave` (only ever a whole stored value) and the `likely` markers.
+
+use std::collections::{HashMap, HashSet};
+
+use super::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, Symbol};
+
+/// Which coordinates of accesses stay in them, unshared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coordinates {
+    /// Vector ones: after vectorization, whose shapes (ramps) code generation reads.
+    Vector,
+    /// All: before vectorization, where a scalar coordinate becomes a vector one.
+    All,
+}
+
+/// `e`, a value not vectorized yet, with its common subexpressions computed once, by let
+/// expressions around it; the coordinates of its accesses stay in them, so that they still
+/// vectorize to dense loads.
+pub fn common_subexpressions_of_expr(e: &Expr) -> Expr {
+    let mut names = FreshNames::default();
+    names.take_names_in(e);
+    let (lets, mut exprs) = eliminate(
+        &[(e.clone(), Position::default())],
+        Coordinates::All,
+        &mut names,
+    );
+    let body = exprs.pop().expect("one expression in, one out");
+    lets.into_iter()
+        .rev()
+        .fold(body, |body, (name, value)| Expr::let_in(name, value, body))
+}
+
+/// Where an expression is evaluated, as far as lifting it out goes.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Position {
+    /// Evaluated only in some cases: what may fault must not be lifted from it alone.
+    pub conditional: bool,
+    /// Part of an access's index or predicate, whose vector shape code generation reads.
+    pub addressing: bool,
+}
+
+/// Generated names for the lets, unused by the statement (`t0`, `t1`, ...).
+#[derive(Default)]
+pub struct FreshNames {
+    pub taken: HashSet<Symbol>,
+    /// The nodes `take_names_in` has seen (alive as long as the statement they are from).
+    visited: HashSet<usize>,
+    next: usize,
+}
+
+impl FreshNames {
+    /// Takes the names `e` uses or binds, visiting each shared node once.
+    pub fn take_names_in(&mut self, e: &Expr) {
+        if !self.visited.insert(e.node_id()) {
+            return;
+        }
+        match e.kind() {
+            ExprKind::Var(n) | ExprKind::Let(n, ..) | ExprKind::Load { buffer: n, .. } => {
+                self.taken.insert(*n);
+            }
+            _ => {}
+        }
+        e.for_each_child(|c| self.take_names_in(c));
+    }
+
+    fn fresh(&mut self) -> Symbol {
+        loop {
+            let name = Symbol::new(&format!("t{}", self.next));
+            self.next += 1;
+            if self.taken.insert(name) {
+                return name;
+            }
+        }
+    }
+}
+
+/// One value number: a node whose children are value numbers.
+struct Node {
+    /// The first expression numbered so, rebuilt over its children's representatives.
+    expr: Expr,
+    children: Vec<usize>,
+}
+
+/// Value numbering of expressions (Halide's GVN). Children are numbered before their
+/// parents, so numbers ascend from leaves to roots.
+#[derive(Default)]
+struct Numbering {
+    nodes: Vec<Node>,
+    /// A node's operation (its children replaced by zeros) and its children's numbers.
+    numbers: HashMap<(Expr, Vec<usize>), usize>,
+    /// The number of each input node already seen, in the let scope it was seen in.
+    seen: HashMap<(usize, usize), usize>,
+    /// The input nodes `seen` refers to, kept alive so that their addresses stay theirs.
+    inputs: Vec<Expr>,
+    /// The names bound by the enclosing let expressions, and their values' numbers.
+    lets: Vec<(Symbol, usize)>,
+    /// The innermost enclosing let scope (0 outside every let), and the scopes so far.
+    scope: usize,
+    scopes: usize,
+}
+
+impl Numbering {
+    fn number(&mut self, e: &Expr) -> usize {
+        let key = (e.node_id(), self.scope);
+        if let Some(&n) = self.seen.get(&key) {
+            return n;
+        }
+        let n = match e.kind() {
+            ExprKind::Var(name) => match self.lets.iter().rev().find(|(bound, _)| bound == name) {
+                Some(&(_, value)) => value,
+                None => self.intern(e, Vec::new()),
+            },
+            ExprKind::Let(name, value, body) => {
+                let value = self.number(value);
+                let outer = self.scope;
+                self.scopes += 1;
+                self.scope = self.scopes;
+                self.lets.push((*name, value));
+                let body = self.number(body);
+                self.lets.pop();
+                self.scope = outer;
+                body
+            }
+            _ => {
+                let mut children = Vec::new();
+                e.for_each_child(|c| children.push(self.number(c)));
+                self.intern(e, children)
+            }
+        };
+        self.inputs.push(e.clone());
+        self.seen.insert(key, n);
+        n
+    }
+
+    fn intern(&mut self, e: &Expr, children: Vec<usize>) -> usize {
+        let operation = e.map_children(|c| Expr::zero(c.ty()));
+        let key = (operation, children);
+        if let Some(&n) = self.numbers.get(&key) {
+            return n;
+        }
+        let mut child = key.1.iter();
+        let expr = e.map_children(|_| self.nodes[*child.next().unwrap()].expr.clone());
+        let n = self.nodes.len();
+        self.nodes.push(Node {
+            expr,
+            children: key.1.clone(),
+        });
+        self.numbers.insert(key, n);
+        n
+    }
+}
+
+/// Whether child `i` of `e` is evaluated only in some cases when `e` is evaluated.
+fn child_is_conditional(e: &Expr, i: usize) -> bool {
+    match e.kind() {
+        ExprKind::Select(..) => i > 0,
+        ExprKind::Binary(BinaryOp::And | BinaryOp::Or, ..) => i == 1,
+        ExprKind::Load {
+            predicate: Some(_), ..
+        } => i == 0,
+        ExprKind::Call {
+            kind: CallKind::Intrinsic(Intrinsic::Require { .. }),
+            ..
+        } => i > 0,
+        _ => false,
+    }
+}
+
+/// Whether the children of `e` are coordinates of an access.
+fn children_are_addressing(e: &Expr) -> bool {
+    matches!(
+        e.kind(),
+        ExprKind::Load { .. }
+            | ExprKind::Call {
+                kind: CallKind::Func(_) | CallKind::Image(_),
+                ..
+            }
+    )
+}
+
+/// Whether evaluating `e` itself may fail the run (its children aside).
+fn may_fault(e: &Expr) -> bool {
+    match e.kind() {
+        ExprKind::Load { .. } => true,
+        ExprKind::Call { kind, .. } => match kind {
+            CallKind::Func(_) | CallKind::Image(_) => true,
+            CallKind::Intrinsic(op) => op.has_effects(),
+        },
+        _ => false,
+    }
+}
+
+/// Whether `e` costs too little to be worth a let (Halide's choice).
+fn is_cheap(e: &Expr) -> bool {
+    match e.kind() {
+        ExprKind::IntImm(_)
+        | ExprKind::UIntImm(_)
+        | ExprKind::FloatImm(_)
+        | ExprKind::Var(_)
+        | ExprKind::RVar(..)
+        | ExprKind::Param(..) => true,
+        ExprKind::Broadcast(v) | ExprKind::Cast(v) => is_cheap(v),
+        ExprKind::Ramp(_, stride) => stride.is_const(),
+        ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div, a, b) => {
+            a.is_const() || b.is_const()
+        }
+        _ => false,
+    }
+}
+
+/// Whether `e` may never be a let's value.
+fn never_lifted(e: &Expr) -> bool {
+    match e.kind() {
+        ExprKind::Invalid(_) => true,
+        ExprKind::Call {
+            kind: CallKind::Intrinsic(op),
+            ..
+        } => {
+            !op.has_value()
+                || matches!(
+                    op,
+                    Intrinsic::Interleave | Intrinsic::Likely | Intrinsic::LikelyIfInnermost
+                )
+        }
+        _ => false,
+    }
+}
+
+/// The lets (in order, each free of later ones) that compute the common subexpressions of
+/// `exprs` once, and the expressions using them.
+pub fn eliminate(
+    exprs: &[(Expr, Position)],
+    coordinates: Coordinates,
+    names: &mut FreshNames,
+) -> (Vec<(Symbol, Expr)>, Vec<Expr>) {
+    let mut numbering = Numbering::default();
+    let roots: Vec<usize> = exprs.iter().map(|(e, _)| numbering.number(e)).collect();
+    let nodes = &numbering.nodes;
+    let count = nodes.len();
+
+    // Whether each number reads memory or can fail, itself or below (children come first).
+    let mut faulting = vec![false; count];
+    for n in 0..count {
+        faulting[n] = may_fault(&nodes[n].expr) || nodes[n].children.iter().any(|&c| faulting[c]);
+    }
+
+    // From the roots down (parents have the higher numbers): how often each number is
+    // evaluated once the lifted ones are evaluated once, whether some evaluation of it
+    // happens in every case, whether it is part of an access's coordinates; and so whether
+    // it is lifted.
+    let mut uses = vec![0u64; count];
+    let mut unconditional = vec![false; count];
+    let mut addressing = vec![false; count];
+    for (&root, (_, position)) in roots.iter().zip(exprs) {
+        uses[root] += 1;
+        unconditional[root] |= !position.conditional;
+        addressing[root] |= position.addressing;
+    }
+    let mut lifted = vec![false; count];
+    for n in (0..count).rev() {
+        if uses[n] == 0 {
+            continue;
+        }
+        let e = &nodes[n].expr;
+        let stays = is_cheap(e)
+            || never_lifted(e)
+            || (faulting[n] && !unconditional[n])
+            || (addressing[n] && (coordinates == Coordinates::All || e.ty().is_vector()));
+        let liftable = !stays;
+        lifted[n] = liftable && uses[n] > 1;
+        let evaluations = if liftable { 1 } else { uses[n] };
+        for (i, &c) in nodes[n].children.iter().enumerate() {
+            uses[c] = uses[c].saturating_add(evaluations);
+            unconditional[c] |= unconditional[n] && !child_is_conditional(e, i);
+            addressing[c] |= addressing[n] || children_are_addressing(e);
+        }
+    }
+
+    let mut rebuilt = Rebuilt {
+        nodes,
+        lifted_as: lifted.iter().map(|&l| l.then(|| names.fresh())).collect(),
+        values: vec![None; count],
+    };
+    let lets = (0..count)
+        .filter_map(|n| Some((rebuilt.lifted_as[n]?, rebuilt.value(n))))
+        .collect();
+    let exprs = roots.iter().map(|&r| rebuilt.reference(r)).collect();
+    (lets, exprs)
+}
+
+/// Expressions rebuilt from value numbers, the lifted ones referred to by name.
+struct Rebuilt<'a> {
+    nodes: &'a [Node],
+    lifted_as: Vec<Option<Symbol>>,
+    values: Vec<Option<Expr>>,
+}
+
+impl Rebuilt<'_> {
+    /// Number `n` where it is used: its name if it is lifted, else its value.
+    fn reference(&mut self, n: usize) -> Expr {
+        match self.lifted_as[n] {
+            Some(name) => Expr::var(name, self.nodes[n].expr.ty()),
+            None => self.value(n),
+        }
+    }
+
+    /// Number `n` computed from its children's references.
+    fn value(&mut self, n: usize) -> Expr {
+        if let Some(v) = &self.values[n] {
+            return v.clone();
+        }
+        let node = &self.nodes[n];
+        let mut children = node.children.iter();
+        let v = node
+            .expr
+            .map_children(|_| self.reference(*children.next().expect("a number per child")));
+        self.values[n] = Some(v.clone());
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Type;
+
+    fn var(name: &str) -> Expr {
+        Expr::var(Symbol::new(name), Type::i32())
+    }
+    fn add(a: &Expr, b: &Expr) -> Expr {
+        Expr::binary(BinaryOp::Add, a.clone(), b.clone())
+    }
+    fn mul(a: &Expr, b: &Expr) -> Expr {
+        Expr::binary(BinaryOp::Mul, a.clone(), b.clone())
+    }
+    /// The let chain at the top of `e`: the names and values, and the body.
+    fn lets_of(e: &Expr) -> (Vec<(Symbol, Expr)>, Expr) {
+        let mut lets = Vec::new();
+        let mut body = e.clone();
+        while let ExprKind::Let(n, v, b) = body.clone().kind() {
+            lets.push((*n, v.clone()));
+            body = b.clone();
+        }
+        (lets, body)
+    }
+
+    #[test]
+    fn a_repeated_subtree_becomes_one_let() {
+        let (x, y) = (var("x"), var("y"));
+        let xy = mul(&x, &y);
+        let e = mul(&add(&xy, &x), &add(&xy, &y));
+        let out = common_subexpressions_of_expr(&e);
+        let (lets, body) = lets_of(&out);
+        assert_eq!(lets.len(), 1, "{out}");
+        assert_eq!(lets[0].1, xy);
+        let t = Expr::var(lets[0].0, Type::i32());
+        assert_eq!(body, mul(&add(&t, &x), &add(&t, &y)));
+    }
+
+    #[test]
+    fn nested_repeats_share_their_lets() {
+        let x = var("x");
+        let xx = mul(&x, &x);
+        let inner = mul(&add(&xx, &x), &add(&xx, &x));
+        let e = add(&inner, &inner);
+        let out = common_subexpressions_of_expr(&e);
+        let (lets, body) = lets_of(&out);
+        // x*x + x and the product are computed once (x*x, used by the first alone, stays in it).
+        assert_eq!(lets.len(), 2, "{out}");
+        assert!(
+            matches!(body.kind(), ExprKind::Binary(BinaryOp::Add, a, b) if a.as_var().is_some() && a == b)
+        );
+    }
+
+    #[test]
+    fn cheap_repeats_stay() {
+        let x = var("x");
+        let one = Expr::i32(1);
+        let ramp = Expr::ramp(x.clone(), one.clone(), 4);
+        // x + 1 twice, and a cast of x twice: left as they are.
+        let cast = Expr::cast(Type::i64(), x.clone());
+        let e = Expr::binary(
+            BinaryOp::Sub,
+            Expr::cast(Type::i64(), mul(&add(&x, &one), &add(&x, &one))),
+            Expr::binary(BinaryOp::Add, cast.clone(), cast),
+        );
+        assert_eq!(common_subexpressions_of_expr(&e), e);
+        let v = Expr::binary(BinaryOp::Max, ramp.clone(), ramp.clone());
+        assert_eq!(common_subexpressions_of_expr(&v), v);
+    }
+
+    #[test]
+    fn conditional_loads_are_not_hoisted_but_unconditional_ones_are() {
+        let (x, c) = (var("x"), Expr::binary(BinaryOp::Lt, var("x"), var("n")));
+        let load = Expr::load(Type::i32(), Symbol::new("buf"), mul(&x, &var("w")));
+        let doubled = add(&load, &load);
+        let guarded = Expr::select(c.clone(), doubled.clone(), Expr::i32(0));
+        let out = common_subexpressions_of_expr(&guarded);
+        // The index, a coordinate, stays in the load; the load, evaluated only where c holds,
+        // is not lifted.
+        let (lets, body) = lets_of(&out);
+        assert!(
+            lets.iter().all(|(_, v)| !crate::ir::visit::reads_memory(v)),
+            "{out}"
+        );
+        assert!(crate::ir::visit::reads_memory(&body));
+        // Evaluated in every case as well, the load is computed once.
+        let both = add(&guarded, &load);
+        let out = common_subexpressions_of_expr(&both);
+        let (lets, _) = lets_of(&out);
+        assert!(lets.iter().any(|(_, v)| *v == load), "{out}");
+    }
+
+    #[test]
+    fn lets_are_reextracted_where_shared() {
+        let x = var("x");
+        let t = Symbol::new("t");
+        let tv = Expr::var(t, Type::i32());
+        // let t = x * x in t + (x * x): one let, whose name is fresh.
+        let e = Expr::let_in(t, mul(&x, &x), add(&tv, &mul(&x, &x)));
+        let out = common_subexpressions_of_expr(&e);
+        let (lets, body) = lets_of(&out);
+        assert_eq!(lets.len(), 1, "{out}");
+        assert_ne!(lets[0].0, t);
+        let fresh = Expr::var(lets[0].0, Type::i32());
+        assert_eq!(body, add(&fresh, &fresh));
+    }
+
+    #[test]
+    fn exponential_trees_take_linear_time() {
+        const LEVELS: i32 = 200;
+        let mut e = var("x");
+        for i in 0..LEVELS {
+            e = add(&mul(&e, &e), &Expr::i32(i));
+        }
+        let out = common_subexpressions_of_expr(&e);
+        assert_eq!(lets_of(&out).0.len(), LEVELS as usize - 1);
+    }
+}
