@@ -446,6 +446,17 @@ impl Fusion {
                 kind.keyword()
             )));
         } else {
+            // A Func computed in these loops for several stages and stored outside them
+            // was sized for the loop it was placed in, before the union was known.
+            let outside = shared.iter().find(|&&f| {
+                let bodies = [&a_body, &b_body];
+                bodies.iter().any(|s| produces(s, f)) && !bodies.iter().any(|s| realizes(s, f))
+            });
+            if let Some(f) = outside {
+                return Err(self.err(format!(
+                    "{f} is computed inside the fused loops {a_name} and {b_name} for both Funcs and stored outside them, but the loops cover different iterations (from {a_min}, extent {a_extent} and from {b_min}, extent {b_extent}); store {f} inside them, or give the Funcs the same bounds"
+                )));
+            }
             // The union, each body guarded by its own bounds.
             let within = |v: Symbol, lo: &Expr, end: &Expr| {
                 likely(Expr::binary(
@@ -1096,6 +1107,18 @@ fn is_productions_then_consumption(stmts: &[Stmt]) -> bool {
     };
     let production = |s: &Stmt, producer: bool| matches!(s.kind(), StmtKind::ProducerConsumer { is_producer, .. } if *is_producer == producer);
     !before.is_empty() && production(last, false) && before.iter().all(|s| production(s, true))
+}
+
+/// Whether `s` holds the storage of `func`.
+fn realizes(s: &Stmt, func: Symbol) -> bool {
+    if let StmtKind::Realize { func: f, .. } = s.kind() {
+        if *f == func {
+            return true;
+        }
+    }
+    let mut found = false;
+    s.for_each_child(|_| {}, |c| found = found || realizes(c, func));
+    found
 }
 
 /// Whether `s` computes `func` somewhere.
