@@ -361,6 +361,7 @@ impl Fusion {
     /// storage, lets): those of `a` enclose those of `b` around the fused loop, each run
     /// under its own stage's guards, but for the productions of `shared` Funcs, which the
     /// other stages read too (their regions cover what every stage needs where it runs).
+    #[allow(clippy::too_many_arguments)]
     fn fuse_loops(
         &self,
         a: &Stmt,
