@@ -3,7 +3,10 @@
 //! and natively) for Funcs with the same and with different regions, computed at root and
 //! inside a consumer's loop, vectorized or not, fused down to vectorized or unrolled loops,
 //! fused below producers computed in the Funcs' outer loops, with a producer computed at the
-//! group's loops for both Funcs, specialized, with two stages of one Func each fused with a
+//! group's loops for both Funcs (once per iteration of the fused loop, over the union of
+//! what the Funcs running there read: its store count against a plain loop over the fused
+//! iterations; with different footprints and bounds, vectorized, unrolled and specialized
+//! stages), specialized, with two stages of one Func each fused with a
 //! different Func (values against plain loops), and for random pairs under random schedules
 //! (re-run one with `TESSERA_SEED`); the fused loop nest holds both Funcs' stores; mistakes
 //! (stages with no order among them included) come back as schedule errors naming the Funcs
@@ -216,8 +219,75 @@ fn run_shared(input: &ImageParam, out: &Func) -> lower_common::Checked {
     )
 }
 
+/// A stage reading a producer `p` computed at the fused loops: the points it computes (`x`
+/// in `xs`, `y` in `ys`, both inclusive), each reading `p` at `x + dx`, `y + dy` for `dx` in
+/// `dxs` and `dy` in `dys`.
+struct Reader {
+    xs: (i64, i64),
+    ys: (i64, i64),
+    dxs: (i64, i64),
+    dys: (i64, i64),
+}
+
+/// The points of `p` computed when it is computed once per iteration of the fused loops (per
+/// row of the fused y loop, or with `per_point` per point of the fused y and x loops) over
+/// the box holding what the readers running in that iteration read.
+fn union_points(readers: &[Reader], per_point: bool) -> u64 {
+    let span = |of: &dyn Fn(&Reader) -> (i64, i64)| {
+        let lo = readers.iter().map(|r| of(r).0).min().unwrap();
+        let hi = readers.iter().map(|r| of(r).1).max().unwrap();
+        lo..=hi
+    };
+    let inside = |v: i64, (lo, hi): (i64, i64)| lo <= v && v <= hi;
+    let mut points = 0;
+    for y in span(&|r| r.ys) {
+        let columns: Vec<Option<i64>> = if per_point {
+            span(&|r| r.xs).map(Some).collect()
+        } else {
+            vec![None]
+        };
+        for x in columns {
+            // Each running reader's box, as (x min, x max, y min, y max).
+            let boxes: Vec<(i64, i64, i64, i64)> = readers
+                .iter()
+                .filter(|r| inside(y, r.ys) && x.is_none_or(|x| inside(x, r.xs)))
+                .map(|r| {
+                    let (x0, x1) = x.map_or(r.xs, |x| (x, x));
+                    (x0 + r.dxs.0, x1 + r.dxs.1, y + r.dys.0, y + r.dys.1)
+                })
+                .collect();
+            if boxes.is_empty() {
+                continue;
+            }
+            let x0 = boxes.iter().map(|b| b.0).min().unwrap();
+            let x1 = boxes.iter().map(|b| b.1).max().unwrap();
+            let y0 = boxes.iter().map(|b| b.2).min().unwrap();
+            let y1 = boxes.iter().map(|b| b.3).max().unwrap();
+            points += ((x1 - x0 + 1) * (y1 - y0 + 1)) as u64;
+        }
+    }
+    points
+}
+
+/// The readers of `p` in `shared_producer`: f at x and x + 2 over x in [-2, 17], y in [3,
+/// 11]; g at x - 1, one row down, over x in [1, 20], y in [-1, 7].
+const SHARED_READERS: [Reader; 2] = [
+    Reader {
+        xs: (-2, 17),
+        ys: (3, 11),
+        dxs: (0, 2),
+        dys: (0, 0),
+    },
+    Reader {
+        xs: (1, 20),
+        ys: (-1, 7),
+        dxs: (-1, -1),
+        dys: (1, 1),
+    },
+];
+
 #[test]
-fn producers_computed_at_a_fused_groups_loops_are_placed_for_every_member() {
+fn producers_computed_at_a_fused_groups_loops_are_computed_once_for_the_group() {
     // At the outermost level of the fused stage, which the group shares: p is computed once,
     // where the group is, over the union of what f and g read (x in [-2, 19], y in [0, 11]).
     let (input, [p, _, f, _, out]) = shared_producer();
@@ -225,11 +295,12 @@ fn producers_computed_at_a_fused_groups_loops_are_placed_for_every_member() {
     let run = run_shared(&input, &out);
     assert_eq!(run.stores("p"), 22 * 12);
 
-    // At the innermost fused loop: computed in that loop for f's point and for g's.
+    // At the innermost fused loop: computed once per point of it, over the box holding what
+    // f and g read there (each only where it runs).
     let (input, [p, _, f, _, out]) = shared_producer();
     p.compute_at(&f, "x");
     let run = run_shared(&input, &out);
-    assert_eq!(run.stores("p"), 20 * 9 * (3 + 1));
+    assert_eq!(run.stores("p"), union_points(&SHARED_READERS, true));
 
     // At an outer fused loop, by the one member that uses it: in that member's loop.
     let (input, [_, q, f, _, out]) = shared_producer();
@@ -237,16 +308,142 @@ fn producers_computed_at_a_fused_groups_loops_are_placed_for_every_member() {
     let run = run_shared(&input, &out);
     assert_eq!(run.stores("q"), 20 * 9);
 
-    // At an outer fused loop, by both: placed in each, the placements would nest.
-    let (_, [p, _, f, _, out]) = shared_producer();
+    // At an outer fused loop, by both: once per row, before the fused x loop.
+    let (input, [p, _, f, _, out]) = shared_producer();
     p.compute_at(&f, "y");
+    let run = run_shared(&input, &out);
+    assert_eq!(run.stores("p"), union_points(&SHARED_READERS, false));
+    // Stored outside a fused loop whose stages' iterations differ: its storage would be
+    // sized for f's alone.
+    let (_, [p, _, f, _, out]) = shared_producer();
+    p.store_at(&f, "y").compute_at(&f, "x");
     let msg = schedule_error(&out);
     assert!(
-        msg.contains("p is computed at f.y")
-            && msg.contains("used by both")
-            && msg.contains("innermost fused loop"),
+        msg.contains("p is computed inside the fused loops") && msg.contains("store p inside"),
         "{msg}"
     );
+}
+
+/// `p(x, y) = in(x, y) + in(x + 1, y + 1)`, read by `f` at three columns of a row and by `g`
+/// one row down, `out(x, y) = f(x, y) + g(x + dg, y - 1)`; f and g at root.
+fn footprints(dg: i32) -> (ImageParam, [Func; 4]) {
+    let input = ImageParam::new(Type::u16(), 2, "input");
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let p = Func::new("p");
+    p.define((x, y), input.at((x, y)) + input.at((x + 1, y + 1)))
+        .unwrap();
+    let (f, g) = (Func::new("f"), Func::new("g"));
+    f.define(
+        (x, y),
+        p.at((x - 1, y)) + p.at((x, y)) * 2 + p.at((x + 1, y)),
+    )
+    .unwrap();
+    g.define((x, y), p.at((x, y + 1)) * 3).unwrap();
+    let out = Func::new("out");
+    out.define((x, y), f.at((x, y)) + g.at((x + dg, y - 1)))
+        .unwrap();
+    f.compute_root();
+    g.compute_root();
+    (input, [p, f, g, out])
+}
+
+/// The readers of `p` in `footprints(dg, ..)` over a `w` x `h` output.
+fn footprint_readers(dg: i64, w: i64, h: i64) -> [Reader; 2] {
+    [
+        Reader {
+            xs: (0, w - 1),
+            ys: (0, h - 1),
+            dxs: (-1, 1),
+            dys: (0, 0),
+        },
+        Reader {
+            xs: (dg, w - 1 + dg),
+            ys: (-1, h - 2),
+            dxs: (0, 0),
+            dys: (1, 1),
+        },
+    ]
+}
+
+fn run_footprints(input: &ImageParam, out: &Func, w: i64, h: i64) -> lower_common::Checked {
+    let image = u16_image(&[-4, -2], &[w + 10, h + 6], 5);
+    // Values against the evaluator, on the interpreter and natively.
+    check(
+        out,
+        &TestInputs::new().image(input, image),
+        &[0, 0],
+        &[w, h],
+    )
+}
+
+#[test]
+fn a_producer_shared_by_fused_stages_covers_both_footprints_once() {
+    // Computed per row of the fused y loop (f reads three columns of its row, g one column
+    // of the next row; their rows and columns differ): each row over the union of what the
+    // stages running in it read.
+    for (dg, fused, at) in [(2, "y", "y"), (-3, "x", "y"), (2, "x", "x")] {
+        let (input, [p, f, g, out]) = footprints(dg as i32);
+        g.compute_with(&f, fused);
+        p.compute_at(&f, at);
+        let run = run_footprints(&input, &out, 23, 7);
+        let per_point = at == "x";
+        assert_eq!(
+            run.stores("p"),
+            union_points(&footprint_readers(dg, 23, 7), per_point),
+            "g at x + {dg}, fused at {fused}, p computed at {at}"
+        );
+    }
+}
+
+#[test]
+fn a_producer_shared_by_vectorized_unrolled_and_specialized_fused_stages() {
+    // Fused down to vectorized x (the stages' columns the same), p computed per row.
+    let (input, [p, f, g, out]) = footprints(0);
+    for h in [&f, &g] {
+        h.split("x", "xo", "xi", 8).vectorize_loop("xi");
+    }
+    g.compute_with(&f, "xi");
+    p.compute_at(&f, "y");
+    let run = run_footprints(&input, &out, 32, 6);
+    assert_eq!(
+        run.stores("p"),
+        union_points(&footprint_readers(0, 32, 6), false)
+    );
+    // p vectorized itself, f's and g's rows unrolled by two and fused there.
+    let (input, [p, f, g, out]) = footprints(0);
+    p.vectorize("x", 4);
+    for h in [&f, &g] {
+        h.split("y", "yo", "yi", 2).unroll_loop("yi");
+    }
+    g.compute_with(&f, "yi");
+    p.compute_at(&f, "yi");
+    // Its vectors shift inwards within its region, which may be empty where neither stage
+    // runs: the input must cover a vector's width to the left of what they read.
+    let image = u16_image(&[-8, -2], &[35, 14], 5);
+    check(
+        &out,
+        &TestInputs::new().image(&input, image),
+        &[0, 0],
+        &[21, 8],
+    );
+    // f specialized: p computed once per row in each specialization.
+    for wide in [true, false] {
+        let (input, [p, f, g, out]) = footprints(1);
+        g.compute_with(&f, "y");
+        p.compute_at(&f, "y");
+        let wide_p = Param::<bool>::new("wide");
+        f.specialize(wide_p.expr()).vectorize("x", 4);
+        let image = u16_image(&[-4, -2], &[31, 14], 9);
+        let inputs = TestInputs::new()
+            .image(&input, image)
+            .param(wide_p.bind(wide));
+        let run = check(&out, &inputs, &[0, 0], &[19, 8]);
+        assert_eq!(
+            run.stores("p"),
+            union_points(&footprint_readers(1, 19, 8), false),
+            "wide: {wide}"
+        );
+    }
 }
 
 #[test]

@@ -11,9 +11,18 @@
 //! writing a pure Var at several positions (`g(x, x)`) loops over the points it writes inside
 //! its region. The output's regions come from the output buffer (or its explicit bounds,
 //! which must cover it).
+//!
+//! A Func computed at a loop `compute_with` fuses, for several of the fused stages, is
+//! placed once, in the loop of the first (`schedule_functions`); the others read it from
+//! their own loops until `compute_with` fuses them. Its region is the union of what each
+//! stage reads in the iteration where it runs (the fused loop covers the union of the
+//! stages' iterations; a stage outside its own reads nothing): the statement is inferred
+//! once to find the other stages' code with the regions of their own Funcs, then again with
+//! that code counted where the shared Func is computed (`SharedReaders`).
 
 use std::collections::{HashMap, HashSet};
 
+use super::compute_with::{produces, FusedGroups};
 use super::names::{i32_var, region_max, region_min, stage_var};
 use super::realization_order::Environment;
 use crate::analysis::bounds::{bounds_of_expr, Scope};
@@ -22,8 +31,8 @@ use crate::analysis::boxes::{
 };
 use crate::analysis::interval::Interval;
 use crate::error::{Error, Result};
-use crate::ir::substitute::{free_vars, substitute, uses_var};
-use crate::ir::visit::{mutate_exprs, visit_exprs};
+use crate::ir::substitute::{free_vars, substitute, substitute_map, uses_var};
+use crate::ir::visit::{mutate_exprs, visit_exprs, visit_stmt_exprs};
 use crate::ir::{BinaryOp, Expr, ExprKind, MessagePart, Stmt, StmtKind, Symbol};
 use crate::lang::function::FunctionContents;
 use crate::lang::image_param::buffer_field;
@@ -265,7 +274,15 @@ fn find_unbounded(
 }
 
 pub fn bounds_inference(s: &Stmt, env: &Environment) -> Result<Stmt> {
-    let (body, root_lets) = infer(s, env)?;
+    let mut cx = Inference {
+        env,
+        shared: SharedReaders::default(),
+    };
+    let (mut body, mut root_lets) = infer(s, &cx)?;
+    cx.shared = SharedReaders::of(&body, env);
+    if !cx.shared.readers.is_empty() {
+        (body, root_lets) = infer(s, &cx)?;
+    }
     let mut lets = Vec::new();
     let mut checks = Vec::new();
     for &output in &env.outputs {
@@ -558,16 +575,16 @@ pub type Lets = Vec<(Symbol, Expr)>;
 /// them: its region is then defined in terms of its consumers' region *names*, and its
 /// producers' regions in terms of its own, so their size does not grow with the depth of the
 /// pipeline (Halide places them the same way).
-fn infer(s: &Stmt, env: &Environment) -> Result<(Stmt, Lets)> {
+fn infer(s: &Stmt, cx: &Inference) -> Result<(Stmt, Lets)> {
     match s.kind() {
-        StmtKind::Block(stmts) => infer_block(stmts, env),
+        StmtKind::Block(stmts) => infer_block(stmts, cx),
         StmtKind::Realize {
             func,
             types,
             bounds,
             body,
         } => {
-            let (body, lets) = infer(body, env)?;
+            let (body, lets) = infer(body, cx)?;
             let realize = Stmt::new(StmtKind::Realize {
                 func: *func,
                 types: types.clone(),
@@ -577,7 +594,7 @@ fn infer(s: &Stmt, env: &Environment) -> Result<(Stmt, Lets)> {
             Ok((realize, lets))
         }
         StmtKind::LetStmt { name, value, body } => {
-            let (body, mut lets) = infer(body, env)?;
+            let (body, mut lets) = infer(body, cx)?;
             // Lets from the first one using `name` on stay inside it.
             let inside = lets
                 .iter()
@@ -591,7 +608,7 @@ fn infer(s: &Stmt, env: &Environment) -> Result<(Stmt, Lets)> {
             let mut error = None;
             let s = s.map_children(
                 |e| e.clone(),
-                |c| match infer(c, env) {
+                |c| match infer(c, cx) {
                     Ok((c, lets)) => wrap_lets(lets, c),
                     Err(e) => {
                         error.get_or_insert(e);
@@ -608,9 +625,9 @@ fn infer(s: &Stmt, env: &Environment) -> Result<(Stmt, Lets)> {
 }
 
 /// The stages of a producer, each with the region lets found in it at its top.
-fn infer_stages(produce: &Stmt, env: &Environment) -> Result<Stmt> {
+fn infer_stages(produce: &Stmt, cx: &Inference) -> Result<Stmt> {
     let StmtKind::Block(stmts) = produce.kind() else {
-        return infer(produce, env).map(|(s, lets)| wrap_lets(lets, s));
+        return infer(produce, cx).map(|(s, lets)| wrap_lets(lets, s));
     };
     // The block flattens the stages' statements: a Func computed at a stage's
     // `Var::outermost()` level leaves that stage as a `produce g; consume g` pair, which is
@@ -623,7 +640,7 @@ fn infer_stages(produce: &Stmt, env: &Environment) -> Result<Stmt> {
         } else {
             1
         };
-        let (stage, lets) = infer_block(&stmts[i..i + len], env)?;
+        let (stage, lets) = infer_block(&stmts[i..i + len], cx)?;
         stages.push(wrap_lets(lets, stage));
         i += len;
     }
@@ -645,7 +662,8 @@ fn is_produce_consume_pair(stmts: &[Stmt]) -> bool {
 }
 
 /// A block, where each `produce f; consume f` pair gets f's regions.
-fn infer_block(stmts: &[Stmt], env: &Environment) -> Result<(Stmt, Lets)> {
+fn infer_block(stmts: &[Stmt], cx: &Inference) -> Result<(Stmt, Lets)> {
+    let env = cx.env;
     let mut out = Vec::with_capacity(stmts.len());
     let mut lets = Lets::new();
     let mut i = 0;
@@ -666,14 +684,14 @@ fn infer_block(stmts: &[Stmt], env: &Environment) -> Result<(Stmt, Lets)> {
             } = next.kind()
             {
                 if consumer == name {
-                    let produce = infer_stages(produce, env)?;
-                    let (consume, consumer_lets) = infer(consume, env)?;
+                    let produce = infer_stages(produce, cx)?;
+                    let (consume, consumer_lets) = infer(consume, cx)?;
                     // An output's regions are its buffer's (`bounds_inference`), not what
                     // its consumers read: those reads are checked against the buffer.
                     let (own_lets, checks) = if env.is_output(*name) {
                         (Lets::new(), Vec::new())
                     } else {
-                        define_regions(*name, &produce, &consume, env)?
+                        define_regions(*name, &produce, &consume, cx)?
                     };
                     lets.extend(consumer_lets);
                     lets.extend(own_lets);
@@ -693,7 +711,7 @@ fn infer_block(stmts: &[Stmt], env: &Environment) -> Result<(Stmt, Lets)> {
                 }
             }
         }
-        let (s, inner) = infer(&stmts[i], env)?;
+        let (s, inner) = infer(&stmts[i], cx)?;
         lets.extend(inner);
         out.push(s);
         i += 1;
@@ -741,28 +759,44 @@ fn define_regions(
     func: Symbol,
     produce: &Stmt,
     consume: &Stmt,
-    env: &Environment,
+    cx: &Inference,
 ) -> Result<(Lets, Vec<Stmt>)> {
+    let env = cx.env;
     let f = env.func(func).read();
     let dim_name = |d: usize| format!("dimension {} ({})", d, f.args[d]);
     // Only what the consumers' points inside their regions read.
-    let required = touching(consume, func).and_then(|s| {
-        let mut regions = HashMap::new();
-        stage_regions(&s, env, &mut regions);
-        boxes_required_stmt_within(&s, &Scope::new(), &regions)
-            .remove(&func)
-            .map(|b| b.bounds)
-    });
+    let read_by = |code: &Stmt| -> Result<Option<Vec<(Expr, Expr)>>> {
+        let read = touching(code, func).and_then(|s| {
+            let mut regions = HashMap::new();
+            stage_regions(&s, env, &mut regions);
+            boxes_required_stmt_within(&s, &Scope::new(), &regions)
+                .remove(&func)
+                .map(|b| b.bounds)
+        });
+        let Some(read) = read else {
+            return Ok(None);
+        };
+        let bounds = read.iter().enumerate();
+        bounds
+            .map(|(d, i)| bounded_access(i, code, func, d, &dim_name(d)))
+            .collect::<Result<_>>()
+            .map(Some)
+    };
+    let required = match cx.shared.readers.get(&func) {
+        None => read_by(consume)?,
+        Some(readers) => {
+            let mut parts = Vec::new();
+            for (runs, code) in readers {
+                if let Some(read) = read_by(code.as_ref().unwrap_or(consume))? {
+                    parts.push((runs.clone(), read));
+                }
+            }
+            union_where_run(parts)
+        }
+    };
     // No box: every use is in code that never runs (e.g. under an RDom predicate that is
     // always false), so nothing of `func` is needed.
-    let required: Vec<(Expr, Expr)> = match required {
-        Some(required) => required
-            .iter()
-            .enumerate()
-            .map(|(d, i)| bounded_access(i, consume, func, d, &dim_name(d)))
-            .collect::<Result<_>>()?,
-        None => vec![(Expr::i32(0), Expr::i32(-1)); f.args.len()],
-    };
+    let required = required.unwrap_or_else(|| vec![(Expr::i32(0), Expr::i32(-1)); f.args.len()]);
     let mut hoisted = Lets::new();
     let mut hoist = |(min, max): &(Expr, Expr)| {
         (
@@ -818,6 +852,207 @@ fn define_regions(
     }
     hoisted.extend(lets);
     Ok((hoisted, checks))
+}
+
+/// What inferring the regions needs besides the statement.
+struct Inference<'a> {
+    env: &'a Environment,
+    shared: SharedReaders,
+}
+
+/// The Funcs computed once at a fused loop for several of the stages `compute_with` fuses
+/// there, with what reads them in each iteration of that loop.
+#[derive(Default)]
+struct SharedReaders {
+    /// For each such Func, each stage reading it: the condition that the stage runs in an
+    /// iteration (in the variables of the loops where the Func is computed) and its code in
+    /// that iteration (in those variables), or `None` for the code consuming the Func where
+    /// it is computed.
+    readers: HashMap<Symbol, Vec<(Expr, Option<Stmt>)>>,
+}
+
+/// A loop `compute_with` fuses with others, as found in a statement.
+struct FusedSite {
+    name: Symbol,
+    min: Expr,
+    extent: Expr,
+    body: Stmt,
+    /// The lets between the production it is in and the loop.
+    lets: Lets,
+    /// The fused loops around it, outermost first.
+    outer: Vec<Symbol>,
+}
+
+impl SharedReaders {
+    /// The shared Funcs of `s` (inferred without them) and their readers.
+    fn of(s: &Stmt, env: &Environment) -> SharedReaders {
+        let groups = FusedGroups::new(env);
+        let mut shared = SharedReaders::default();
+        let mut sites = Vec::new();
+        fused_sites(s, &groups, &mut Lets::new(), &mut Vec::new(), &mut sites);
+        if sites.is_empty() {
+            return shared;
+        }
+        for at in &sites {
+            let mut produced = Vec::new();
+            produced_here(&at.body, &mut produced);
+            for func in produced {
+                if env.is_output(func) || shared.readers.contains_key(&func) {
+                    continue;
+                }
+                let others: Vec<&FusedSite> = (sites.iter())
+                    .filter(|b| b.name != at.name && groups.fused_with(at.name).contains(&b.name))
+                    .filter(|b| reads_func(&b.body, func) && !produces(&b.body, func))
+                    .collect();
+                if others.is_empty() {
+                    continue;
+                }
+                let chain = |x| site_chain(&sites, x);
+                let mut readers = vec![(runs_at(&chain(at)), None)];
+                for b in others {
+                    let (b_chain, at_chain) = (chain(b), chain(at));
+                    if b_chain.len() != at_chain.len() {
+                        continue;
+                    }
+                    // The other stage's loop variables are those of the loops here.
+                    let renamed: Lets = (b_chain.iter().zip(&at_chain))
+                        .map(|(b, a)| (b.name, i32_var(a.name)))
+                        .collect();
+                    let map: HashMap<Symbol, Expr> = renamed.iter().cloned().collect();
+                    let runs = substitute_map(&runs_at(&b_chain), &map);
+                    let code = wrap_lets(renamed, wrap_lets(b.lets.clone(), b.body.clone()));
+                    readers.push((runs, Some(code)));
+                }
+                shared.readers.insert(func, readers);
+            }
+        }
+        shared
+    }
+}
+
+/// `x` and the fused loops around it, outermost first.
+fn site_chain<'a>(sites: &'a [FusedSite], x: &'a FusedSite) -> Vec<&'a FusedSite> {
+    let outer = x.outer.iter();
+    let outer = outer.filter_map(|&o| sites.iter().find(|site| site.name == o));
+    outer.chain([x]).collect()
+}
+
+/// Into `out`: the loops of `s` that `groups` fuses; `lets` are those since the production
+/// `s` is in, `outer` the fused loops around `s`.
+fn fused_sites(
+    s: &Stmt,
+    groups: &FusedGroups,
+    lets: &mut Lets,
+    outer: &mut Vec<Symbol>,
+    out: &mut Vec<FusedSite>,
+) {
+    match s.kind() {
+        StmtKind::ProducerConsumer {
+            is_producer: true,
+            body,
+            ..
+        } => {
+            let around = std::mem::take(lets);
+            fused_sites(body, groups, lets, outer, out);
+            *lets = around;
+        }
+        StmtKind::LetStmt { name, value, body } => {
+            lets.push((*name, value.clone()));
+            fused_sites(body, groups, lets, outer, out);
+            lets.pop();
+        }
+        StmtKind::For {
+            name,
+            min,
+            extent,
+            body,
+            ..
+        } if groups.is_fused(*name) => {
+            out.push(FusedSite {
+                name: *name,
+                min: min.clone(),
+                extent: extent.clone(),
+                body: body.clone(),
+                lets: lets.clone(),
+                outer: outer.clone(),
+            });
+            outer.push(*name);
+            fused_sites(body, groups, lets, outer, out);
+            outer.pop();
+        }
+        _ => s.for_each_child(|_| {}, |c| fused_sites(c, groups, lets, outer, out)),
+    }
+}
+
+/// Whether the stage whose fused loops are `chain` (outermost first) runs in an iteration
+/// of them: each loop's variable inside that loop's own bounds.
+fn runs_at(chain: &[&FusedSite]) -> Expr {
+    let within = chain.iter().map(|x| {
+        let var = i32_var(x.name);
+        let end = Expr::binary(BinaryOp::Add, x.min.clone(), x.extent.clone());
+        let inside = Expr::binary(
+            BinaryOp::And,
+            Expr::binary(BinaryOp::Le, x.min.clone(), var.clone()),
+            Expr::binary(BinaryOp::Lt, var, end),
+        );
+        (x.lets.iter().rev()).fold(inside, |e, (n, v)| Expr::let_in(*n, v.clone(), e))
+    });
+    within
+        .reduce(|a, b| Expr::binary(BinaryOp::And, a, b))
+        .unwrap_or_else(|| Expr::bool_(true))
+}
+
+/// The Funcs produced in `s` outside any loop of it.
+fn produced_here(s: &Stmt, out: &mut Vec<Symbol>) {
+    match s.kind() {
+        StmtKind::For { .. } => {}
+        StmtKind::ProducerConsumer {
+            name,
+            is_producer: true,
+            ..
+        } => out.push(*name),
+        _ => s.for_each_child(|_| {}, |c| produced_here(c, out)),
+    }
+}
+
+/// Whether some expression of `s` reads `func`.
+fn reads_func(s: &Stmt, func: Symbol) -> bool {
+    let mut found = false;
+    visit_stmt_exprs(s, &mut |e| {
+        found |= reads(e, func);
+        !found
+    });
+    found
+}
+
+/// The union of `parts`' regions (min and max per dimension), each counted where its
+/// condition holds; where none holds, an empty region (its max below its min, which stays
+/// where the regions are, not to widen the storage holding them).
+fn union_where_run(parts: Vec<(Expr, Vec<(Expr, Expr)>)>) -> Option<Vec<(Expr, Expr)>> {
+    let mut parts = parts.into_iter();
+    let (mut any, mut union) = parts.next()?;
+    for (runs, region) in parts {
+        let joined = |op: BinaryOp, sofar: &Expr, this: &Expr| {
+            let both = Expr::binary(op, sofar.clone(), this.clone());
+            let with_this = Expr::select(any.clone(), both, this.clone());
+            Expr::select(runs.clone(), with_this, sofar.clone())
+        };
+        union = (union.iter().zip(&region))
+            .map(|((min, max), (this_min, this_max))| {
+                (
+                    joined(BinaryOp::Min, min, this_min),
+                    joined(BinaryOp::Max, max, this_max),
+                )
+            })
+            .collect();
+        any = Expr::binary(BinaryOp::Or, any, runs);
+    }
+    let below = |min: &Expr| Expr::binary(BinaryOp::Sub, min.clone(), Expr::i32(1));
+    let union = union.into_iter().map(|(min, max)| {
+        let max = Expr::select(any.clone(), max, below(&min));
+        (simplify(&min), simplify(&max))
+    });
+    Some(union.collect())
 }
 
 #[cfg(test)]

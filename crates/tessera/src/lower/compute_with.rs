@@ -17,7 +17,10 @@
 //! body runs, guarded by its own bounds where they are not provably the same as the union
 //! (guards marked likely, so loop partitioning drops them from the steady iterations). The
 //! productions of Funcs computed at an outer fused loop stay in it, under their own stage's
-//! guards. Vectorized and unrolled loops fuse only where both stages' bounds are the same:
+//! guards, but for those computed there for several members (placed once, in the loop of
+//! the first: `FusedGroups`), which run in every iteration, unguarded, with the other
+//! members' code inside their scope (`bounds_inference` makes their region the union of what
+//! the members running in an iteration need, empty where none runs). Vectorized and unrolled loops fuse only where both stages' bounds are the same:
 //! their union need not have a constant extent. A specialized stage has the other fused
 //! into each of its nests.
 
@@ -25,6 +28,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::names::stage_var;
 use super::realization_order::{direct_callees, Environment};
+use super::schedule_functions::level_loops;
 use crate::error::{Error, Result};
 use crate::ir::substitute::substitute_map;
 use crate::ir::visit::reads_memory;
@@ -59,8 +63,10 @@ fn requests(env: &Environment) -> Vec<(StageId, StageId, Symbol)> {
 /// group as one unit): which loops become one once fused, and the `Var::outermost()` level of
 /// each fused stage, which all members share. The loops are fused only after placement (and
 /// after the sliding window), so a Func computed at a fused loop is placed in the loop of
-/// each member that uses it, and one computed at the outermost level of a fused stage where
-/// the group is computed, just before it.
+/// the member that uses it, or, used by several, once, in the loop of the first of them to
+/// run (its lead): bounds inference gives it the union of what all of them need there
+/// (`bounds_inference`), and fusing puts the others' bodies inside it. One computed at the
+/// outermost level of a fused stage is placed where the group is computed, just before it.
 pub(super) struct FusedGroups {
     /// Each fused loop and where it is in its group.
     loops: HashMap<Symbol, FusedLoop>,
@@ -71,14 +77,12 @@ pub(super) struct FusedGroups {
 
 /// A loop `compute_with` fuses with others.
 struct FusedLoop {
-    /// The Func it is a loop of.
-    member: Symbol,
+    /// Where its stage runs in the fused body: the Func's place in the realization order,
+    /// then the stage (the first to run leads the fused loop).
+    rank: (usize, usize),
     /// The loop at the same depth of the host stage, which all the loops fused with this
     /// one share.
     host_loop: Symbol,
-    /// Whether it is the innermost loop fused in every pair it is fused in: the members'
-    /// bodies in it then run one after the other, each in its own scope.
-    innermost: bool,
 }
 
 impl FusedGroups {
@@ -87,6 +91,10 @@ impl FusedGroups {
         let mut groups = FusedGroups {
             loops: HashMap::new(),
             outermost: HashMap::new(),
+        };
+        let rank = |f: Symbol, stage: usize| {
+            let position = env.order.iter().position(|&o| o == f);
+            (position.unwrap_or(usize::MAX), stage)
         };
         for ((f, f_stage), (with, with_stage), var) in requests(env) {
             let Some(host) = env.funcs.get(&with) else {
@@ -105,25 +113,18 @@ impl FusedGroups {
                     .outermost
                     .insert(stage_var(func, stage, Symbol::new(OUTERMOST)), with);
             }
-            let depth = host_loops.len();
-            for (i, ((member_loop, _), (host_loop, _))) in
-                member_loops.into_iter().zip(host_loops).enumerate()
-            {
-                let innermost = i + 1 == depth;
+            for ((member_loop, _), (host_loop, _)) in member_loops.into_iter().zip(host_loops) {
                 groups.loops.insert(
                     member_loop,
                     FusedLoop {
-                        member: f,
+                        rank: rank(f, f_stage),
                         host_loop,
-                        innermost,
                     },
                 );
-                let host = groups.loops.entry(host_loop).or_insert(FusedLoop {
-                    member: with,
+                groups.loops.entry(host_loop).or_insert(FusedLoop {
+                    rank: rank(with, with_stage),
                     host_loop,
-                    innermost,
                 });
-                host.innermost &= innermost;
             }
         }
         groups
@@ -147,34 +148,61 @@ impl FusedGroups {
         self.outermost.get(&loop_name).copied()
     }
 
-    /// Checks that `f`, placed (computed or stored, `what`) at `level` in the loops
-    /// `chosen`, is placed in the loops of one member of a group, or only at loops fused
-    /// innermost: at a loop with fused loops inside, the members' placements would nest,
-    /// one Func's storage hiding the other's.
-    pub(super) fn check_placement(
-        &self,
-        f: Symbol,
-        what: &str,
-        level: &LoopLevel,
-        chosen: &[Symbol],
-    ) -> Result<()> {
-        let fused: Vec<&FusedLoop> = chosen.iter().filter_map(|l| self.loops.get(l)).collect();
-        let Some(first) = fused.first() else {
-            return Ok(());
-        };
-        let Some(other) = fused.iter().find(|l| l.member != first.member) else {
-            return Ok(());
-        };
-        if fused.iter().all(|l| l.innermost) {
-            return Ok(());
-        }
-        Err(Error::schedule(format!(
-            "{f} is {what}d at {}, a loop that compute_with fuses with loops of other Funcs, and it is used by both {} and {}: it is placed in the loops of each, which can be done only at their innermost fused loop; {what} {f} there or outside the fused loops",
-            level.describe(),
-            first.member,
-            other.member
-        )))
+    /// Whether `loop_name` is a loop fused with loops of other stages.
+    pub(super) fn is_fused(&self, loop_name: Symbol) -> bool {
+        self.loops.contains_key(&loop_name)
     }
+
+    /// `chosen`, the loops a Func is placed at (one per loop nest around its uses), with
+    /// those of the fused loops that belong to several stages moved to the stage that runs
+    /// first among them: the Func is computed (or stored) once for all of them, in that
+    /// stage's loop at the same depth. Placed in several stages' loops, the placements
+    /// would nest once the loops are fused, one hiding the other.
+    pub(super) fn placed_once(&self, chosen: &[Symbol]) -> Vec<Symbol> {
+        let fused: Vec<&FusedLoop> = chosen.iter().filter_map(|l| self.loops.get(l)).collect();
+        let Some(lead) = fused.iter().map(|l| l.rank).min() else {
+            return chosen.to_vec();
+        };
+        if fused.iter().all(|l| l.rank == lead) {
+            return chosen.to_vec();
+        }
+        let lead_loop = |l: Symbol| {
+            let Some(host) = self.loops.get(&l).map(|f| f.host_loop) else {
+                return l;
+            };
+            let found = self
+                .loops
+                .iter()
+                .find(|(_, f)| f.host_loop == host && f.rank == lead);
+            found.map_or(l, |(name, _)| *name)
+        };
+        chosen.iter().map(|&l| lead_loop(l)).collect()
+    }
+}
+
+/// The Funcs of `env` computed at a loop `compute_with` fuses with others.
+pub(super) fn computed_at_fused_loops(env: &Environment) -> Vec<Symbol> {
+    let groups = FusedGroups::new(env);
+    if groups.loops.is_empty() {
+        return Vec::new();
+    }
+    env.order
+        .iter()
+        .copied()
+        .filter(|&f| {
+            let LoopLevel::At {
+                func, stage, var, ..
+            } = env.func(f).read().schedule.compute_level.clone()
+            else {
+                return false;
+            };
+            let Some(consumer) = env.funcs.get(&func) else {
+                return false;
+            };
+            let loops = level_loops(&consumer.read(), stage, var);
+            loops.into_iter().flatten().any(|l| groups.is_fused(l))
+        })
+        .collect()
 }
 
 /// The loops of stage `stage` of `c` that `compute_with(.., var)` fuses, outermost first, by
@@ -292,13 +320,15 @@ impl Fusion {
     /// loops of each to fuse, outermost first. One is the host's statement (perhaps with
     /// other stages fused in already), the other the member's. A specialized stage (`if (c)
     /// nest else other`, each nest keeping the fused loops) has the other stage fused into
-    /// each of its nests.
+    /// each of its nests. `shared` are the Funcs computed in one stage's loops for others
+    /// of the group too.
     fn fuse_stages(
         &self,
         a: &Stmt,
         b: &Stmt,
         loops: (&[Symbol], &[Symbol]),
         lets: &mut HashMap<Symbol, Expr>,
+        shared: &HashSet<Symbol>,
     ) -> Result<Stmt> {
         if loops.0.is_empty() {
             return Ok(Stmt::block([a.clone(), b.clone()]));
@@ -312,7 +342,7 @@ impl Fusion {
             {
                 let mut fuse = |branch: &Stmt| {
                     let (a, b) = if is_a { (branch, b) } else { (a, branch) };
-                    self.fuse_stages(a, b, loops, lets)
+                    self.fuse_stages(a, b, loops, lets, shared)
                 };
                 return Ok(Stmt::new(StmtKind::IfThenElse {
                     condition: condition.clone(),
@@ -321,7 +351,7 @@ impl Fusion {
                 }));
             }
         }
-        self.fuse_loops(a, b, loops, 0, Vec::new(), Vec::new(), lets)
+        self.fuse_loops(a, b, loops, 0, (Vec::new(), Vec::new()), lets, shared)
     }
 
     /// The loop nests `a` (leading) and `b` fused from loop level `depth` down, each body
@@ -329,7 +359,8 @@ impl Fusion {
     /// in scope, to compare bounds through. Each loop may be found below statements of its
     /// own stage's nest (the productions of Funcs computed at the enclosing level, their
     /// storage, lets): those of `a` enclose those of `b` around the fused loop, each run
-    /// under its own stage's guards.
+    /// under its own stage's guards, but for the productions of `shared` Funcs, which the
+    /// other stages read too (their regions cover what every stage needs where it runs).
     #[allow(clippy::too_many_arguments)]
     fn fuse_loops(
         &self,
@@ -337,9 +368,9 @@ impl Fusion {
         b: &Stmt,
         loops: (&[Symbol], &[Symbol]),
         depth: usize,
-        a_guards: Vec<Expr>,
-        b_guards: Vec<Expr>,
+        (a_guards, b_guards): (Vec<Expr>, Vec<Expr>),
         lets: &mut HashMap<Symbol, Expr>,
+        shared: &HashSet<Symbol>,
     ) -> Result<Stmt> {
         let (a_name, b_name) = (loops.0[depth], loops.1[depth]);
         let missing = |name: Symbol| {
@@ -349,15 +380,16 @@ impl Fusion {
         };
         let a_context = conjunction(&a_guards);
         let b_context = conjunction(&b_guards);
-        replace_loop(a, a_name, a_context.as_ref(), lets, &mut |a_loop, lets| {
-            replace_loop(b, b_name, b_context.as_ref(), lets, &mut |b_loop, lets| {
+        let (a_top, b_top) = (Top::new(&a_context, shared), Top::new(&b_context, shared));
+        replace_loop(a, a_name, &a_top, lets, &mut |a_loop, lets| {
+            replace_loop(b, b_name, &b_top, lets, &mut |b_loop, lets| {
                 self.fuse_loop_pair(
                     (a_loop, b_loop),
                     loops,
                     depth,
-                    a_guards.clone(),
-                    b_guards.clone(),
+                    (a_guards.clone(), b_guards.clone()),
                     lets,
+                    shared,
                 )
             })?
             .ok_or_else(|| missing(b_name))
@@ -366,16 +398,17 @@ impl Fusion {
     }
 
     /// The loops `a_loop` and `b_loop` at level `depth` as one, their bodies fused further
-    /// down (see `fuse_loops`).
-    #[allow(clippy::too_many_arguments)]
+    /// down (see `fuse_loops`). In the innermost, the statements at the top of each body
+    /// that make the Funcs computed there (`Top`) enclose both bodies' rest, so `b` reads
+    /// what `a` computes for it.
     fn fuse_loop_pair(
         &self,
         (a_loop, b_loop): (&Stmt, &Stmt),
         loops: (&[Symbol], &[Symbol]),
         depth: usize,
-        mut a_guards: Vec<Expr>,
-        mut b_guards: Vec<Expr>,
+        (mut a_guards, mut b_guards): (Vec<Expr>, Vec<Expr>),
         lets: &mut HashMap<Symbol, Expr>,
+        shared: &HashSet<Symbol>,
     ) -> Result<Stmt> {
         let loop_parts = |s: &Stmt| match s.kind() {
             StmtKind::For {
@@ -414,6 +447,17 @@ impl Fusion {
                 kind.keyword()
             )));
         } else {
+            // A Func computed in these loops for several stages and stored outside them
+            // was sized for the loop it was placed in, before the union was known.
+            let outside = shared.iter().find(|&&f| {
+                let bodies = [&a_body, &b_body];
+                bodies.iter().any(|s| produces(s, f)) && !bodies.iter().any(|s| realizes(s, f))
+            });
+            if let Some(f) = outside {
+                return Err(self.err(format!(
+                    "{f} is computed inside the fused loops {a_name} and {b_name} for both Funcs and stored outside them, but the loops cover different iterations (from {a_min}, extent {a_extent} and from {b_min}, extent {b_extent}); store {f} inside them, or give the Funcs the same bounds"
+                )));
+            }
             // The union, each body guarded by its own bounds.
             let within = |v: Symbol, lo: &Expr, end: &Expr| {
                 likely(Expr::binary(
@@ -429,12 +473,27 @@ impl Fusion {
             (min.clone(), Expr::binary(BinaryOp::Sub, end, min))
         };
         let inner = if depth + 1 < loops.0.len() {
-            self.fuse_loops(&a_body, &b_body, loops, depth + 1, a_guards, b_guards, lets)?
-        } else {
+            let guards = (a_guards, b_guards);
+            self.fuse_loops(&a_body, &b_body, loops, depth + 1, guards, lets, shared)?
+        } else if ![&a_body, &b_body]
+            .iter()
+            .any(|s| shared.iter().any(|&f| produces(s, f)))
+        {
             Stmt::block([
                 guarded(a_body, conjunction(&a_guards)),
                 guarded(b_body, conjunction(&b_guards)),
             ])
+        } else {
+            let (a_guard, b_guard) = (conjunction(&a_guards), conjunction(&b_guards));
+            let (a_top, b_top) = (Top::new(&a_guard, shared), Top::new(&b_guard, shared));
+            a_top.around_rest(&a_body, &mut |a_rest| {
+                b_top.around_rest(&b_body, &mut |b_rest| {
+                    Stmt::block([
+                        guarded(a_rest.clone(), a_guard.clone()),
+                        guarded(b_rest, b_guard.clone()),
+                    ])
+                })
+            })
         };
         let body = Stmt::let_stmt(b_name, i32_var(a_name), inner);
         Ok(Stmt::for_loop(a_name, min, extent, kind, body))
@@ -637,6 +696,7 @@ impl Group {
         bodies: Vec<(Symbol, Stmt)>,
         lets: &mut HashMap<Symbol, Expr>,
     ) -> Result<Stmt> {
+        let shared = self.shared(&bodies);
         let mut all_lets = Vec::new();
         let mut units = Vec::new();
         for (func, body) in bodies {
@@ -692,9 +752,11 @@ impl Group {
                 nest = if member < nest_first {
                     nest_first = member;
                     renamed.extend(x.host_loops.iter().copied().zip(x.member_loops.clone()));
-                    x.fuse_stages(member_stmt, &nest, (&x.member_loops, &host_loops), lets)?
+                    let loops = (&x.member_loops[..], &host_loops[..]);
+                    x.fuse_stages(member_stmt, &nest, loops, lets, &shared)?
                 } else {
-                    x.fuse_stages(&nest, member_stmt, (&host_loops, &x.member_loops), lets)?
+                    let loops = (&host_loops[..], &x.member_loops[..]);
+                    x.fuse_stages(&nest, member_stmt, loops, lets, &shared)?
                 };
             }
             body.push(nest);
@@ -703,6 +765,20 @@ impl Group {
             .into_iter()
             .rev()
             .fold(Stmt::block(body), |s, (n, v)| Stmt::let_stmt(n, v, s)))
+    }
+
+    /// The Funcs computed in one member's production that another member uses (directly
+    /// or through other Funcs): computed once, at a fused loop, for all of them.
+    fn shared(&self, bodies: &[(Symbol, Stmt)]) -> HashSet<Symbol> {
+        let mut shared = HashSet::new();
+        for (member, body) in bodies {
+            let mut produced = Vec::new();
+            collect_produced(body, &mut produced);
+            let used_by_others =
+                |f: &Symbol| (self.members.iter()).any(|m| m != member && self.uses[m].contains(f));
+            shared.extend(produced.into_iter().filter(used_by_others));
+        }
+        shared
     }
 
     /// `func`'s production `body` (below its lets) cut into units: its fused stages'
@@ -927,11 +1003,11 @@ type LoopReplacement<'a> = dyn FnMut(&Stmt, &mut HashMap<Symbol, Expr>) -> Resul
 
 /// `s` with the loop `name` replaced by `replace(loop, lets)`, if `s` holds it along lets,
 /// storage, production marks and blocks; the lets on the way are added to `lets`, and the
-/// other statements of the blocks on the way run only where `guard` holds.
+/// other statements of the blocks on the way are run as `top` says.
 fn replace_loop(
     s: &Stmt,
     name: Symbol,
-    guard: Option<&Expr>,
+    top: &Top,
     lets: &mut HashMap<Symbol, Expr>,
     replace: &mut LoopReplacement,
 ) -> Result<Option<Stmt>> {
@@ -943,17 +1019,17 @@ fn replace_loop(
             body,
         } => {
             lets.insert(*n, value.clone());
-            let body = replace_loop(body, name, guard, lets, replace)?;
+            let body = replace_loop(body, name, top, lets, replace)?;
             Ok(body.map(|b| Stmt::let_stmt(*n, value.clone(), b)))
         }
         StmtKind::Realize { body, .. } | StmtKind::ProducerConsumer { body, .. } => {
-            let body = replace_loop(body, name, guard, lets, replace)?;
+            let body = replace_loop(body, name, top, lets, replace)?;
             Ok(body.map(|b| s.map_children(|e| e.clone(), |_| b.clone())))
         }
         StmtKind::Block(stmts) => {
             for (i, c) in stmts.iter().enumerate() {
-                if let Some(new) = replace_loop(c, name, guard, lets, replace)? {
-                    let others = |c: &Stmt| guarded(c.clone(), guard.cloned());
+                if let Some(new) = replace_loop(c, name, top, lets, replace)? {
+                    let others = |c: &Stmt| top.run(c);
                     return Ok(Some(Stmt::block(
                         stmts[..i]
                             .iter()
@@ -967,6 +1043,90 @@ fn replace_loop(
         }
         _ => Ok(None),
     }
+}
+
+/// How the statements at the top of a stage's nest, above its fused loop or its body in the
+/// innermost one (productions of the Funcs computed there, their storage, lets), run once
+/// the nests are fused: productions only where the stage's `guard` holds, but those of
+/// `shared` Funcs, which other stages read too, everywhere.
+struct Top<'a> {
+    guard: Option<&'a Expr>,
+    shared: &'a HashSet<Symbol>,
+}
+
+impl<'a> Top<'a> {
+    fn new(guard: &'a Option<Expr>, shared: &'a HashSet<Symbol>) -> Top<'a> {
+        Top {
+            guard: guard.as_ref(),
+            shared,
+        }
+    }
+
+    /// `s`, a statement beside the way down to the fused loop.
+    fn run(&self, s: &Stmt) -> Stmt {
+        match s.kind() {
+            StmtKind::ProducerConsumer {
+                name,
+                is_producer: true,
+                ..
+            } if self.shared.contains(name) => s.clone(),
+            _ => guarded(s.clone(), self.guard.cloned()),
+        }
+    }
+
+    /// `body` with its top (lets, storage, productions and the consumptions enclosing the
+    /// rest) kept around `inner(rest)`, the statement below it, the productions run as
+    /// `run` says.
+    fn around_rest(&self, body: &Stmt, inner: &mut dyn FnMut(Stmt) -> Stmt) -> Stmt {
+        match body.kind() {
+            StmtKind::LetStmt { name, value, body } => {
+                Stmt::let_stmt(*name, value.clone(), self.around_rest(body, inner))
+            }
+            StmtKind::Realize { body: rest, .. }
+            | StmtKind::ProducerConsumer {
+                is_producer: false,
+                body: rest,
+                ..
+            } => {
+                let rest = self.around_rest(rest, inner);
+                body.map_children(|e| e.clone(), |_| rest.clone())
+            }
+            StmtKind::Block(stmts) if is_productions_then_consumption(stmts) => {
+                let (last, before) = stmts.split_last().expect("a block of two or more");
+                let last = self.around_rest(last, inner);
+                Stmt::block(before.iter().map(|c| self.run(c)).chain([last]))
+            }
+            _ => inner(body.clone()),
+        }
+    }
+}
+
+/// Whether `stmts` are productions followed by one consumption.
+fn is_productions_then_consumption(stmts: &[Stmt]) -> bool {
+    let Some((last, before)) = stmts.split_last() else {
+        return false;
+    };
+    let production = |s: &Stmt, producer: bool| matches!(s.kind(), StmtKind::ProducerConsumer { is_producer, .. } if *is_producer == producer);
+    !before.is_empty() && production(last, false) && before.iter().all(|s| production(s, true))
+}
+
+/// Whether `s` holds the storage of `func`.
+fn realizes(s: &Stmt, func: Symbol) -> bool {
+    if let StmtKind::Realize { func: f, .. } = s.kind() {
+        if *f == func {
+            return true;
+        }
+    }
+    let mut found = false;
+    s.for_each_child(|_| {}, |c| found = found || realizes(c, func));
+    found
+}
+
+/// Whether `s` computes `func` somewhere.
+pub(super) fn produces(s: &Stmt, func: Symbol) -> bool {
+    let mut produced = Vec::new();
+    collect_produced(s, &mut produced);
+    produced.contains(&func)
 }
 
 /// The conjunction of `conditions`, if any.

@@ -302,6 +302,9 @@ fn lower_here(outputs: &[Func], options: &LowerOptions) -> Result<Lowered> {
         Ok(sliding_window::sliding_window(s, &env, &folded_over))
     })?;
     let s = r.run("compute_with", s, |s| compute_with::compute_with(s, &env))?;
+    if let Some(verifier) = &mut r.verifier {
+        verifier.fused();
+    }
     let s = r.run("skip_stages", s, |s| Ok(skip_stages::skip_stages(s, &env)))?;
     let s = r.run("async_producers", s, |s| {
         Ok(async_producers::async_producers(

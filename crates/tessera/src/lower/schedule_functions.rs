@@ -4,7 +4,9 @@
 //! computed and stored at the loop levels its schedule names, after checking those levels are
 //! legal: the compute level must enclose every use, storage must be at or outside it, with no
 //! parallel loop in between. A level at the
-//! loops of a `compute_with` group is placed for the group (`compute_with::FusedGroups`).
+//! loops of a `compute_with` group is placed for the group (`compute_with::FusedGroups`):
+//! used by several of its stages, the Func is placed once, in the loop of the stage that
+//! runs first, and the others read it there once the loops are fused.
 
 use super::compute_with::FusedGroups;
 use super::inline::inline_in_stmt;
@@ -451,8 +453,9 @@ fn inject_realization(
         compute_loops.extend(compute.as_ref().map(|p| nest[p[n]].loop_name));
         store_loops.extend(store.as_ref().map(|p| nest[p[n]].loop_name));
     }
-    groups.check_placement(f.name, "compute", &f.schedule.compute_level, &compute_loops)?;
-    groups.check_placement(f.name, "store", f.schedule.store_level(), &store_loops)?;
+    // Used by several stages fused at the level: computed (and stored) once for them all.
+    let compute_loops = groups.placed_once(&compute_loops);
+    let store_loops = groups.placed_once(&store_loops);
     let s = match compute {
         None => produce_then(f, s.clone()),
         Some(_) => inject_at_loops(s, &compute_loops, &|body| produce_then(f, body)),

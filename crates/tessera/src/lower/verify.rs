@@ -10,7 +10,9 @@
 //!   integers, an access's index, value and predicate have one lane count;
 //! - storage: every access goes to storage in scope (a realization or allocation, or a buffer
 //!   passed in) with its element type; before storage flattening a Func's points are given
-//!   and read at as many coordinates as it has dimensions, after it only flat storage remains.
+//!   and read at as many coordinates as it has dimensions, after it only flat storage remains;
+//!   until `compute_with` fuses their loops, a Func computed at a fused loop may be read
+//!   by the other stages fused there outside its realization.
 //!
 //! What holds depends on how far lowering has gone (`Phase`).
 
@@ -50,6 +52,17 @@ enum Storage {
     Flat(Type),
 }
 
+impl Storage {
+    /// The storage of Func `f` of `env` before flattening.
+    fn of_func(env: &Environment, f: Symbol) -> Storage {
+        let c = env.func(f).read();
+        Storage::Func {
+            types: c.output_types.clone(),
+            dims: c.args.len(),
+        }
+    }
+}
+
 /// The names and storage a lowered statement may use without binding them: its pipeline's
 /// arguments.
 #[derive(Clone, Debug)]
@@ -60,6 +73,10 @@ pub struct Verifier {
     /// The output Funcs and their storage before flattening (a single-valued output's
     /// buffer has its name).
     outputs: Vec<(Symbol, Storage)>,
+    /// The Funcs computed at loops `compute_with` fuses, with their storage: one used by
+    /// several fused stages is realized in the loop of the first, and the others read it
+    /// outside its realization until the loops are fused (`fused`).
+    awaiting_fusion: FxHashMap<Symbol, Storage>,
 }
 
 impl Verifier {
@@ -85,16 +102,19 @@ impl Verifier {
         verifier.outputs = env
             .outputs
             .iter()
-            .map(|&o| {
-                let f = env.func(o).read();
-                let storage = Storage::Func {
-                    types: f.output_types.clone(),
-                    dims: f.args.len(),
-                };
-                (o, storage)
-            })
+            .map(|&o| (o, Storage::of_func(env, o)))
+            .collect();
+        verifier.awaiting_fusion = super::compute_with::computed_at_fused_loops(env)
+            .into_iter()
+            .map(|f| (f, Storage::of_func(env, f)))
             .collect();
         verifier
+    }
+
+    /// From now on (the `compute_with` pass has run), every read of a Func computed at a
+    /// fused loop is inside its realization.
+    pub fn fused(&mut self) {
+        self.awaiting_fusion.clear();
     }
 
     /// The verifier of a statement whose entry point takes `signature`, with no output Func
@@ -128,6 +148,7 @@ impl Verifier {
             names,
             storage,
             outputs: Vec::new(),
+            awaiting_fusion: FxHashMap::default(),
         }
     }
 
@@ -283,7 +304,8 @@ impl Checker<'_> {
         let output = self.verifier.outputs.iter().find(|(o, _)| *o == name);
         match output {
             Some((_, s)) if self.phase < Phase::Flattened => Some(s),
-            _ => self.verifier.storage.get(&name),
+            _ => (self.verifier.storage.get(&name))
+                .or_else(|| self.verifier.awaiting_fusion.get(&name)),
         }
     }
 

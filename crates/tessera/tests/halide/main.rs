@@ -251,6 +251,15 @@ fn realize_outputs(
     pipeline: &Pipeline,
     boxes: &[(&[i64], &[i64])],
 ) -> Vec<AnyBuffer> {
+    realize_outputs_counted(inputs, pipeline, boxes).0
+}
+
+/// `realize_outputs`, with what the interpreter counted (stores and allocations per Func).
+fn realize_outputs_counted(
+    inputs: &Inputs,
+    pipeline: &Pipeline,
+    boxes: &[(&[i64], &[i64])],
+) -> (Vec<AnyBuffer>, tessera::InterpStats) {
     let mut buffers = Vec::new();
     for (output, (mins, extents)) in pipeline.outputs().iter().zip(boxes) {
         for ty in output.output_types() {
@@ -267,7 +276,7 @@ fn realize_outputs(
             assert_eq!(jit.get_value(c), interp.get_value(c), "buffer {b} at {c:?}")
         });
     }
-    buffers
+    (buffers, interpreted.stats)
 }
 
 /// Every output of `pipeline` (each one 2-D i32) over `[0, n)²`, as `realize_outputs`.
