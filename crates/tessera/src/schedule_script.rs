@@ -16,8 +16,10 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::ir::Expr;
 use crate::lang::func::Func;
 use crate::lang::naming::make_func_names_unique;
+use crate::lang::operators::ExprOps;
 use crate::lang::schedule::{PrefetchBoundStrategy, TailStrategy};
 use crate::lang::stage::{DimName, Stage};
 use crate::lang::var::Var;
@@ -152,6 +154,53 @@ pub enum Directive {
         preserved: Vec<(String, String)>,
         intermediate: String,
     },
+    /// `let s = f.specialize(c1 & c2 & ...)` (each `when` a condition, all of them holding),
+    /// then `directives` — loop directives of the pure definition — applied to `s`: a loop
+    /// structure for the runs where the conditions hold, the directives on `f` itself
+    /// (before or after) making the general one.
+    Specialize {
+        func: String,
+        when: Vec<SpecializeCondition>,
+        directives: Vec<Directive>,
+    },
+}
+
+/// A condition a specialization is chosen by, in a form a script can store.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "condition", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SpecializeCondition {
+    /// `f.output_min(dim) % modulus == 0`: the output's region starts at a multiple of
+    /// `modulus` in dimension `dim` (so a loop stepping by `modulus` knows each point's
+    /// residue).
+    #[allow(missing_docs)]
+    OutputMinMultiple { dim: usize, modulus: i32 },
+}
+
+impl SpecializeCondition {
+    /// The condition on the pipeline output `f`.
+    fn expr(&self, f: &Func) -> Expr {
+        match self {
+            SpecializeCondition::OutputMinMultiple { dim, modulus } => {
+                (f.output_min(*dim) % *modulus).eq_(0)
+            }
+        }
+    }
+
+    /// The condition as Rust, `f` being the output's variable.
+    fn to_rust(&self, f: &str) -> String {
+        match self {
+            SpecializeCondition::OutputMinMultiple { dim, modulus } => {
+                format!("({f}.output_min({dim}) % {modulus}).eq_(0)")
+            }
+        }
+    }
+}
+
+/// The conjunction of `when` on the output `f` (true when empty).
+fn all_of(when: &[SpecializeCondition], f: &Func) -> Expr {
+    (when.iter().map(|c| c.expr(f)))
+        .reduce(|a, b| a & b)
+        .unwrap_or_else(|| Expr::bool_(true))
 }
 
 fn auto_tail() -> TailStrategy {
@@ -184,7 +233,8 @@ impl Directive {
             | Directive::Wrap { func, .. }
             | Directive::Bound { func, .. }
             | Directive::AlignBounds { func, .. }
-            | Directive::Rfactor { func, .. } => func,
+            | Directive::Rfactor { func, .. }
+            | Directive::Specialize { func, .. } => func,
         }
     }
 
@@ -228,10 +278,56 @@ impl Directive {
         }
     }
 
+    /// Whether the directive changes only the loops of the pure definition, as the
+    /// directives of a specialization must.
+    pub(crate) fn is_pure_loop_directive(&self) -> bool {
+        let loops = matches!(
+            self,
+            Directive::Split { .. }
+                | Directive::Fuse { .. }
+                | Directive::Reorder { .. }
+                | Directive::Vectorize { .. }
+                | Directive::Unroll { .. }
+                | Directive::Parallel { .. }
+        );
+        loops && self.update().is_none()
+    }
+
+    /// The error for a specialization of `func` directing something other than the loops of
+    /// the pure definition, if it does.
+    fn check_specialization(&self) -> Result<()> {
+        let Directive::Specialize {
+            func, directives, ..
+        } = self
+        else {
+            return Ok(());
+        };
+        match directives.iter().find(|d| !d.is_pure_loop_directive() || d.func() != func) {
+            Some(d) => Err(Error::schedule(format!(
+                "the schedule script specializes {func} with {d:?}; a specialization of {func} takes only loop directives of {func}'s pure definition (split, fuse, reorder, vectorize, unroll, parallel)"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// Applies the directive to `f`; `consumer` finds the Funcs it names. The Func it
     /// creates, if any (a wrapper, rfactor's intermediate).
     fn apply(&self, f: &Func, consumer: &dyn Fn(&str) -> Result<Func>) -> Result<Option<Func>> {
-        let stage = || self.stage(f);
+        self.apply_to(f, None, consumer)
+    }
+
+    /// `apply`, a loop directive changing the loops of `specialization` (a specialized
+    /// stage of `f`) when given, instead of the stage the directive names.
+    fn apply_to(
+        &self,
+        f: &Func,
+        specialization: Option<&Stage>,
+        consumer: &dyn Fn(&str) -> Result<Func>,
+    ) -> Result<Option<Func>> {
+        let stage = || match specialization {
+            Some(s) => Ok(s.clone()),
+            None => self.stage(f),
+        };
         match self {
             Directive::ComputeRoot { .. } => {
                 f.compute_root();
@@ -347,16 +443,30 @@ impl Directive {
                     .collect();
                 return stage()?.rfactor_named(intermediate, &pairs).map(Some);
             }
+            Directive::Specialize {
+                when, directives, ..
+            } => {
+                let specialized = f.specialize(all_of(when, f));
+                for d in directives {
+                    d.apply_to(f, Some(&specialized), consumer)?;
+                }
+            }
         }
         Ok(None)
     }
 
     /// The Rust statement applying the directive, the Funcs being variables of their names.
     fn to_rust(&self) -> String {
+        self.to_rust_on(None)
+    }
+
+    /// `to_rust`, a loop directive applied to the stage variable `specialization` when given.
+    fn to_rust_on(&self, specialization: Option<&str>) -> String {
         let f = rust_ident(self.func());
-        let on = match self.update() {
-            None => f.clone(),
-            Some(k) => format!("{f}.update_stage({k})"),
+        let on = match (specialization, self.update()) {
+            (Some(s), _) => s.to_string(),
+            (None, None) => f.clone(),
+            (None, Some(k)) => format!("{f}.update_stage({k})"),
         };
         match self {
             Directive::ComputeRoot { .. } => format!("{f}.compute_root();"),
@@ -440,6 +550,20 @@ impl Directive {
                     pairs.join(", ")
                 )
             }
+            Directive::Specialize {
+                when, directives, ..
+            } => {
+                let conditions: Vec<String> = when.iter().map(|c| c.to_rust(&f)).collect();
+                let condition = match conditions.is_empty() {
+                    true => "Expr::bool_(true)".to_string(),
+                    false => conditions.join(" & "),
+                };
+                let mut block = format!("{{\n    let special = {f}.specialize({condition});\n");
+                for d in directives {
+                    let _ = writeln!(block, "    {}", d.to_rust_on(Some("special")));
+                }
+                block + "}"
+            }
         }
     }
 }
@@ -519,6 +643,7 @@ impl ScheduleScript {
             if !created.contains(d.func()) {
                 d.stage(&find(&funcs, d.func(), output)?)?;
             }
+            d.check_specialization()?;
             if let Directive::Rfactor { intermediate, .. } = d {
                 if funcs.contains_key(intermediate) || !created.insert(intermediate.as_str()) {
                     return Err(Error::schedule(format!(

@@ -1561,3 +1561,110 @@ fn a_full_resolution_upsampling_read_only_by_the_output_is_computed_in_its_strip
         assert_eq!(got.get(p), want[(p[1] * 203 + p[0]) as usize], "at {p:?}");
     });
 }
+
+/// `expand(coarse) + fine`, as a Laplacian pyramid's collapse adds an upsampled coarser
+/// level: `ux` upsamples the (clamped) coarse input by 2 in x, `uy` upsamples `ux` by 2 in
+/// y, and `out(x, y) = uy(x, y) + fine(x, y)`. Both upsamplings select their taps by the
+/// parity of the coordinate (in integers, scaled by 8 rather than divided).
+fn expanded_sum() -> (ImageParam, ImageParam, Func) {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let fine = ImageParam::new(Type::i32(), 2, "fine");
+    let coarse = ImageParam::new(Type::i32(), 2, "coarse");
+    let c = clamped(&coarse, x, y);
+    let upsample = |v: Var, tap: &dyn Fn(i32) -> Expr| {
+        let even = tap(-1) + tap(0) * 6 + tap(1);
+        let odd = (tap(0) + tap(1)) * 4;
+        select((v % 2).eq_(0), even, odd)
+    };
+    let ux = Func::new("ux");
+    ux.define((x, y), upsample(x, &|k| c.at((x / 2 + k, y))))
+        .unwrap();
+    let uy = Func::new("uy");
+    uy.define((x, y), upsample(y, &|k| ux.at((x, y / 2 + k))))
+        .unwrap();
+    let fine_clamped = clamped(&fine, x, y);
+    let out = Func::new("out");
+    out.define((x, y), uy.at((x, y)) + fine_clamped.at((x, y)))
+        .unwrap();
+    (fine, coarse, out)
+}
+
+/// `expanded_sum` in plain loops over the region `min`, `extent`.
+fn expanded_sum_reference(
+    fine: &Buffer<i32>,
+    coarse: &Buffer<i32>,
+    min: [i64; 2],
+    extent: [i64; 2],
+) -> Buffer<i32> {
+    let clamped = |b: &Buffer<i32>, x: i64, y: i64| {
+        let (w, h) = (b.extents()[0], b.extents()[1]);
+        b.get(&[x.clamp(0, w - 1), y.clamp(0, h - 1)])
+    };
+    let upsample = |v: i64, tap: &dyn Fn(i64) -> i32| match v.rem_euclid(2) {
+        0 => tap(-1) + tap(0) * 6 + tap(1),
+        _ => (tap(0) + tap(1)) * 4,
+    };
+    let ux = |x: i64, y: i64| upsample(x, &|k| clamped(coarse, x.div_euclid(2) + k, y));
+    Buffer::from_fn(&min, &extent, |p| {
+        let (x, y) = (p[0], p[1]);
+        upsample(y, &|k| ux(x, y.div_euclid(2) + k)) + clamped(fine, x, y)
+    })
+}
+
+#[test]
+fn an_output_selected_by_its_row_parity_is_computed_in_pairs_where_its_min_is_even() {
+    let (fine, coarse, out) = expanded_sum();
+    let (w, h) = (1024, 768);
+    out.set_estimates(&[(0, w), (0, h)]).unwrap();
+    fine.set_estimates(&[(0, w), (0, h)]).unwrap();
+    coarse.set_estimates(&[(0, w / 2), (0, h / 2)]).unwrap();
+    let schedule = Pipeline::new(&out)
+        .auto_schedule(&planned_for(), &two_threads())
+        .unwrap();
+    let rust = schedule.to_rust();
+    let specialized = "let special = out.specialize((out.output_min(1) % 2).eq_(0));";
+    assert!(rust.contains(specialized), "no `{specialized}` in {rust}");
+    for directive in [
+        "special.split_with_tail(\"y\", \"y\", \"y_pair\", 2, TailStrategy::GuardWithIf);",
+        "special.unroll_loop(\"y_pair\");",
+    ] {
+        assert!(rust.contains(directive), "no `{directive}` in {rust}");
+    }
+    assert!(!rust.contains("out.align_bounds"), "{rust}");
+    // The specialization survives JSON: the script read back lowers to the same code.
+    let lowered = Pipeline::new(&out).lower_to_string().unwrap();
+    let script = ScheduleScript::from_json(&schedule.to_json()).unwrap();
+    assert_eq!(script, schedule.schedule);
+    let (_, _, fresh) = expanded_sum();
+    script.apply(&fresh).unwrap();
+    assert_eq!(Pipeline::new(&fresh).lower_to_string().unwrap(), lowered);
+    // Even and odd mins, odd extents, regions starting before the inputs.
+    let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
+    let fine_data =
+        Buffer::<i32>::from_fn(&[0, 0], &[w, h], |p| ((p[0] * 31 + p[1] * 17) % 101) as i32);
+    let coarse_data = Buffer::<i32>::from_fn(&[0, 0], &[w / 2, h / 2], |p| {
+        ((p[0] * 13 + p[1] * 29) % 97) as i32
+    });
+    let inputs = Inputs::new()
+        .image(&fine, fine_data.clone())
+        .image(&coarse, coarse_data.clone());
+    for (min, extent) in [
+        ([0, 0], [w, h]),
+        ([1, 1], [37, 37]),
+        ([0, 2], [37, 37]),
+        ([3, 5], [64, 2]),
+        ([-3, -2], [40, 1]),
+        ([2, 1], [1, 1]),
+    ] {
+        let mut outs = compiled.realize(&inputs, &min, &extent).unwrap();
+        let got = Buffer::<i32>::try_from(outs.remove(0)).unwrap();
+        let want = expanded_sum_reference(&fine_data, &coarse_data, min, extent);
+        got.for_each_coord(|p| {
+            assert_eq!(
+                got.get(p),
+                want.get(p),
+                "min {min:?} extent {extent:?} at {p:?}"
+            )
+        });
+    }
+}

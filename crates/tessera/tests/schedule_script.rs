@@ -4,7 +4,7 @@
 //! for later directives, and refuses what it names wrongly.
 
 use tessera::prelude::*;
-use tessera::schedule_script::{Directive, ScheduleScript};
+use tessera::schedule_script::{Directive, ScheduleScript, SpecializeCondition};
 
 /// `out(x, y) = g(x, y) + g(x, y + 1)` over `g(x, y) = f(x, y) * 2` over `f(x, y) = x + 3 y`,
 /// with `f` updated once (`f(x, 0) += 100`) so that scripts can direct an update.
@@ -393,4 +393,75 @@ fn a_script_names_funcs_sharing_a_name_as_lowering_renames_them() {
         let x = c[0] as i32;
         assert_eq!(values.get(c), 2 * x + (x + 1 + 7) * 10, "out{c:?}");
     });
+}
+
+/// `out` vectorized by 8 where its x min is a multiple of 4, by 4 elsewhere.
+fn specialized_script() -> ScheduleScript {
+    let vectorize = |factor: i32| Directive::Vectorize {
+        func: "out".into(),
+        update: None,
+        var: "x".into(),
+        width: Some(factor),
+    };
+    ScheduleScript {
+        directives: vec![
+            Directive::Specialize {
+                func: "out".into(),
+                when: vec![SpecializeCondition::OutputMinMultiple { dim: 0, modulus: 4 }],
+                directives: vec![vectorize(8)],
+            },
+            vectorize(4),
+        ],
+    }
+}
+
+#[test]
+fn a_specialization_lowers_as_in_rust_survives_json_and_computes_right_at_any_min() {
+    let (_, _, out) = pipeline();
+    let special = out.specialize((out.output_min(0) % 4).eq_(0));
+    special.vectorize("x", 8);
+    out.vectorize("x", 4);
+    let by_hand = Pipeline::new(&out).lower_to_string().unwrap();
+
+    let script = specialized_script();
+    let json = script.to_json();
+    assert_eq!(ScheduleScript::from_json(&json).unwrap(), script, "{json}");
+    assert!(
+        json.contains(r#""condition":"output_min_multiple""#),
+        "{json}"
+    );
+    let (_, _, out) = pipeline();
+    script.apply(&out).unwrap();
+    assert_eq!(Pipeline::new(&out).lower_to_string().unwrap(), by_hand);
+    assert_eq!(
+        script.to_rust(),
+        concat!(
+            "{\n",
+            "    let special = out.specialize((out.output_min(0) % 4).eq_(0));\n",
+            "    special.vectorize(\"x\", 8);\n",
+            "}\n",
+            "out.vectorize(\"x\", 4);\n",
+        )
+    );
+    let compiled = Pipeline::new(&out).compile_jit(&Target::host()).unwrap();
+    for min in [[0, 0], [3, 1], [-4, 2]] {
+        let mut outs = compiled.realize(&Inputs::new(), &min, &[21, 5]).unwrap();
+        let values = Buffer::<i32>::try_from(outs.remove(0)).unwrap();
+        values.for_each_coord(|c| assert_eq!(values.get(c), expected(c[0], c[1]), "out{c:?}"));
+    }
+}
+
+#[test]
+fn a_specialization_directing_more_than_its_funcs_loops_is_refused_naming_it() {
+    let (_, _, out) = pipeline();
+    let mut script = specialized_script();
+    let Directive::Specialize { directives, .. } = &mut script.directives[0] else {
+        unreachable!("the script starts with its specialization")
+    };
+    directives.push(Directive::ComputeRoot { func: "out".into() });
+    let e = script.apply(&out).unwrap_err().to_string();
+    assert!(
+        e.contains("specializes out") && e.contains("ComputeRoot"),
+        "{e}"
+    );
 }

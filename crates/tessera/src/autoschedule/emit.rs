@@ -6,14 +6,15 @@
 //! any output size correctly; other Funcs shift their last vector and tile inwards, which is
 //! cheaper (a tile wider than the whole region is guarded). An output larger than the
 //! last-level cache is stored nontemporally. A Func whose values a coordinate's parity
-//! selects is computed a residue at a time, unrolled (`parity_unroll`), and one whose
+//! selects is computed a residue at a time, unrolled (`parity_unroll`; the pipeline's output
+//! so only in a specialization for regions starting at a multiple of the parity), and one whose
 //! channels read the same points, every channel of a point at once (`unroll_channels`).
 
 use super::plan::{computed_per_strip, GroupPlan, Strategy};
 use super::problem::{FuncInfo, Problem};
 use super::reductions;
 use crate::lang::schedule::TailStrategy;
-use crate::schedule_script::{Directive, ScheduleScript};
+use crate::schedule_script::{Directive, ScheduleScript, SpecializeCondition};
 
 /// The schedule computing `plans` (every Func in exactly one plan or inlined), after the
 /// wrappers the problem was made with.
@@ -57,6 +58,48 @@ pub(super) fn loop_name(f: &FuncInfo, var: &str, suffix: &str) -> String {
 
 fn emit_group(problem: &Problem, plan: &GroupPlan, out: &mut Vec<Directive>) {
     let f = &problem.funcs[plan.output];
+    if !f.is_output || f.parity.is_empty() {
+        return emit_group_as(problem, plan, f, out);
+    }
+    // The pipeline's output may not compute past the region asked of it, so its bounds
+    // cannot be aligned to its parity: its loops stepping k at a time know each point's
+    // residue only where the region starts at a multiple of k. There, a specialization
+    // computes it unrolled by its parity; elsewhere it is computed as without one.
+    let mut unrolled = Vec::new();
+    emit_group_as(problem, plan, f, &mut unrolled);
+    let start = out.len();
+    let general = FuncInfo {
+        parity: Vec::new(),
+        ..f.clone()
+    };
+    emit_group_as(problem, plan, &general, out);
+    let own_loops = |ds: &[Directive]| -> Vec<Directive> {
+        (ds.iter())
+            .filter(|d| d.func() == f.name.as_str() && d.is_pure_loop_directive())
+            .cloned()
+            .collect()
+    };
+    let directives = own_loops(&unrolled);
+    if directives != own_loops(&out[start..]) {
+        let when = (f.parity.iter())
+            .map(|&(dim, k)| SpecializeCondition::OutputMinMultiple {
+                dim,
+                modulus: k as i32,
+            })
+            .collect();
+        let specialize = Directive::Specialize {
+            func: name(f),
+            when,
+            directives,
+        };
+        // Before the general loops: a specialization starts from a copy of the loops as
+        // they are when it is made.
+        out.insert(start, specialize);
+    }
+}
+
+/// `emit_group`, with `f` (the group's output's description) as given.
+fn emit_group_as(problem: &Problem, plan: &GroupPlan, f: &FuncInfo, out: &mut Vec<Directive>) {
     let func = name(f);
     if !f.is_output {
         out.push(Directive::ComputeRoot { func: func.clone() });
@@ -346,7 +389,9 @@ fn unroll_channels(f: &FuncInfo, inner: &[String], out: &mut Vec<Directive>) {
 /// dimension split by k, the residue loops unrolled inside the other loops. Each unrolled
 /// point's coordinate then has a constant residue, so selects on it fold and reads at
 /// `x / k` become dense. Lowering does the rest (Halide's expert camera pipe does the same
-/// by hand). The factor x is unrolled by (1: not unrolled).
+/// by hand). The pipeline's output is not aligned (its region is the caller's): its last
+/// group is guarded, and `emit_group` uses these loops only where its min is a multiple of
+/// k. The factor x is unrolled by (1: not unrolled).
 fn parity_unroll(f: &FuncInfo, both: bool, out: &mut Vec<Directive>) -> i64 {
     let dims: Vec<(usize, i64)> = (f.parity.iter().copied())
         .filter(|&(d, _)| d == 0 || (both && d == 1))
@@ -358,11 +403,19 @@ fn parity_unroll(f: &FuncInfo, both: bool, out: &mut Vec<Directive>) -> i64 {
     for &(d, k) in &dims {
         let var = f.args[d].as_str().to_string();
         let residue = loop_name(f, &var, "pair");
-        out.push(Directive::AlignBounds {
-            func: name(f),
-            var: var.clone(),
-            modulus: k as i32,
-        });
+        // The output computes exactly its region, in groups of k starting at its min (a
+        // multiple of k where `emit_group` specializes it so), its last group guarded.
+        let tail = match f.is_output {
+            true => TailStrategy::GuardWithIf,
+            false => TailStrategy::RoundUp,
+        };
+        if !f.is_output {
+            out.push(Directive::AlignBounds {
+                func: name(f),
+                var: var.clone(),
+                modulus: k as i32,
+            });
+        }
         out.push(Directive::Split {
             func: name(f),
             update: None,
@@ -370,7 +423,7 @@ fn parity_unroll(f: &FuncInfo, both: bool, out: &mut Vec<Directive>) -> i64 {
             outer: var,
             inner: residue.clone(),
             factor: k as i32,
-            tail: TailStrategy::RoundUp,
+            tail,
         });
         residues.push(residue);
     }

@@ -731,9 +731,11 @@ impl<'a> Problem<'a> {
     /// unrolled residues cost interleaving stores.
     fn parity_of(&self, m: usize, s: usize) -> Vec<(usize, i64)> {
         // Aligning the bounds computes up to k - 1 points past each end of the region, which
-        // only a Func that may compute past its region can afford.
+        // only a Func that may compute past its region can afford; the pipeline's output is
+        // unrolled only where its region starts aligned (`emit::emit_group` specializes it).
         let f = &self.funcs[m];
-        if s > 0 || f.has_updates || !f.may_compute_past_region || self.inlined[m] {
+        let alignable = f.may_compute_past_region || f.is_output;
+        if s > 0 || f.has_updates || !alignable || self.inlined[m] {
             return Vec::new();
         }
         let mut sites = CallSites::default();

@@ -86,6 +86,15 @@ impl Info {
         }
     }
 
+    /// A value `remainder` modulo `modulus`, of a type not known yet.
+    pub fn aligned_untyped(modulus: i128, remainder: i128) -> Info {
+        Info {
+            modulus,
+            remainder,
+            ..Info::bounded_untyped(i128::MIN, i128::MAX)
+        }
+    }
+
     pub fn as_constant(&self) -> Option<i128> {
         (self.lo == self.hi).then_some(self.lo)
     }

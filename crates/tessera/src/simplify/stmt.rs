@@ -5,8 +5,8 @@
 //! only if it reads no memory, which a store between the let and the use could change).
 //! Inside a loop its variable is known to lie in `[min, min + extent - 1]`, and inside an
 //! `if` branch its condition (split at `&&`, or at `||` in the else branch) is known, both as
-//! a fact about the condition's expressions and as bounds on variables compared with
-//! constants.
+//! a fact about the condition's expressions, as bounds on variables compared with
+//! constants, and as the residue of a variable whose remainder it fixes (`v % 2 == 0`).
 
 use super::info::Info;
 use super::let_and_vars::count_uses;
@@ -254,6 +254,10 @@ impl Simplifier {
             if let Some((name, lo, hi)) = var_bound(&condition, value) {
                 self.push_binding(Binding::refinement(name, Info::bounded_untyped(lo, hi)));
             }
+            if let Some((name, modulus, remainder)) = var_residue(&condition, value) {
+                let aligned = Info::aligned_untyped(modulus, remainder);
+                self.push_binding(Binding::refinement(name, aligned));
+            }
             self.facts.push(Fact {
                 condition,
                 value,
@@ -334,6 +338,27 @@ pub(crate) fn var_bound(fact: &Expr, holds: bool) -> Option<(Symbol, i128, i128)
     Some((var, lo, hi))
 }
 
+/// The residue a scalar integer variable or Param has when `v % k == r` (either side, `k` and
+/// `r` constants, `k > 0`) holds: a specialization on an output's min being even tells the
+/// loops inside that their rows' parities are known.
+fn var_residue(fact: &Expr, holds: bool) -> Option<(Symbol, i128, i128)> {
+    let ExprKind::Binary(BinaryOp::Eq, a, b) = fact.kind() else {
+        return None;
+    };
+    let residue = |m: &Expr, r: &Expr| {
+        let ExprKind::Binary(BinaryOp::Mod, v, k) = m.kind() else {
+            return None;
+        };
+        let (ExprKind::Var(name) | ExprKind::Param(name, _)) = v.kind() else {
+            return None;
+        };
+        let (k, r) = (k.as_int_const()?, r.as_int_const()?);
+        let scalar_int = v.ty().is_int_or_uint() && !v.ty().is_vector();
+        (holds && scalar_int && k > 0 && (0..k).contains(&r)).then_some((*name, k, r))
+    };
+    residue(a, b).or_else(|| residue(b, a))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::ir::expr::child_walk_steps;
@@ -370,6 +395,38 @@ mod tests {
             true
         });
         names
+    }
+
+    /// Inside `if (m % 2 == 0)`, `(m + 2 y + 1) % 2` is 1: the branch knows `m`'s residue
+    /// (a specialization on an output's min being even, and a row of a pair in it).
+    #[test]
+    fn a_branch_on_a_residue_knows_it() {
+        let (m, y) = (int("m"), int("y"));
+        let modulo = |a: Expr, k: i32| Expr::binary(BinaryOp::Mod, a, Expr::i32(k));
+        let row = Expr::binary(
+            BinaryOp::Add,
+            m.clone(),
+            Expr::binary(BinaryOp::Mul, y, Expr::i32(2)),
+        );
+        let odd_row = Expr::binary(BinaryOp::Add, row, Expr::i32(1));
+        let even = Expr::binary(BinaryOp::Eq, modulo(m, 2), Expr::i32(0));
+        let store = |value: Expr| {
+            Stmt::new(StmtKind::Store {
+                buffer: Symbol::new("out"),
+                index: Expr::i32(0),
+                value,
+                predicate: None,
+            })
+        };
+        let body = store(modulo(odd_row, 2));
+        let simplified = simplify_stmt(&Stmt::if_then(even.clone(), body.clone()));
+        let want = Stmt::if_then(even, store(Expr::i32(1)));
+        assert_eq!(simplified.to_string(), want.to_string());
+        // Without the branch, the residue is unknown.
+        assert_ne!(
+            simplify_stmt(&body).to_string(),
+            store(Expr::i32(1)).to_string()
+        );
     }
 
     #[test]
