@@ -6,14 +6,16 @@
 //! whole steps), and registers.
 //!
 //! Measured on an AVX2 host at 2 threads (BENCHMARKS.md, "Two-register vectors"): harris's,
-//! unsharp's and stencil_chain's plans ran faster with every Func at 16 f32 / 32 u16 lanes;
-//! camera_pipe's `curved`, already unrolled by parity and channels, ran slower doubled (its
-//! other Funcs faster), and histeq's output, a gather from a table, twice as long. So a
-//! Func already computing several vectors per step (`FuncInfo::parity`,
-//! `FuncInfo::channels`) keeps its natural width: its steps have independent chains already,
-//! and doubling each doubles its live registers; so does a Func that gathers. No vector
-//! grows past `WIDEST_VECTOR_BITS`: on AVX-512 the natural vector is that wide already, and
-//! the expert schedules, tuned there, vectorize at one register.
+//! unsharp's and stencil_chain's plans ran faster with every Func at 16 f32 / 32 u16 lanes
+//! (a first comparison, on a loaded machine); camera_pipe's `curved`, already unrolled by
+//! parity and channels, ran slower doubled (its output and `unsharp_y` faster), and histeq's
+//! output, a gather from a table, twice as long. So a Func already computing several vectors
+//! per step (`FuncInfo::parity`, `FuncInfo::channels`) keeps its natural width: its steps
+//! have independent chains already, and doubling each doubles its live registers; so does a
+//! Func working lane by lane (gathers, libm calls: camera_pipe's plan with its tone curve
+//! widened among others ran 1.13 of the time in alternating rounds). No vector grows past
+//! `WIDEST_VECTOR_BITS`: on AVX-512 the natural vector is that wide already, and the expert
+//! schedules, tuned there, vectorize at one register.
 
 use super::model::Term;
 use super::plan::round_up;
@@ -63,13 +65,14 @@ pub(super) fn choose_widths(problem: &mut Problem) {
 
 /// The most natural vectors per step `f` may compute on vectors of `vector_bits`: one for a
 /// Func with updates (its loops are `reductions`'), computing several vectors per step
-/// already (unrolled residues or channels), or gathering (its gathers go lane by lane, or
-/// through a table held in one register: histeq's lookup ran twice as long at 64 u8 lanes on
-/// AVX2); else as many as fit in `WIDEST_VECTOR_BITS`, at most `MOST_VECTORS`.
+/// already (unrolled residues or channels), or working lane by lane (gathers, transcendental
+/// calls: no vector chain to interleave, and a gather through a table held in one register
+/// is split: histeq's lookup ran twice as long at 64 u8 lanes on AVX2); else as many as fit
+/// in `WIDEST_VECTOR_BITS`, at most `MOST_VECTORS`.
 fn widths_allowed(f: &FuncInfo, vector_bits: u32) -> i64 {
     let unrolled = f.parity.iter().any(|&(_, k)| k > 1) || f.channels.is_some();
-    let gathers = f.point.get(Term::Gather) > 0.0;
-    match f.has_updates || unrolled || gathers {
+    let by_lane = f.point.get(Term::Gather) > 0.0 || f.point.get(Term::Transcendental) > 0.0;
+    match f.has_updates || unrolled || by_lane {
         true => 1,
         false => i64::from(WIDEST_VECTOR_BITS / vector_bits.max(1)).clamp(1, MOST_VECTORS),
     }
