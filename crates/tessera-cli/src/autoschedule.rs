@@ -26,8 +26,8 @@ pub struct AutoscheduleArgs {
     #[arg(long, requires = "width", value_parser = clap::value_parser!(i64).range(1..=1 << 20))]
     height: Option<i64>,
     /// Parts of the space to leave out, comma-separated (inlining, fusion, overlapped_tiles,
-    /// sliding_windows, size_refinement, wrappers, parity_unrolling, rfactor): what each is
-    /// worth, as in PolyMage-DP's Table 8.
+    /// sliding_windows, size_refinement, wrappers, parity_unrolling, rfactor, wide_vectors):
+    /// what each is worth, as in PolyMage-DP's Table 8.
     #[arg(long, value_name = "NAMES", default_value = "")]
     without: String,
     /// The data cache sizes to schedule for, L1d,L2 per core and the usable L3 (e.g.

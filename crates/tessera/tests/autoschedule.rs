@@ -1668,3 +1668,57 @@ fn an_output_selected_by_its_row_parity_is_computed_in_pairs_where_its_min_is_ev
         });
     }
 }
+
+/// The lanes of each vectorized loop of Func `func` in `script`: the factor of the split
+/// whose inner loop is vectorized.
+fn vector_lanes(script: &ScheduleScript, func: &str) -> Vec<i32> {
+    let vectorized: Vec<&String> = (script.directives.iter())
+        .filter_map(|d| match d {
+            Directive::Vectorize { func: f, var, .. } if f == func => Some(var),
+            _ => None,
+        })
+        .collect();
+    (script.directives.iter())
+        .filter_map(|d| match d {
+            Directive::Split {
+                func: f,
+                inner,
+                factor,
+                update: None,
+                ..
+            } if f == func && vectorized.contains(&inner) => Some(*factor),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn two_registers_per_vector_step_on_avx2_one_on_avx512_and_natural_on_narrow_rows() {
+    let avx2 = Target::x86_64("haswell", "+avx,+avx2,+fma");
+    // (target, output width, ingredients left out, lanes of the output's and the
+    // gradients' vectors): on AVX2, two 8-lane registers of i32 per step where the rows
+    // are wide; one where a row is narrower than two (a 12-point output), or the
+    // ingredient is left out; on AVX-512 one 16-lane register, as wide already.
+    let cases = [
+        (&avx2, 2048, "", 16),
+        (&avx2, 2048, "wide_vectors", 8),
+        (&avx2, 12, "", 8),
+        (&planned_for(), 2048, "", 16),
+    ];
+    for (target, w, without, lanes) in cases {
+        let (input, out) = structure_tensor();
+        out.set_estimates(&[(0, w), (0, 2048)]).unwrap();
+        input.set_estimates(&[(0, w), (0, 2048)]).unwrap();
+        let options = AutoScheduleOptions {
+            ingredients: Ingredients::without(without).unwrap(),
+            ..two_threads()
+        };
+        let schedule = Pipeline::new(&out).auto_schedule(target, &options).unwrap();
+        let what = format!("{w} wide without [{without}] on {target:?}");
+        for func in ["response", "gx", "gy"] {
+            let got = vector_lanes(&schedule.schedule, func);
+            assert_eq!(got, vec![lanes], "{func}, {what}: {}", schedule.to_rust());
+        }
+        check_structure_tensor(&input, &out, &what);
+    }
+}

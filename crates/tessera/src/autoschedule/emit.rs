@@ -13,6 +13,7 @@
 use super::plan::{computed_per_strip, GroupPlan, Strategy};
 use super::problem::{FuncInfo, Problem};
 use super::reductions;
+use super::widths::step_lanes;
 use crate::lang::schedule::TailStrategy;
 use crate::schedule_script::{Directive, ScheduleScript, SpecializeCondition};
 
@@ -190,7 +191,7 @@ fn emit_group_as(problem: &Problem, plan: &GroupPlan, f: &FuncInfo, out: &mut Ve
                     func: func.clone(),
                     update: None,
                     var: xi,
-                    width: Some(f.lanes as i32),
+                    width: Some(step_lanes(f, width) as i32),
                 });
             }
             for &m in plan.members.iter().filter(|&&m| m != plan.output) {
@@ -297,7 +298,7 @@ fn tile_tail(f: &FuncInfo, width: i64) -> TailStrategy {
     }
 }
 
-/// Vectorizes `f`'s loop `x` at the natural width when its region is at least a vector wide,
+/// Vectorizes `f`'s loop `x` at its width (`widths`) when its region is at least a vector wide,
 /// the last vector of a row as `vector_tail` says.
 pub(super) fn vectorize(f: &FuncInfo, x: &str, out: &mut Vec<Directive>) {
     vectorize_at(f, x, f.lanes, out);
@@ -314,12 +315,15 @@ fn vectorize_by_parity(f: &FuncInfo, both: bool, out: &mut Vec<Directive>) {
     vectorize_at(f, x.as_str(), (f.lanes / k).max(1), out);
 }
 
-/// Vectorizes `f`'s loop `x` with `lanes` lanes when its region is at least a natural vector
-/// wide, the last vector of a row as `vector_tail` says.
+/// Vectorizes `f`'s loop `x` with `lanes` lanes per natural vector, times the natural vectors
+/// a step of `f` computes over its row (`widths::step_lanes`), when its region is at least a
+/// natural vector wide, the last vector of a row as `vector_tail` says.
 fn vectorize_at(f: &FuncInfo, x: &str, lanes: i64, out: &mut Vec<Directive>) {
-    if f.region.first().map_or(0, |s| s.extent()) < f.lanes {
+    let extent = f.region.first().map_or(0, |s| s.extent());
+    if extent < f.lanes {
         return;
     }
+    let lanes = lanes * step_lanes(f, extent) / f.lanes;
     let (xo, xi) = (loop_name(f, x, "v"), loop_name(f, x, "vi"));
     out.push(Directive::Split {
         func: name(f),

@@ -30,11 +30,14 @@ pub struct Ingredients {
     /// Reductions whose parallelism is otherwise lost factored into partial results
     /// (`rfactor`).
     pub rfactor: bool,
+    /// Funcs computed two natural vectors per step where the cost model finds it cheaper
+    /// (`widths`); off, every Func is vectorized at its natural width.
+    pub wide_vectors: bool,
 }
 
 impl Ingredients {
     /// Every ingredient, by the name `--without` takes.
-    const NAMES: [&'static str; 8] = [
+    const NAMES: [&'static str; 9] = [
         "inlining",
         "fusion",
         "overlapped_tiles",
@@ -43,6 +46,7 @@ impl Ingredients {
         "wrappers",
         "parity_unrolling",
         "rfactor",
+        "wide_vectors",
     ];
 
     /// The ingredient called `name`, to switch on or off.
@@ -56,6 +60,7 @@ impl Ingredients {
             "wrappers" => &mut self.wrappers,
             "parity_unrolling" => &mut self.parity_unrolling,
             "rfactor" => &mut self.rfactor,
+            "wide_vectors" => &mut self.wide_vectors,
             _ => {
                 return Err(Error::schedule(format!(
                     "unknown autoscheduler ingredient `{name}`: use one of {}",
@@ -94,6 +99,7 @@ impl Default for Ingredients {
             wrappers: true,
             parity_unrolling: true,
             rfactor: true,
+            wide_vectors: true,
         }
     }
 }

@@ -13,6 +13,7 @@
 //!
 //! On that stand the scheduler's parts, in the order they run:
 //! - `problem`: the Funcs to schedule, inlining decided by the cost model, memoized regions;
+//! - `widths`: each Func's vector width, one register or two per step, by the cost model;
 //! - `plan` and `model` (with `machine`): a group's strategies (overlapped tiles, sliding
 //!   window in strips, plain rows) and their predicted time;
 //! - `search`: PolyMage's greedy grouping and PolyMage-DP's dynamic programming;
@@ -41,6 +42,7 @@ pub mod problem;
 pub mod reductions;
 pub mod sample;
 pub mod search;
+pub mod widths;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::time::Instant;

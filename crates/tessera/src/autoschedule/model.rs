@@ -1,9 +1,9 @@
 //! The cost model's coefficients: what one vector operation of each kind, one byte moved from
-//! each level of the memory hierarchy, one tile, one parallel task and one allocation cost, in
-//! nanoseconds. The defaults are `cost_model.json`, beside this file, as `tessera calibrate`
-//! writes it (see ARCHITECTURE.md); a model fitted elsewhere is read from a JSON file of this
-//! shape (`CostModel::from_json`), or from the file the `TESSERA_COST_MODEL` environment
-//! variable names.
+//! each level of the memory hierarchy, one tile, one parallel task, one allocation and one
+//! step of a vector loop cost, in nanoseconds. The defaults are `cost_model.json`, beside
+//! this file, as `tessera calibrate` writes it (see ARCHITECTURE.md); a model fitted
+//! elsewhere is read from a JSON file of this shape (`CostModel::from_json`), or from the
+//! file the `TESSERA_COST_MODEL` environment variable names.
 
 use serde::{Deserialize, Serialize};
 
@@ -43,10 +43,13 @@ pub enum Term {
     Task,
     /// Allocations of a Func's storage.
     Allocation,
+    /// Iterations of innermost vector loops: the loop's own instructions, and the latency of
+    /// a step's dependency chain that no independent vector in the same step hides.
+    VectorStep,
 }
 
 /// The number of terms.
-pub const TERMS: usize = 14;
+pub const TERMS: usize = 15;
 
 /// Every term, in order.
 pub const ALL_TERMS: [Term; TERMS] = [
@@ -64,6 +67,7 @@ pub const ALL_TERMS: [Term; TERMS] = [
     Term::Tile,
     Term::Task,
     Term::Allocation,
+    Term::VectorStep,
 ];
 
 impl Term {
@@ -143,6 +147,8 @@ pub struct CostModel {
     pub task_ns: f64,
     /// One allocation of a Func's storage.
     pub allocation_ns: f64,
+    /// One iteration of an innermost vector loop (`Term::VectorStep`).
+    pub vector_step_ns: f64,
 }
 
 /// The default coefficients: the model `tessera calibrate` fitted on the development
@@ -174,6 +180,7 @@ impl CostModel {
             self.tile_ns,
             self.task_ns,
             self.allocation_ns,
+            self.vector_step_ns,
         ]
     }
 
@@ -194,6 +201,7 @@ impl CostModel {
             tile_ns: c[11],
             task_ns: c[12],
             allocation_ns: c[13],
+            vector_step_ns: c[14],
         }
     }
 

@@ -8,7 +8,8 @@
 //! sizes between (not only powers of two).
 //!
 //! The predicted time charges (PolyMage-DP §4): the points computed, overlap and vector tails
-//! included, at each Func's per-point cost; the bytes each tile moves from outside the group
+//! included, at each Func's per-point cost, and the steps of its vector loop at its width
+//! (`widths`); the bytes each tile moves from outside the group
 //! and writes of its output, at the rate of the cache level the producer's whole region lives
 //! in; the members' working set per tile at the rate of the level it fits in; per-tile,
 //! per-allocation and per-task overheads; and the parallel loop's balance over the threads.
@@ -20,6 +21,7 @@ use super::footprint::{Region, Span};
 use super::graph::Producer;
 use super::model::{CostTerms, Term};
 use super::problem::{volume, Problem};
+use super::widths::step_lanes;
 use crate::error::Result;
 
 /// How a group is computed.
@@ -267,7 +269,8 @@ fn candidates(unit: i64, most: i64, ratio: i64) -> Vec<i64> {
     sizes
 }
 
-fn round_up(n: i64, unit: i64) -> i64 {
+/// `n` rounded up to a multiple of `unit`.
+pub(super) fn round_up(n: i64, unit: i64) -> i64 {
     (n + unit - 1) / unit * unit
 }
 
@@ -344,16 +347,18 @@ pub fn predict(
     }
     .max(1);
     let regions = problem.tile_regions(output, members, &tile)?;
-    // Compute: every member's points, rounded up to whole vectors along dimension 0.
+    // Compute: every member's points, rounded up to whole steps of its vector loop along
+    // dimension 0, and those steps.
     let mut per_tile = CostTerms::default();
     let mut working_set = 0;
     for (&i, region) in &regions.inside {
         let g = &problem.funcs[i];
-        let row = region
-            .first()
-            .map_or(1, |s| round_up(s.extent().max(1), g.lanes));
-        let points = row * volume(&region[1.min(region.len())..]);
+        let extent = region.first().map_or(1, |s| s.extent().max(1));
+        let lanes = step_lanes(g, extent);
+        let rows = volume(&region[1.min(region.len())..]);
+        let points = round_up(extent, lanes) * rows;
         per_tile.add_scaled(&g.point, points as f64);
+        per_tile.add(Term::VectorStep, (points / lanes) as f64);
         if i != output {
             working_set += volume(region) * g.bytes;
         }

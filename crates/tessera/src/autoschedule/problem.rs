@@ -80,6 +80,9 @@ pub struct FuncInfo {
     /// innermost (`emit::unroll_channels`), so that what they share is computed or loaded
     /// once.
     pub channels: Option<(usize, i64)>,
+    /// The natural vectors (`lanes` each) one step of its innermost vector loop computes
+    /// (`widths`): 1, or 2 where two independent chains per step pay.
+    pub vectors: i64,
 }
 
 impl FuncInfo {
@@ -262,6 +265,7 @@ impl<'a> Problem<'a> {
                 may_compute_past_region: false,
                 parity: Vec::new(),
                 channels: None,
+                vectors: 1,
             });
         }
         let unclamped = reads_unclamped_input(analysis, &funcs, &index);
@@ -292,6 +296,7 @@ impl<'a> Problem<'a> {
             reader_points: RefCell::new(FxHashMap::default()),
         };
         problem.decide_inlining();
+        super::widths::choose_widths(&mut problem);
         Ok(problem)
     }
 
