@@ -31,9 +31,10 @@ const MOST_VECTORS: i64 = 2;
 /// its chosen width, or its natural width where the row is narrower than that.
 pub fn step_lanes(f: &FuncInfo, extent: i64) -> i64 {
     let wide = f.lanes * f.vectors;
-    match extent >= wide {
-        true => wide,
-        false => f.lanes,
+    if extent >= wide {
+        wide
+    } else {
+        f.lanes
     }
 }
 
@@ -43,9 +44,10 @@ pub fn step_lanes(f: &FuncInfo, extent: i64) -> i64 {
 pub(super) fn choose_widths(problem: &mut Problem) {
     for i in 0..problem.funcs.len() {
         let f = &problem.funcs[i];
-        let allowed = match problem.ingredients.wide_vectors && !problem.inlined[i] {
-            true => widths_allowed(f, problem.machine.vector_bits),
-            false => 1,
+        let allowed = if problem.ingredients.wide_vectors && !problem.inlined[i] {
+            widths_allowed(f, problem.machine.vector_bits)
+        } else {
+            1
         };
         let point_ns = problem.model.time(&f.point);
         let step_ns = problem.model.coefficient(Term::VectorStep);
@@ -72,8 +74,9 @@ pub(super) fn choose_widths(problem: &mut Problem) {
 fn widths_allowed(f: &FuncInfo, vector_bits: u32) -> i64 {
     let unrolled = f.parity.iter().any(|&(_, k)| k > 1) || f.channels.is_some();
     let by_lane = f.point.get(Term::Gather) > 0.0 || f.point.get(Term::Transcendental) > 0.0;
-    match f.has_updates || unrolled || by_lane {
-        true => 1,
-        false => i64::from(WIDEST_VECTOR_BITS / vector_bits.max(1)).clamp(1, MOST_VECTORS),
+    if f.has_updates || unrolled || by_lane {
+        1
+    } else {
+        i64::from(WIDEST_VECTOR_BITS / vector_bits.max(1)).clamp(1, MOST_VECTORS)
     }
 }
