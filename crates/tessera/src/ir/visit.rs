@@ -173,6 +173,16 @@ pub fn visit_stmts(s: &Stmt, f: &mut dyn FnMut(&Stmt) -> bool) {
     }
 }
 
+/// Whether some statement of `s` (itself included) satisfies `pred`.
+pub fn any_stmt(s: &Stmt, pred: impl Fn(&Stmt) -> bool) -> bool {
+    let mut found = false;
+    visit_stmts(s, &mut |st| {
+        found |= pred(st);
+        !found
+    });
+    found
+}
+
 /// Whether some node of `e` (itself included) satisfies `pred`.
 pub fn any_node(e: &Expr, pred: impl Fn(&Expr) -> bool) -> bool {
     let mut found = false;

@@ -31,7 +31,7 @@ use super::realization_order::{direct_callees, Environment};
 use super::schedule_functions::level_loops;
 use crate::error::{Error, Result};
 use crate::ir::substitute::substitute_map;
-use crate::ir::visit::reads_memory;
+use crate::ir::visit::{any_stmt, reads_memory};
 use crate::ir::{BinaryOp, Expr, ForKind, Range, Stmt, StmtKind, Symbol, Type};
 use crate::lang::function::FunctionContents;
 use crate::lang::math::likely;
@@ -1112,14 +1112,10 @@ fn is_productions_then_consumption(stmts: &[Stmt]) -> bool {
 
 /// Whether `s` holds the storage of `func`.
 fn realizes(s: &Stmt, func: Symbol) -> bool {
-    if let StmtKind::Realize { func: f, .. } = s.kind() {
-        if *f == func {
-            return true;
-        }
-    }
-    let mut found = false;
-    s.for_each_child(|_| {}, |c| found = found || realizes(c, func));
-    found
+    any_stmt(
+        s,
+        |st| matches!(st.kind(), StmtKind::Realize { func: f, .. } if *f == func),
+    )
 }
 
 /// Whether `s` computes `func` somewhere.
@@ -1155,26 +1151,18 @@ fn describe_stage(func: Symbol, stage: usize) -> String {
 
 /// Whether `s` holds a loop whose name starts with `prefix`.
 fn has_loop_named(s: &Stmt, prefix: &str) -> bool {
-    if let StmtKind::For { name, .. } = s.kind() {
-        if name.as_str().starts_with(prefix) {
-            return true;
-        }
-    }
-    let mut found = false;
-    s.for_each_child(|_| {}, |c| found = found || has_loop_named(c, prefix));
-    found
+    any_stmt(
+        s,
+        |st| matches!(st.kind(), StmtKind::For { name, .. } if name.as_str().starts_with(prefix)),
+    )
 }
 
 /// Whether `s` writes a point of `func`.
 fn writes(s: &Stmt, func: Symbol) -> bool {
-    if let StmtKind::Provide { func: f, .. } = s.kind() {
-        if *f == func {
-            return true;
-        }
-    }
-    let mut found = false;
-    s.for_each_child(|_| {}, |c| found = found || writes(c, func));
-    found
+    any_stmt(
+        s,
+        |st| matches!(st.kind(), StmtKind::Provide { func: f, .. } if *f == func),
+    )
 }
 
 /// A let or a storage moved above the host production.
