@@ -3,6 +3,9 @@
 //! (`lower::common_subexpressions`) applies this to each statement's expressions; a definition
 //! written as a shared graph too large as a tree is turned into lets by it too (`Func::define`).
 //!
+//! A caller may also pass values already bound to names in scope (by enclosing lets): an
+//! expression computing one of them uses that name instead of computing it again.
+//!
 //! Two nodes get one number when they have the same operation on operands of the same
 //! numbers, so the work is linear in the distinct nodes of the shared graph, even where the
 //! trees written out would be exponential. Let expressions are inlined first (a name stands
@@ -45,11 +48,12 @@ pub fn common_subexpressions_of_expr(e: &Expr) -> Expr {
         &[(e.clone(), Position::default())],
         Coordinates::All,
         &mut names,
+        &HashMap::new(),
     );
     let body = exprs.pop().expect("one expression in, one out");
     lets.into_iter()
         .rev()
-        .fold(body, |body, (name, value)| Expr::let_in(name, value, body))
+        .fold(body, |body, l| Expr::let_in(l.name, l.value, body))
 }
 
 /// Where an expression is evaluated, as far as lifting it out goes.
@@ -248,22 +252,45 @@ fn never_lifted(e: &Expr) -> bool {
     }
 }
 
+/// The most nodes (as a tree) of a value looked up among the values bound in scope: a lookup
+/// hashes the whole tree, so that larger ones are not looked up keeps the work linear.
+pub const MAX_BOUND_VALUE_NODES: usize = 64;
+
+/// A let `eliminate` makes.
+pub struct Lifted {
+    pub name: Symbol,
+    /// Its value, naming the earlier lets it uses.
+    pub value: Expr,
+    /// Its value written out in full, as an expression computing it again would be.
+    pub expanded: Expr,
+}
+
 /// The lets (in order, each free of later ones) that compute the common subexpressions of
-/// `exprs` once, and the expressions using them.
+/// `exprs` once, and the expressions using them. A subexpression `bound` names (a value an
+/// enclosing let binds, written out in full and of at most `MAX_BOUND_VALUE_NODES` nodes) is
+/// used by that name.
 pub fn eliminate(
     exprs: &[(Expr, Position)],
     coordinates: Coordinates,
     names: &mut FreshNames,
-) -> (Vec<(Symbol, Expr)>, Vec<Expr>) {
+    bound: &HashMap<Expr, Symbol>,
+) -> (Vec<Lifted>, Vec<Expr>) {
     let mut numbering = Numbering::default();
     let roots: Vec<usize> = exprs.iter().map(|(e, _)| numbering.number(e)).collect();
     let nodes = &numbering.nodes;
     let count = nodes.len();
 
-    // Whether each number reads memory or can fail, itself or below (children come first).
+    // Whether each number reads memory or can fail, itself or below (children come first),
+    // and its size as a tree (up to one past the lookup limit).
     let mut faulting = vec![false; count];
+    let mut tree_nodes = vec![1usize; count];
     for n in 0..count {
         faulting[n] = may_fault(&nodes[n].expr) || nodes[n].children.iter().any(|&c| faulting[c]);
+        tree_nodes[n] = nodes[n]
+            .children
+            .iter()
+            .fold(1, |size, &c| size + tree_nodes[c])
+            .min(MAX_BOUND_VALUE_NODES + 1);
     }
 
     // From the roots down (parents have the higher numbers): how often each number is
@@ -279,6 +306,7 @@ pub fn eliminate(
         addressing[root] |= position.addressing;
     }
     let mut lifted = vec![false; count];
+    let mut named: Vec<Option<Symbol>> = vec![None; count];
     for n in (0..count).rev() {
         if uses[n] == 0 {
             continue;
@@ -289,6 +317,13 @@ pub fn eliminate(
             || (faulting[n] && !unconditional[n])
             || (addressing[n] && (coordinates == Coordinates::All || e.ty().is_vector()));
         let liftable = !stays;
+        if liftable && tree_nodes[n] <= MAX_BOUND_VALUE_NODES {
+            if let Some(&name) = bound.get(e) {
+                // Named, it evaluates none of its children.
+                named[n] = Some(name);
+                continue;
+            }
+        }
         lifted[n] = liftable && uses[n] > 1;
         let evaluations = if liftable { 1 } else { uses[n] };
         for (i, &c) in nodes[n].children.iter().enumerate() {
@@ -298,29 +333,39 @@ pub fn eliminate(
         }
     }
 
+    for n in 0..count {
+        if lifted[n] {
+            named[n] = Some(names.fresh());
+        }
+    }
     let mut rebuilt = Rebuilt {
         nodes,
-        lifted_as: lifted.iter().map(|&l| l.then(|| names.fresh())).collect(),
+        named,
         values: vec![None; count],
     };
     let lets = (0..count)
-        .filter_map(|n| Some((rebuilt.lifted_as[n]?, rebuilt.value(n))))
+        .filter(|&n| lifted[n])
+        .map(|n| Lifted {
+            name: rebuilt.named[n].expect("a lifted number is named"),
+            value: rebuilt.value(n),
+            expanded: nodes[n].expr.clone(),
+        })
         .collect();
     let exprs = roots.iter().map(|&r| rebuilt.reference(r)).collect();
     (lets, exprs)
 }
 
-/// Expressions rebuilt from value numbers, the lifted ones referred to by name.
+/// Expressions rebuilt from value numbers, the lifted and bound ones referred to by name.
 struct Rebuilt<'a> {
     nodes: &'a [Node],
-    lifted_as: Vec<Option<Symbol>>,
+    named: Vec<Option<Symbol>>,
     values: Vec<Option<Expr>>,
 }
 
 impl Rebuilt<'_> {
-    /// Number `n` where it is used: its name if it is lifted, else its value.
+    /// Number `n` where it is used: its name if it is lifted or bound, else its value.
     fn reference(&mut self, n: usize) -> Expr {
-        match self.lifted_as[n] {
+        match self.named[n] {
             Some(name) => Expr::var(name, self.nodes[n].expr.ty()),
             None => self.value(n),
         }
