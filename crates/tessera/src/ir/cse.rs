@@ -25,6 +25,10 @@
 //!   and before vectorization every coordinate, which becomes one;
 //! - `interleave` (only ever a whole stored value) and the `likely` markers.
 
+// `Expr` keys are sound: hashing and equality are structural and ignore the Func and RDom
+// links (the interior mutability clippy sees).
+#![allow(clippy::mutable_key_type)]
+
 use std::collections::{HashMap, HashSet};
 
 use super::{BinaryOp, CallKind, Expr, ExprKind, Intrinsic, Symbol};

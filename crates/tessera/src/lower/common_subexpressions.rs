@@ -9,9 +9,13 @@
 //! access's coordinates), and leaves everything under an `Atomic` alone, whose loads belong
 //! to its read-modify-write.
 
-use std::collections::HashMap;
+// `Expr` keys are sound: hashing and equality are structural and ignore the Func and RDom
+// links (the interior mutability clippy sees).
+#![allow(clippy::mutable_key_type)]
 
-use crate::ir::cse::{eliminate, Coordinates, FreshNames, Position, MAX_BOUND_VALUE_NODES};
+use std::collections::{HashMap, HashSet};
+
+use crate::ir::cse::{eliminate, Coordinates, FreshNames, Lifted, Position, MAX_BOUND_VALUE_NODES};
 use crate::ir::substitute::free_vars;
 use crate::ir::visit::{
     mutate_stmt_children, prints, reads_memory, tree_nodes_within, visit_stmts, Mutator,
@@ -28,16 +32,28 @@ pub fn common_subexpressions(s: &Stmt) -> Stmt {
         st.for_each_child(|e| names.take_names_in(e), |_| {});
         true
     });
-    CommonSubexpressions {
+    let mut pass = CommonSubexpressions {
         names,
-        bound: BoundValues::default(),
-    }
-    .mutate_stmt(s)
+        scopes: Scopes {
+            levels: vec![Level::default()],
+            ..Scopes::default()
+        },
+    };
+    let body = pass.mutate_stmt(s);
+    let top = pass.scopes.levels.pop().expect("the top level");
+    wrap(top.lets, body)
+}
+
+/// `body` inside `lets` (the first outermost).
+fn wrap(lets: Vec<(Symbol, Expr)>, body: Stmt) -> Stmt {
+    lets.into_iter().rev().fold(body, |body, (name, value)| {
+        Stmt::let_stmt(name, value, body)
+    })
 }
 
 struct CommonSubexpressions {
     names: FreshNames,
-    bound: BoundValues,
+    scopes: Scopes,
 }
 
 impl Mutator for CommonSubexpressions {
@@ -53,17 +69,28 @@ impl Mutator for CommonSubexpressions {
             &exprs,
             Coordinates::Vector,
             &mut self.names,
-            &self.bound.by_value,
+            &self.scopes.by_value,
         );
-        let scope = self.bound.enter();
-        for l in &lets {
-            self.bound.bind(l.name, Some(&l.expanded));
+        // Lets that read memory stay just outside the statement (a store elsewhere may
+        // change what they read), and so do those using them; the others go to where their
+        // variables are bound, which serves every statement there.
+        let mut local: Vec<(Symbol, Expr)> = Vec::new();
+        for l in lets {
+            let free = free_vars(&l.value);
+            if reads_memory(&l.value)
+                || prints(&l.value)
+                || local.iter().any(|(n, _)| free.contains(n))
+            {
+                local.push((l.name, l.value));
+            } else {
+                self.scopes.place(l, &free);
+            }
         }
-        match s.kind() {
-            StmtKind::LetStmt { name, value, .. } => self.bound.bind(*name, Some(value)),
-            StmtKind::For { name, .. } => self.bound.bind(*name, None),
-            _ => {}
-        }
+        let binds = match s.kind() {
+            StmtKind::LetStmt { name, value, .. } => Some((*name, Some(value))),
+            StmtKind::For { name, .. } => Some((*name, None)),
+            _ => None,
+        };
         let mut new_exprs = new_exprs.into_iter();
         let rebuilt = s.map_children(
             |_| {
@@ -71,78 +98,117 @@ impl Mutator for CommonSubexpressions {
                     .next()
                     .expect("one expression out per expression in")
             },
-            |c| self.mutate_stmt(c),
+            |c| match binds {
+                Some((name, value)) => {
+                    self.scopes.enter(name, value);
+                    let body = self.mutate_stmt(c);
+                    let lets = self.scopes.leave();
+                    wrap(lets, body)
+                }
+                None => self.mutate_stmt(c),
+            },
         );
-        self.bound.leave(scope);
-        lets.into_iter()
-            .rev()
-            .fold(rebuilt, |body, l| Stmt::let_stmt(l.name, l.value, body))
+        wrap(local, rebuilt)
     }
 }
 
-/// The values the enclosing lets bind, written out in full, by the names that hold them
-/// (the outermost name where several hold one value). Values that read memory are left out,
-/// as a store between the let and a later use may change them, and so are values that print,
-/// which print once per evaluation.
+/// The binding of one name (a let's or a loop's): where the lets depending on it are placed.
 #[derive(Default)]
-struct BoundValues {
+struct Level {
+    /// The lets placed here, in the order made (each free of later ones), to wrap the body in.
+    lets: Vec<(Symbol, Expr)>,
+    /// The names bound here: the binding's own, and those of the lets placed here.
+    names: Vec<Symbol>,
+    /// The values entered at this level, whose entries end with it.
+    values: Vec<Expr>,
+    /// Entries of outer levels naming an earlier binding of this level's name, hidden while
+    /// it lasts.
+    hidden: Vec<(Expr, Entry)>,
+}
+
+/// A value in scope: the name holding it, and its free variables.
+struct Entry {
+    name: Symbol,
+    free: HashSet<Symbol>,
+}
+
+/// The enclosing bindings, innermost last, and the values they bind written out in full, by
+/// the names holding them (the outermost name where several hold one value). Values that read
+/// memory are left out, as a store between the let and a later use may change them, and so
+/// are values that print, which print once per evaluation.
+#[derive(Default)]
+struct Scopes {
     by_value: HashMap<Expr, Symbol>,
-    /// The free variables of each value in `by_value`, so that a new binding of one of them
-    /// (or of the name) ends the value's entry.
-    free: HashMap<Expr, Vec<Symbol>>,
-    /// How many entries name each variable, as a value's free variable or as its name.
+    entries: HashMap<Expr, Entry>,
+    levels: Vec<Level>,
+    /// The levels binding each name, innermost last (a name nobody binds is a parameter).
+    bound_at: HashMap<Symbol, Vec<usize>>,
+    /// How many entries name each variable (as their name or a free variable), so that a
+    /// binding of a name no entry uses looks at none of them.
     mentions: HashMap<Symbol, usize>,
-    /// What was inserted and removed, to be undone when the scope that did it ends.
-    undo: Vec<Change>,
 }
 
-enum Change {
-    Inserted(Expr),
-    Removed(Expr, Symbol, Vec<Symbol>),
-}
-
-impl BoundValues {
-    /// A mark to `leave` at the end of a scope.
-    fn enter(&self) -> usize {
-        self.undo.len()
-    }
-
-    /// Undoes every change since `mark`.
-    fn leave(&mut self, mark: usize) {
-        while self.undo.len() > mark {
-            match self.undo.pop().expect("a change past the mark") {
-                Change::Inserted(value) => {
-                    let name = self.by_value.remove(&value).expect("an inserted entry");
-                    let free = self.free.remove(&value).expect("an inserted entry");
-                    self.forget_mentions(name, &free);
-                }
-                Change::Removed(value, name, free) => {
-                    self.remember_mentions(name, &free);
-                    self.by_value.insert(value.clone(), name);
-                    self.free.insert(value, free);
-                }
-            }
-        }
-    }
-
-    /// `name` bound (to `value`, if it is worth looking up): entries naming an earlier
-    /// binding of `name` end, and `value` gets an entry.
-    fn bind(&mut self, name: Symbol, value: Option<&Expr>) {
+impl Scopes {
+    /// Enters the body of a binding of `name` (to `value`, for a let).
+    fn enter(&mut self, name: Symbol, value: Option<&Expr>) {
+        let mut level = Level::default();
         if self.mentions.get(&name).is_some_and(|&n| n > 0) {
             let stale: Vec<Expr> = self
-                .by_value
+                .entries
                 .iter()
-                .filter(|(v, n)| **n == name || self.free[*v].contains(&name))
+                .filter(|(_, e)| e.name == name || e.free.contains(&name))
                 .map(|(v, _)| v.clone())
                 .collect();
             for v in stale {
-                let n = self.by_value.remove(&v).expect("a stale entry");
-                let free = self.free.remove(&v).expect("a stale entry");
-                self.forget_mentions(n, &free);
-                self.undo.push(Change::Removed(v, n, free));
+                let entry = self.remove(&v);
+                level.hidden.push((v, entry));
             }
         }
-        let Some(value) = value else { return };
+        self.levels.push(level);
+        self.bind_at(name, self.levels.len() - 1);
+        if let Some(value) = value {
+            let free = free_vars(value);
+            if !free.contains(&name) {
+                self.insert(value, name, free, self.levels.len() - 1);
+            }
+        }
+    }
+
+    /// Leaves the innermost binding: its entries end, the ones it hid return, and the lets
+    /// placed at it are returned, to wrap its body in.
+    fn leave(&mut self) -> Vec<(Symbol, Expr)> {
+        let level = self.levels.pop().expect("a level to leave");
+        for name in &level.names {
+            let levels = self.bound_at.get_mut(name).expect("a bound name");
+            levels.pop();
+            if levels.is_empty() {
+                self.bound_at.remove(name);
+            }
+        }
+        for v in &level.values {
+            self.remove(v);
+        }
+        for (v, entry) in level.hidden {
+            self.add(v, entry);
+        }
+        level.lets
+    }
+
+    /// Places `l` at the innermost level binding one of its variables (`free`).
+    fn place(&mut self, l: Lifted, free: &HashSet<Symbol>) {
+        let depth = free
+            .iter()
+            .filter_map(|v| self.bound_at.get(v).and_then(|levels| levels.last()))
+            .copied()
+            .max()
+            .unwrap_or(0);
+        self.bind_at(l.name, depth);
+        let expanded_free = free_vars(&l.expanded);
+        self.insert(&l.expanded, l.name, expanded_free, depth);
+        self.levels[depth].lets.push((l.name, l.value));
+    }
+
+    fn insert(&mut self, value: &Expr, name: Symbol, free: HashSet<Symbol>, depth: usize) {
         if self.by_value.contains_key(value)
             || !tree_nodes_within([value], MAX_BOUND_VALUE_NODES)
             || reads_memory(value)
@@ -150,28 +216,32 @@ impl BoundValues {
         {
             return;
         }
-        let free: Vec<Symbol> = free_vars(value).into_iter().collect();
-        if free.contains(&name) {
-            return;
-        }
-        self.remember_mentions(name, &free);
-        self.by_value.insert(value.clone(), name);
-        self.free.insert(value.clone(), free);
-        self.undo.push(Change::Inserted(value.clone()));
+        self.add(value.clone(), Entry { name, free });
+        self.levels[depth].values.push(value.clone());
     }
 
-    fn remember_mentions(&mut self, name: Symbol, free: &[Symbol]) {
-        for v in free.iter().chain([&name]) {
+    fn bind_at(&mut self, name: Symbol, depth: usize) {
+        self.bound_at.entry(name).or_default().push(depth);
+        self.levels[depth].names.push(name);
+    }
+
+    fn add(&mut self, value: Expr, entry: Entry) {
+        for v in entry.free.iter().chain([&entry.name]) {
             *self.mentions.entry(*v).or_default() += 1;
         }
+        self.by_value.insert(value.clone(), entry.name);
+        self.entries.insert(value, entry);
     }
 
-    fn forget_mentions(&mut self, name: Symbol, free: &[Symbol]) {
-        for v in free.iter().chain([&name]) {
+    fn remove(&mut self, value: &Expr) -> Entry {
+        self.by_value.remove(value);
+        let entry = self.entries.remove(value).expect("an entry in scope");
+        for v in entry.free.iter().chain([&entry.name]) {
             if let Some(n) = self.mentions.get_mut(v) {
                 *n -= 1;
             }
         }
+        entry
     }
 }
 
@@ -240,7 +310,7 @@ fn positioned_exprs(s: &Stmt) -> Vec<(Expr, Position)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{BinaryOp, ForKind, Type};
+    use crate::ir::{BinaryOp, ExprKind, ForKind, Type};
 
     fn var(name: &str) -> Expr {
         Expr::var(Symbol::new(name), Type::i32())
@@ -351,5 +421,56 @@ mod tests {
         let values = stored_values(&out);
         assert_eq!(values[1], add(&loaded_plus_x, &Expr::i32(2)), "{out}");
         assert_eq!(values[3], mul(&xx_plus_one, &Expr::i32(2)), "{out}");
+    }
+
+    #[test]
+    fn statements_side_by_side_share_a_let_placed_where_its_variables_are_bound() {
+        // Two stores in a loop over i compute x * y + z twice each; the let goes outside the
+        // loop, which binds none of its variables, and both use it. Both also compute i * y
+        // twice, whose let depends on i and stays in the loop, one for both.
+        let (x, y, z) = (var("x"), var("y"), var("z"));
+        let i = Symbol::new("i");
+        let iv = Expr::var(i, Type::i32());
+        let xyz = add(&mul(&x, &y), &z);
+        let iy = mul(&iv, &y);
+        let value = |k: i32| {
+            add(
+                &add(&mul(&xyz, &Expr::i32(k)), &xyz),
+                &mul(&add(&iy, &Expr::i32(k)), &add(&iy, &Expr::i32(k))),
+            )
+        };
+        let body = Stmt::block([
+            store("out", iv.clone(), value(2)),
+            store("out2", iv.clone(), value(3)),
+        ]);
+        let s = Stmt::for_loop(i, Expr::i32(0), var("n"), ForKind::Serial, body);
+        let out = common_subexpressions(&s);
+        let StmtKind::LetStmt {
+            name: outer,
+            value: outer_value,
+            body,
+        } = out.kind()
+        else {
+            panic!("x * y + z is computed before the loop: {out}");
+        };
+        assert_eq!(*outer_value, xyz, "{out}");
+        let StmtKind::For { body, .. } = body.kind() else {
+            panic!("the loop follows: {out}");
+        };
+        let mut inner = Vec::new();
+        visit_stmts(body, &mut |st| {
+            if let StmtKind::LetStmt { value, .. } = st.kind() {
+                inner.push(value.clone());
+            }
+            true
+        });
+        assert_eq!(inner, vec![iy.clone()], "{out}");
+        let t = Expr::var(*outer, Type::i32());
+        for (v, k) in stored_values(&out).iter().zip([2, 3]) {
+            let ExprKind::Binary(BinaryOp::Add, uses_t, _) = v.kind() else {
+                panic!("{out}");
+            };
+            assert_eq!(*uses_t, add(&mul(&t, &Expr::i32(k)), &t), "{out}");
+        }
     }
 }
