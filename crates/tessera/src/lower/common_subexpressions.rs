@@ -1,13 +1,15 @@
 //! Common-subexpression elimination (Halide's `CSE`) as a lowering pass: within each
 //! statement's own expressions (a store's index and value together, an if's condition, a
 //! loop's bounds, ...), every non-trivial subexpression computed more than once is computed
-//! once, by a let of a fresh name just outside the statement, and used by that name. A
-//! subexpression that an enclosing let already computes (a let of the program, or one this
-//! pass made for an enclosing statement) uses that let's name, so one value gets one name
-//! however many statements compute it. The value numbering and what stays unshared are
-//! `ir::cse`'s; this pass says where each expression is evaluated (conditionally, as an
-//! access's coordinates), and leaves everything under an `Atomic` alone, whose loads belong
-//! to its read-modify-write.
+//! once, by a let of a fresh name, and used by that name. A let that reads no memory goes
+//! where the last of its variables is bound (out of the loops and branches that do not
+//! change it), so the statements there share it; one that reads memory stays just outside
+//! its statement, as a store elsewhere may change what it reads. A subexpression that an
+//! enclosing let already computes (a let of the program, or one this pass made) uses that
+//! let's name, so one value gets one name however many statements compute it. The value
+//! numbering and what stays unshared are `ir::cse`'s; this pass says where each expression
+//! is evaluated (conditionally, as an access's coordinates), and leaves everything under an
+//! `Atomic` alone, whose loads belong to its read-modify-write.
 
 // `Expr` keys are sound: hashing and equality are structural and ignore the Func and RDom
 // links (the interior mutability clippy sees).
