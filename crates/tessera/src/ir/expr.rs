@@ -551,6 +551,23 @@ impl Expr {
     pub fn is_one(&self) -> bool {
         self.is_const_value(1)
     }
+    /// The operands of the `&&` chain this bool expression is (itself alone if it is no `&&`).
+    pub fn conjuncts(&self) -> Vec<Expr> {
+        match self.kind() {
+            ExprKind::Binary(BinaryOp::And, a, b) => {
+                let mut out = a.conjuncts();
+                out.extend(b.conjuncts());
+                out
+            }
+            _ => vec![self.clone()],
+        }
+    }
+    /// `a && b && ...` of `conditions`, or `None` when there are none.
+    pub fn conjunction(conditions: impl IntoIterator<Item = Expr>) -> Option<Expr> {
+        conditions
+            .into_iter()
+            .reduce(|x, y| Expr::binary(BinaryOp::And, x, y))
+    }
     pub fn as_var(&self) -> Option<Symbol> {
         match self.kind() {
             ExprKind::Var(s) => Some(*s),

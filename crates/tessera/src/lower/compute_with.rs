@@ -378,8 +378,8 @@ impl Fusion {
                 "the loop {name} is not at the top of its Func's computation (only productions, storage and lets may come before it)"
             ))
         };
-        let a_context = conjunction(&a_guards);
-        let b_context = conjunction(&b_guards);
+        let a_context = Expr::conjunction(a_guards.iter().cloned());
+        let b_context = Expr::conjunction(b_guards.iter().cloned());
         let (a_top, b_top) = (Top::new(&a_context, shared), Top::new(&b_context, shared));
         replace_loop(a, a_name, &a_top, lets, &mut |a_loop, lets| {
             replace_loop(b, b_name, &b_top, lets, &mut |b_loop, lets| {
@@ -480,11 +480,14 @@ impl Fusion {
             .any(|s| shared.iter().any(|&f| produces(s, f)))
         {
             Stmt::block([
-                guarded(a_body, conjunction(&a_guards)),
-                guarded(b_body, conjunction(&b_guards)),
+                guarded(a_body, Expr::conjunction(a_guards.iter().cloned())),
+                guarded(b_body, Expr::conjunction(b_guards.iter().cloned())),
             ])
         } else {
-            let (a_guard, b_guard) = (conjunction(&a_guards), conjunction(&b_guards));
+            let (a_guard, b_guard) = (
+                Expr::conjunction(a_guards.iter().cloned()),
+                Expr::conjunction(b_guards.iter().cloned()),
+            );
             let (a_top, b_top) = (Top::new(&a_guard, shared), Top::new(&b_guard, shared));
             a_top.around_rest(&a_body, &mut |a_rest| {
                 b_top.around_rest(&b_body, &mut |b_rest| {
@@ -1123,14 +1126,6 @@ pub(super) fn produces(s: &Stmt, func: Symbol) -> bool {
     let mut produced = Vec::new();
     collect_produced(s, &mut produced);
     produced.contains(&func)
-}
-
-/// The conjunction of `conditions`, if any.
-fn conjunction(conditions: &[Expr]) -> Option<Expr> {
-    conditions
-        .iter()
-        .cloned()
-        .reduce(|x, y| Expr::binary(BinaryOp::And, x, y))
 }
 
 /// `body` run only where `condition` holds, if there is one.

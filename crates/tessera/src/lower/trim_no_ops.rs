@@ -153,7 +153,8 @@ impl Scope {
                 then_case,
                 else_case,
             } => {
-                let mut then_needs: Vec<Expr> = conjuncts(condition)
+                let mut then_needs: Vec<Expr> = condition
+                    .conjuncts()
                     .iter()
                     .filter_map(|c| self.outside(c))
                     .collect();
@@ -213,10 +214,12 @@ impl Scope {
             } => {
                 let then_case = self.assume(then_case, facts);
                 let else_case = else_case.as_ref().map(|e| self.assume(e, facts));
-                let remaining = conjuncts(condition)
-                    .into_iter()
-                    .filter(|c| !self.outside(c).is_some_and(|c| facts.contains(&c)))
-                    .reduce(|a, b| Expr::binary(BinaryOp::And, a, b));
+                let remaining = Expr::conjunction(
+                    condition
+                        .conjuncts()
+                        .into_iter()
+                        .filter(|c| !self.outside(c).is_some_and(|c| facts.contains(&c))),
+                );
                 match remaining {
                     None => then_case,
                     Some(condition) => Stmt::new(StmtKind::IfThenElse {
@@ -231,29 +234,11 @@ impl Scope {
     }
 }
 
-/// The conjuncts of a condition.
-fn conjuncts(c: &Expr) -> Vec<Expr> {
-    match c.kind() {
-        ExprKind::Binary(BinaryOp::And, a, b) => {
-            let mut out = conjuncts(a);
-            out.extend(conjuncts(b));
-            out
-        }
-        _ => vec![c.clone()],
-    }
-}
-
 /// The conditions needed by one of two statements, of which either may act: those both
 /// need, and that one or the other's hold.
 fn either(a: Vec<Expr>, b: Vec<Expr>) -> Vec<Expr> {
-    let and = |items: &[Expr]| {
-        items
-            .iter()
-            .cloned()
-            .reduce(|x, y| Expr::binary(BinaryOp::And, x, y))
-    };
     let mut out: Vec<Expr> = a.iter().filter(|c| b.contains(c)).cloned().collect();
-    if let (Some(x), Some(y)) = (and(&a), and(&b)) {
+    if let (Some(x), Some(y)) = (Expr::conjunction(a), Expr::conjunction(b)) {
         out.push(Expr::binary(BinaryOp::Or, x, y));
     }
     out
