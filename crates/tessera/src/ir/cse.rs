@@ -393,17 +393,8 @@ impl Rebuilt<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::test_builders::{add, mul, var};
     use crate::ir::Type;
-
-    fn var(name: &str) -> Expr {
-        Expr::var(Symbol::new(name), Type::i32())
-    }
-    fn add(a: &Expr, b: &Expr) -> Expr {
-        Expr::binary(BinaryOp::Add, a.clone(), b.clone())
-    }
-    fn mul(a: &Expr, b: &Expr) -> Expr {
-        Expr::binary(BinaryOp::Mul, a.clone(), b.clone())
-    }
     /// The let chain at the top of `e`: the names and values, and the body.
     fn lets_of(e: &Expr) -> (Vec<(Symbol, Expr)>, Expr) {
         let mut lets = Vec::new();

@@ -19,6 +19,8 @@ pub mod schedule;
 pub mod stmt;
 pub mod substitute;
 pub mod symbol;
+#[cfg(test)]
+pub(crate) mod test_builders;
 pub mod types;
 pub mod visit;
 

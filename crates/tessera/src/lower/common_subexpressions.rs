@@ -312,25 +312,9 @@ fn positioned_exprs(s: &Stmt) -> Vec<(Expr, Position)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::test_builders::{add, mul, store, var};
     use crate::ir::{BinaryOp, ExprKind, ForKind, Type};
 
-    fn var(name: &str) -> Expr {
-        Expr::var(Symbol::new(name), Type::i32())
-    }
-    fn mul(a: &Expr, b: &Expr) -> Expr {
-        Expr::binary(BinaryOp::Mul, a.clone(), b.clone())
-    }
-    fn add(a: &Expr, b: &Expr) -> Expr {
-        Expr::binary(BinaryOp::Add, a.clone(), b.clone())
-    }
-    fn store(buffer: &str, index: Expr, value: Expr) -> Stmt {
-        Stmt::new(StmtKind::Store {
-            buffer: Symbol::new(buffer),
-            index,
-            value,
-            predicate: None,
-        })
-    }
     /// The values of the stores in `s`, in order.
     fn stored_values(s: &Stmt) -> Vec<Expr> {
         let mut values = Vec::new();
