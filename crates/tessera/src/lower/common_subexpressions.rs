@@ -20,9 +20,9 @@ use std::collections::{HashMap, HashSet};
 use crate::ir::cse::{eliminate, Coordinates, FreshNames, Lifted, Position, MAX_BOUND_VALUE_NODES};
 use crate::ir::substitute::free_vars;
 use crate::ir::visit::{
-    mutate_stmt_children, prints, reads_memory, tree_nodes_within, visit_stmts, Mutator,
+    any_node, mutate_stmt_children, reads_memory, tree_nodes_within, visit_stmts, Mutator,
 };
-use crate::ir::{Expr, MessagePart, Stmt, StmtKind, Symbol};
+use crate::ir::{CallKind, Expr, ExprKind, MessagePart, Stmt, StmtKind, Symbol};
 
 /// `s` with the common subexpressions of each statement's expressions computed once.
 pub fn common_subexpressions(s: &Stmt) -> Stmt {
@@ -73,16 +73,14 @@ impl Mutator for CommonSubexpressions {
             &mut self.names,
             &self.scopes.by_value,
         );
-        // Lets that read memory stay just outside the statement (a store elsewhere may
-        // change what they read), and so do those using them; the others go to where their
-        // variables are bound, which serves every statement there.
+        // Lets that read memory or have effects stay just outside the statement (a store
+        // elsewhere may change what they read; a `require` moved out of a loop or branch
+        // would fail runs that never evaluate it), and so do those using them; the others go
+        // to where their variables are bound, which serves every statement there.
         let mut local: Vec<(Symbol, Expr)> = Vec::new();
         for l in lets {
             let free = free_vars(&l.value);
-            if reads_memory(&l.value)
-                || prints(&l.value)
-                || local.iter().any(|(n, _)| free.contains(n))
-            {
+            if !movable(&l.value) || local.iter().any(|(n, _)| free.contains(n)) {
                 local.push((l.name, l.value));
             } else {
                 self.scopes.place(l, &free);
@@ -114,6 +112,16 @@ impl Mutator for CommonSubexpressions {
     }
 }
 
+/// Whether `e` may be evaluated elsewhere than where it is: it reads no memory and calls
+/// nothing that prints or can fail the run.
+fn movable(e: &Expr) -> bool {
+    !reads_memory(e)
+        && !any_node(
+            e,
+            |n| matches!(n.kind(), ExprKind::Call { kind: CallKind::Intrinsic(op), .. } if op.has_effects()),
+        )
+}
+
 /// The binding of one name (a let's or a loop's): where the lets depending on it are placed.
 #[derive(Default)]
 struct Level {
@@ -137,7 +145,7 @@ struct Entry {
 /// The enclosing bindings, innermost last, and the values they bind written out in full, by
 /// the names holding them (the outermost name where several hold one value). Values that read
 /// memory are left out, as a store between the let and a later use may change them, and so
-/// are values that print, which print once per evaluation.
+/// are values with effects (a print prints once per evaluation).
 #[derive(Default)]
 struct Scopes {
     by_value: HashMap<Expr, Symbol>,
@@ -213,8 +221,7 @@ impl Scopes {
     fn insert(&mut self, value: &Expr, name: Symbol, free: HashSet<Symbol>, depth: usize) {
         if self.by_value.contains_key(value)
             || !tree_nodes_within([value], MAX_BOUND_VALUE_NODES)
-            || reads_memory(value)
-            || prints(value)
+            || !movable(value)
         {
             return;
         }
@@ -313,7 +320,7 @@ fn positioned_exprs(s: &Stmt) -> Vec<(Expr, Position)> {
 mod tests {
     use super::*;
     use crate::ir::test_builders::{add, mul, store, var};
-    use crate::ir::{BinaryOp, ExprKind, ForKind, Type};
+    use crate::ir::{BinaryOp, ExprKind, ForKind, Intrinsic, Type};
 
     /// The values of the stores in `s`, in order.
     fn stored_values(s: &Stmt) -> Vec<Expr> {
@@ -458,5 +465,31 @@ mod tests {
             };
             assert_eq!(*uses_t, add(&mul(&t, &Expr::i32(k)), &t), "{out}");
         }
+    }
+
+    #[test]
+    fn a_check_repeated_in_a_loop_stays_in_it() {
+        // `require(x > 0, x * y)` twice per iteration: computed once, but inside the loop,
+        // which may run no iteration (then the run must not fail).
+        let (x, y) = (var("x"), var("y"));
+        let positive = Expr::binary(BinaryOp::Lt, Expr::i32(0), x.clone());
+        let checked = Expr::intrinsic(
+            Type::i32(),
+            Intrinsic::Require {
+                message: Symbol::new("x must be positive"),
+            },
+            vec![positive, mul(&x, &y)],
+        );
+        let i = Symbol::new("i");
+        let body = store("out", Expr::var(i, Type::i32()), add(&checked, &checked));
+        let s = Stmt::for_loop(i, Expr::i32(0), var("n"), ForKind::Serial, body);
+        let out = common_subexpressions(&s);
+        let StmtKind::For { body, .. } = out.kind() else {
+            panic!("nothing is computed before the loop: {out}");
+        };
+        assert!(
+            matches!(body.kind(), StmtKind::LetStmt { value, .. } if *value == checked),
+            "{out}"
+        );
     }
 }
