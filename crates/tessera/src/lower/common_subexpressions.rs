@@ -177,10 +177,7 @@ impl Scopes {
         self.levels.push(level);
         self.bind_at(name, self.levels.len() - 1);
         if let Some(value) = value {
-            let free = free_vars(value);
-            if !free.contains(&name) {
-                self.insert(value, name, free, self.levels.len() - 1);
-            }
+            self.insert(value, name, self.levels.len() - 1);
         }
     }
 
@@ -213,16 +210,23 @@ impl Scopes {
             .max()
             .unwrap_or(0);
         self.bind_at(l.name, depth);
-        let expanded_free = free_vars(&l.expanded);
-        self.insert(&l.expanded, l.name, expanded_free, depth);
+        self.insert(&l.expanded, l.name, depth);
         self.levels[depth].lets.push((l.name, l.value));
     }
 
-    fn insert(&mut self, value: &Expr, name: Symbol, free: HashSet<Symbol>, depth: usize) {
-        if self.by_value.contains_key(value)
-            || !tree_nodes_within([value], MAX_BOUND_VALUE_NODES)
+    /// An entry for `value`, held by `name` bound at level `depth`, unless the value is too
+    /// large to look up (checked first: a value shared as a graph may be exponential as a
+    /// tree, which hashing and walking would follow), held already, not movable, or naming
+    /// `name` itself (an earlier binding of it).
+    fn insert(&mut self, value: &Expr, name: Symbol, depth: usize) {
+        if !tree_nodes_within([value], MAX_BOUND_VALUE_NODES)
+            || self.by_value.contains_key(value)
             || !movable(value)
         {
+            return;
+        }
+        let free = free_vars(value);
+        if free.contains(&name) {
             return;
         }
         self.add(value.clone(), Entry { name, free });
