@@ -400,7 +400,7 @@ fn lower_prints_the_loop_nest_of_each_schedule() {
         sliding
             .lines()
             .any(|l| l.trim_start().starts_with("alloc blur_x[u16 * ")
-                && l.ends_with(" * 4] in Heap {")),
+                && l.ends_with(" * 4] in Heap")),
         "{sliding}"
     );
     assert!(
@@ -416,7 +416,7 @@ fn lower_prints_the_loop_nest_of_each_schedule() {
             .unwrap_or_else(|| panic!("no `{pattern}` in {text}"))
     };
     let tile_loop = line_of(&tiled, "for (blur_y.s0.x.xo, ");
-    let alloc = line_of(&tiled, "alloc blur_x[u16 * 32 * 34] in Stack {");
+    let alloc = line_of(&tiled, "alloc blur_x[u16 * 32 * 34] in Stack");
     assert!(tile_loop < alloc, "{tiled}");
     assert!(tiled.contains("parallel for (blur_y.s0.y.yo, "), "{tiled}");
 
@@ -802,7 +802,7 @@ fn lower_summary_prints_the_loop_structure_alone() {
         .collect();
     assert_eq!(summarized, headers, "{summary}");
     assert!(
-        summary.contains("\n        produce blur_x  // at blur_y.s0.x.xo\n"),
+        summary.contains("\n      produce blur_x  // at blur_y.s0.x.xo\n"),
         "{summary}"
     );
     assert!(

@@ -10,7 +10,7 @@
 use std::fmt::{self, Write};
 
 use super::line_wrap::{wrap_long_lines, MAX_LINE_COLUMNS};
-use super::printer::{indent, write_header};
+use super::printer::{indent, indents_body, write_header};
 use super::stmt::{Stmt, StmtKind};
 use super::symbol::Symbol;
 
@@ -85,7 +85,7 @@ impl Summary {
             }
         }
         self.out.push('\n');
-        self.visit(body, depth + 1)
+        self.visit(body, depth + usize::from(indents_body(s)))
     }
 }
 
@@ -159,10 +159,10 @@ mod tests {
             "produce g  // at root\n\
              \x20 parallel for (g.y, 0, h - 1)\n\
              \x20   alloc f[u16 * n * 2]\n\
-             \x20     produce f  // at g.y\n\
-             \x20       if (y < n)\n\
-             \x20         vectorized for (f.x, 0, n)\n\
-             \x20     consume f\n\
+             \x20   produce f  // at g.y\n\
+             \x20     if (y < n)\n\
+             \x20       vectorized for (f.x, 0, n)\n\
+             \x20   consume f\n\
              consume g\n"
         );
     }

@@ -10,6 +10,7 @@
 //!
 //! Statements indent two spaces a level, up to `MAX_INDENT_LEVELS`; deeper statements print
 //! at that indentation behind a `DEPTH| ` marker giving their real depth (`57| for (...) {`).
+//! An `alloc`, like a `let`, opens no braces: the statements after it use it.
 //! Lines longer than `line_wrap::MAX_LINE_COLUMNS` are wrapped (see `line_wrap`).
 
 use std::fmt::{self, Display, Formatter, Write};
@@ -268,6 +269,10 @@ fn print_stmt(out: &mut String, s: &Stmt, depth: usize) -> fmt::Result {
     }
     indent(out, depth);
     if let Some(body) = write_header(out, s)? {
+        if !indents_body(s) {
+            out.push('\n');
+            return print_stmt(out, body, depth);
+        }
         return print_body(out, body, depth);
     }
     match s.kind() {
@@ -359,6 +364,13 @@ fn print_stmt(out: &mut String, s: &Stmt, depth: usize) -> fmt::Result {
         }
         StmtKind::Free { buffer } => writeln!(out, "free {buffer}"),
     }
+}
+
+/// Whether `s`'s body prints inside braces, one level deeper. An allocation's does not: like
+/// a `let`, it declares a name for the statements after it (its `free` says where its memory
+/// is released), as in Halide's `.stmt`, so nests of allocations do not drift rightwards.
+pub(super) fn indents_body(s: &Stmt) -> bool {
+    !matches!(s.kind(), StmtKind::Allocate { .. })
 }
 
 /// Writes the header of a statement that opens a block (`for (x, 0, n)`, `produce f`,
