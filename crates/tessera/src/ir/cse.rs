@@ -4,7 +4,12 @@
 //! written as a shared graph too large as a tree is turned into lets by it too (`Func::define`).
 //!
 //! A caller may also pass values already bound to names in scope (by enclosing lets): an
-//! expression computing one of them uses that name instead of computing it again.
+//! expression computing one of them uses that name instead of computing it again. Inside a
+//! loop, a caller may say which names change from one iteration to the next: then a scalar
+//! integer subexpression that changes with none of them is lifted too, even if computed once, so that
+//! it can be computed outside the loop (Halide's loop-invariant code motion), and sums are
+//! first regrouped so that their invariant terms form one subexpression
+//! (`group_loop_invariants`).
 //!
 //! Two nodes get one number when they have the same operation on operands of the same
 //! numbers, so the work is linear in the distinct nodes of the shared graph, even where the
@@ -53,6 +58,7 @@ pub fn common_subexpressions_of_expr(e: &Expr) -> Expr {
         Coordinates::All,
         &mut names,
         &HashMap::new(),
+        None,
     );
     let body = exprs.pop().expect("one expression in, one out");
     lets.into_iter()
@@ -269,15 +275,22 @@ pub struct Lifted {
     pub expanded: Expr,
 }
 
+/// Which names change from one iteration of the innermost loop around some expressions to the
+/// next: its variable, and what is bound inside it.
+pub type LoopVaries<'a> = &'a dyn Fn(Symbol) -> bool;
+
 /// The lets (in order, each free of later ones) that compute the common subexpressions of
 /// `exprs` once, and the expressions using them. A subexpression `bound` names (a value an
 /// enclosing let binds, written out in full and of at most `MAX_BOUND_VALUE_NODES` nodes) is
-/// used by that name.
+/// used by that name. With `loop_varies` (the expressions are inside a loop), each largest
+/// scalar integer subexpression that reads no memory and changes with no name of the loop is
+/// lifted as well, however often it is computed.
 pub fn eliminate(
     exprs: &[(Expr, Position)],
     coordinates: Coordinates,
     names: &mut FreshNames,
     bound: &HashMap<Expr, Symbol>,
+    loop_varies: Option<LoopVaries>,
 ) -> (Vec<Lifted>, Vec<Expr>) {
     let mut numbering = Numbering::default();
     let roots: Vec<usize> = exprs.iter().map(|(e, _)| numbering.number(e)).collect();
@@ -296,6 +309,14 @@ pub fn eliminate(
             .fold(1, |size, &c| size + tree_nodes[c])
             .min(MAX_BOUND_VALUE_NODES + 1);
     }
+    // Whether each number changes from one iteration of the loop to the next.
+    let mut varying = vec![false; count];
+    if let Some(varies) = loop_varies {
+        for n in 0..count {
+            varying[n] = matches!(nodes[n].expr.kind(), ExprKind::Var(name) if varies(*name))
+                || nodes[n].children.iter().any(|&c| varying[c]);
+        }
+    }
 
     // From the roots down (parents have the higher numbers): how often each number is
     // evaluated once the lifted ones are evaluated once, whether some evaluation of it
@@ -310,6 +331,8 @@ pub fn eliminate(
         addressing[root] |= position.addressing;
     }
     let mut lifted = vec![false; count];
+    // Part of a loop-invariant value lifted whole, so moved out of the loop with it.
+    let mut in_invariant = vec![false; count];
     let mut named: Vec<Option<Symbol>> = vec![None; count];
     for n in (0..count).rev() {
         if uses[n] == 0 {
@@ -328,9 +351,18 @@ pub fn eliminate(
                 continue;
             }
         }
-        lifted[n] = liftable && uses[n] > 1;
+        // Integers only: addresses' offsets are what repeat per iteration; a condition or a
+        // float named away would only be harder to read.
+        let invariant = loop_varies.is_some()
+            && !varying[n]
+            && !faulting[n]
+            && e.ty().is_scalar()
+            && e.ty().is_int_or_uint()
+            && !in_invariant[n];
+        lifted[n] = liftable && (uses[n] > 1 || invariant);
         let evaluations = if liftable { 1 } else { uses[n] };
         for (i, &c) in nodes[n].children.iter().enumerate() {
+            in_invariant[c] |= !varying[n] && (lifted[n] || in_invariant[n]);
             uses[c] = uses[c].saturating_add(evaluations);
             unconditional[c] |= unconditional[n] && !child_is_conditional(e, i);
             addressing[c] |= addressing[n] || children_are_addressing(e);
@@ -357,6 +389,124 @@ pub fn eliminate(
         .collect();
     let exprs = roots.iter().map(|&r| rebuilt.reference(r)).collect();
     (lets, exprs)
+}
+
+/// `e` with each sum of scalar integers regrouped so that its terms that change with no name
+/// of the loop (`loop_varies`) are added first, as one subexpression, and its constant terms
+/// last (Halide's `GroupLoopInvariants`): `x + a*b - c + 1` becomes `x + (a*b - c) + 1`,
+/// whose middle `eliminate` can lift out of the loop. Integer sums wrap, so any grouping has
+/// the same value. A sum is regrouped only where at least two of its terms are invariant and
+/// not constant; let expressions are left as they are.
+pub fn group_loop_invariants(e: &Expr, loop_varies: LoopVaries) -> Expr {
+    Grouping {
+        loop_varies,
+        done: HashMap::new(),
+    }
+    .regroup(e)
+    .0
+}
+
+struct Grouping<'a> {
+    loop_varies: LoopVaries<'a>,
+    /// Each node visited (by address), regrouped, and whether it changes in the loop.
+    done: HashMap<usize, (Expr, bool)>,
+}
+
+/// A term of a sum: its sign (true for added), the term regrouped, whether it varies.
+type Term = (bool, Expr, bool);
+
+impl Grouping<'_> {
+    /// `e` regrouped, and whether it changes in the loop.
+    fn regroup(&mut self, e: &Expr) -> (Expr, bool) {
+        if let Some(done) = self.done.get(&e.node_id()) {
+            return done.clone();
+        }
+        let result = match e.kind() {
+            ExprKind::Var(name) => (e.clone(), (self.loop_varies)(*name)),
+            // Its name is not the loop's to judge; a load reads what the loop may store.
+            ExprKind::Let(..) => (e.clone(), true),
+            ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b)
+                if e.ty().is_scalar() && e.ty().is_int_or_uint() =>
+            {
+                let mut terms = Vec::new();
+                self.collect_terms(a, true, &mut terms);
+                self.collect_terms(b, *op == BinaryOp::Add, &mut terms);
+                self.sum_of(e, terms)
+            }
+            _ => {
+                let mut varies = matches!(e.kind(), ExprKind::Load { .. });
+                let regrouped = e.map_children(|c| {
+                    let (c, v) = self.regroup(c);
+                    varies |= v;
+                    c
+                });
+                (regrouped, varies)
+            }
+        };
+        self.done.insert(e.node_id(), result.clone());
+        result
+    }
+
+    /// The terms of the sum `e`, added or subtracted as `added` says. An invariant part of
+    /// the sum is one term, which keeps its shape (and the values it shares with others).
+    fn collect_terms(&mut self, e: &Expr, added: bool, terms: &mut Vec<Term>) {
+        let (regrouped, varies) = self.regroup(e);
+        match e.kind() {
+            ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) if varies => {
+                self.collect_terms(a, added, terms);
+                self.collect_terms(b, added == (*op == BinaryOp::Add), terms);
+            }
+            _ => terms.push((added, regrouped, varies)),
+        }
+    }
+
+    /// The sum `e` of `terms`, regrouped where that lets an invariant part out.
+    fn sum_of(&mut self, e: &Expr, terms: Vec<Term>) -> (Expr, bool) {
+        let varies = terms.iter().any(|(_, _, v)| *v);
+        let invariant_terms = terms.iter().filter(|(_, t, v)| !v && !t.is_const()).count();
+        if !varies || invariant_terms < 2 {
+            let regrouped = e.map_children(|c| self.regroup(c).0);
+            return (regrouped, varies);
+        }
+        let (varying, rest): (Vec<Term>, Vec<Term>) = terms.into_iter().partition(|t| t.2);
+        let (constants, invariant): (Vec<Term>, Vec<Term>) =
+            rest.into_iter().partition(|t| t.1.is_const());
+        let groups = [group_of(varying), group_of(invariant)]
+            .into_iter()
+            .chain(constants.into_iter().map(|(added, t, _)| (added, t)))
+            .map(|(added, t)| (added, t, true))
+            .collect();
+        (added_up(groups), true)
+    }
+}
+
+/// `terms` as one expression: their sum, a negated term subtracted (the first added one
+/// starts it; without one, the sum starts from zero).
+fn added_up(terms: Vec<Term>) -> Expr {
+    let start = terms.iter().position(|t| t.0);
+    let mut sum = match start {
+        Some(i) => terms[i].1.clone(),
+        None => Expr::zero(terms[0].1.ty()),
+    };
+    for (i, (added, t, _)) in terms.into_iter().enumerate() {
+        if Some(i) == start {
+            continue;
+        }
+        let op = if added { BinaryOp::Add } else { BinaryOp::Sub };
+        sum = Expr::binary(op, sum, t);
+    }
+    sum
+}
+
+/// `terms` (at least one) as one signed group: `(true, a - b)`, or `(false, a + b)` for
+/// `-a - b`.
+fn group_of(terms: Vec<Term>) -> (bool, Expr) {
+    if terms.iter().any(|t| t.0) {
+        (true, added_up(terms))
+    } else {
+        let negated = terms.into_iter().map(|(_, t, v)| (true, t, v)).collect();
+        (false, added_up(negated))
+    }
 }
 
 /// Expressions rebuilt from value numbers, the lifted and bound ones referred to by name.
@@ -497,5 +647,34 @@ mod tests {
         }
         let out = common_subexpressions_of_expr(&e);
         assert_eq!(lets_of(&out).0.len(), LEVELS as usize - 1);
+    }
+    #[test]
+    fn invariant_terms_of_a_sum_are_grouped_before_the_varying_ones_and_constants_last() {
+        let (x, a, b, c) = (var("x"), var("a"), var("b"), var("c"));
+        let sub = |p: &Expr, q: &Expr| Expr::binary(BinaryOp::Sub, p.clone(), q.clone());
+        // x + a*b - c + 1, with x changing in the loop.
+        let e = add(&sub(&add(&x, &mul(&a, &b)), &c), &Expr::i32(1));
+        let varies = |n: Symbol| n == Symbol::new("x");
+        let grouped = group_loop_invariants(&e, &varies);
+        assert_eq!(
+            grouped,
+            add(&add(&x, &sub(&mul(&a, &b), &c)), &Expr::i32(1)),
+            "{grouped}"
+        );
+        // One invariant term is a subexpression already: nothing to regroup.
+        let one = add(&sub(&x, &c), &Expr::i32(1));
+        assert_eq!(group_loop_invariants(&one, &varies), one);
+        // The lifted invariant part is the whole group, computed once outside the loop.
+        let (lets, exprs) = eliminate(
+            &[(grouped, Position::default())],
+            Coordinates::Vector,
+            &mut FreshNames::default(),
+            &HashMap::new(),
+            Some(&varies),
+        );
+        assert_eq!(lets.len(), 1);
+        assert_eq!(lets[0].value, sub(&mul(&a, &b), &c));
+        let t = Expr::var(lets[0].name, Type::i32());
+        assert_eq!(exprs[0], add(&add(&x, &t), &Expr::i32(1)));
     }
 }

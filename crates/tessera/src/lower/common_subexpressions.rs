@@ -6,7 +6,10 @@
 //! change it), so the statements there share it; one that reads memory stays just outside
 //! its statement, as a store elsewhere may change what it reads. A subexpression that an
 //! enclosing let already computes (a let of the program, or one this pass made) uses that
-//! let's name, so one value gets one name however many statements compute it. The value
+//! let's name, so one value gets one name however many statements compute it. Inside a loop,
+//! an integer that does not change in it (a row's offset in an index) is lifted too, even
+//! if computed once, and so goes out of the loop (Halide's loop-invariant code motion), after
+//! sums are regrouped to make their invariant terms one value. The value
 //! numbering and what stays unshared are `ir::cse`'s; this pass says where each expression
 //! is evaluated (conditionally, as an access's coordinates), and leaves everything under an
 //! `Atomic` alone, whose loads belong to its read-modify-write.
@@ -17,7 +20,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ir::cse::{eliminate, Coordinates, FreshNames, Lifted, Position, MAX_BOUND_VALUE_NODES};
+use crate::ir::cse::{
+    eliminate, group_loop_invariants, Coordinates, FreshNames, Lifted, LoopVaries, Position,
+    MAX_BOUND_VALUE_NODES,
+};
 use crate::ir::substitute::free_vars;
 use crate::ir::visit::{
     any_node, mutate_stmt_children, reads_memory, tree_nodes_within, visit_stmts, Mutator,
@@ -63,15 +69,24 @@ impl Mutator for CommonSubexpressions {
         if matches!(s.kind(), StmtKind::Atomic { .. }) {
             return s.clone();
         }
-        let exprs = positioned_exprs(s);
+        let mut exprs = positioned_exprs(s);
         if exprs.is_empty() {
             return mutate_stmt_children(self, s);
+        }
+        let scopes = &self.scopes;
+        let loop_varies = |name| scopes.varies_in_innermost_loop(name);
+        let in_loop = !scopes.loops.is_empty();
+        if in_loop {
+            for (e, _) in &mut exprs {
+                *e = group_loop_invariants(e, &loop_varies);
+            }
         }
         let (lets, new_exprs) = eliminate(
             &exprs,
             Coordinates::Vector,
             &mut self.names,
-            &self.scopes.by_value,
+            &scopes.by_value,
+            in_loop.then_some(&loop_varies as LoopVaries),
         );
         // Lets that read memory or have effects stay just outside the statement (a store
         // elsewhere may change what they read; a `require` moved out of a loop or branch
@@ -156,10 +171,19 @@ struct Scopes {
     /// How many entries name each variable (as their name or a free variable), so that a
     /// binding of a name no entry uses looks at none of them.
     mentions: HashMap<Symbol, usize>,
+    /// The levels of the enclosing loops, innermost last.
+    loops: Vec<usize>,
 }
 
 impl Scopes {
-    /// Enters the body of a binding of `name` (to `value`, for a let).
+    /// Whether `name` is bound by the innermost enclosing loop or inside it, so changes from
+    /// one of its iterations to the next.
+    fn varies_in_innermost_loop(&self, name: Symbol) -> bool {
+        let innermost_binding = self.bound_at.get(&name).and_then(|levels| levels.last());
+        matches!((innermost_binding, self.loops.last()), (Some(b), Some(l)) if b >= l)
+    }
+
+    /// Enters the body of a binding of `name`: a let's of `value`, or a loop's.
     fn enter(&mut self, name: Symbol, value: Option<&Expr>) {
         let mut level = Level::default();
         if self.mentions.get(&name).is_some_and(|&n| n > 0) {
@@ -175,9 +199,11 @@ impl Scopes {
             }
         }
         self.levels.push(level);
-        self.bind_at(name, self.levels.len() - 1);
-        if let Some(value) = value {
-            self.insert(value, name, self.levels.len() - 1);
+        let depth = self.levels.len() - 1;
+        self.bind_at(name, depth);
+        match value {
+            Some(value) => self.insert(value, name, depth),
+            None => self.loops.push(depth),
         }
     }
 
@@ -185,6 +211,9 @@ impl Scopes {
     /// placed at it are returned, to wrap its body in.
     fn leave(&mut self) -> Vec<(Symbol, Expr)> {
         let level = self.levels.pop().expect("a level to leave");
+        if self.loops.last() == Some(&self.levels.len()) {
+            self.loops.pop();
+        }
         for name in &level.names {
             let levels = self.bound_at.get_mut(name).expect("a bound name");
             levels.pop();
@@ -442,18 +471,21 @@ mod tests {
         ]);
         let s = Stmt::for_loop(i, Expr::i32(0), var("n"), ForKind::Serial, body);
         let out = common_subexpressions(&s);
-        let StmtKind::LetStmt {
-            name: outer,
-            value: outer_value,
-            body,
-        } = out.kind()
-        else {
-            panic!("x * y + z is computed before the loop: {out}");
+        // Before the loop: x * y + z, and (being invariant) each store's x * y + z part.
+        let mut outer = Vec::new();
+        let mut rest = &out;
+        while let StmtKind::LetStmt { name, value, body } = rest.kind() {
+            outer.push((*name, value.clone()));
+            rest = body;
+        }
+        let StmtKind::For { body, .. } = rest.kind() else {
+            panic!("the loop follows its lets: {out}");
         };
-        assert_eq!(*outer_value, xyz, "{out}");
-        let StmtKind::For { body, .. } = body.kind() else {
-            panic!("the loop follows: {out}");
-        };
+        let (t, _) = *outer
+            .iter()
+            .find(|(_, v)| *v == xyz)
+            .unwrap_or_else(|| panic!("x * y + z is computed before the loop: {out}"));
+        let t = Expr::var(t, Type::i32());
         let mut inner = Vec::new();
         visit_stmts(body, &mut |st| {
             if let StmtKind::LetStmt { value, .. } = st.kind() {
@@ -462,12 +494,15 @@ mod tests {
             true
         });
         assert_eq!(inner, vec![iy.clone()], "{out}");
-        let t = Expr::var(*outer, Type::i32());
         for (v, k) in stored_values(&out).iter().zip([2, 3]) {
-            let ExprKind::Binary(BinaryOp::Add, uses_t, _) = v.kind() else {
+            let ExprKind::Binary(BinaryOp::Add, part, _) = v.kind() else {
                 panic!("{out}");
             };
-            assert_eq!(*uses_t, add(&mul(&t, &Expr::i32(k)), &t), "{out}");
+            let ExprKind::Var(name) = part.kind() else {
+                panic!("the invariant part is a let's: {out}");
+            };
+            let lifted = outer.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+            assert_eq!(lifted, Some(&add(&mul(&t, &Expr::i32(k)), &t)), "{out}");
         }
     }
 
@@ -495,5 +530,45 @@ mod tests {
             matches!(body.kind(), StmtKind::LetStmt { value, .. } if *value == checked),
             "{out}"
         );
+    }
+    #[test]
+    fn a_row_offset_computed_once_goes_out_of_the_loop_over_the_row() {
+        // for y { for x { out[x + w*y - m] = x } }: the offset w*y - m is the row's, computed
+        // once per row outside the loop over x; nothing of the loop over y leaves it.
+        let (x, y, w, m) = (var("x"), var("y"), var("w"), var("m"));
+        let sub = |p: &Expr, q: &Expr| Expr::binary(BinaryOp::Sub, p.clone(), q.clone());
+        let index = sub(&add(&x, &mul(&w, &y)), &m);
+        let inner = Stmt::for_loop(
+            Symbol::new("x"),
+            Expr::i32(0),
+            var("n"),
+            ForKind::Serial,
+            store("out", index, x.clone()),
+        );
+        let s = Stmt::for_loop(
+            Symbol::new("y"),
+            Expr::i32(0),
+            var("n"),
+            ForKind::Serial,
+            inner,
+        );
+        let out = common_subexpressions(&s);
+        let StmtKind::For { body: row, .. } = out.kind() else {
+            panic!("the loop over y stays outermost: {out}");
+        };
+        let StmtKind::LetStmt { name, value, body } = row.kind() else {
+            panic!("the row's offset is a let in the loop over y: {out}");
+        };
+        assert_eq!(*value, sub(&mul(&w, &y), &m), "{out}");
+        let StmtKind::For {
+            body: store_stmt, ..
+        } = body.kind()
+        else {
+            panic!("the loop over x follows the let: {out}");
+        };
+        let StmtKind::Store { index, .. } = store_stmt.kind() else {
+            panic!("the store alone is in the loop over x: {out}");
+        };
+        assert_eq!(*index, add(&x, &Expr::var(*name, Type::i32())), "{out}");
     }
 }
