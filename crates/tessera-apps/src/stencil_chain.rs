@@ -93,9 +93,10 @@ pub fn funcs_with_stages(stages: usize) -> Result<StencilChainFuncs> {
 const VECTOR: i32 = 32;
 /// Stencils `manual` fuses into one sliding window per parallel strip.
 const GROUP: usize = 8;
-/// Output rows per parallel strip of each group in `manual`: each strip computes its
-/// stencils' halo rows again at its top, so taller strips waste less; 640 rows leave two
-/// strips per thread at 2 threads (measured faster than 320 rows in groups of 4).
+/// Output rows per parallel strip of each group in `manual`: each strip computes the halo
+/// rows above and below it that its neighbours compute too, so taller strips waste less; 640
+/// rows leave two strips per thread at 2 threads (measured faster than 320 rows in groups
+/// of 4).
 const STRIP: i32 = 640;
 /// The u16 lanes `root` vectorizes with (`schedule::parallel_vectorized`'s natural width).
 const ROOT_VECTOR: i64 = crate::schedule::natural_vector_width(Type::u16()) as i64;
