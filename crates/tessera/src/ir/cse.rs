@@ -6,9 +6,9 @@
 //! A caller may also pass values already bound to names in scope (by enclosing lets): an
 //! expression computing one of them uses that name instead of computing it again. Inside a
 //! loop, a caller may say which names change from one iteration to the next: then a scalar
-//! integer subexpression that changes with none of them is lifted too, even if computed once, so that
-//! it can be computed outside the loop (Halide's loop-invariant code motion), and sums are
-//! first regrouped so that their invariant terms form one subexpression
+//! integer subexpression that changes with none of them is lifted too, even if computed once,
+//! so that it can be computed outside the loop (Halide's loop-invariant code motion), and sums
+//! are first regrouped so that their invariant terms form one subexpression
 //! (`group_loop_invariants`).
 //!
 //! Two nodes get one number when they have the same operation on operands of the same
