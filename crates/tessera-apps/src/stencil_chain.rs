@@ -12,16 +12,15 @@
 //! the whole plane. The output covers the input (W × H).
 //!
 //! Schedules: `manual` and `root` (every stage at root, parallel rows, natural-width vectors).
-//! `manual` computes the stencils in groups of 8: each group's last at root in parallel strips
-//! of 640 rows, the seven before it in a sliding window down the strip (stored per strip,
-//! computed one row per output row, storage folded to a few rows), u16 vectors of 32 lanes.
-//! The app is ALU-bound (25 multiply-adds per pixel per stage): the sliding window computes
-//! each row once per strip, where the earlier schedule (groups of 4 recomputed per strip of 128
-//! rows with overlapping halos) also recomputed the halos and kept 128-row strips of each
-//! stage (1.2 MB a group) that spilled the 512 KB L2. Only each group's last stage (7.9 MB)
-//! goes through memory. BENCHMARKS.md ("stencil_chain: sliding windows", 2026-11-30) has
-//! the variants tried and the measurements against Halide's schedule (every stage at root in
-//! strips of 32 rows).
+//! `manual` computes the stencils in groups of 4: each group's last at root in parallel strips
+//! of 64 rows, the three before it recomputed per strip with overlapping halos (compute_at the
+//! strip, no store_at), u16 vectors of 32 lanes. The app is ALU-bound (25 multiply-adds per
+//! pixel per stage); a group's strip (about 1536 × 76 u16, 230 KB, per stage) stays in the L2
+//! cache where a whole stage (7.9 MB) only fits the L3. On this machine (2 shared cores, 1
+//! thread, medians of alternating rounds, very noisy) it took 38–76 ms; Halide's schedule
+//! (every stage at root in strips of 32 rows, 32 lanes, fastest in Halide) took 55–112 ms in
+//! Tessera and 70–115 ms in Halide 21; `root` took 44–96 ms, groups of 2 or 8 stages 46–48 ms
+//! where groups of 4 took 39–42 ms.
 
 use tessera::lang::schedule::TailStrategy;
 use tessera::prelude::*;
@@ -91,13 +90,11 @@ pub fn funcs_with_stages(stages: usize) -> Result<StencilChainFuncs> {
 
 /// u16 lanes per vector in `manual`: one 512-bit register, as in Halide's schedule.
 const VECTOR: i32 = 32;
-/// Stencils `manual` fuses into one sliding window per parallel strip.
-const GROUP: usize = 8;
-/// Output rows per parallel strip of each group in `manual`: each strip computes the halo
-/// rows above and below it that its neighbours compute too, so taller strips waste less; 640
-/// rows leave two strips per thread at 2 threads (measured faster than 320 rows in groups
-/// of 4).
-const STRIP: i32 = 640;
+/// Stencils `manual` computes together per parallel strip.
+const GROUP: usize = 4;
+/// Output rows per parallel strip of each group in `manual` (measured at 1 thread with early
+/// frees: 64 rows 5% slower than 128, 256 no faster).
+const STRIP: i32 = 128;
 /// The u16 lanes `root` vectorizes with (`schedule::parallel_vectorized`'s natural width).
 const ROOT_VECTOR: i64 = crate::schedule::natural_vector_width(Type::u16()) as i64;
 
@@ -116,10 +113,8 @@ pub const SCHEDULES: &[Schedule<StencilChainFuncs>] = &[
 
 /// The stencils in groups of `GROUP`, counted back from the output: each group's last stencil
 /// computed at root in parallel strips of `STRIP` rows (the last strip guarded, so any height
-/// fits), the others in a sliding window down the strip: stored for the strip, computed one
-/// row per output row, so each of their rows is computed once per strip, and their storage
-/// folds to a few rows that stay in the L1 and L2 caches. All vectorized `VECTOR` lanes wide;
-/// the clamp of the input is inlined into the first stencil.
+/// fits), the others recomputed per strip over the strip and its halo, all vectorized
+/// `VECTOR` lanes wide; the clamp of the input is inlined into the first stencil.
 pub fn manual(p: &StencilChainFuncs) {
     for group in p.stages[1..].rchunks(GROUP) {
         let (last, earlier) = group
@@ -130,10 +125,7 @@ pub fn manual(p: &StencilChainFuncs) {
             .parallel("yo")
             .vectorize("x", VECTOR);
         for stage in earlier {
-            stage
-                .store_at(last, "yo")
-                .compute_at(last, "yi")
-                .vectorize("x", VECTOR);
+            stage.compute_at(last, "yo").vectorize("x", VECTOR);
         }
     }
 }
@@ -344,9 +336,8 @@ mod tests {
         }
     }
 
-    /// `manual`'s strips slide each group's earlier stencils down the strip from its top;
-    /// two groups (a whole one and a single stencil before it) over two whole strips and a
-    /// guarded partial one check that every strip starts its windows afresh and the last
+    /// Two groups of `manual` (a whole one and a single stencil before it) over two whole
+    /// strips and a guarded partial one: every strip computes its halo afresh and the last
     /// stops at the output's edge.
     #[test]
     fn manual_over_several_strips_matches_the_reference() {
