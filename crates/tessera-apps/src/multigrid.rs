@@ -23,15 +23,15 @@
 //! reach points on it.
 //!
 //! Schedules: `manual` and `root` (every stage at root, parallel rows, natural-width vectors).
-//! `manual` follows Halide's: each smoothing group (4 pre or 4 post steps of a level) is one
-//! parallel loop over row strips of its last step, computed at root, with the earlier steps
-//! recomputed per strip with overlapping halos (compute_at the strip, no store_at); the residual
-//! is inlined into restrict_x, computed per strip of rhs; the interpolation and correction are
-//! computed per strip of the post group; the coarsest level is computed at root step by step;
-//! f64 vectors of 8 lanes. Strips are 64, 32 and 16 rows at levels 0, 1 and 2, half of
-//! Halide's: on this machine (2 shared cores, medians of alternating rounds at 2049 × 2049)
-//! 44 ms against 48–54 ms with Halide's strips, `root` 70–84 ms, and Halide 21 with its
-//! schedule 120–210 ms.
+//! `manual` follows Halide's, but slides instead of recomputing halos: each smoothing group
+//! (4 pre or 4 post steps of a level) is one parallel loop over row strips of its last step,
+//! computed at root, with the earlier steps stored per strip and computed row by row as the
+//! last step needs them (store_at the strip, compute_at its row); the residual is inlined into
+//! restrict_x, computed per strip of rhs; the interpolation and correction slide with the post
+//! group; the coarsest level is computed at root step by step; f64 vectors of 8 lanes. Strips
+//! are 256, 128 and 64 rows at levels 0, 1 and 2. On an AVX-512 host (2026-11-30, medians of
+//! alternating rounds at 2049 × 2049) sliding takes 0.83 of the time of recomputed halos at 1
+//! thread and 0.76 at 2.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -285,9 +285,10 @@ pub fn funcs() -> Result<MultigridFuncs> {
 
 /// f64 lanes per vector in `manual` (one 512-bit register).
 const VECTOR: i32 = 8;
-/// Rows per parallel strip of the smoothing groups of levels 0, 1 and 2 in `manual` (half of
-/// Halide's 128, 64 and 32, which were 10% slower here).
-const STRIPS: [i32; LEVELS - 1] = [64, 32, 16];
+/// Rows per parallel strip of the smoothing groups of levels 0, 1 and 2 in `manual`: eight
+/// strips per level at the default size, so that each strip's warm-up rows (2 per step) are
+/// few and two threads still balance (64 to 512 rows at level 0 measured alike).
+const STRIPS: [i32; LEVELS - 1] = [256, 128, 64];
 /// The f64 lanes `root` vectorizes with (`schedule::parallel_vectorized`'s natural width).
 const ROOT_VECTOR: i64 = crate::schedule::natural_vector_width(Type::f64()) as i64;
 
@@ -313,26 +314,31 @@ fn root_strips(f: &Func, rows: i32) {
         .vectorize("x", VECTOR);
 }
 
-/// `group`'s last Func in parallel strips of `rows` rows, the others (and `extra`, computed
-/// first) recomputed per strip, over the strip and its halo.
-fn strip_group(group: &[Func], extra: &[&Func], rows: i32) {
+/// `group`'s last Func in parallel strips of `rows` rows; the others (and `extra`, computed
+/// first) slide down each strip: stored per strip, each row computed once, as the last
+/// Func's row needs it (a smoothing step reads three rows, so recomputing each strip's halo
+/// instead costs 2 rows per step and strip).
+fn sliding_group(group: &[Func], extra: &[&Func], rows: i32) {
     let (last, earlier) = group
         .split_last()
         .expect("internal error: a smoothing group has steps");
     root_strips(last, rows);
     for f in extra.iter().copied().chain(earlier) {
-        f.compute_at(last, "yo").vectorize("x", VECTOR);
+        f.store_at(last, "yo")
+            .compute_at(last, "yi")
+            .vectorize("x", VECTOR);
     }
 }
 
-/// Halide's schedule: per level, each smoothing group one parallel loop over strips of its
-/// last step, the restriction per strip of the next level's right-hand side (the residual
-/// inlined into it), the interpolation and correction per strip of the post-smoothing group;
-/// the coarsest level at root, step by step.
+/// Per level, each smoothing group one parallel loop over strips of its last step, the
+/// earlier steps sliding down the strip; the restriction per strip of the next level's
+/// right-hand side (the residual inlined into it), the interpolation and correction sliding
+/// with the post-smoothing group; the coarsest level at root, step by step. (Halide's
+/// schedule recomputes each strip's halo instead of sliding: 20-25% slower here.)
 pub fn manual(p: &MultigridFuncs) {
     for (level, rows) in p.levels.iter().zip(STRIPS) {
-        strip_group(&level.pre, &[], rows);
-        strip_group(
+        sliding_group(&level.pre, &[], rows);
+        sliding_group(
             &level.post,
             &[&level.interp_x, &level.interp_y, &level.correct],
             rows,
