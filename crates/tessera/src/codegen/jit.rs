@@ -16,7 +16,8 @@ use super::signature::{BufferArgument, Signature};
 use super::target::Target;
 use crate::error::{Error, Result};
 use crate::eval::print::PrintHandler;
-use crate::ir::{Stmt, Symbol};
+use crate::ir::visit::any_stmt;
+use crate::ir::{ForKind, Stmt, StmtKind, Symbol};
 use crate::lang::buffer::{dims_alias, AnyBuffer};
 use crate::lang::param::ParamBinding;
 use crate::runtime;
@@ -115,6 +116,9 @@ pub struct CompiledPipeline {
     /// Whether its indices are 64-bit (`Target::large_buffers`): buffers spanning more than
     /// 2^31 - 1 elements are accepted.
     large_buffers: bool,
+    /// Whether it runs statements on several threads at once (a parallel loop or a fork), so
+    /// that an output whose elements alias each other could be written from two at once.
+    concurrent: bool,
 }
 
 impl std::fmt::Debug for CompiledPipeline {
@@ -171,6 +175,20 @@ pub unsafe fn compile_jit(
         pool: runtime::parallel::shared_pool(0)?,
         code,
         large_buffers: target.large_buffers,
+        concurrent: runs_concurrently(stmt),
+    })
+}
+
+/// Whether `stmt` runs some of its statements on several threads at once.
+fn runs_concurrently(stmt: &Stmt) -> bool {
+    any_stmt(stmt, |s| {
+        matches!(
+            s.kind(),
+            StmtKind::For {
+                kind: ForKind::Parallel,
+                ..
+            } | StmtKind::Fork { .. }
+        )
     })
 }
 
@@ -315,8 +333,10 @@ impl CompiledPipeline {
     }
 
     /// Runs the pipeline: `outputs` in the Signature's order, images and parameters by name.
-    /// An output whose elements alias each other (`lang::buffer::dims_alias`) is refused:
-    /// parallel loops would write one element from several threads. Inputs may alias.
+    /// An output whose elements alias each other (`lang::buffer::dims_alias`, e.g. a stride
+    /// of 0) is refused when the pipeline runs on several threads at once, which could then
+    /// write one element from two threads; a serial pipeline writes its elements in loop
+    /// order, the last write to an element staying, as Halide does. Inputs may alias.
     pub fn run(
         &self,
         outputs: &mut [&mut AnyBuffer],
@@ -375,9 +395,9 @@ impl CompiledPipeline {
         let mut buffers = Vec::with_capacity(sig.outputs.len() + sig.images.len());
         for (arg, buffer) in sig.outputs.iter().zip(outputs.iter_mut()) {
             check_buffer("output", arg, buffer)?;
-            if dims_alias(buffer.dims()) {
+            if self.concurrent && dims_alias(buffer.dims()) {
                 return Err(Error::Buffer(format!(
-                    "output {} has dimensions {:?} whose elements overlap; an output needs one element per coordinate (strides at least the span of the dimensions inside them)",
+                    "output {} has dimensions {:?} whose elements overlap, and the pipeline writes it from several threads at once (a parallel loop or an async producer), which could race; give it one element per coordinate (strides at least the span of the dimensions inside them) or schedule it without parallel loops",
                     arg.name,
                     buffer.dims()
                 )));
