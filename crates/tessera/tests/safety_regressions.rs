@@ -527,3 +527,24 @@ fn tuple_outputs_over_different_boxes_are_refused() {
         );
     }
 }
+
+/// A parameter offset past 32 bits: g's region ends at `x + p` for the output's last x, which
+/// wraps for `p` near `i32::MAX`. The check of g's bounds stops the run with an error naming
+/// g (the interpreter and the JIT alike); a small offset runs and agrees with the evaluator.
+#[test]
+fn a_region_wrapped_by_a_parameter_is_a_run_time_error_naming_the_func() {
+    let p = Param::<i32>::new("p");
+    let x = Var::new("x");
+    let g = Func::new("g");
+    g.define(x, x * 3).unwrap();
+    g.compute_root();
+    let f = Func::new("f");
+    f.define(x, g.at(x + p.expr())).unwrap();
+    let inputs = Inputs::new().param(p.bind(i32::MAX - 3));
+    let message = run_error(&f, &inputs, &[8]);
+    assert!(
+        message.contains("the bounds of g overflow 32-bit integers"),
+        "{message}"
+    );
+    check(&f, &TestInputs::new().param(p.bind(5)), &[0], &[8]);
+}

@@ -160,12 +160,56 @@ impl Numbering {
             _ => {
                 let mut children = Vec::new();
                 e.for_each_child(|c| children.push(self.number(c)));
-                self.intern(e, children)
+                match self.folded_offsets(e, &children) {
+                    Some(n) => n,
+                    None => self.intern(e, children),
+                }
             }
         };
         self.inputs.push(e.clone());
         self.seen.insert(key, n);
         n
+    }
+
+    /// The number of `(x ± c1) ± c2`, of children numbered `children`, as that of `x` or
+    /// `x ± c` (`c = ±c1 ± c2`), for signed integers of 32 bits or more (whose arithmetic is
+    /// assumed not to wrap, as everywhere in lowering). The simplifier folds such sums, but not
+    /// through a let: `let m = a + 31 in m - 31` inlined would otherwise print `a + 31 - 31`.
+    fn folded_offsets(&mut self, e: &Expr, children: &[usize]) -> Option<usize> {
+        let ty = e.ty();
+        if !(ty.is_int() && ty.is_scalar() && ty.bits >= 32) {
+            return None;
+        }
+        let signed_offset = |e: &Expr| match e.kind() {
+            ExprKind::Binary(BinaryOp::Add, _, c) => c.as_int_const(),
+            ExprKind::Binary(BinaryOp::Sub, _, c) => c.as_int_const().map(|c| -c),
+            _ => None,
+        };
+        let outer = signed_offset(e)?;
+        let inner = &self.nodes[children[0]];
+        let offset = signed_offset(&inner.expr)?;
+        let x = inner.children[0];
+        let total = offset + outer;
+        if total == 0 {
+            return Some(x);
+        }
+        let (op, magnitude) = if total < 0 {
+            (BinaryOp::Sub, -total)
+        } else {
+            (BinaryOp::Add, total)
+        };
+        let fits = if ty.bits == 32 {
+            i32::try_from(magnitude).is_ok()
+        } else {
+            i64::try_from(magnitude).is_ok()
+        };
+        if !fits {
+            return None;
+        }
+        let constant = Expr::make_const(ty, magnitude as i64);
+        let folded = Expr::binary(op, self.nodes[x].expr.clone(), constant.clone());
+        let constant = self.number(&constant);
+        Some(self.intern(&folded, vec![x, constant]))
     }
 
     fn intern(&mut self, e: &Expr, children: Vec<usize>) -> usize {

@@ -5,14 +5,21 @@
 //! smaller than what the loops write. So after each let that bounds inference and allocation
 //! bounds define (the regions, the storage's mins and extents, the names hoisted for them),
 //! the generated code recomputes its value in 64 bits from the same operands and asserts
-//! that it fits in 32 (after each chain of lets, one assertion per Func); and before each allocation it asserts that the product of its extents
-//! is at most `MAX_ALLOCATION_ELEMENTS`, so every flat index into it is a 32-bit value. Each
-//! failure names the Func. Checks the simplifier proves are dropped; lets inside loops that
-//! will be vectorized are not checked (their values become vectors).
+//! that the let holds it (after each chain of lets, one assertion per Func); and before each
+//! allocation it asserts that the product of its extents is at most
+//! `MAX_ALLOCATION_ELEMENTS`, so every flat index into it is a 32-bit value. Each failure
+//! names the Func. Checks the simplifier proves are dropped, and so are checks of a value an
+//! enclosing assertion already checks; lets inside loops that will be vectorized are not
+//! checked (their values become vectors).
+
+// `Expr` keys are sound: hashing and equality are structural and ignore the Func and RDom
+// links (the interior mutability clippy sees).
+#![allow(clippy::mutable_key_type)]
 
 use std::collections::HashSet;
 
 use crate::error::{Error, Result};
+use crate::ir::substitute::free_vars;
 use crate::ir::{BinaryOp, Expr, ExprKind, ForKind, MessagePart, Stmt, StmtKind, Symbol, Type};
 use crate::simplify::simplify;
 
@@ -36,79 +43,132 @@ fn collect_let_names(s: &Stmt, names: &mut HashSet<Symbol>) {
 
 /// `s` with the lets named in `size_lets` and every allocation checked.
 pub fn add_overflow_checks(s: &Stmt, size_lets: &HashSet<Symbol>) -> Result<Stmt> {
-    check(s, size_lets, false)
+    Checker {
+        size_lets,
+        checked: HashSet::new(),
+        read: HashSet::new(),
+    }
+    .check(s, false)
 }
 
-fn check(s: &Stmt, size_lets: &HashSet<Symbol>, in_vector_loop: bool) -> Result<Stmt> {
-    match s.kind() {
-        StmtKind::LetStmt { .. } => {
-            // A chain of lets gets one assertion, after its last let.
-            let (lets, body) = s.let_chain();
-            let mut body = check(body, size_lets, in_vector_loop)?;
-            if !in_vector_loop {
-                let checked = lets
-                    .iter()
-                    .filter(|(n, v)| size_lets.contains(n) && v.ty() == Type::i32());
-                let checks = fits_checks(checked);
-                if !checks.is_empty() {
-                    body = Stmt::block(checks.into_iter().chain([body]));
+/// The walk adding the checks, and what the enclosing ones already assert.
+struct Checker<'a> {
+    size_lets: &'a HashSet<Symbol>,
+    /// The 32-bit values an enclosing assertion shows to be computed exactly: a let of the
+    /// same value further in (the storage's copy of a region's max) needs no check of its own.
+    checked: HashSet<Expr>,
+    /// The variables those values read.
+    read: HashSet<Symbol>,
+}
+
+impl Checker<'_> {
+    /// What is known from here, where `name` is bound anew: a value checked outside that reads
+    /// it may differ here, so nothing checked outside counts any more.
+    fn forget_values_reading(&mut self, name: Symbol) {
+        if self.read.contains(&name) {
+            self.checked.clear();
+            self.read.clear();
+        }
+    }
+
+    /// `visit()`, with what it learns forgotten afterwards (it holds inside a scope only).
+    fn scoped<T>(&mut self, visit: impl FnOnce(&mut Self) -> T) -> T {
+        let (checked, read) = (self.checked.clone(), self.read.clone());
+        let result = visit(self);
+        self.checked = checked;
+        self.read = read;
+        result
+    }
+
+    /// The lets of a chain checked (those not checked outside or earlier in the chain), then
+    /// `body` inside them, knowing them checked (call it `scoped`).
+    fn check_let_chain(
+        &mut self,
+        lets: &[(Symbol, Expr)],
+        body: &Stmt,
+        in_vector_loop: bool,
+    ) -> Result<Stmt> {
+        if in_vector_loop {
+            return self.check(body, in_vector_loop);
+        }
+        let mut unchecked = Vec::new();
+        for (name, value) in lets {
+            if self.size_lets.contains(name) && value.ty() == Type::i32() {
+                // Values compared as the simplifier leaves them, which is how they are computed.
+                let computed = simplify(value);
+                self.read.extend(free_vars(&computed));
+                if self.checked.insert(computed) {
+                    unchecked.push((*name, value.clone()));
                 }
             }
-            Ok(lets
-                .into_iter()
-                .rev()
-                .fold(body, |b, (n, v)| Stmt::let_stmt(n, v, b)))
+            self.forget_values_reading(*name);
         }
-        StmtKind::For {
-            name,
-            min,
-            extent,
-            kind,
-            body,
-        } => Ok(Stmt::new(StmtKind::For {
-            name: *name,
-            min: min.clone(),
-            extent: extent.clone(),
-            kind: *kind,
-            body: check(
+        let checks = fits_checks(unchecked.iter());
+        let body = self.check(body, in_vector_loop)?;
+        Ok(Stmt::block(checks.into_iter().chain([body])))
+    }
+
+    fn check(&mut self, s: &Stmt, in_vector_loop: bool) -> Result<Stmt> {
+        match s.kind() {
+            StmtKind::LetStmt { .. } => {
+                // A chain of lets gets one assertion per Func, after its last let.
+                let (lets, body) = s.let_chain();
+                let body = self.scoped(|c| c.check_let_chain(&lets, body, in_vector_loop))?;
+                Ok(lets
+                    .into_iter()
+                    .rev()
+                    .fold(body, |b, (n, v)| Stmt::let_stmt(n, v, b)))
+            }
+            StmtKind::For {
+                name,
+                min,
+                extent,
+                kind,
                 body,
-                size_lets,
-                in_vector_loop || *kind == ForKind::Vectorized,
-            )?,
-        })),
-        StmtKind::Allocate {
-            buffer,
-            ty,
-            extents,
-            memory,
-            body,
-        } => {
-            let allocate = Stmt::new(StmtKind::Allocate {
-                buffer: *buffer,
-                ty: *ty,
-                extents: extents.clone(),
-                memory: *memory,
-                body: check(body, size_lets, in_vector_loop)?,
-            });
-            Ok(match size_check(*buffer, extents)? {
-                Some(assert) => Stmt::block([assert, allocate]),
-                None => allocate,
-            })
-        }
-        _ => {
-            let mut error = None;
-            let s = s.map_children(
-                |e| e.clone(),
-                |c| {
-                    check(c, size_lets, in_vector_loop).unwrap_or_else(|e| {
-                        error.get_or_insert(e);
-                        c.clone()
-                    })
-                },
-            );
-            match error {
-                Some(e) => Err(e),
-                None => Ok(s),
+            } => Ok(Stmt::new(StmtKind::For {
+                name: *name,
+                min: min.clone(),
+                extent: extent.clone(),
+                kind: *kind,
+                body: self.scoped(|c| {
+                    c.forget_values_reading(*name);
+                    c.check(body, in_vector_loop || *kind == ForKind::Vectorized)
+                })?,
+            })),
+            StmtKind::Allocate {
+                buffer,
+                ty,
+                extents,
+                memory,
+                body,
+            } => {
+                let allocate = Stmt::new(StmtKind::Allocate {
+                    buffer: *buffer,
+                    ty: *ty,
+                    extents: extents.clone(),
+                    memory: *memory,
+                    body: self.check(body, in_vector_loop)?,
+                });
+                Ok(match size_check(*buffer, extents)? {
+                    Some(assert) => Stmt::block([assert, allocate]),
+                    None => allocate,
+                })
+            }
+            _ => {
+                let mut error = None;
+                let s = s.map_children(
+                    |e| e.clone(),
+                    |c| {
+                        self.check(c, in_vector_loop).unwrap_or_else(|e| {
+                            error.get_or_insert(e);
+                            c.clone()
+                        })
+                    },
+                );
+                match error {
+                    Some(e) => Err(e),
+                    None => Ok(s),
+                }
             }
         }
     }
@@ -120,8 +180,10 @@ fn owner(name: Symbol) -> &'static str {
     name.split('.').next().unwrap_or(name)
 }
 
-/// The assertions, one per Func, that each let's value, computed in 64 bits, is what its
-/// 32-bit value holds (none for a Func where the simplifier proves it for all its lets).
+/// The assertions, one per Func, that each let holds its value computed in 64 bits (none for
+/// a Func where the simplifier proves that value fits 32 bits for all its lets). Comparing
+/// with the let itself, `i64(name) == wide`, names the 64-bit value once, and also fails
+/// where a step of the 32-bit computation wrapped though its result would fit.
 fn fits_checks<'a>(lets: impl Iterator<Item = &'a (Symbol, Expr)>) -> Vec<Stmt> {
     let mut by_func: Vec<(&str, Vec<Expr>, Vec<&str>)> = Vec::new();
     for (name, value) in lets {
@@ -130,17 +192,11 @@ fn fits_checks<'a>(lets: impl Iterator<Item = &'a (Symbol, Expr)>) -> Vec<Stmt> 
         if matches!(wide.kind(), ExprKind::Cast(_)) {
             continue;
         }
-        // `i64(i32(v)) == v`, with the 64-bit value named once.
-        let v = Expr::var(name.dot("wide"), Type::i64());
-        let narrowed = Expr::cast(Type::i64(), Expr::cast(Type::i32(), v.clone()));
-        let fits = simplify(&Expr::let_in(
-            name.dot("wide"),
-            wide,
-            Expr::binary(BinaryOp::Eq, narrowed, v),
-        ));
-        if fits.as_int_const() == Some(1) {
+        if fits_i32(&wide) {
             continue;
         }
+        let held = Expr::cast(Type::i64(), Expr::var(*name, Type::i32()));
+        let fits = Expr::binary(BinaryOp::Eq, held, wide);
         let func = owner(*name);
         match by_func.iter_mut().find(|(f, ..)| *f == func) {
             Some((_, conditions, names)) => {
@@ -169,6 +225,12 @@ fn fits_checks<'a>(lets: impl Iterator<Item = &'a (Symbol, Expr)>) -> Vec<Stmt> 
             })
         })
         .collect()
+}
+
+/// Whether the simplifier proves that the 64-bit `wide` always fits 32 bits.
+fn fits_i32(wide: &Expr) -> bool {
+    let narrowed = Expr::cast(Type::i64(), Expr::cast(Type::i32(), wide.clone()));
+    simplify(&Expr::binary(BinaryOp::Eq, narrowed, wide.clone())).as_int_const() == Some(1)
 }
 
 /// The assertion that an allocation of `extents` holds at most `MAX_ALLOCATION_ELEMENTS`
@@ -247,5 +309,76 @@ pub(crate) fn widened(e: &Expr) -> Expr {
         }
         ExprKind::Select(c, t, f) => Expr::select(c.clone(), widened(t), widened(f)),
         _ => Expr::cast(Type::i64(), e.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::visit::visit_stmts;
+
+    fn i32_var(name: &str) -> Expr {
+        Expr::var(Symbol::new(name), Type::i32())
+    }
+
+    /// `n + m - 1`, which only a run can tell fits 32 bits.
+    fn last_coordinate() -> Expr {
+        let sum = Expr::binary(BinaryOp::Add, i32_var("n"), i32_var("m"));
+        Expr::binary(BinaryOp::Sub, sum, Expr::make_const(Type::i32(), 1))
+    }
+
+    fn asserts(s: &Stmt) -> usize {
+        let mut n = 0;
+        visit_stmts(s, &mut |st| {
+            n += usize::from(matches!(st.kind(), StmtKind::Assert { .. }));
+            true
+        });
+        n
+    }
+
+    /// `let a.max = n + m - 1` around `inner`, with `a.max` and `b.max` the lets to check.
+    fn checked_around(inner: Stmt) -> Stmt {
+        let s = Stmt::let_stmt(Symbol::new("a.max"), last_coordinate(), inner);
+        let size_lets = [Symbol::new("a.max"), Symbol::new("b.max")].into();
+        add_overflow_checks(&s, &size_lets).unwrap()
+    }
+
+    #[test]
+    fn a_value_checked_outside_is_not_checked_again() {
+        let inner = Stmt::let_stmt(Symbol::new("b.max"), last_coordinate(), Stmt::empty());
+        assert_eq!(asserts(&checked_around(inner)), 1);
+    }
+
+    #[test]
+    fn a_value_whose_variable_is_bound_again_is_checked_again() {
+        let inner = Stmt::let_stmt(Symbol::new("b.max"), last_coordinate(), Stmt::empty());
+        let n_loop = Stmt::for_loop(
+            Symbol::new("n"),
+            Expr::make_const(Type::i32(), 0),
+            i32_var("m"),
+            ForKind::Serial,
+            inner,
+        );
+        assert_eq!(asserts(&checked_around(n_loop)), 2);
+    }
+
+    #[test]
+    fn a_value_the_simplifier_bounds_is_not_checked() {
+        let small = Expr::binary(
+            BinaryOp::Min,
+            Expr::binary(
+                BinaryOp::Max,
+                i32_var("n"),
+                Expr::make_const(Type::i32(), 0),
+            ),
+            Expr::make_const(Type::i32(), 1000),
+        );
+        let s = Stmt::let_stmt(
+            Symbol::new("a.max"),
+            Expr::binary(BinaryOp::Add, small, Expr::make_const(Type::i32(), 1)),
+            Stmt::empty(),
+        );
+        let checked = add_overflow_checks(&s, &[Symbol::new("a.max")].into()).unwrap();
+        assert_eq!(asserts(&checked), 0);
     }
 }

@@ -1,9 +1,11 @@
 //! Casts. Only exact rewrites: a cast of a constant folds (through `eval::value::cast`), a
 //! cast of a broadcast becomes a broadcast of a cast, an integer cast of an integer ramp
 //! becomes a ramp when no lane can wrap differently, and a chain of two casts becomes one
-//! cast when the intermediate type loses nothing the outer cast would see. Casts depend on
-//! the types involved, which the rule notation does not express, so this family is code.
+//! cast when the intermediate type loses nothing the outer cast would see (by its type, or
+//! because the value's bounds fit it). Casts depend on the types involved, which the rule
+//! notation does not express, so this family is code.
 
+use super::info::type_range;
 use super::Simplifier;
 use crate::ir::{Expr, ExprKind, Type, TypeCode};
 
@@ -19,8 +21,14 @@ pub(super) fn simplify(s: &mut Simplifier, e: &Expr) -> Option<Expr> {
             Some(s.make(cast.broadcast_to(lanes)))
         }
         ExprKind::Ramp(..) => ramp(s, e, inner),
-        ExprKind::Cast(x) if chain_is_one_cast(x.ty(), inner.ty(), to) => {
-            Some(s.make(Expr::cast(to, x.clone())))
+        ExprKind::Cast(x)
+            if chain_is_one_cast(x.ty(), inner.ty(), to) || keeps_value(s, x, inner.ty()) =>
+        {
+            Some(if x.ty() == to {
+                x.clone()
+            } else {
+                s.make(Expr::cast(to, x.clone()))
+            })
         }
         _ => None,
     }
@@ -50,6 +58,17 @@ fn ramp(s: &mut Simplifier, e: &Expr, ramp: &Expr) -> Option<Expr> {
     let stride = s.make(Expr::cast(part, stride.clone()));
     let lanes = to.lanes / from.lanes;
     Some(s.finish_rewrite(e, &Expr::ramp(base, stride, lanes), false))
+}
+
+/// Whether the integer cast of `x` to `via` keeps its value, as `x`'s bounds lie in `via`'s
+/// range: then `to(via(x))` is `to(x)` (`i64(i32(w))` is `w` for a `w` known to fit 32 bits).
+fn keeps_value(s: &mut Simplifier, x: &Expr, via: Type) -> bool {
+    if !x.ty().is_int_or_uint() || !via.is_int_or_uint() {
+        return false;
+    }
+    let info = s.info(x);
+    let (lo, hi) = type_range(via.element());
+    lo <= info.lo && info.hi <= hi
 }
 
 fn integral(t: Type) -> bool {
