@@ -286,8 +286,16 @@ fn casts_and_intrinsics() {
         ),
         (floor(cast(Type::f32(), x())), cast(Type::f32(), x())),
     ]);
+    // A narrowing in the middle of a chain that keeps the value by its bounds is no cast: a
+    // 64-bit value in [0, 255] survives i32, a 64-bit value of unknown bounds may not.
+    let wide_byte = cast(Type::i64(), u.clone());
+    check(vec![(
+        cast(Type::i64(), cast(Type::i32(), wide_byte.clone())),
+        wide_byte,
+    )]);
     // i16 -> u8 -> i32 zero-extends the low byte; it is not a single cast.
     unchanged(vec![
+        cast(Type::i64(), cast(Type::i32(), var("w", Type::i64()))),
         cast(Type::i32(), cast(Type::u8(), s16.clone())),
         cast(Type::u8(), cast(Type::f32(), x())),
         saturating_cast(Type::u8(), x()),
