@@ -334,7 +334,7 @@ fn sliding_group(group: &[Func], extra: &[&Func], rows: i32) {
 /// earlier steps sliding down the strip; the restriction per strip of the next level's
 /// right-hand side (the residual inlined into it), the interpolation and correction sliding
 /// with the post-smoothing group; the coarsest level at root, step by step. (Halide's
-/// schedule recomputes each strip's halo instead of sliding: 20-25% slower here.)
+/// schedule recomputes each strip's halo instead of sliding: 20-30% slower here.)
 pub fn manual(p: &MultigridFuncs) {
     for (level, rows) in p.levels.iter().zip(STRIPS) {
         sliding_group(&level.pre, &[], rows);
